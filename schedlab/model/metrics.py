@@ -1,0 +1,216 @@
+"""Metrics as functions of job records (and, for LoR, of queue state).
+
+Per-job metrics return a numpy array over the *completed* records, in the order
+given; aggregate metrics return a float. Each docstring names its definition.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+
+import numpy as np
+
+from schedlab.model.records import JobRecord, Status
+
+__all__ = [
+    "average_time_per_token",
+    "bounded_slowdown",
+    "fair_share",
+    "load_of_resources",
+    "load_summary",
+    "processing_efficiency",
+    "productivity",
+    "response",
+    "responsiveness",
+    "slowdown",
+    "utility_accrued",
+    "utilization",
+    "wait",
+]
+
+
+def _completed(records: Iterable[JobRecord]) -> list[JobRecord]:
+    return [r for r in records if r.status is Status.COMPLETED]
+
+
+def _column(records: Sequence[JobRecord], name: str) -> np.ndarray:
+    return np.fromiter((getattr(r, name) for r in records), dtype=float, count=len(records))
+
+
+def _window(start: float, end: float) -> float:
+    if not (math.isfinite(start) and math.isfinite(end) and end > start):
+        raise ValueError(f"need a finite window with end > start, got [{start!r}, {end!r}]")
+    return end - start
+
+
+def wait(records: Iterable[JobRecord]) -> np.ndarray:
+    """Waiting time ``start - submit`` of each completed job (time in queue before it first ran)."""
+    done = _completed(records)
+    return _column(done, "wait")
+
+
+def response(records: Iterable[JobRecord]) -> np.ndarray:
+    """Response (turnaround) time ``end - submit`` of each completed job."""
+    done = _completed(records)
+    return _column(done, "end") - _column(done, "submit")
+
+
+def slowdown(records: Iterable[JobRecord]) -> np.ndarray:
+    """Slowdown ``(end - submit) / runtime`` of each completed job.
+
+    The runtime is the ideal one (with all requested CPUs), so waiting, suspension
+    and squeezing all count as slowdown. Feitelson et al., "Theory and practice in
+    parallel job scheduling", JSSPP 1997; Toth (seed 002) section 4.
+    """
+    done = _completed(records)
+    return (_column(done, "end") - _column(done, "submit")) / _column(done, "runtime")
+
+
+def bounded_slowdown(records: Iterable[JobRecord], threshold: float = 10.0) -> np.ndarray:
+    """Bounded slowdown ``max(1, (end - submit) / max(runtime, threshold))`` of each completed job.
+
+    The threshold keeps very short jobs from dominating the mean (Feitelson et al.
+    1997; seed 002 section 4). ``threshold`` is in the model's time unit (10 s is
+    usual for traces in seconds).
+    """
+    if not (threshold > 0):
+        raise ValueError(f"bounded slowdown threshold must be > 0, got {threshold!r}")
+    done = _completed(records)
+    resp = _column(done, "end") - _column(done, "submit")
+    return np.maximum(1.0, resp / np.maximum(_column(done, "runtime"), threshold))
+
+
+def average_time_per_token(records: Iterable[JobRecord]) -> float:
+    """ATPT, mean of ``wait + execution`` over completed jobs (seed 003 eq. 1)."""
+    resp = response(records)
+    return float(resp.mean()) if resp.size else math.nan
+
+
+def utilization(records: Iterable[JobRecord], capacity: float, start: float, end: float) -> float:
+    """Fraction of ``capacity`` CPUs busy over ``[start, end]``: ``sum n_i t_i / (N T)``.
+
+    Seed 000 eq. 7. Each record's ``cpu_time`` is counted in proportion to the part
+    of ``[record.start, record.end]`` inside the window (for a job still running, up
+    to the window's end). That split is exact for jobs whose allocation did not change
+    while they ran; for a preempted or squeezed job it spreads the job's CPU-time
+    evenly over its life. Use a window that covers whole jobs, or the machine's own
+    busy-time integral, where that matters.
+    """
+    span = _window(start, end)
+    if not (capacity > 0):
+        raise ValueError(f"capacity must be > 0, got {capacity!r}")
+    busy = 0.0
+    for r in records:
+        if r.status is Status.COMPLETED:
+            s, e = r.start, r.end
+        elif r.status is Status.RUNNING:
+            s, e = r.start, end
+        else:
+            continue
+        if e <= start or s >= end:
+            continue
+        life = e - s
+        share = 1.0 if life <= 0 else (min(e, end) - max(s, start)) / life
+        busy += r.cpu_time * share
+    return busy / (capacity * span)
+
+
+def utility_accrued(records: Iterable[JobRecord], start: float = -math.inf, end: float = math.inf) -> float:
+    """Total final utility of the jobs completed in ``[start, end)`` (seed 000, figure 2)."""
+    return float(sum(r.utility for r in _completed(records) if start <= r.end < end))
+
+
+def productivity(records: Iterable[JobRecord], capacity: float, start: float, end: float) -> float:
+    """Utility-accrual productivity ``P = sum u_i / (N T)`` over ``[start, end)`` (seed 000 eq. 8).
+
+    ``u_i`` is the final utility of each job completed in the window, ``N`` the
+    machine's CPUs and ``T`` the window's length. It is 1 for an ideally packed
+    machine whose jobs never wait.
+    """
+    span = _window(start, end)
+    return utility_accrued(records, start, end) / (capacity * span)
+
+
+def responsiveness(records: Iterable[JobRecord]) -> np.ndarray:
+    """Responsiveness utility ``W_j = exec_j / (exec_j + wait_j)`` of each completed job.
+
+    Seed 001 eq. 1, with the execution time taken as the job's service time
+    ``end - start``. ``W = (1 + V)^-1`` where V is the relative overhead wait/exec.
+    """
+    done = _completed(records)
+    exe = _column(done, "service")
+    return exe / (exe + _column(done, "wait"))
+
+
+def fair_share(records: Iterable[JobRecord], targets: Mapping[str, float]) -> np.ndarray:
+    """Fairness utility ``F_j = 1 - D_j / M`` at each job's election (seed 001 eq. 2).
+
+    Jobs that started (completed or running) are taken in order of start time. After
+    electing job j, ``S_kj`` is group k's fraction of all the service (CPU-time,
+    ``cpus * runtime``) elected so far; ``D_j = max_k (w_k - S_kj)_+`` is the deficit
+    distance to the target shares ``w`` and ``M = max_k w_k``. Returns ``F_j`` for each
+    elected job in election order; the last value is the final fair-share utility.
+    Groups without a target have target 0.
+    """
+    w_total = sum(targets.values())
+    if not targets or w_total <= 0 or any(v < 0 for v in targets.values()):
+        raise ValueError(f"fair-share targets must be >= 0 and not all zero, got {dict(targets)!r}")
+    names = list(targets)
+    index = {g: i for i, g in enumerate(names)}
+    w = np.array([targets[g] / w_total for g in names])
+    elected = sorted(
+        (r for r in records if r.status in (Status.COMPLETED, Status.RUNNING)),
+        key=lambda r: (r.start, r.id),
+    )
+    served = np.zeros(len(names))
+    total = 0.0
+    out = np.empty(len(elected))
+    big = w.max()
+    for j, r in enumerate(elected):
+        amount = r.cpus * r.runtime
+        total += amount
+        k = index.get(r.group)
+        if k is not None:
+            served[k] += amount
+        deficit = float(np.max(np.clip(w - served / total, 0.0, None)))
+        out[j] = 1.0 - deficit / big
+    return out
+
+
+def load_of_resources(queued_work: Sequence[float], capacities: Sequence[float]) -> np.ndarray:
+    """LoR of each resource: queued job length over capacity, ``l_total^i / C_i`` (seed 003 eq. 2).
+
+    ``queued_work[i]`` is the total length of the jobs in resource i's queue (the
+    caller decides whether the job in service counts with its remaining length).
+    """
+    work = np.asarray(queued_work, dtype=float)
+    cap = np.asarray(capacities, dtype=float)
+    if work.shape != cap.shape:
+        raise ValueError(f"queued_work and capacities differ in shape: {work.shape} vs {cap.shape}")
+    if np.any(cap <= 0):
+        raise ValueError("every capacity must be > 0")
+    return work / cap
+
+
+def load_summary(lor: np.ndarray) -> dict[str, float]:
+    """ALoR (mean LoR, seed 003 eq. 2), max LoR and the standard deviation of LoR."""
+    lor = np.asarray(lor, dtype=float)
+    return {"alor": float(lor.mean()), "max_lor": float(lor.max()), "std_lor": float(lor.std())}
+
+
+def processing_efficiency(records: Iterable[JobRecord], start: float, end: float) -> float:
+    """World utility ``G = sum_k w_k e_k / sum_k w_k`` over the window ``[start, end)`` (seed 004 eq. 6).
+
+    The numerator weighs the jobs completed in the window; the denominator the jobs
+    that entered the system in it. With queues cleared between windows (seed 004's
+    runs) the completed jobs are among those that entered, and G is in [0, 1].
+    """
+    _window(start, end)
+    entered = done = 0.0
+    for r in records:
+        if start <= r.submit < end:
+            entered += r.weight
+        if r.status is Status.COMPLETED and start <= r.end < end:
+            done += r.weight
+    return done / entered if entered > 0 else math.nan

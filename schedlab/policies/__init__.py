@@ -1,0 +1,5 @@
+"""Decision rules called at decision events: each gets a read-only view, returns an action."""
+
+from schedlab.policies.ordering import FCFS, SJF, BestFit, expected_utility
+
+__all__ = ["FCFS", "SJF", "BestFit", "expected_utility"]

@@ -1,0 +1,395 @@
+"""A multi-CPU machine whose jobs can be preempted, squeezed and grown back.
+
+Jobs wait in the machine's queue until its policy starts them. A started job is a
+SimPy process that runs on an allocation of CPUs. The allocation can change while it
+runs: a *preempted* job gives all its CPUs back and waits to resume where it left
+off; a *squeezed* job runs on fewer CPUs than it asked for, at rate
+``allocated / requested``, so that its execution time is ``L * N_I / min(N_A, N_I)``
+(seed 000, section 5); a squeezed job can be *grown* back. Each change interrupts the
+job's process, which books the work done so far and waits again for the rest.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections.abc import Generator, Mapping
+from typing import Literal
+
+import simpy
+
+from schedlab.model.decisions import Action, Policy, Preempt, Resize, Start
+from schedlab.model.job import Job
+from schedlab.model.records import JobRecord, Status, job_record
+from schedlab.processes.signal import Signal
+from schedlab.processes.tracing import tracer_of
+
+__all__ = ["Machine", "PolicyError", "Running"]
+
+
+class PolicyError(RuntimeError):
+    """A policy asked for something the machine cannot do."""
+
+
+class Running:
+    """The execution state of one job on a machine (what a policy sees as running).
+
+    ``remaining`` is kept in *ideal time*: execution time still needed at the full
+    allocation. At rate ``r = cpus / job.cpus`` it takes ``remaining / r``.
+    """
+
+    __slots__ = ("_remaining", "cpu_time", "cpus", "first_start", "job", "preemptions",
+                 "process", "resizes", "seq", "started", "work_done")
+
+    def __init__(self, job: Job, seq: int) -> None:
+        self.job = job
+        self.seq = seq
+        self.cpus = 0
+        self._remaining = job.runtime
+        self.work_done = 0.0
+        self.cpu_time = 0.0
+        self.first_start = math.nan
+        self.started = math.nan
+        self.preemptions = 0
+        self.resizes = 0
+        self.process: simpy.Process | None = None
+
+    @property
+    def rate(self) -> float:
+        return self.cpus / self.job.cpus
+
+    def remaining(self, now: float) -> float:
+        if self.cpus == 0:
+            return self._remaining
+        return max(0.0, self._remaining - (now - self.started) * self.rate)
+
+    def expected_end(self, now: float) -> float:
+        if self.cpus == 0:
+            return math.inf
+        return self.started + self._remaining / self.rate
+
+    def _book(self, now: float) -> None:
+        """Account for the work done since ``started`` and restart the clock at ``now``."""
+        elapsed = now - self.started
+        done = min(self._remaining, elapsed * self.rate)
+        self._remaining -= done
+        self.work_done += done
+        self.cpu_time += elapsed * self.cpus
+        self.started = now
+
+    def __repr__(self) -> str:
+        return f"Running({self.job!r}, cpus={self.cpus}, remaining={self._remaining:g})"
+
+
+class _View:
+    """The read-only face of a machine that its policy is given."""
+
+    __slots__ = ("_m",)
+
+    def __init__(self, machine: Machine) -> None:
+        self._m = machine
+
+    name = property(lambda self: self._m.name)
+    now = property(lambda self: self._m.env.now)
+    capacity = property(lambda self: self._m.capacity)
+    free = property(lambda self: self._m.free)
+    waiting = property(lambda self: self._m.waiting)
+    running = property(lambda self: self._m.running)
+
+    def fits(self, job: Job, cpus: int | None = None) -> bool:
+        return self._m.fits(job, cpus)
+
+    def is_suspended(self, job: Job) -> bool:
+        return job.id in self._m._suspended
+
+
+class Machine:
+    """``capacity`` CPUs (and optional other resources) shared by jobs, run by a policy.
+
+    Parameters
+    ----------
+    env
+        The SimPy environment.
+    capacity
+        Number of CPUs.
+    policy
+        Called at each decision event with a :class:`~schedlab.model.decisions.MachineView`;
+        returns the next :data:`~schedlab.model.decisions.Action` or ``None``.
+    name
+        Label used in records and traces.
+    resources
+        Capacities of other named resources (``{"memory": 64}``); a job's
+        ``demands`` of them are held whole while it runs, squeezed or not.
+    oversize
+        What to do with a job that can never fit (more CPUs or other resources than
+        the machine has): ``"reject"`` it with a ``REJECTED`` record (counted in
+        :attr:`rejected`), or ``"raise"`` a ValueError at submission.
+
+    Attributes
+    ----------
+    completed
+        :class:`~schedlab.processes.signal.Signal` emitted with each completed job's
+        :class:`~schedlab.model.records.JobRecord`, at its completion time.
+    records
+        Records of completed and rejected jobs, in the order they happened.
+    waiting
+        Jobs in the queue, in the order they reached the machine.
+    running
+        Running jobs' :class:`Running` states, in the order they started.
+    """
+
+    def __init__(
+        self,
+        env: simpy.Environment,
+        capacity: int,
+        policy: Policy,
+        *,
+        name: str = "machine",
+        resources: Mapping[str, float] | None = None,
+        oversize: Literal["reject", "raise"] = "reject",
+    ) -> None:
+        if int(capacity) != capacity or capacity < 1:
+            raise ValueError(f"machine {name!r}: capacity must be a whole number >= 1, got {capacity!r}")
+        if oversize not in ("reject", "raise"):
+            raise ValueError(f"machine {name!r}: oversize must be 'reject' or 'raise', got {oversize!r}")
+        self.env = env
+        self.name = name
+        self.capacity = int(capacity)
+        self.free = self.capacity
+        self.policy = policy
+        self.resources: dict[str, float] = dict(resources or {})
+        self.used: dict[str, float] = dict.fromkeys(self.resources, 0.0)
+        self.oversize = oversize
+        self.waiting: list[Job] = []
+        self.running: list[Running] = []
+        self.records: list[JobRecord] = []
+        self.completed: Signal[JobRecord] = Signal()
+        self.rejected = 0
+        self.view = _View(self)
+        self._suspended: dict[int, Running] = {}
+        self._arrival_seq: dict[int, int] = {}  # job id -> order of arrival, while here
+        self._seq = 0
+        self._deciding = False
+        self._busy_area = 0.0  # integral of allocated CPUs over time
+        self._last_change = env.now
+        self._trace = tracer_of(env)
+
+    # ------------------------------------------------------------------ queries
+    def fits(self, job: Job, cpus: int | None = None) -> bool:
+        """Could ``job`` start now on ``cpus`` CPUs (default: all it asked for)?"""
+        if (job.cpus if cpus is None else cpus) > self.free:
+            return False
+        used = self.used
+        return all(used[r] + a <= self.resources[r] for r, a in job.demands.items())
+
+    def can_ever_fit(self, job: Job) -> bool:
+        """Does ``job`` fit the empty machine?"""
+        if job.cpus > self.capacity:
+            return False
+        return all(a <= self.resources.get(r, 0.0) for r, a in job.demands.items())
+
+    @property
+    def busy(self) -> int:
+        """CPUs allocated now."""
+        return self.capacity - self.free
+
+    def busy_time(self) -> float:
+        """Integral of allocated CPUs over time, from the start to now (exact)."""
+        return self._busy_area + self.busy * (self.env.now - self._last_change)
+
+    # ------------------------------------------------------------------ arrivals
+    def submit(self, job: Job) -> None:
+        """A job reaches the machine: queue it (or reject it) and let the policy decide."""
+        if not self.can_ever_fit(job):
+            self._reject(job)
+            return
+        self._seq += 1
+        # A Running state is only made when the job starts; the queue holds the Job.
+        self._arrival_seq[job.id] = self._seq
+        self.waiting.append(job)
+        if self._trace is not None:
+            self._trace(self.env.now, self.name, "submit", f"job {job.id} ({job.cpus} cpus, {job.runtime:.4g})")
+        self.decide()
+
+    def _reject(self, job: Job) -> None:
+        reason = (f"job {job.id} needs {job.cpus} cpus and {dict(job.demands)}; machine {self.name!r} "
+                  f"has {self.capacity} cpus and {self.resources}")
+        if self.oversize == "raise":
+            raise ValueError(f"{reason}: it can never run here")
+        self.rejected += 1
+        self.records.append(self._record(job, None, Status.REJECTED))
+        if self._trace is not None:
+            self._trace(self.env.now, self.name, "reject", reason)
+
+    # ------------------------------------------------------------------ decisions
+    def decide(self) -> None:
+        """Ask the policy for actions until it has none; called at every decision event."""
+        if self._deciding:  # an action's side effects never re-enter the policy
+            return
+        self._deciding = True
+        try:
+            budget = 4 * (len(self.waiting) + len(self.running)) + 16
+            policy, view = self.policy, self.view
+            while (action := policy(view)) is not None:
+                budget -= 1
+                if budget < 0:
+                    raise PolicyError(
+                        f"policy {policy!r} on machine {self.name!r} kept returning actions "
+                        f"(last {action!r}) at t={self.env.now}: it must return None when done"
+                    )
+                self.apply(action)
+        finally:
+            self._deciding = False
+
+    def apply(self, action: Action) -> None:
+        """Carry out one action (users may call this directly, e.g. from a tick process)."""
+        if type(action) is Start:
+            self.start(action.job, action.cpus)
+        elif type(action) is Preempt:
+            self.preempt(action.job)
+        elif type(action) is Resize:
+            self.resize(action.job, action.cpus)
+        else:
+            raise PolicyError(f"policy on machine {self.name!r} returned {action!r}, not an Action or None")
+
+    # ------------------------------------------------------------------ actions
+    def start(self, job: Job, cpus: int | None = None) -> None:
+        """Start (or resume) waiting ``job`` on ``cpus`` CPUs (default: all it asked for)."""
+        n = job.cpus if cpus is None else cpus
+        if int(n) != n or not 1 <= n <= job.cpus:
+            raise PolicyError(f"machine {self.name!r}: job {job.id} asks for {job.cpus} cpus; cannot start it on {n}")
+        if not self.fits(job, n):
+            raise PolicyError(
+                f"machine {self.name!r} at t={self.env.now}: job {job.id} does not fit on {n} cpus "
+                f"({self.free} free, resources used {self.used} of {self.resources})"
+            )
+        try:
+            self.waiting.remove(job)
+        except ValueError:
+            raise PolicyError(f"machine {self.name!r}: job {job.id} is not waiting here") from None
+        now = self.env.now
+        run = self._suspended.pop(job.id, None)
+        resumed = run is not None
+        if run is None:
+            run = Running(job, self._arrival_seq[job.id])
+            run.first_start = now
+        self._account()
+        run.cpus = int(n)
+        run.started = now
+        self.free -= run.cpus
+        for r, a in job.demands.items():
+            self.used[r] += a
+        self.running.append(run)
+        run.process = self.env.process(self._execute(run))
+        if self._trace is not None:
+            verb = "resume" if resumed else "start"
+            self._trace(now, self.name, verb, f"job {job.id} on {n}/{job.cpus} cpus")
+
+    def preempt(self, job: Job) -> None:
+        """Suspend running ``job``: its CPUs are freed, it waits to resume where it left off."""
+        run = self._running_state(job)
+        now = self.env.now
+        self._account()
+        run._book(now)
+        self._release(run)
+        run.cpus = 0
+        run.preemptions += 1
+        self._suspended[job.id] = run
+        keys = [self._arrival_seq[j.id] for j in self.waiting]
+        self.waiting.insert(bisect.bisect(keys, run.seq), job)
+        assert run.process is not None
+        run.process.interrupt("preempt")
+        run.process = None
+        if self._trace is not None:
+            self._trace(now, self.name, "preempt", f"job {job.id}, {run.remaining(now):.4g} ideal time left")
+
+    def resize(self, job: Job, cpus: int) -> None:
+        """Squeeze running ``job`` onto fewer CPUs, or grow it back (at most what it asked for)."""
+        run = self._running_state(job)
+        if int(cpus) != cpus or not 1 <= cpus <= job.cpus:
+            raise PolicyError(f"machine {self.name!r}: job {job.id} asks for {job.cpus} cpus; cannot resize to {cpus}")
+        if cpus - run.cpus > self.free:
+            raise PolicyError(f"machine {self.name!r}: growing job {job.id} to {cpus} cpus needs "
+                              f"{cpus - run.cpus} more, {self.free} free")
+        if cpus == run.cpus:
+            return
+        now = self.env.now
+        self._account()
+        run._book(now)
+        self.free -= cpus - run.cpus
+        run.cpus = int(cpus)
+        run.resizes += 1
+        assert run.process is not None
+        run.process.interrupt("resize")
+        if self._trace is not None:
+            self._trace(now, self.name, "resize", f"job {job.id} to {cpus}/{job.cpus} cpus")
+
+    # ------------------------------------------------------------------ internals
+    def _running_state(self, job: Job) -> Running:
+        for run in self.running:
+            if run.job is job:
+                return run
+        raise PolicyError(f"machine {self.name!r}: job {job.id} is not running here")
+
+    def _account(self) -> None:
+        now = self.env.now
+        self._busy_area += (self.capacity - self.free) * (now - self._last_change)
+        self._last_change = now
+
+    def _release(self, run: Running) -> None:
+        self.free += run.cpus
+        for r, a in run.job.demands.items():
+            self.used[r] -= a
+        self.running.remove(run)
+
+    def _execute(self, run: Running) -> Generator[simpy.Event, object, None]:
+        """The job's process: run until its work is done, re-planning after each change."""
+        env = self.env
+        while True:
+            try:
+                yield env.timeout(run._remaining * run.job.cpus / run.cpus)
+                break
+            except simpy.Interrupt:
+                if run.process is not env.active_process:
+                    return  # preempted: the state waits in _suspended; start() makes a new process
+                # resized: the work was booked at the resize; go round at the new rate
+        now = env.now
+        self._account()
+        # The final stretch is by definition the rest of the work: no float residue.
+        run.work_done += run._remaining
+        run.cpu_time += (now - run.started) * run.cpus
+        run._remaining = 0.0
+        self._release(run)
+        del self._arrival_seq[run.job.id]
+        record = self._record(run.job, run, Status.COMPLETED)
+        self.records.append(record)
+        if self._trace is not None:
+            self._trace(now, self.name, "complete", f"job {run.job.id}, waited {record.wait:.4g}")
+        self.completed.emit(record)
+        self.decide()
+
+    def _record(self, job: Job, run: Running | None, status: Status) -> JobRecord:
+        if run is None:
+            return job_record(job, self.name, status)
+        cpu_time = run.cpu_time
+        if status is Status.RUNNING:
+            cpu_time += (self.env.now - run.started) * run.cpus
+        return job_record(
+            job, self.name, status, start=run.first_start,
+            end=self.env.now if status is Status.COMPLETED else math.nan,
+            cpu_time=cpu_time, preemptions=run.preemptions, resizes=run.resizes,
+        )
+
+    def snapshot(self) -> list[JobRecord]:
+        """Records of the jobs still here (``RUNNING`` or ``WAITING``), as of now."""
+        out = [self._record(r.job, r, Status.RUNNING) for r in self.running]
+        out += [self._record(j, self._suspended.get(j.id), Status.WAITING) for j in self.waiting]
+        return out
+
+    def all_records(self) -> list[JobRecord]:
+        """Completed and rejected jobs, then those still running or waiting."""
+        return self.records + self.snapshot()
+
+    def __repr__(self) -> str:
+        return (f"Machine({self.name!r}, capacity={self.capacity}, free={self.free}, "
+                f"waiting={len(self.waiting)}, running={len(self.running)})")
