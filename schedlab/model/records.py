@@ -86,14 +86,17 @@ _ROW = attrgetter(*COLUMNS)
 
 
 def records_frame(records: Iterable[JobRecord], **tags: object) -> pd.DataFrame:
-    """The records as a DataFrame, one row per job, with constant ``tags`` columns first."""
+    """The records as a DataFrame, one row per job, with constant ``tags`` columns first.
+
+    A tag named like a record field (a sweep over ``cpus``, say) becomes ``cell_<name>``.
+    """
     import pandas as pd
 
     rows: Sequence[JobRecord] = list(records)
     frame = pd.DataFrame([_ROW(r) for r in rows], columns=COLUMNS)
     frame["status"] = frame["status"].astype(str)
     for i, (name, value) in enumerate(tags.items()):
-        frame.insert(i, name, value)
+        frame.insert(i, f"cell_{name}" if name in COLUMNS else name, value)
     return frame
 
 

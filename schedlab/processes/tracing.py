@@ -44,8 +44,13 @@ class TraceLog:
             self.entries.append(TraceEntry(time, process, action, detail))
 
     def table(self) -> str:
+        """The entries as a plain-text table."""
+        return self.format(self.entries)
+
+    @staticmethod
+    def format(entries: list[TraceEntry]) -> str:
         header = f"{'time':>12}  {'process':<14} {'action':<10} detail"
-        return "\n".join([header, *map(str, self.entries)])
+        return "\n".join([header, *map(str, entries)])
 
 
 class TracedEnvironment(simpy.Environment):

@@ -1,0 +1,178 @@
+"""The ``schedlab`` command: run a scenario and print its table, or trace its events.
+
+Only argparse is imported at start-up, so ``schedlab --help`` is instant; simulation,
+pandas and (later) torch are imported by the command that needs them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import typing
+from collections.abc import Sequence
+from pathlib import Path
+
+__all__ = ["cli_main", "main"]
+
+EPILOG = """examples:
+  schedlab run scenarios/mmc.py
+  schedlab run scenarios/mmc.py --reps 20 --set c=4 --set arrival_rate=3.6
+  schedlab run scenarios/mmc.py --sweep arrival_rate=0.5,0.8,0.9 --executor serial
+  schedlab trace scenarios/mmc.py --until 5
+"""
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--set", dest="assign", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a Config field of the scenario (repeatable)")
+    p.add_argument("--quick", action="store_true", help="apply the scenario's QUICK overrides (a small, fast run)")
+    p.add_argument("--traceback", action="store_true", help="on error, show the full Python traceback")
+
+
+def _parser(script: str | None = None) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="schedlab" if script is None else f"python {script}",
+        description="Discrete-event models of job scheduling: run scenarios, trace their events.",
+        epilog=EPILOG if script is None else None,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="command", required=script is None, metavar="COMMAND")
+
+    run = sub.add_parser("run", help="run a scenario's replications and print its result table")
+    if script is None:
+        run.add_argument("script", help="path of a scenario script (e.g. scenarios/mmc.py)")
+    run.add_argument("--reps", type=int, default=None, help="replications per cell (default: the scenario's REPS)")
+    run.add_argument("--seed", type=int, default=0, help="the run's seed (default 0)")
+    run.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores)")
+    run.add_argument("--executor", choices=("serial", "process", "dask"), default="process",
+                     help="where replications run (default: a local process pool)")
+    run.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                     help="with --executor dask: a running Dask scheduler's address (default: a local cluster)")
+    run.add_argument("--sweep", action="append", default=[], metavar="KEY=V1,V2,...",
+                     help="sweep a Config field over values: one cell per combination (repeatable)")
+    run.add_argument("--out", default=None, metavar="DIR", help="where to save results (default: results/<scenario>)")
+    run.add_argument("--no-records", action="store_true", help="do not keep per-job records")
+    run.add_argument("--list-config", action="store_true", help="print the scenario's Config fields and exit")
+    _common(run)
+
+    trace = sub.add_parser("trace", help="print the event trace of one replication (time, process, action, detail)")
+    if script is None:
+        trace.add_argument("script", help="path of a scenario script")
+    trace.add_argument("--until", type=float, default=None, help="stop at this simulated time")
+    trace.add_argument("--limit", type=int, default=200, help="print at most this many events (default 200)")
+    trace.add_argument("--cell", type=int, default=0, help="which cell of the scenario's grid (default 0)")
+    trace.add_argument("--seed", type=int, default=0, help="the run's seed (replication 0 is traced)")
+    _common(trace)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, script: str | None = None) -> int:
+    """Entry point of ``schedlab`` (and, with ``script``, of ``python scenarios/x.py``)."""
+    parser = _parser(script)
+    words = list(sys.argv[1:] if argv is None else argv)
+    if script is not None and (not words or words[0] not in ("run", "trace", "-h", "--help")):
+        words = ["run", *words]  # `python scenarios/x.py --set ...` means run
+    args = parser.parse_args(words)
+    if script is not None:
+        args.script = script
+    try:
+        if args.command == "run":
+            return _run(args)
+        return _trace(args)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except (ValueError, TypeError, RuntimeError, OSError) as exc:
+        if args.traceback:
+            details = getattr(exc, "details", "")
+            if details:
+                print(details, file=sys.stderr)
+            else:
+                raise
+        print(f"error: {exc}", file=sys.stderr)
+        if not args.traceback:
+            print("(add --traceback for the full Python traceback)", file=sys.stderr)
+        return 2
+
+
+def _run(args: argparse.Namespace) -> int:
+    from schedlab.experiment.runner import run
+    from schedlab.experiment.scenario import coerce, load_scenario, parse_assignments
+
+    scenario = load_scenario(args.script)
+    if args.list_config:
+        cfg = scenario.config()
+        for name, text in scenario.field_help().items():
+            print(f"{name} = {getattr(cfg, name)!r}    {text}")
+        return 0
+    overrides = parse_assignments(args.assign)
+    sweep: dict[str, list[object]] = {}
+    hints = typing.get_type_hints(scenario.config_type)
+    for key, values in parse_assignments(args.sweep, "--sweep").items():
+        scenario.config({key: values.split(",")[0]})  # names an unknown key, with the valid ones
+        sweep[key] = [coerce(key, v, hints[key]) for v in values.split(",") if v.strip()]
+    if args.reps is not None and args.reps < 1:
+        raise ValueError(f"--reps must be >= 1, got {args.reps}")
+    if args.workers is not None and args.workers < 1:
+        raise ValueError(f"--workers must be >= 1, got {args.workers}")
+    results = run(
+        scenario, overrides=overrides, sweep=sweep, reps=args.reps, seed=args.seed, quick=args.quick,
+        executor=args.executor, workers=args.workers, address=args.scheduler, keep_records=not args.no_records,
+    )
+    print(f"{results.scenario}: {results.reps} replications per cell, seed {results.seed}"
+          f"{' (quick)' if results.quick else ''}")
+    print(results.table())
+    out = Path(args.out) if args.out else Path("results") / scenario.name
+    results.save(out)
+    print(f"saved {out}{os.sep}summary.json, summary.csv, replications.csv, records and manifest.json")
+    return 0
+
+
+def _trace(args: argparse.Namespace) -> int:
+    from schedlab.experiment.runner import build_model, sweep_cells
+    from schedlab.experiment.scenario import load_scenario, parse_assignments
+    from schedlab.experiment.seeding import replication_seeds
+    from schedlab.processes.tracing import TracedEnvironment, TraceLog
+
+    scenario = load_scenario(args.script)
+    cfg = scenario.config(parse_assignments(args.assign), quick=args.quick)
+    cells = sweep_cells(scenario, cfg, None)
+    if not 0 <= args.cell < len(cells):
+        raise ValueError(f"--cell {args.cell}: the scenario has cells 0..{len(cells) - 1}")
+    if args.limit < 1:
+        raise ValueError(f"--limit must be >= 1, got {args.limit}")
+    log = TraceLog()
+    env = TracedEnvironment(tracer=log)
+    model = build_model(scenario, cfg, cells[args.cell], replication_seeds(args.seed, 1)[0], env=env)
+    if args.until is not None:
+        if args.until < 0:
+            raise ValueError(f"--until must be >= 0, got {args.until}")
+        env.run(until=args.until)
+    else:
+        # stop once enough has happened to print: a trace of a million events helps nobody
+        while env.peek() != float("inf") and len(log.entries) <= args.limit:
+            if model.until is not None and not isinstance(model.until, float | int) and model.until.triggered:
+                break
+            if isinstance(model.until, float | int) and env.peek() > model.until:
+                break
+            env.step()
+    shown = log.entries[: args.limit]
+    print(f"{scenario.name}, cell {args.cell} {cells[args.cell]}, seed {args.seed}: events up to t={env.now:g}")
+    print(TraceLog.format(shown))
+    if len(log.entries) > args.limit:
+        print("... more events follow (raise --limit or set --until)")
+    return 0
+
+
+def cli_main() -> None:
+    """Call at the bottom of a scenario script: ``python scenarios/x.py`` == ``schedlab run scenarios/x.py``."""
+    main_module = sys.modules["__main__"]
+    script = getattr(main_module, "__file__", None)
+    if script is None:
+        raise RuntimeError("cli_main() must be called from a scenario script run as `python script.py`")
+    raise SystemExit(main(sys.argv[1:], script=script))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

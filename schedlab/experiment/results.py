@@ -1,0 +1,178 @@
+"""Results of a run: one tidy row per cell, the replications, the job records; saved with a manifest.
+
+The summary contract (stable across versions; how results are checked and compared)::
+
+    summary.json = {"scenario": str, "seed": int, "reps": int, "quick": bool,
+                    "config": {...},
+                    "rows": [{<factor columns>, <metric>: mean, <metric>_ci95: half-width, ...}]}
+
+``summary.csv`` holds the same rows. ``replications.csv`` has one row per (cell,
+replication); ``records.parquet`` (``records.csv`` without pyarrow) one row per job;
+``manifest.json`` the config, seeds, package versions and how the run was executed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import platform
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Results", "aggregate", "ci95_halfwidth"]
+
+
+def ci95_halfwidth(values: Sequence[float]) -> float:
+    """Half-width of the 95% Student-t confidence interval of the mean (``nan`` for n < 2)."""
+    x = np.asarray(values, dtype=float)
+    n = x.size
+    if n < 2:
+        return math.nan
+    from scipy.stats import t
+
+    return float(t.ppf(0.975, n - 1) * x.std(ddof=1) / math.sqrt(n))
+
+
+def aggregate(cells: Sequence[Mapping[str, Any]], per_cell: Sequence[Sequence[Mapping[str, float]]]) -> list[dict]:
+    """One row per cell: its factors, then each metric's mean and ``<metric>_ci95``."""
+    rows = []
+    for cell, reps in zip(cells, per_cell, strict=True):
+        row: dict[str, Any] = dict(cell)
+        names: list[str] = []
+        for rep in reps:
+            names.extend(k for k in rep if k not in names)
+        for name in names:
+            values = [rep.get(name, math.nan) for rep in reps]
+            row[name] = float(np.mean(values)) if values else math.nan
+            row[f"{name}_ci95"] = ci95_halfwidth(values)
+        rows.append(row)
+    return rows
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None  # JSON has no NaN/inf; null reads as "not available"
+    if isinstance(value, np.generic):
+        return _jsonable(value.item())
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def package_versions() -> dict[str, str]:
+    """Versions of schedlab and what it runs on, read from installed metadata (imports nothing)."""
+    out = {"python": sys.version.split()[0], "platform": platform.platform()}
+    for name in ("schedlab", "simpy", "numpy", "scipy", "pandas", "networkx", "torch", "pyarrow", "dask"):
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            pass
+    return out
+
+
+@dataclass
+class Results:
+    """What :func:`schedlab.experiment.run` gives back."""
+
+    scenario: str
+    seed: int
+    reps: int
+    quick: bool
+    config: dict[str, Any]
+    rows: list[dict[str, Any]]
+    replications: list[dict[str, Any]] = field(default_factory=list)
+    records: Any = None  # pandas.DataFrame of job records, or None
+    run_info: dict[str, Any] = field(default_factory=dict)
+
+    def summary(self) -> dict[str, Any]:
+        """The summary contract as a JSON-ready dict."""
+        return _jsonable({
+            "scenario": self.scenario, "seed": self.seed, "reps": self.reps, "quick": self.quick,
+            "config": self.config, "rows": self.rows,
+        })
+
+    def frame(self) -> Any:
+        """The rows as a pandas DataFrame."""
+        import pandas as pd
+
+        return pd.DataFrame(self.rows)
+
+    def table(self, digits: int = 4) -> str:
+        """The rows as a plain-text table: each metric as ``mean ± ci95``."""
+        if not self.rows:
+            return "(no rows)"
+        columns: list[str] = []
+        for row in self.rows:
+            columns.extend(k for k in row if k not in columns and not k.endswith("_ci95"))
+        header = list(columns)
+        lines = []
+        for row in self.rows:
+            cells = []
+            for col in columns:
+                value = row.get(col)
+                ci = row.get(f"{col}_ci95")
+                text = _fmt(value, digits)
+                if ci is not None and isinstance(ci, float) and math.isfinite(ci) and ci > 0:
+                    text += f" ± {ci:.2g}"
+                cells.append(text)
+            lines.append(cells)
+        widths = [max(len(h), *(len(line[i]) for line in lines)) for i, h in enumerate(header)]
+        out = ["  ".join(h.rjust(w) for h, w in zip(header, widths, strict=True))]
+        out += ["  ".join(c.rjust(w) for c, w in zip(line, widths, strict=True)) for line in lines]
+        return "\n".join(out)
+
+    def save(self, out_dir: str | Path) -> Path:
+        """Write summary.json/csv, replications.csv, records (Parquet or CSV) and manifest.json."""
+        import pandas as pd
+
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        summary = self.summary()
+        (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+        pd.DataFrame(self.rows).to_csv(out / "summary.csv", index=False)
+        pd.DataFrame(self.replications).to_csv(out / "replications.csv", index=False)
+        records_file = None
+        if self.records is not None:
+            try:
+                import pyarrow  # noqa: F401
+
+                records_file = "records.parquet"
+                self.records.to_parquet(out / records_file, index=False)
+            except ImportError:
+                records_file = "records.csv"
+                self.records.to_csv(out / records_file, index=False)
+        manifest = {
+            "scenario": self.scenario,
+            "seed": self.seed,
+            "reps": self.reps,
+            "quick": self.quick,
+            "config": self.config,
+            "run": self.run_info,
+            "files": ["summary.json", "summary.csv", "replications.csv", *([records_file] if records_file else [])],
+            "versions": package_versions(),
+            "command": sys.argv,
+            "written": datetime.now(UTC).isoformat(timespec="seconds"),
+        }
+        (out / "manifest.json").write_text(json.dumps(_jsonable(manifest), indent=2) + "\n")
+        return out
+
+
+def _fmt(value: Any, digits: int) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        if value != 0 and (abs(value) >= 1e6 or abs(value) < 1e-3):
+            return f"{value:.{digits - 1}e}"
+        return f"{value:.{digits}g}" if abs(value) >= 1 else f"{value:.{digits}f}".rstrip("0").rstrip(".")
+    return str(value)

@@ -1,0 +1,261 @@
+"""Scenarios: Python scripts a user reads top to bottom, loaded by path.
+
+A scenario script defines
+
+- ``Config``: a frozen dataclass, one line of help per field (a ``#:`` comment or a
+  ``help`` entry in the field's metadata); ``--set key=value`` overrides any field;
+- ``QUICK``: overrides for ``--quick`` (a small, fast, still meaningful run);
+- ``cells(cfg) -> list[dict]``: the factor grid (optional; one empty cell by default);
+- ``build(env, cfg, cell, streams) -> Model``: wires processes, policies, learners;
+- ``measure(model) -> dict``: the metrics of one replication of one cell (optional);
+- ``REPS``: default replications (optional, 10 by default).
+
+:func:`load_scenario` imports such a script from its path; the same path is what
+worker processes load, so a scenario needs no installation to run in a pool.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import importlib.util
+import sys
+import types
+import typing
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+__all__ = ["ConfigError", "Scenario", "ScenarioError", "load_scenario", "parse_assignments"]
+
+
+class ScenarioError(ValueError):
+    """A scenario script is missing, broken, or lacks what a scenario must define."""
+
+
+class ConfigError(ValueError):
+    """A configuration override names an unknown field or has a value of the wrong type."""
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A loaded scenario: its parts, and the path workers load it from."""
+
+    name: str
+    path: Path
+    config_type: type
+    build: Callable[..., Any]
+    cells: Callable[[Any], list[dict[str, Any]]]
+    measure: Callable[[Any], dict[str, float]] | None
+    quick: Mapping[str, Any] = field(default_factory=dict)
+    reps: int = 10
+    module: types.ModuleType | None = field(default=None, compare=False, repr=False)
+
+    def config(self, overrides: Mapping[str, Any] | None = None, *, quick: bool = False) -> Any:
+        """A Config: defaults, then ``QUICK`` if ``quick``, then ``overrides`` (strings are parsed)."""
+        values: dict[str, Any] = {}
+        if quick:
+            values.update(self.quick)
+        values.update(overrides or {})
+        return make_config(self.config_type, values, where=f"scenario {self.name!r}")
+
+    def field_help(self) -> dict[str, str]:
+        """One line of help per Config field (from ``help`` metadata or a ``#:`` comment)."""
+        return config_help(self.config_type, self.path)
+
+
+def _default_cells(cfg: Any) -> list[dict[str, Any]]:
+    return [{}]
+
+
+@dataclass(frozen=True)
+class _EmptyConfig:
+    pass
+
+
+@cache
+def _load_cached(path: str) -> Scenario:
+    return _load(Path(path))
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    """Load the scenario script at ``path`` (cached per process by absolute path)."""
+    resolved = Path(path).expanduser().resolve()
+    if not resolved.is_file():
+        raise ScenarioError(f"scenario file {str(path)!r} does not exist")
+    return _load_cached(str(resolved))
+
+
+def _load(path: Path) -> Scenario:
+    name = path.stem
+    module_name = f"schedlab_scenario_{name}_{abs(hash(str(path))) & 0xFFFFFF:06x}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise ScenarioError(f"cannot load {str(path)!r} as a Python script")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module  # dataclasses and type hints look their module up here
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as exc:
+        del sys.modules[module_name]
+        raise ScenarioError(f"{path}:{exc.lineno}: syntax error: {exc.msg}") from exc
+    except Exception as exc:
+        del sys.modules[module_name]
+        raise ScenarioError(f"{path}: failed while loading: {type(exc).__name__}: {exc}") from exc
+    build = getattr(module, "build", None)
+    if not callable(build):
+        raise ScenarioError(
+            f"{path} defines no build(env, cfg, cell, streams) function, so it is not a schedlab scenario"
+        )
+    config_type = getattr(module, "Config", _EmptyConfig)
+    if not dataclasses.is_dataclass(config_type):
+        raise ScenarioError(f"{path}: Config must be a dataclass, got {config_type!r}")
+    quick = getattr(module, "QUICK", {})
+    if not isinstance(quick, Mapping):
+        raise ScenarioError(f"{path}: QUICK must be a dict of config overrides, got {type(quick).__name__}")
+    reps = getattr(module, "REPS", 10)
+    if not isinstance(reps, int) or reps < 1:
+        raise ScenarioError(f"{path}: REPS must be a whole number >= 1, got {reps!r}")
+    scenario = Scenario(
+        name=getattr(module, "NAME", name),
+        path=path,
+        config_type=config_type,
+        build=build,
+        cells=getattr(module, "cells", _default_cells),
+        measure=getattr(module, "measure", None),
+        quick=dict(quick),
+        reps=reps,
+        module=module,
+    )
+    scenario.config(quick=True)  # a QUICK that names unknown fields is the author's error: say so now
+    return scenario
+
+
+# --------------------------------------------------------------------------- configs
+def parse_assignments(items: Sequence[str], flag: str = "--set") -> dict[str, str]:
+    """``["a=1", "b=x"]`` -> ``{"a": "1", "b": "x"}``, with an error naming a malformed item."""
+    out: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"{flag} {item!r}: expected key=value")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def make_config(config_type: type, values: Mapping[str, Any], *, where: str = "config") -> Any:
+    """Build ``config_type`` from defaults and ``values``; string values are parsed by field type."""
+    fields = {f.name: f for f in dataclasses.fields(config_type) if f.init}
+    unknown = sorted(set(values) - set(fields))
+    if unknown:
+        valid = ", ".join(fields) or "(none: this scenario has no config fields)"
+        raise ConfigError(f"{where}: unknown config key(s) {', '.join(map(repr, unknown))}; valid keys: {valid}")
+    hints = typing.get_type_hints(config_type)
+    kwargs = {k: coerce(k, v, hints.get(k, Any)) for k, v in values.items()}
+    try:
+        return config_type(**kwargs)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{where}: {exc}") from exc
+
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+def coerce(key: str, value: Any, hint: Any) -> Any:
+    """Convert ``value`` to the field's type ``hint``; strings from the command line are parsed."""
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        if isinstance(value, str) and value.lower() == "none" and type(None) in args:
+            return None
+        errors = []
+        for arg in args:
+            if arg is type(None):
+                continue
+            try:
+                return coerce(key, value, arg)
+            except ConfigError as exc:
+                errors.append(str(exc))
+        raise ConfigError(errors[0] if errors else f"{key}: cannot convert {value!r}")
+    if origin is typing.Literal:
+        for option in args:
+            if value == option or (isinstance(value, str) and str(option) == value):
+                return option
+        raise ConfigError(f"{key} must be one of {', '.join(map(repr, args))}, got {value!r}")
+    if origin in (tuple, list):
+        items = value
+        if isinstance(value, str):
+            items = [v.strip() for v in value.split(",") if v.strip()] if value.strip() else []
+        if not isinstance(items, list | tuple):
+            raise ConfigError(f"{key} takes a comma-separated list, got {value!r}")
+        item_hint = args[0] if args else Any
+        converted = [coerce(key, v, item_hint) for v in items]
+        return tuple(converted) if origin is tuple else converted
+    if hint is bool:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lower() in _TRUE | _FALSE:
+            return value.lower() in _TRUE
+        raise ConfigError(f"{key} is a bool (true/false), got {value!r}")
+    if hint is int:
+        if isinstance(value, bool):
+            raise ConfigError(f"{key} is an int, got {value!r}")
+        if isinstance(value, int):
+            return value
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        try:
+            return int(str(value), 10)
+        except ValueError:
+            raise ConfigError(f"{key} is an int, got {value!r}") from None
+    if hint is float:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return float(value)
+        try:
+            return float(str(value))
+        except ValueError:
+            raise ConfigError(f"{key} is a float, got {value!r}") from None
+    if hint is str:
+        return str(value)
+    return value
+
+
+def config_help(config_type: type, path: Path | None = None) -> dict[str, str]:
+    """Help text per field: ``metadata["help"]``, else the ``#:`` comment above the field in ``path``."""
+    comments: dict[str, str] = {}
+    if path is not None and path.is_file():
+        comments = _field_comments(path.read_text(), config_type.__name__)
+    out = {}
+    for f in dataclasses.fields(config_type):
+        out[f.name] = f.metadata.get("help") or comments.get(f.name, "")
+    return out
+
+
+def _field_comments(source: str, class_name: str) -> dict[str, str]:
+    """``#: text`` comment lines (or a trailing ``# text``) attached to a class's fields."""
+    lines = source.splitlines()
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+    out: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and node.name == class_name:
+            for stmt in node.body:
+                if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                    line = lines[stmt.lineno - 1]
+                    _, hash_, trailing = line.partition("#")
+                    text = trailing.strip() if hash_ else ""
+                    above = lines[stmt.lineno - 2].strip() if stmt.lineno >= 2 else ""
+                    if above.startswith("#:"):
+                        text = above[2:].strip()
+                    out[stmt.target.id] = text
+    return out
+
+
+def config_dict(cfg: Any) -> dict[str, Any]:
+    """A config as a plain dict (tuples become lists, for JSON)."""
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(cfg).items()}
