@@ -56,6 +56,29 @@ def _parser(script: str | None = None) -> argparse.ArgumentParser:
     run.add_argument("--list-config", action="store_true", help="print the scenario's Config fields and exit")
     _common(run)
 
+    replay = sub.add_parser("replay", help="replay windows of SWF traces under policies, with or without backfilling")
+    if script is None:
+        replay.add_argument("traces", nargs="+", metavar="TRACE",
+                            help="SWF log(s), .swf or .swf.gz, by path or by name in ../shared/traces")
+    replay.add_argument("--policy", action="append", default=None, metavar="NAME",
+                        help="priority order: fcfs, sjf, smallest, f1, wfp3, unicep (repeatable; default fcfs)")
+    replay.add_argument("--backfill", action="append", default=None, choices=("none", "easy"),
+                        help="backfilling (repeatable; default: both none and easy)")
+    window = replay.add_mutually_exclusive_group()
+    window.add_argument("--start", type=int, default=None, metavar="I", help="one window starting at job I (0-based)")
+    window.add_argument("--starts", default=None, metavar="I,J,...", help="windows starting at these jobs")
+    window.add_argument("--windows", type=int, default=None, metavar="N", help="N windows drawn from --seed")
+    replay.add_argument("--length", type=int, default=1024, metavar="L", help="jobs per window (default 1024)")
+    replay.add_argument("--seed", type=int, default=0, help="seed of the window draw (default 0)")
+    replay.add_argument("--compat", choices=("none", "rlscheduler"), default="none",
+                        help="rlscheduler: RLScheduler's loader, node allocation and scheduling loop")
+    replay.add_argument("--strict", action="store_true", help="stop at the first malformed line (default: skip, count)")
+    replay.add_argument("--no-native", action="store_true", help="leave out the native (as-run) schedule")
+    replay.add_argument("--executor", choices=("serial", "process", "dask"), default="process")
+    replay.add_argument("--workers", type=int, default=None)
+    replay.add_argument("--out", default=None, metavar="DIR", help="where to save results (default: results/replay)")
+    replay.add_argument("--traceback", action="store_true", help="on error, show the full Python traceback")
+
     trace = sub.add_parser("trace", help="print the event trace of one replication (time, process, action, detail)")
     if script is None:
         trace.add_argument("script", help="path of a scenario script")
@@ -79,6 +102,8 @@ def main(argv: Sequence[str] | None = None, script: str | None = None) -> int:
     try:
         if args.command == "run":
             return _run(args)
+        if args.command == "replay":
+            return _replay(args)
         return _trace(args)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
@@ -126,6 +151,39 @@ def _run(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else Path("results") / scenario.name
     results.save(out)
     print(f"saved {out}{os.sep}summary.json, summary.csv, replications.csv, records and manifest.json")
+    return 0
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from schedlab.experiment import trace_scenario
+    from schedlab.experiment.runner import run
+    from schedlab.experiment.scenario import load_scenario
+
+    overrides: dict[str, object] = {
+        "traces": tuple(args.traces), "policies": tuple(args.policy or ["fcfs"]),
+        "backfills": tuple(dict.fromkeys(args.backfill or ["none", "easy"])), "length": args.length,
+        "window_seed": args.seed, "compat": args.compat, "strict": args.strict, "native": not args.no_native,
+        "traces_dir": str(Path.cwd().parent / "shared" / "traces"),
+    }
+    if args.start is not None:
+        overrides["starts"] = (args.start,)
+    elif args.starts is not None:
+        try:
+            overrides["starts"] = tuple(int(s) for s in args.starts.split(",") if s.strip())
+        except ValueError:
+            raise ValueError(f"--starts takes comma-separated job positions, got {args.starts!r}") from None
+    else:
+        overrides["windows"] = args.windows if args.windows is not None else 10
+    scenario = load_scenario(trace_scenario.__file__)
+    cfg = scenario.config(overrides)
+    results = run(scenario, overrides=overrides, reps=cfg.n_windows, executor=args.executor, workers=args.workers)
+    for row in results.rows:
+        row["windows"] = cfg.n_windows
+    print(f"replay: {cfg.n_windows} window(s) of {cfg.length} jobs, compat {cfg.compat}")
+    print(results.table())
+    out = Path(args.out) if args.out else Path("results") / "replay"
+    results.save(out)
+    print(f"saved {out}{os.sep}summary.json, summary.csv, replications.csv (per window), records and manifest.json")
     return 0
 
 

@@ -84,11 +84,11 @@ def standard_metrics(model: Model) -> dict[str, float]:
 
 def build_model(
     scenario: Scenario, cfg: Any, cell: Mapping[str, Any], seed: np.random.SeedSequence,
-    env: simpy.Environment | None = None,
+    env: simpy.Environment | None = None, rep: int = 0,
 ) -> Model:
     """Build (not run) the scenario's model for one cell and replication seed."""
     env = env if env is not None else simpy.Environment()
-    model = scenario.build(env, cfg, dict(cell), Streams(seed))
+    model = scenario.build(env, cfg, dict(cell), Streams(seed, rep))
     if not isinstance(model, Model):
         raise ExperimentError(f"{scenario.path}: build() must return a schedlab Model, got {type(model).__name__}")
     return model
@@ -108,7 +108,7 @@ def run_task(task: Task) -> TaskResult:
     try:
         scenario = load_scenario(task.scenario_path)
         cfg = _cell_config(scenario, task)
-        model = build_model(scenario, cfg, task.cell, task.seed).run()
+        model = build_model(scenario, cfg, task.cell, task.seed, rep=task.rep).run()
         measured = (scenario.measure or standard_metrics)(model)
         values = {}
         for name, value in measured.items():

@@ -41,12 +41,15 @@ class Streams:
 
     ``streams["arrivals"]`` is a :class:`numpy.random.Generator`; asking twice for a
     name gives the same Generator, so a stream's draws continue where they stopped.
+    ``replication`` is the replication's index, for scenarios whose replications are
+    not random draws but, say, the windows of a trace.
     """
 
-    def __init__(self, seed: np.random.SeedSequence | int) -> None:
+    def __init__(self, seed: np.random.SeedSequence | int, replication: int = 0) -> None:
         if not isinstance(seed, np.random.SeedSequence):
             seed = np.random.SeedSequence(seed)
         self.seed = seed
+        self.replication = replication
         self._streams: dict[str, np.random.Generator] = {}
 
     def sequence(self, name: str) -> np.random.SeedSequence:

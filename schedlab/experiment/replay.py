@@ -1,0 +1,178 @@
+"""Trace replay: windows of a real log replayed on a machine sized from its header.
+
+The protocol of RL-scheduling papers: take windows of L consecutive jobs of the loaded,
+cleaned log, replay each alone on an empty machine (only its jobs arrive, at their
+recorded submit times, and run for their recorded run times), and report per window
+and on average the bounded slowdown (10 s threshold), mean wait, mean response and
+utilization. The *native* baseline is the schedule that actually ran, rebuilt from the
+waits the log records.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import simpy
+
+from schedlab.model import metrics
+from schedlab.model.decisions import Policy
+from schedlab.model.job import Job
+from schedlab.model.records import JobRecord, Status, job_record
+from schedlab.model.swf import SWFRecord, SWFTrace, read_swf
+from schedlab.policies.backfilling import EASY, Committed
+from schedlab.policies.scoring import SCORES, Priority
+from schedlab.processes.machine import Machine
+from schedlab.processes.model import Model
+from schedlab.processes.source import Source
+
+__all__ = [
+    "BACKFILLS", "COMPATS", "LoadedTrace", "NativeSchedule", "evaluate", "load_trace", "make_policy",
+    "pick_windows", "replay_model",
+]
+
+BACKFILLS = ("none", "easy")
+COMPATS = ("none", "rlscheduler")
+#: bounded-slowdown threshold for traces (seconds), as in the RL-scheduling papers
+BSLD_THRESHOLD = 10.0
+
+
+@dataclass(frozen=True)
+class LoadedTrace:
+    """A cleaned log in memory: its jobs, the machine they ran on, and their recorded waits."""
+
+    path: str
+    jobs: tuple[Job, ...]
+    recorded_wait: np.ndarray  # per job, nan where the log has none
+    procs: int  # processors of the machine the replay uses (nodes under rlscheduler)
+    procs_per_node: int
+    report: str
+
+
+def _to_nodes(job: Job, per_node: int) -> Job:
+    return replace(job, cpus=math.ceil(job.cpus / per_node))
+
+
+@lru_cache(maxsize=4)
+def load_trace(path: str, compat: str = "none", strict: bool = False) -> LoadedTrace:
+    """Read and clean an SWF log once per process (replays of many windows share it).
+
+    Under ``compat="rlscheduler"`` the machine is the header's MaxNodes nodes of
+    MaxProcs / MaxNodes processors, and every job asks for whole nodes:
+    ``ceil(processors / processors per node)``.
+    """
+    if compat not in COMPATS:
+        raise ValueError(f"unknown compat {compat!r}; choose from {', '.join(COMPATS)}")
+    trace: SWFTrace = read_swf(path, strict=strict, compat=None if compat == "none" else compat)
+    procs = trace.machine_procs
+    records: list[SWFRecord] = []
+    jobs: list[Job] = []
+    for record, job in trace.pairs():
+        records.append(record)
+        jobs.append(job)
+    per_node = 1
+    if compat == "rlscheduler":
+        nodes = trace.header.max_nodes or procs
+        per_node = max(1, procs // nodes)
+        procs = nodes
+        jobs = [_to_nodes(j, per_node) for j in jobs]
+    waits = np.array([r.wait_time if r.wait_time >= 0 else np.nan for r in records], dtype=float)
+    return LoadedTrace(str(path), tuple(jobs), waits, int(procs), per_node, str(trace.report))
+
+
+def pick_windows(
+    n_jobs: int, length: int, *, starts: Sequence[int] | None = None, count: int | None = None, seed: int = 0
+) -> list[int]:
+    """Start positions of windows of ``length`` jobs: given explicitly, or ``count`` drawn from ``seed``.
+
+    Positions are 0-based indices in the loaded, cleaned job list. Drawn starts are
+    uniform over the valid positions, without replacement where there are enough.
+    """
+    if length < 1:
+        raise ValueError(f"window length must be >= 1, got {length}")
+    if length > n_jobs:
+        raise ValueError(f"window length {length} is longer than the trace's {n_jobs} jobs")
+    last = n_jobs - length
+    if starts is not None:
+        bad = [s for s in starts if not 0 <= s <= last]
+        if bad:
+            raise ValueError(f"window starts {bad} out of range: a window of {length} jobs starts in 0..{last}")
+        return [int(s) for s in starts]
+    if count is None or count < 1:
+        raise ValueError(f"give window starts, or a number of windows >= 1 (got {count})")
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(0x57F,)))
+    replace_ = count > last + 1
+    return sorted(int(s) for s in rng.choice(last + 1, size=count, replace=replace_))
+
+
+def make_policy(score: str, backfill: str = "none", compat: str = "none") -> Policy:
+    """The policy named on the command line: a score, with or without EASY backfilling."""
+    if score not in SCORES:
+        raise ValueError(f"unknown policy {score!r}; choose from {', '.join(SCORES)}")
+    if backfill not in BACKFILLS:
+        raise ValueError(f"unknown backfill {backfill!r}; choose from {', '.join(BACKFILLS)}")
+    if compat == "rlscheduler":
+        return Committed(score, backfill=backfill == "easy")
+    order = Priority(score)
+    return EASY(order) if backfill == "easy" else order
+
+
+def replay_model(env: simpy.Environment, jobs: Sequence[Job], procs: int, policy: Policy,
+                 *, batch_decisions: bool = False) -> Model:
+    """A model that replays ``jobs`` (in submit order) on an empty machine of ``procs`` processors."""
+    machine = Machine(env, procs, policy, name="trace", batch_decisions=batch_decisions)
+    Source(env, jobs, machine)
+    return Model(env, [machine], parts={"machine": machine})
+
+
+class NativeSchedule:
+    """The schedule that actually ran: each job starts at submit + its recorded wait."""
+
+    def __init__(self, jobs: Sequence[Job], waits: Sequence[float]) -> None:
+        self.records: list[JobRecord] = []
+        for job, wait in zip(jobs, waits, strict=True):
+            if math.isnan(wait):
+                continue
+            start = job.submit + wait
+            self.records.append(job_record(job, "native", Status.COMPLETED, start=start, end=start + job.runtime,
+                                           cpu_time=job.cpus * job.runtime))
+
+    def all_records(self) -> list[JobRecord]:
+        return list(self.records)
+
+
+def evaluate(records: Sequence[JobRecord], procs: int) -> dict[str, float]:
+    """Bounded slowdown (10 s), mean wait, mean response and utilization of one window.
+
+    Utilization is the CPU-time of the window's jobs over ``procs`` times the span from
+    the first submission to the last completion.
+    """
+    done = [r for r in records if r.status is Status.COMPLETED]
+    if not done:
+        return {"bounded_slowdown": math.nan, "wait": math.nan, "response": math.nan, "utilization": math.nan,
+                "jobs": 0.0}
+    first = min(r.submit for r in done)
+    last = max(r.end for r in done)
+    return {
+        "bounded_slowdown": float(metrics.bounded_slowdown(done, BSLD_THRESHOLD).mean()),
+        "wait": float(metrics.wait(done).mean()),
+        "response": float(metrics.response(done).mean()),
+        "utilization": metrics.utilization(done, procs, first, last) if last > first else math.nan,
+        "jobs": float(len(done)),
+    }
+
+
+def trace_path(name_or_path: str, root: Path | None = None) -> Path:
+    """A trace by path, or by name in ``../shared/traces`` (``UniLu-Gaia-2014-1`` finds the .swf.gz)."""
+    p = Path(name_or_path).expanduser()
+    if p.is_file():
+        return p
+    base = root or Path.cwd().parent / "shared" / "traces"
+    for candidate in (base / name_or_path, base / f"{name_or_path}.swf.gz", base / f"{name_or_path}.swf"):
+        if candidate.is_file():
+            return candidate
+    raise FileNotFoundError(f"trace {name_or_path!r} not found (as a path, or by name in {base})")

@@ -1,0 +1,109 @@
+"""The trace-replay scenario behind ``schedlab replay``: policies x backfilling on windows of SWF logs.
+
+Cells are trace x policy x backfill (plus a ``native`` row for logs that record their
+waits); replication r replays window r, so each row is the mean over windows and the
+replications table holds the per-window values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import simpy
+
+from schedlab.experiment.replay import (
+    BACKFILLS, COMPATS, NativeSchedule, evaluate, load_trace, make_policy, pick_windows, replay_model, trace_path,
+)
+from schedlab.experiment.seeding import Streams
+from schedlab.policies.scoring import SCORES
+from schedlab.processes.model import Model
+
+NAME = "trace_replay"
+
+
+@dataclass(frozen=True)
+class Config:
+    #: SWF logs, by path or by name in traces_dir (e.g. UniLu-Gaia-2014-1)
+    traces: tuple[str, ...] = ("UniLu-Gaia-2014-1",)
+    #: priority orders: fcfs, sjf, smallest, f1, wfp3, unicep
+    policies: tuple[str, ...] = ("fcfs",)
+    #: backfilling variants: none, easy
+    backfills: tuple[str, ...] = ("none", "easy")
+    #: jobs per window
+    length: int = 1024
+    #: windows drawn from window_seed (ignored when starts are given)
+    windows: int = 10
+    #: explicit 0-based window start positions in the cleaned job list
+    starts: tuple[int, ...] = ()
+    #: seed of the window draw
+    window_seed: int = 0
+    #: loader and machine semantics: none (schedlab's) or rlscheduler (Zhang et al. SC20)
+    compat: str = "none"
+    #: stop at the first malformed line instead of skipping and counting it
+    strict: bool = False
+    #: add a row for the schedule that actually ran, where the log records waits
+    native: bool = True
+    #: where traces named without a path are looked up
+    traces_dir: str = "../shared/traces"
+
+    def __post_init__(self) -> None:
+        for p in self.policies:
+            if p not in SCORES:
+                raise ValueError(f"unknown policy {p!r}; choose from {', '.join(SCORES)}")
+        for b in self.backfills:
+            if b not in BACKFILLS:
+                raise ValueError(f"unknown backfill {b!r}; choose from {', '.join(BACKFILLS)}")
+        if self.compat not in COMPATS:
+            raise ValueError(f"unknown compat {self.compat!r}; choose from {', '.join(COMPATS)}")
+        if self.length < 1 or (not self.starts and self.windows < 1):
+            raise ValueError("need length >= 1 and windows >= 1 (or explicit starts)")
+
+    @property
+    def n_windows(self) -> int:
+        return len(self.starts) if self.starts else self.windows
+
+
+QUICK = dict(length=256, windows=3)
+REPS = 10
+
+
+def _trace(cfg: Config, name: str) -> Any:
+    return load_trace(str(trace_path(name, Path(cfg.traces_dir))), cfg.compat, cfg.strict)
+
+
+def cells(cfg: Config) -> list[dict]:
+    out = []
+    for name in cfg.traces:
+        for policy in cfg.policies:
+            for backfill in cfg.backfills:
+                out.append({"trace": Path(name).name.removesuffix(".gz").removesuffix(".swf"),
+                            "trace_path": name, "policy": policy, "backfill": backfill})
+        if cfg.native and np.isfinite(_trace(cfg, name).recorded_wait).any():
+            out.append({"trace": Path(name).name.removesuffix(".gz").removesuffix(".swf"),
+                        "trace_path": name, "policy": "native", "backfill": "-"})
+    return out
+
+
+def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> Model:
+    trace = _trace(cfg, cell["trace_path"])
+    starts = pick_windows(len(trace.jobs), cfg.length, starts=cfg.starts or None, count=cfg.windows,
+                          seed=cfg.window_seed)
+    r = streams.replication
+    if r >= len(starts):
+        raise ValueError(f"replication {r} has no window: there are {len(starts)}; run with reps <= windows")
+    lo = starts[r]
+    jobs = trace.jobs[lo : lo + cfg.length]
+    if cell["policy"] == "native":
+        model = Model(env, [NativeSchedule(jobs, trace.recorded_wait[lo : lo + cfg.length])])
+    else:
+        policy = make_policy(cell["policy"], cell["backfill"], cfg.compat)
+        model = replay_model(env, jobs, trace.procs, policy, batch_decisions=cfg.compat == "rlscheduler")
+    model.parts.update(procs=trace.procs, window_start=lo)
+    return model
+
+
+def measure(model: Model) -> dict[str, float]:
+    return evaluate(model.records(), model["procs"])
