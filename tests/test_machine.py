@@ -282,8 +282,6 @@ def test_invalid_action_raises_policy_error(bad_action, message):
         env.run()
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: Machine.start checks fits() before 'is it waiting?': starting a "
-                                       "running job says 'does not fit'")
 def test_starting_a_running_job_says_it_is_not_waiting():
     """A policy that starts a job that is already running is told the job is not waiting, not that it does not fit."""
     job = Job(0, 0.0, 10.0, cpus=3)
@@ -403,8 +401,6 @@ def test_squeezed_job_keeps_its_whole_memory():
     assert machine.waiting == [jobs[1]]
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: machine.used drifts by float residue; an empty machine refuses "
-                                       "a job that needs its whole memory (Machine._release / Machine.fits)")
 def test_memory_accounting_does_not_drift():
     """After jobs needing 0.1 and 0.3 of a 0.4 memory ran together and left, the whole 0.4 is free again."""
     jobs = [Job(0, 0.0, 1.0, demands={"memory": 0.1}), Job(1, 0.0, 2.0, demands={"memory": 0.3}),
@@ -415,7 +411,6 @@ def test_memory_accounting_does_not_drift():
     assert machine.used == {"memory": 0.0}
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: no tolerance in Machine.fits: demands 0.1 + 0.2 do not fit 0.3")
 def test_demands_that_add_up_to_the_capacity_fit_together():
     """Two jobs whose memory adds up to the machine's (0.1 + 0.2 of 0.3) run side by side."""
     jobs = [Job(0, 0.0, 1.0, demands={"memory": 0.1}), Job(1, 0.0, 1.0, demands={"memory": 0.2})]
@@ -424,8 +419,6 @@ def test_demands_that_add_up_to_the_capacity_fit_together():
     assert [r.start for r in machine.records] == [0.0, 0.0]
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: a zero demand on a resource the machine lacks raises KeyError "
-                                       "in Machine.fits and Machine.start (used[r] lookups)")
 def test_zero_demand_on_an_unknown_resource_is_harmless():
     """A job that needs 0 GPUs runs on a machine without GPUs (can_ever_fit already says it fits)."""
     env, machine = build([Job(0, 0.0, 1.0, demands={"gpu": 0})])
@@ -434,8 +427,6 @@ def test_zero_demand_on_an_unknown_resource_is_harmless():
     assert machine.records[0].status is Status.COMPLETED
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: Machine keys its state by job.id; two jobs with the same id "
-                                       "(two workloads, both first_id=0) crash with KeyError at completion")
 def test_two_workloads_with_overlapping_ids():
     """Jobs compare by identity; two sources whose ids overlap must not corrupt the machine.
 

@@ -11,7 +11,12 @@ import simpy
 
 from schedlab.experiment.cli import main
 from schedlab.experiment.replay import (
-    NativeSchedule, evaluate, load_trace, make_policy, pick_windows, replay_model,
+    NativeSchedule,
+    evaluate,
+    load_trace,
+    make_policy,
+    pick_windows,
+    replay_model,
 )
 from schedlab.model import Job
 from schedlab.policies.scoring import f1, unicep, wfp3
@@ -81,14 +86,30 @@ def test_native_schedule_uses_recorded_waits():
 
 
 @pytest.mark.skipif(not (TRACES / "NASA-iPSC-1993-3.1-cln.swf.gz").exists(), reason="traces not present")
-def test_nasa_replay_under_fcfs_makes_nothing_wait():
-    """NASA's submit times are the real start times: on its 128 processors FCFS never waits."""
+def test_nasa_replay_under_fcfs_waits_only_where_the_log_itself_overflows():
+    """NASA's submit times are its real start times, so FCFS replays the log as it ran.
+
+    Measured: the cleaned log is not quite feasible on its 128 processors — at 18 event
+    instants the jobs it records as running hold more (up to 176). Only jobs arriving
+    into such an overflow wait (11 of 18 066); on a machine wide enough for the log's
+    peak nothing waits and the mean bounded slowdown is exactly 1.
+    """
     trace = load_trace(str(TRACES / "NASA-iPSC-1993-3.1-cln.swf.gz"))
-    assert trace.procs == 128
-    env = simpy.Environment()
-    model = replay_model(env, trace.jobs, trace.procs, make_policy("fcfs")).run()
-    result = evaluate(model.records(), trace.procs)
-    assert result["jobs"] == len(trace.jobs) == 18239 - 173
+    assert trace.procs == 128 and len(trace.jobs) == 18239 - 173
+    events = sorted([(j.submit, j.cpus) for j in trace.jobs] + [(j.submit + j.runtime, -j.cpus) for j in trace.jobs])
+    busy, peak = 0, 0
+    for _, delta in events:
+        busy += delta
+        peak = max(peak, busy)
+    assert peak == 176
+
+    on_128 = replay_model(simpy.Environment(), trace.jobs, 128, make_policy("fcfs")).run().records()
+    waited = [r for r in on_128 if r.wait > 0]
+    assert len(waited) == 11
+    assert evaluate(on_128, 128)["bounded_slowdown"] == pytest.approx(1.026, abs=1e-3)
+
+    wide = replay_model(simpy.Environment(), trace.jobs, peak, make_policy("fcfs")).run().records()
+    result = evaluate(wide, peak)
     assert result["bounded_slowdown"] == 1.0 and result["wait"] == 0.0
 
 

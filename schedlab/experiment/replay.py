@@ -61,13 +61,18 @@ def _to_nodes(job: Job, per_node: int) -> Job:
 def load_trace(path: str, compat: str = "none", strict: bool = False) -> LoadedTrace:
     """Read and clean an SWF log once per process (replays of many windows share it).
 
-    Under ``compat="rlscheduler"`` the machine is the header's MaxNodes nodes of
+    A log whose header gives MaxNodes but no MaxProcs is read as one processor per
+    node. Under ``compat="rlscheduler"`` the machine is the header's MaxNodes nodes of
     MaxProcs / MaxNodes processors, and every job asks for whole nodes:
     ``ceil(processors / processors per node)``.
     """
     if compat not in COMPATS:
         raise ValueError(f"unknown compat {compat!r}; choose from {', '.join(COMPATS)}")
-    trace: SWFTrace = read_swf(path, strict=strict, compat=None if compat == "none" else compat)
+    mode = None if compat == "none" else compat
+    trace: SWFTrace = read_swf(path, strict=strict, compat=mode)
+    if trace.header.max_procs is None and trace.header.max_nodes:
+        # e.g. the Lublin model's log gives only MaxNodes: one processor per node
+        trace = read_swf(path, strict=strict, compat=mode, machine_procs=trace.header.max_nodes)
     procs = trace.machine_procs
     records: list[SWFRecord] = []
     jobs: list[Job] = []

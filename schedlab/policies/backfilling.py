@@ -37,11 +37,16 @@ def reservation(view: MachineView, head: Job) -> tuple[float, int]:
     now = view.now
     ends = sorted((max(now, r.first_start + r.job.requested_time), r.cpus) for r in view.running)
     available = view.free
+    shadow = None
     for end, cpus in ends:
-        available += cpus
-        if available >= head.cpus:
-            return end, available - head.cpus
-    return float("inf"), 0
+        if shadow is not None and end > shadow:
+            break
+        available += cpus  # every job ending at the shadow time frees its processors then
+        if shadow is None and available >= head.cpus:
+            shadow = end
+    if shadow is None:
+        return float("inf"), 0
+    return shadow, available - head.cpus
 
 
 @dataclass(frozen=True)

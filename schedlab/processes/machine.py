@@ -14,6 +14,7 @@ from __future__ import annotations
 import bisect
 import math
 from collections.abc import Generator, Mapping
+from operator import attrgetter
 from typing import Literal
 
 import simpy
@@ -82,25 +83,28 @@ class Running:
 
 
 class _View:
-    """The read-only face of a machine that its policy is given."""
+    """The read-only face of a machine that its policy is given.
 
-    __slots__ = ("_m",)
+    A policy reads the view at every decision event, so each property is a C-level
+    ``attrgetter`` and ``fits`` is the machine's own bound method: no extra Python
+    call between the policy and the machine.
+    """
+
+    __slots__ = ("_m", "fits")
 
     def __init__(self, machine: Machine) -> None:
         self._m = machine
+        self.fits = machine.fits
 
-    name = property(lambda self: self._m.name)
-    now = property(lambda self: self._m.env.now)
-    capacity = property(lambda self: self._m.capacity)
-    free = property(lambda self: self._m.free)
-    waiting = property(lambda self: self._m.waiting)
-    running = property(lambda self: self._m.running)
-
-    def fits(self, job: Job, cpus: int | None = None) -> bool:
-        return self._m.fits(job, cpus)
+    name = property(attrgetter("_m.name"))
+    now = property(attrgetter("_m.env.now"))
+    capacity = property(attrgetter("_m.capacity"))
+    free = property(attrgetter("_m.free"))
+    waiting = property(attrgetter("_m.waiting"))
+    running = property(attrgetter("_m.running"))
 
     def is_suspended(self, job: Job) -> bool:
-        return job.id in self._m._suspended
+        return job in self._m._suspended
 
 
 class Machine:
@@ -114,7 +118,10 @@ class Machine:
         Number of CPUs.
     policy
         Called at each decision event with a :class:`~schedlab.model.decisions.MachineView`;
-        returns the next :data:`~schedlab.model.decisions.Action` or ``None``.
+        returns the next :data:`~schedlab.model.decisions.Action`, an iterable of
+        actions (applied one by one as it yields them, so a generator sees the effect
+        of each before making the next), or ``None`` when it has nothing to do. The
+        machine asks again after every non-empty answer, until ``None`` or an empty one.
     name
         Label used in records and traces.
     resources
@@ -124,6 +131,10 @@ class Machine:
         What to do with a job that can never fit (more CPUs or other resources than
         the machine has): ``"reject"`` it with a ``REJECTED`` record (counted in
         :attr:`rejected`), or ``"raise"`` a ValueError at submission.
+    batch_decisions
+        Decide once per instant instead of at every event: arrivals and completions
+        at the same simulated time are all taken in before the policy is asked (as
+        RLScheduler's simulator does). By default the policy is asked at each event.
 
     Attributes
     ----------
@@ -147,8 +158,10 @@ class Machine:
         name: str = "machine",
         resources: Mapping[str, float] | None = None,
         oversize: Literal["reject", "raise"] = "reject",
+        batch_decisions: bool = False,
     ) -> None:
-        if int(capacity) != capacity or capacity < 1:
+        if not isinstance(capacity, int | float) or not math.isfinite(capacity) or int(capacity) != capacity \
+                or capacity < 1:
             raise ValueError(f"machine {name!r}: capacity must be a whole number >= 1, got {capacity!r}")
         if oversize not in ("reject", "raise"):
             raise ValueError(f"machine {name!r}: oversize must be 'reject' or 'raise', got {oversize!r}")
@@ -166,10 +179,13 @@ class Machine:
         self.completed: Signal[JobRecord] = Signal()
         self.rejected = 0
         self.view = _View(self)
-        self._suspended: dict[int, Running] = {}
-        self._arrival_seq: dict[int, int] = {}  # job id -> order of arrival, while here
+        # keyed by the Job itself (identity), so two sources' jobs with equal ids never mix
+        self._suspended: dict[Job, Running] = {}
+        self._arrival_seq: dict[Job, int] = {}  # order of arrival, while the job is here
         self._seq = 0
         self._deciding = False
+        self._batch = batch_decisions
+        self._decision_pending = False
         self._busy_area = 0.0  # integral of allocated CPUs over time
         self._last_change = env.now
         self._trace = tracer_of(env)
@@ -179,14 +195,22 @@ class Machine:
         """Could ``job`` start now on ``cpus`` CPUs (default: all it asked for)?"""
         if (job.cpus if cpus is None else cpus) > self.free:
             return False
-        used = self.used
-        return all(used[r] + a <= self.resources[r] for r, a in job.demands.items())
+        demands = job.demands
+        if not demands:  # CPUs only, the common case: no generator to build
+            return True
+        used, resources = self.used, self.resources
+        # a relative tolerance: 0.1 + 0.2 of memory must fit a capacity of 0.3
+        return all(a <= 0 or used.get(r, 0.0) + a <= resources.get(r, 0.0) * (1 + 1e-9) for r, a in demands.items())
 
     def can_ever_fit(self, job: Job) -> bool:
         """Does ``job`` fit the empty machine?"""
         if job.cpus > self.capacity:
             return False
-        return all(a <= self.resources.get(r, 0.0) for r, a in job.demands.items())
+        demands = job.demands
+        if not demands:
+            return True
+        resources = self.resources
+        return all(a <= 0 or a <= resources.get(r, 0.0) * (1 + 1e-9) for r, a in demands.items())
 
     @property
     def busy(self) -> int:
@@ -203,13 +227,13 @@ class Machine:
         if not self.can_ever_fit(job):
             self._reject(job)
             return
-        self._seq += 1
+        self._seq = seq = self._seq + 1
         # A Running state is only made when the job starts; the queue holds the Job.
-        self._arrival_seq[job.id] = self._seq
+        self._arrival_seq[job] = seq
         self.waiting.append(job)
         if self._trace is not None:
             self._trace(self.env.now, self.name, "submit", f"job {job.id} ({job.cpus} cpus, {job.runtime:.4g})")
-        self.decide()
+        self._decision_event()
 
     def _reject(self, job: Job) -> None:
         reason = (f"job {job.id} needs {job.cpus} cpus and {dict(job.demands)}; machine {self.name!r} "
@@ -222,22 +246,48 @@ class Machine:
             self._trace(self.env.now, self.name, "reject", reason)
 
     # ------------------------------------------------------------------ decisions
+    def _decision_event(self) -> None:
+        if not self._batch:
+            self.decide()
+        elif not self._decision_pending:
+            # A zero-delay timeout runs after the events already due now: same-time
+            # arrivals (a Source submits them in one go) and completions come first.
+            self._decision_pending = True
+            self.env.timeout(0).callbacks.append(self._batched_decision)
+
+    def _batched_decision(self, _event: simpy.Event) -> None:
+        self._decision_pending = False
+        self.decide()
+
     def decide(self) -> None:
-        """Ask the policy for actions until it has none; called at every decision event."""
+        """Ask the policy for actions until it has none; called at every decision event.
+
+        Call it after acting on the machine from outside the policy (a preemption by a
+        tick process, say): freed CPUs are otherwise offered only at the next event.
+        """
         if self._deciding:  # an action's side effects never re-enter the policy
             return
         self._deciding = True
         try:
             budget = 4 * (len(self.waiting) + len(self.running)) + 16
-            policy, view = self.policy, self.view
-            while (action := policy(view)) is not None:
-                budget -= 1
+            policy, view, apply = self.policy, self.view, self.apply
+            while (answer := policy(view)) is not None:
+                if isinstance(answer, Start | Preempt | Resize | str | bytes) or not hasattr(answer, "__iter__"):
+                    budget -= 1
+                    apply(answer)  # an action, or something that is not: apply() names it
+                else:
+                    applied = 0
+                    for action in answer:  # lazily: a generator sees each action's effect
+                        apply(action)
+                        applied += 1
+                    if not applied:
+                        break
+                    budget -= applied
                 if budget < 0:
                     raise PolicyError(
                         f"policy {policy!r} on machine {self.name!r} kept returning actions "
-                        f"(last {action!r}) at t={self.env.now}: it must return None when done"
+                        f"at t={self.env.now}: it must return None (or nothing) when done"
                     )
-                self.apply(action)
         finally:
             self._deciding = False
 
@@ -255,32 +305,42 @@ class Machine:
     # ------------------------------------------------------------------ actions
     def start(self, job: Job, cpus: int | None = None) -> None:
         """Start (or resume) waiting ``job`` on ``cpus`` CPUs (default: all it asked for)."""
-        n = job.cpus if cpus is None else cpus
-        if int(n) != n or not 1 <= n <= job.cpus:
-            raise PolicyError(f"machine {self.name!r}: job {job.id} asks for {job.cpus} cpus; cannot start it on {n}")
+        if cpus is None:
+            n = job.cpus  # a whole number >= 1: Job checked it
+        else:
+            n = cpus
+            if int(n) != n or not 1 <= n <= job.cpus:
+                raise PolicyError(
+                    f"machine {self.name!r}: job {job.id} asks for {job.cpus} cpus; cannot start it on {n}"
+                )
+        try:
+            place = self.waiting.index(job)  # jobs compare by identity: a C-level scan
+        except ValueError:
+            raise PolicyError(f"machine {self.name!r}: job {job.id} is not waiting here") from None
         if not self.fits(job, n):
             raise PolicyError(
                 f"machine {self.name!r} at t={self.env.now}: job {job.id} does not fit on {n} cpus "
                 f"({self.free} free, resources used {self.used} of {self.resources})"
             )
-        try:
-            self.waiting.remove(job)
-        except ValueError:
-            raise PolicyError(f"machine {self.name!r}: job {job.id} is not waiting here") from None
-        now = self.env.now
-        run = self._suspended.pop(job.id, None)
+        del self.waiting[place]
+        env = self.env
+        now = env.now
+        run = self._suspended.pop(job, None)
         resumed = run is not None
         if run is None:
-            run = Running(job, self._arrival_seq[job.id])
+            run = Running(job, self._arrival_seq[job])
             run.first_start = now
         self._account()
-        run.cpus = int(n)
+        run.cpus = n = int(n)
         run.started = now
-        self.free -= run.cpus
-        for r, a in job.demands.items():
-            self.used[r] += a
+        self.free -= n
+        if job.demands:
+            used = self.used
+            for r, a in job.demands.items():
+                if a > 0:
+                    used[r] += a
         self.running.append(run)
-        run.process = self.env.process(self._execute(run))
+        run.process = env.process(self._execute(run))
         if self._trace is not None:
             verb = "resume" if resumed else "start"
             self._trace(now, self.name, verb, f"job {job.id} on {n}/{job.cpus} cpus")
@@ -294,9 +354,10 @@ class Machine:
         self._release(run)
         run.cpus = 0
         run.preemptions += 1
-        self._suspended[job.id] = run
-        keys = [self._arrival_seq[j.id] for j in self.waiting]
-        self.waiting.insert(bisect.bisect(keys, run.seq), job)
+        self._suspended[job] = run
+        # Back to its place in arrival order; the queue is sorted by arrival, so bisect.
+        arrival = self._arrival_seq
+        self.waiting.insert(bisect.bisect(self.waiting, run.seq, key=arrival.__getitem__), job)
         assert run.process is not None
         run.process.interrupt("preempt")
         run.process = None
@@ -332,22 +393,28 @@ class Machine:
         raise PolicyError(f"machine {self.name!r}: job {job.id} is not running here")
 
     def _account(self) -> None:
+        """Add the CPU-time allocated since the last change; called before every change."""
         now = self.env.now
         self._busy_area += (self.capacity - self.free) * (now - self._last_change)
         self._last_change = now
 
     def _release(self, run: Running) -> None:
         self.free += run.cpus
-        for r, a in run.job.demands.items():
-            self.used[r] -= a
         self.running.remove(run)
+        demands = run.job.demands
+        if demands:
+            # re-add what is still held rather than subtract: no float residue builds up
+            used = self.used
+            for r, a in demands.items():
+                if a > 0:
+                    used[r] = math.fsum(x.job.demands.get(r, 0.0) for x in self.running)
 
     def _execute(self, run: Running) -> Generator[simpy.Event, object, None]:
         """The job's process: run until its work is done, re-planning after each change."""
-        env = self.env
+        env, job = self.env, run.job
         while True:
             try:
-                yield env.timeout(run._remaining * run.job.cpus / run.cpus)
+                yield env.timeout(run._remaining * job.cpus / run.cpus)
                 break
             except simpy.Interrupt:
                 if run.process is not env.active_process:
@@ -360,11 +427,13 @@ class Machine:
         run.cpu_time += (now - run.started) * run.cpus
         run._remaining = 0.0
         self._release(run)
-        del self._arrival_seq[run.job.id]
-        record = self._record(run.job, run, Status.COMPLETED)
+        del self._arrival_seq[job]
+        record = job_record(job, self.name, Status.COMPLETED, start=run.first_start, end=now,
+                            cpu_time=run.cpu_time, preemptions=run.preemptions, resizes=run.resizes)
         self.records.append(record)
         if self._trace is not None:
-            self._trace(now, self.name, "complete", f"job {run.job.id}, waited {record.wait:.4g}")
+            self._trace(now, self.name, "complete", f"job {job.id}, waited {record.wait:.4g}")
+        # Learners see the state the completion left, before the policy's next decision.
         self.completed.emit(record)
         self.decide()
 
@@ -383,7 +452,7 @@ class Machine:
     def snapshot(self) -> list[JobRecord]:
         """Records of the jobs still here (``RUNNING`` or ``WAITING``), as of now."""
         out = [self._record(r.job, r, Status.RUNNING) for r in self.running]
-        out += [self._record(j, self._suspended.get(j.id), Status.WAITING) for j in self.waiting]
+        out += [self._record(j, self._suspended.get(j), Status.WAITING) for j in self.waiting]
         return out
 
     def all_records(self) -> list[JobRecord]:
