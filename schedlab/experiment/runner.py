@@ -226,7 +226,7 @@ def run(
     scn = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
     overrides = dict(overrides or {})
     cfg = scn.config(overrides, quick=quick)
-    n_reps = scn.reps if reps is None else reps
+    n_reps = scn.default_reps(cfg) if reps is None else reps
     seeds = replication_seeds(seed, n_reps)
     cells = sweep_cells(scn, cfg, sweep)
     tasks = [

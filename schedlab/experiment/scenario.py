@@ -8,7 +8,8 @@ A scenario script defines
 - ``cells(cfg) -> list[dict]``: the factor grid (optional; one empty cell by default);
 - ``build(env, cfg, cell, streams) -> Model``: wires processes, policies, learners;
 - ``measure(model) -> dict``: the metrics of one replication of one cell (optional);
-- ``REPS``: default replications (optional, 10 by default).
+- ``REPS``: default replications (optional, 10 by default), or a function of the
+  config (a trace scenario replicates once per window).
 
 :func:`load_scenario` imports such a script from its path; the same path is what
 worker processes load, so a scenario needs no installation to run in a pool.
@@ -19,6 +20,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import importlib.util
+import inspect
 import sys
 import types
 import typing
@@ -50,7 +52,7 @@ class Scenario:
     cells: Callable[[Any], list[dict[str, Any]]]
     measure: Callable[[Any], dict[str, float]] | None
     quick: Mapping[str, Any] = field(default_factory=dict)
-    reps: int = 10
+    reps: int | Callable[[Any], int] = 10
     module: types.ModuleType | None = field(default=None, compare=False, repr=False)
 
     def config(self, overrides: Mapping[str, Any] | None = None, *, quick: bool = False) -> Any:
@@ -60,6 +62,13 @@ class Scenario:
             values.update(self.quick)
         values.update(overrides or {})
         return make_config(self.config_type, values, where=f"scenario {self.name!r}")
+
+    def default_reps(self, cfg: Any) -> int:
+        """Replications per cell when none are asked for: ``REPS``, or ``REPS(cfg)``."""
+        n = self.reps(cfg) if callable(self.reps) else self.reps
+        if not isinstance(n, int) or n < 1:
+            raise ScenarioError(f"{self.path}: REPS must give a whole number >= 1, got {n!r}")
+        return n
 
     def field_help(self) -> dict[str, str]:
         """One line of help per Config field (from ``help`` metadata or a ``#:`` comment)."""
@@ -116,7 +125,7 @@ def _load(path: Path) -> Scenario:
     if not isinstance(quick, Mapping):
         raise ScenarioError(f"{path}: QUICK must be a dict of config overrides, got {type(quick).__name__}")
     reps = getattr(module, "REPS", 10)
-    if not isinstance(reps, int) or reps < 1:
+    if not callable(reps) and (not isinstance(reps, int) or reps < 1):
         raise ScenarioError(f"{path}: REPS must be a whole number >= 1, got {reps!r}")
     scenario = Scenario(
         name=getattr(module, "NAME", name),
@@ -226,8 +235,18 @@ def coerce(key: str, value: Any, hint: Any) -> Any:
 def config_help(config_type: type, path: Path | None = None) -> dict[str, str]:
     """Help text per field: ``metadata["help"]``, else the ``#:`` comment above the field in ``path``."""
     comments: dict[str, str] = {}
-    if path is not None and path.is_file():
-        comments = _field_comments(path.read_text(), config_type.__name__)
+    # fields inherited from a base Config are documented where the base is defined
+    for cls in reversed(config_type.__mro__):
+        if not dataclasses.is_dataclass(cls):
+            continue
+        try:
+            source = Path(inspect.getsourcefile(cls) or "")
+        except TypeError:
+            continue
+        if cls is config_type and path is not None:
+            source = path
+        if source.is_file():
+            comments.update({k: v for k, v in _field_comments(source.read_text(), cls.__name__).items() if v})
     out = {}
     for f in dataclasses.fields(config_type):
         out[f.name] = f.metadata.get("help") or comments.get(f.name, "")

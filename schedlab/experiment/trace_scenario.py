@@ -15,7 +15,15 @@ import numpy as np
 import simpy
 
 from schedlab.experiment.replay import (
-    BACKFILLS, COMPATS, NativeSchedule, evaluate, load_trace, make_policy, pick_windows, replay_model, trace_path,
+    BACKFILLS,
+    COMPATS,
+    NativeSchedule,
+    evaluate,
+    load_trace,
+    make_policy,
+    pick_windows,
+    replay_model,
+    trace_path,
 )
 from schedlab.experiment.seeding import Streams
 from schedlab.policies.scoring import SCORES
@@ -67,7 +75,11 @@ class Config:
 
 
 QUICK = dict(length=256, windows=3)
-REPS = 10
+
+
+def REPS(cfg: Config) -> int:
+    """One replication per window."""
+    return cfg.n_windows
 
 
 def _trace(cfg: Config, name: str) -> Any:
@@ -79,16 +91,14 @@ def cells(cfg: Config) -> list[dict]:
     for name in cfg.traces:
         for policy in cfg.policies:
             for backfill in cfg.backfills:
-                out.append({"trace": Path(name).name.removesuffix(".gz").removesuffix(".swf"),
-                            "trace_path": name, "policy": policy, "backfill": backfill})
+                out.append({"trace": name, "policy": policy, "backfill": backfill})
         if cfg.native and np.isfinite(_trace(cfg, name).recorded_wait).any():
-            out.append({"trace": Path(name).name.removesuffix(".gz").removesuffix(".swf"),
-                        "trace_path": name, "policy": "native", "backfill": "-"})
+            out.append({"trace": name, "policy": "native", "backfill": "-"})
     return out
 
 
 def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> Model:
-    trace = _trace(cfg, cell["trace_path"])
+    trace = _trace(cfg, cell["trace"])
     starts = pick_windows(len(trace.jobs), cfg.length, starts=cfg.starts or None, count=cfg.windows,
                           seed=cfg.window_seed)
     r = streams.replication
