@@ -13,6 +13,7 @@ replication); ``records.parquet`` (``records.csv`` without pyarrow) one row per 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import platform
@@ -72,10 +73,8 @@ def package_versions() -> dict[str, str]:
     """Versions of schedlab and what it runs on, read from installed metadata (imports nothing)."""
     out = {"python": sys.version.split()[0], "platform": platform.platform()}
     for name in ("schedlab", "simpy", "numpy", "scipy", "pandas", "networkx", "torch", "pyarrow", "dask"):
-        try:
+        with contextlib.suppress(metadata.PackageNotFoundError):  # optional packages may be absent
             out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            pass
     return out
 
 

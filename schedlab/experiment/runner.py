@@ -133,7 +133,8 @@ def sweep_cells(scenario: Scenario, cfg: Any, grid: Mapping[str, Sequence[Any]] 
         points = [dict(zip(names, combo, strict=True)) for combo in itertools.product(*(grid[n] for n in names))]
     out = []
     for point in points:
-        point_cfg = make_config(scenario.config_type, {**config_dict(cfg), **point}, where=f"scenario {scenario.name!r}")
+        where = f"scenario {scenario.name!r}"
+        point_cfg = make_config(scenario.config_type, {**config_dict(cfg), **point}, where=where)
         for cell in scenario.cells(point_cfg):
             clash = set(cell) & set(point)
             if clash:

@@ -26,6 +26,10 @@ def erlang_b(c: int, offered_load: float) -> float:
 
     Computed by the stable recursion ``B(k) = a B(k-1) / (k + a B(k-1))``, ``B(0) = 1``.
     """
+    if isinstance(c, bool) or int(c) != c or c < 1:
+        raise ValueError(f"number of servers c must be a whole number >= 1, got {c!r}")
+    if not (math.isfinite(offered_load) and offered_load >= 0):
+        raise ValueError(f"offered load must be finite and >= 0, got {offered_load!r}")
     b = 1.0
     for k in range(1, int(c) + 1):
         b = offered_load * b / (k + offered_load * b)

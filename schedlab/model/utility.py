@@ -78,6 +78,10 @@ class Constant:
 
     value: float = 1.0
 
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.value <= 1.0:  # also refuses nan
+            raise ValueError(f"Constant: a unit utility is in [0, 1], got {self.value!r}")
+
     def unit(self, response_time: float) -> float:
         return self.value
 
