@@ -81,7 +81,6 @@ def test_job_validation_names_the_job_and_the_value(kwargs, message):
     assert isinstance(err.value, ValueError)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: Job(cpus=nan/inf) leaks int()'s ValueError/OverflowError, not JobError")
 @pytest.mark.parametrize("cpus", [math.nan, math.inf])
 def test_job_non_finite_cpus_raise_job_error(cpus):
     """cpus=nan or inf should be a JobError naming the job, like every other bad field."""
@@ -286,7 +285,6 @@ def test_poisson_workload_other_bad_parameters():
         poisson_workload(1.0, count=1, groups={"a": math.nan})
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: poisson_workload rejects numpy integer rates (np.int64(2))")
 def test_poisson_workload_accepts_numpy_integer_rate():
     """A rate taken from a numpy array (np.int64) is a number like any other."""
     jobs = list(poisson_workload(np.int64(2), count=3, seed=0))

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, make_dataclass
 from types import MappingProxyType
+from typing import cast
 
 from schedlab.model.utility import TimeUtility
 
@@ -22,8 +23,20 @@ class JobError(ValueError):
     """A job was described with an impossible value (negative runtime, zero CPUs...)."""
 
 
+#: the demands of every job that needs nothing but CPUs: one shared read-only mapping,
+#: so that the common job costs no dict and no proxy of its own
+_NO_DEMANDS: Mapping[str, float] = MappingProxyType({})
+
+#: ``submit`` and ``runtime`` must lie below this (a chained comparison is also false for nan)
+_INF = math.inf
+
+
 def _frozen_demands(demands: Mapping[str, float] | None) -> Mapping[str, float]:
-    return MappingProxyType(dict(demands or {}))
+    return MappingProxyType(dict(demands)) if demands else _NO_DEMANDS
+
+
+def _no_demands() -> Mapping[str, float]:
+    return _NO_DEMANDS
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -68,7 +81,7 @@ class Job:
     submit: float
     runtime: float
     cpus: int = 1
-    demands: Mapping[str, float] = field(default_factory=dict)
+    demands: Mapping[str, float] = field(default_factory=_no_demands)
     estimate: float | None = None
     job_class: str = ""
     group: str = ""
@@ -77,22 +90,28 @@ class Job:
     origin: int | None = None
 
     def __post_init__(self) -> None:
-        if not (math.isfinite(self.submit) and self.submit >= 0):
-            raise JobError(f"job {self.id}: submit time must be finite and >= 0, got {self.submit!r}")
-        if not (math.isfinite(self.runtime) and self.runtime > 0):
-            raise JobError(f"job {self.id}: runtime must be finite and > 0, got {self.runtime!r}")
-        if int(self.cpus) != self.cpus or self.cpus < 1:
-            raise JobError(f"job {self.id}: cpus must be a whole number >= 1, got {self.cpus!r}")
+        # Every job of a workload passes here, so the checks are plain comparisons on
+        # locals; ``0 <= x < inf`` is false for nan and inf alike.
+        submit, runtime, cpus, demands = self.submit, self.runtime, self.cpus, self.demands
+        if not 0 <= submit < _INF:
+            raise JobError(f"job {self.id}: submit time must be finite and >= 0, got {submit!r}")
+        if not 0 < runtime < _INF:
+            raise JobError(f"job {self.id}: runtime must be finite and > 0, got {runtime!r}")
+        if not 1 <= cpus < _INF or int(cpus) != cpus:  # nan and inf fail the first test, not int()
+            raise JobError(f"job {self.id}: cpus must be a whole number >= 1, got {cpus!r}")
         if self.estimate is not None and not (self.estimate > 0):
             raise JobError(f"job {self.id}: estimate must be > 0, got {self.estimate!r}")
         if not (self.weight >= 0):
             raise JobError(f"job {self.id}: weight must be >= 0, got {self.weight!r}")
-        for name, amount in self.demands.items():
+        if demands is _NO_DEMANDS:  # the default: nothing to check or copy
+            return
+        for name, amount in demands.items():
             if name == "cpus":
                 raise JobError(f"job {self.id}: give CPUs as cpus=, not in demands")
             if not (amount >= 0):
                 raise JobError(f"job {self.id}: demand {name!r} must be >= 0, got {amount!r}")
-        object.__setattr__(self, "demands", _frozen_demands(self.demands))
+        # A private read-only copy: the caller's dict may change later, the job must not.
+        object.__setattr__(self, "demands", _frozen_demands(demands))
 
     def __getstate__(self) -> dict[str, object]:
         # MappingProxyType does not pickle; process pools and Dask need jobs to.
@@ -124,3 +143,27 @@ class Job:
     def __repr__(self) -> str:
         extra = f", class={self.job_class!r}" if self.job_class else ""
         return f"Job(id={self.id}, submit={self.submit:g}, runtime={self.runtime:g}, cpus={self.cpus}{extra})"
+
+
+# Workload generators make jobs by the million. The __init__ that dataclass writes for
+# a frozen class must get past the class's own __setattr__, so it sets each of the 11
+# fields with object.__setattr__, which costs more than all the rest of making a job.
+# _new_job fills this writable twin instead (plain slot stores) and makes it a Job by
+# __class__ assignment, which Python allows between classes of the same slots; it then
+# runs the same checks as Job(...), so the result is an ordinary Job in every respect.
+_JobDraft = make_dataclass("_JobDraft", [f.name for f in fields(Job)], slots=True)
+if _JobDraft.__slots__ != Job.__slots__:  # the __class__ assignment would fail on the first job
+    raise TypeError("Job's slots changed: _JobDraft must keep the same layout")
+
+
+def _new_job(
+    id: int, submit: float, runtime: float, cpus: int, job_class: str, group: str, utility: TimeUtility | None
+) -> Job:
+    """``Job(id, submit, runtime, cpus, job_class=job_class, group=group, utility=utility)``, made faster."""
+    # Positional, in field order: id, submit, runtime, cpus, demands, estimate,
+    # job_class, group, weight, utility, origin.
+    draft = _JobDraft(id, submit, runtime, cpus, _NO_DEMANDS, None, job_class, group, 1.0, utility, None)
+    draft.__class__ = Job
+    job = cast(Job, draft)
+    job.__post_init__()
+    return job

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, fields
 from enum import StrEnum
-from operator import attrgetter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from schedlab.model.job import Job
 from schedlab.model.utility import final_utility
@@ -35,9 +33,11 @@ class Status(StrEnum):
     RUNNING = "running"
 
 
-@dataclass(frozen=True, slots=True)
-class JobRecord:
-    """What happened to one job.
+class JobRecord(NamedTuple):
+    """What happened to one job: an immutable named tuple, as Ciw's records are.
+
+    A tuple is made in C: a run makes one record per job, and a frozen dataclass
+    would cost several times more. Records compare by value, field by field.
 
     Times are simulated time. ``start`` is the first time the job got CPUs, ``end``
     its completion time; both are ``nan`` where they did not happen. ``wait`` is
@@ -81,8 +81,7 @@ class JobRecord:
 
 
 #: the record's fields, in column order
-COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(JobRecord))
-_ROW = attrgetter(*COLUMNS)
+COLUMNS: tuple[str, ...] = JobRecord._fields
 
 
 def records_frame(records: Iterable[JobRecord], **tags: object) -> pd.DataFrame:
@@ -93,7 +92,7 @@ def records_frame(records: Iterable[JobRecord], **tags: object) -> pd.DataFrame:
     import pandas as pd
 
     rows: Sequence[JobRecord] = list(records)
-    frame = pd.DataFrame([_ROW(r) for r in rows], columns=COLUMNS)
+    frame = pd.DataFrame(rows, columns=list(COLUMNS))
     frame["status"] = frame["status"].astype(str)
     for i, (name, value) in enumerate(tags.items()):
         frame.insert(i, f"cell_{name}" if name in COLUMNS else name, value)
@@ -116,12 +115,16 @@ def job_record(
     ``start`` and ``end`` are ``nan`` where they did not happen; only a completed job
     earns utility (its time-utility function at its response time, times cpus * runtime).
     """
+    # Made once per job: read each field of the job once, and skip the utility call
+    # for the jobs that have no time-utility function (final_utility gives them 0).
+    submit, runtime, tuf = job.submit, job.runtime, job.utility
     utility = 0.0
-    if status is Status.COMPLETED:
-        utility = final_utility(job.utility, end - job.submit, job.cpus, job.runtime)
+    if tuf is not None and status is Status.COMPLETED:
+        utility = final_utility(tuf, end - submit, job.cpus, runtime)
+    # Positional, in COLUMNS order: 19 keywords would cost twice the record itself.
     return JobRecord(
-        id=job.id, job_class=job.job_class, group=job.group, origin=job.origin, machine=where,
-        submit=job.submit, start=start, end=end, wait=start - job.submit, service=end - start,
-        runtime=job.runtime, estimate=job.requested_time, cpus=job.cpus, cpu_time=cpu_time,
-        weight=job.weight, preemptions=preemptions, resizes=resizes, utility=utility, status=status,
+        job.id, job.job_class, job.group, job.origin, where,
+        submit, start, end, start - submit, end - start,  # submit, start, end, wait, service
+        runtime, job.requested_time, job.cpus, cpu_time, job.weight,  # runtime, estimate, ...
+        preemptions, resizes, utility, status,
     )

@@ -9,13 +9,14 @@ consumes them, and they are lazy, so an infinite workload costs only what is rea
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from schedlab.model.distributions import Distribution, Exponential, as_distribution
-from schedlab.model.job import Job
+from schedlab.model.job import Job, _new_job
 from schedlab.model.utility import TimeUtility
 
 __all__ = ["JobClass", "WorkloadError", "as_generator", "poisson_workload"]
@@ -130,8 +131,9 @@ def poisson_workload(
     the seed and the parameters, never on how many jobs a consumer reads. With no
     ``count`` and no ``until`` the iterator never ends: give the simulation an end.
     """
-    if not (isinstance(rate, int | float) and math.isfinite(rate) and rate > 0):
+    if isinstance(rate, bool) or not isinstance(rate, numbers.Real) or not (math.isfinite(rate) and rate > 0):
         raise WorkloadError(f"arrival rate must be a finite number > 0, got {rate!r}")
+    rate = float(rate)
     if count is not None and (int(count) != count or count < 0):
         raise WorkloadError(f"count must be a whole number >= 0, got {count!r}")
     mix = list(classes) if classes else [JobClass("", 1.0, runtime, cpus)]
@@ -162,28 +164,23 @@ def _generate(
 ) -> Iterator[Job]:
     made = 0
     many_classes, many_groups = len(mix) > 1, len(group_names) > 1
+    names = [c.name for c in mix]
     while count is None or made < count:
         gaps = rng.exponential(1.0 / rate, BLOCK)
         kinds = rng.choice(len(mix), BLOCK, p=class_p) if many_classes else np.zeros(BLOCK, int)
         grps = rng.choice(len(group_names), BLOCK, p=group_p) if many_groups else np.zeros(BLOCK, int)
-        sizes = [d.draw(rng, BLOCK) for d in runtimes]
-        widths = [np.maximum(1, np.rint(d.draw(rng, BLOCK))).astype(int) for d in cpu_dists]
+        # One tolist() per block gives the same Python floats and ints as converting
+        # numpy scalars job by job, at a fraction of the cost per job.
+        sizes = [np.asarray(d.draw(rng, BLOCK), dtype=float).tolist() for d in runtimes]
+        widths = [np.maximum(1, np.rint(d.draw(rng, BLOCK))).astype(int).tolist() for d in cpu_dists]
         times = clock + np.cumsum(gaps)
-        for i in range(BLOCK):
-            t = float(times[i])
+        block = zip(times.tolist(), kinds.tolist(), grps.tolist(), strict=True)
+        for i, (t, k, g) in enumerate(block):
             if (count is not None and made >= count) or (until is not None and t > until):
                 return
-            k = int(kinds[i])
-            run = float(sizes[k][i])
-            yield Job(
-                id=next_id,
-                submit=t,
-                runtime=run,
-                cpus=int(widths[k][i]),
-                job_class=mix[k].name,
-                group=group_names[int(grps[i])],
-                utility=utility(run) if utility is not None else None,
-            )
+            run = sizes[k][i]
+            tuf = utility(run) if utility is not None else None
+            yield _new_job(next_id, t, run, widths[k][i], names[k], group_names[g], tuf)
             next_id += 1
             made += 1
         clock = float(times[-1])

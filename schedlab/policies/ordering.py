@@ -28,8 +28,8 @@ class FCFS:
 
     def __call__(self, view: MachineView) -> Start | None:
         waiting = view.waiting
-        if waiting and view.fits(waiting[0]):
-            return Start(waiting[0])
+        if waiting and view.fits(head := waiting[0]):
+            return Start(head)
         return None
 
 

@@ -27,6 +27,10 @@ from schedlab.processes.tracing import tracer_of
 
 __all__ = ["Machine", "PolicyError", "Running"]
 
+#: answers decide() applies as one action (an iterable of any other kind is a batch);
+#: a tuple, built once: ``A | B | ...`` in the loop would build a union at every answer
+_ONE_ANSWER = (Start, Preempt, Resize, str, bytes)
+
 
 class PolicyError(RuntimeError):
     """A policy asked for something the machine cannot do."""
@@ -272,7 +276,7 @@ class Machine:
             budget = 4 * (len(self.waiting) + len(self.running)) + 16
             policy, view, apply = self.policy, self.view, self.apply
             while (answer := policy(view)) is not None:
-                if isinstance(answer, Start | Preempt | Resize | str | bytes) or not hasattr(answer, "__iter__"):
+                if isinstance(answer, _ONE_ANSWER) or not hasattr(answer, "__iter__"):
                     budget -= 1
                     apply(answer)  # an action, or something that is not: apply() names it
                 else:

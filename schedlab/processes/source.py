@@ -36,7 +36,7 @@ class Source:
         self.process = env.process(self._run(iter(workload)))
 
     def _run(self, jobs: Iterable[Job]) -> Generator[simpy.Event, object, None]:
-        env, submit = self.env, self.target.submit
+        env, submit, trace = self.env, self.target.submit, self._trace
         last = None
         for job in jobs:
             delay = job.submit - env.now
@@ -48,8 +48,8 @@ class Source:
                 )
             if delay > 0:
                 yield env.timeout(delay)
-            if self._trace is not None:
-                self._trace(env.now, self.name, "arrive", f"job {job.id}")
+            if trace is not None:
+                trace(env.now, self.name, "arrive", f"job {job.id}")
             self.count += 1
             submit(job)
             last = job
