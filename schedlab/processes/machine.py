@@ -22,10 +22,11 @@ import simpy
 from schedlab.model.decisions import Action, Policy, Preempt, Resize, Start
 from schedlab.model.job import Job
 from schedlab.model.records import JobRecord, Status, job_record
+from schedlab.processes.running import Running
 from schedlab.processes.signal import Signal
 from schedlab.processes.tracing import tracer_of
 
-__all__ = ["Machine", "PolicyError", "Running"]
+__all__ = ["Machine", "PolicyError", "Running"]  # Running re-exported: policies see it
 
 #: answers decide() applies as one action (an iterable of any other kind is a batch);
 #: a tuple, built once: ``A | B | ...`` in the loop would build a union at every answer
@@ -34,56 +35,6 @@ _ONE_ANSWER = (Start, Preempt, Resize, str, bytes)
 
 class PolicyError(RuntimeError):
     """A policy asked for something the machine cannot do."""
-
-
-class Running:
-    """The execution state of one job on a machine (what a policy sees as running).
-
-    ``remaining`` is kept in *ideal time*: execution time still needed at the full
-    allocation. At rate ``r = cpus / job.cpus`` it takes ``remaining / r``.
-    """
-
-    __slots__ = ("_remaining", "cpu_time", "cpus", "first_start", "job", "preemptions",
-                 "process", "resizes", "seq", "started", "work_done")
-
-    def __init__(self, job: Job, seq: int) -> None:
-        self.job = job
-        self.seq = seq
-        self.cpus = 0
-        self._remaining = job.runtime
-        self.work_done = 0.0
-        self.cpu_time = 0.0
-        self.first_start = math.nan
-        self.started = math.nan
-        self.preemptions = 0
-        self.resizes = 0
-        self.process: simpy.Process | None = None
-
-    @property
-    def rate(self) -> float:
-        return self.cpus / self.job.cpus
-
-    def remaining(self, now: float) -> float:
-        if self.cpus == 0:
-            return self._remaining
-        return max(0.0, self._remaining - (now - self.started) * self.rate)
-
-    def expected_end(self, now: float) -> float:
-        if self.cpus == 0:
-            return math.inf
-        return self.started + self._remaining / self.rate
-
-    def _book(self, now: float) -> None:
-        """Account for the work done since ``started`` and restart the clock at ``now``."""
-        elapsed = now - self.started
-        done = min(self._remaining, elapsed * self.rate)
-        self._remaining -= done
-        self.work_done += done
-        self.cpu_time += elapsed * self.cpus
-        self.started = now
-
-    def __repr__(self) -> str:
-        return f"Running({self.job!r}, cpus={self.cpus}, remaining={self._remaining:g})"
 
 
 class _View:
