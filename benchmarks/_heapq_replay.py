@@ -72,10 +72,13 @@ def replay(jobs: Sequence[JobTuple], procs: int, rule: str = "easy") -> list[flo
             need = cpus[queue[k]]
             shadow, extra, available = math.inf, 0, state["free"]
             for end, width in sorted((max(now, e), cpus[j]) for j, e in running.items()):
-                available += width
-                if available >= need:
-                    shadow, extra = end, available - need
+                if end > shadow:
                     break
+                available += width  # every job ending at the shadow time adds to the extras
+                if shadow == math.inf and available >= need:
+                    shadow = end
+            if shadow < math.inf:
+                extra = available - need
             for j in queue[k + 1:]:
                 if cpus[j] > state["free"]:
                     continue

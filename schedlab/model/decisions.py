@@ -62,6 +62,10 @@ class RunningView(Protocol):
     def started(self) -> float:
         """When the current allocation began (last start, resume or resize)."""
         ...
+    @property
+    def requested_end(self) -> float:
+        """When it ends by its requested (user-estimated) time, as a scheduler would expect."""
+        ...
     def remaining(self, now: float) -> float:
         """Ideal (full-allocation) execution time still to do at ``now``."""
         ...

@@ -30,12 +30,12 @@ __all__ = ["EASY", "Committed", "reservation"]
 def reservation(view: MachineView, head: Job) -> tuple[float, int]:
     """Shadow time and extra processors for ``head`` (which does not fit now).
 
-    A running job is expected to end at its start plus its requested time, or now if
-    it has overrun its request. Returns ``(inf, 0)`` if even the empty machine could
-    not hold ``head``.
+    A running job is expected to end at its ``requested_end`` (its start plus its
+    requested time), or now if it has overrun its request. Returns ``(inf, 0)`` if even
+    the empty machine could not hold ``head``.
     """
     now = view.now
-    ends = sorted((max(now, r.first_start + r.job.requested_time), r.cpus) for r in view.running)
+    ends = sorted([(r.requested_end, r.cpus) for r in view.running])
     available = view.free
     shadow = None
     for end, cpus in ends:
@@ -43,7 +43,7 @@ def reservation(view: MachineView, head: Job) -> tuple[float, int]:
             break
         available += cpus  # every job ending at the shadow time frees its processors then
         if shadow is None and available >= head.cpus:
-            shadow = end
+            shadow = end if end > now else now
     if shadow is None:
         return float("inf"), 0
     return shadow, available - head.cpus
@@ -58,9 +58,14 @@ class EASY:
 
     order: Priority = field(default_factory=Priority)
 
-    def __call__(self, view: MachineView) -> Iterator[Start]:
+    def __call__(self, view: MachineView) -> Iterator[Start] | None:
+        if not view.waiting:
+            return None
+        return self._starts(view)
+
+    def _starts(self, view: MachineView) -> Iterator[Start]:
         now = view.now
-        queue = self.order.rank(view.waiting, now)
+        queue = list(self.order.rank(view.waiting, now))  # a copy: starting jobs changes the queue
         i = 0
         while i < len(queue) and view.fits(queue[i]):
             yield Start(queue[i])

@@ -96,17 +96,26 @@ class Priority:
         if self.score not in SCORES:
             raise ValueError(f"unknown score {self.score!r}; choose from {', '.join(SCORES)}")
 
-    def rank(self, waiting: Sequence[Job], now: float) -> list[Job]:
-        """The waiting jobs in the order this policy would start them."""
+    def rank(self, waiting: Sequence[Job], now: float) -> Sequence[Job]:
+        """The waiting jobs in the order this policy would start them.
+
+        FCFS is the order jobs reached the machine, which the queue already keeps (for
+        a trace, the submit order): no sort. Other scores sort stably, so ties keep it.
+        """
         fn = SCORES[self.score]
         if fn is fcfs:
-            return sorted(waiting, key=_submit)  # stable: equal submit times keep arrival order
+            return waiting
         return sorted(waiting, key=lambda job: fn(job, now))
 
-    def __call__(self, view: MachineView) -> Iterator[Start]:
-        # A generator: the machine applies each Start before asking for the next, so
+    def __call__(self, view: MachineView) -> Iterator[Start] | None:
+        if not view.waiting:
+            return None
+        return self._starts(view)
+
+    def _starts(self, view: MachineView) -> Iterator[Start]:
+        # A generator: the machine applies each Start before the next is made, so
         # view.fits always sees the jobs started so far, and the queue is scored once.
-        for job in self.rank(view.waiting, view.now):
+        for job in list(self.rank(view.waiting, view.now)):
             if not view.fits(job):
                 return
             yield Start(job)
@@ -114,6 +123,3 @@ class Priority:
     def __str__(self) -> str:
         return self.score
 
-
-def _submit(job: Job) -> float:
-    return job.submit

@@ -73,10 +73,10 @@ class Machine:
         Number of CPUs.
     policy
         Called at each decision event with a :class:`~schedlab.model.decisions.MachineView`;
-        returns the next :data:`~schedlab.model.decisions.Action`, an iterable of
-        actions (applied one by one as it yields them, so a generator sees the effect
-        of each before making the next), or ``None`` when it has nothing to do. The
-        machine asks again after every non-empty answer, until ``None`` or an empty one.
+        returns the next :data:`~schedlab.model.decisions.Action` (the machine applies
+        it and asks again, until ``None``), or an iterable of actions: the whole answer
+        for this decision event, applied one by one as it is produced, so a generator
+        sees the effect of each action before making the next.
     name
         Label used in records and traces.
     resources
@@ -231,13 +231,13 @@ class Machine:
                     budget -= 1
                     apply(answer)  # an action, or something that is not: apply() names it
                 else:
-                    applied = 0
                     for action in answer:  # lazily: a generator sees each action's effect
                         apply(action)
-                        applied += 1
-                    if not applied:
-                        break
-                    budget -= applied
+                        budget -= 1
+                        if budget < 0:
+                            break
+                    else:
+                        break  # an iterable is the policy's whole answer for this event
                 if budget < 0:
                     raise PolicyError(
                         f"policy {policy!r} on machine {self.name!r} kept returning actions "
@@ -288,6 +288,7 @@ class Machine:
         self._account()
         run.cpus = n = int(n)
         run.started = now
+        run.requested_end = now + max(0.0, job.requested_time - run.work_done)
         self.free -= n
         if job.demands:
             used = self.used

@@ -24,7 +24,7 @@ class Running:
     allocation. At rate ``r = cpus / job.cpus`` it takes ``remaining / r``.
     """
 
-    __slots__ = ("_remaining", "cpu_time", "cpus", "first_start", "job", "preemptions",
+    __slots__ = ("_remaining", "cpu_time", "cpus", "first_start", "job", "preemptions", "requested_end",
                  "process", "resizes", "seq", "started", "work_done")
 
     def __init__(self, job: Job, seq: int) -> None:
@@ -35,6 +35,9 @@ class Running:
         self.work_done = 0.0
         self.cpu_time = 0.0
         self.first_start = math.nan
+        #: when the job ends by its requested (user-estimated) time, set at each (re)start:
+        #: what backfilling reasons with, since a scheduler cannot know the real runtime
+        self.requested_end = math.inf
         self.started = math.nan
         self.preemptions = 0
         self.resizes = 0
