@@ -24,8 +24,20 @@ class Running:
     allocation. At rate ``r = cpus / job.cpus`` it takes ``remaining / r``.
     """
 
-    __slots__ = ("_remaining", "cpu_time", "cpus", "first_start", "job", "preemptions", "requested_end",
-                 "process", "resizes", "seq", "started", "work_done")
+    __slots__ = (
+        "_remaining",
+        "cpu_time",
+        "cpus",
+        "first_start",
+        "job",
+        "preemptions",
+        "process",
+        "requested_end",
+        "resizes",
+        "seq",
+        "started",
+        "work_done",
+    )
 
     def __init__(self, job: Job, seq: int) -> None:
         self.job = job
