@@ -33,11 +33,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import sys
 import tempfile
 import time
 import tracemalloc
+
+from _memory import peak_rss_kib  # beside this script, shared with replay.py
 
 
 def _python310_shim() -> None:
@@ -49,16 +50,6 @@ def _python310_shim() -> None:
         collections.Mapping = collections.abc.Mapping  # type: ignore[attr-defined]
 
 
-def peak_rss_kib() -> int:
-    """Peak RSS of this process in KiB: VmHWM (getrusage's ru_maxrss inherits the parent's peak)."""
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
 def system_config(cores: int, nodes: int) -> dict:

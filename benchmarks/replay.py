@@ -58,7 +58,6 @@ import json
 import math
 import os
 import pstats
-import resource
 import statistics
 import subprocess
 import sys
@@ -214,20 +213,10 @@ def worker_heapq(swf: str, procs: int, rule: str, schedule: str, traced: bool) -
 
 
 def _maxrss_kib() -> int:
-    """Peak resident set of this process so far, in KiB.
+    """Peak RSS of this process in KiB (see benchmarks/_memory.py)."""
+    from _memory import peak_rss_kib  # beside this script; the AccaSim driver shares it
 
-    ``VmHWM`` of /proc/self/status where there is one: ``getrusage``'s ``ru_maxrss``
-    survives fork + exec on Linux, so a worker would report the orchestrator's peak
-    (the whole trace loaded) whenever that is larger than its own.
-    """
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux, bytes on macOS
+    return peak_rss_kib()
 
 
 def _write_rows(path: str, rows: list[tuple[Any, ...]]) -> None:
