@@ -156,6 +156,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def _replay(args: argparse.Namespace) -> int:
     from schedlab.experiment import trace_scenario
+    from schedlab.experiment.replay import load_trace, trace_path
     from schedlab.experiment.runner import run
     from schedlab.experiment.scenario import load_scenario
 
@@ -176,6 +177,9 @@ def _replay(args: argparse.Namespace) -> int:
         overrides["windows"] = args.windows if args.windows is not None else 10
     scenario = load_scenario(trace_scenario.__file__)
     cfg = scenario.config(overrides)
+    for name in cfg.traces:  # what was read, kept and dropped, and why: skips are counted, never silent
+        loaded = load_trace(str(trace_path(name, Path(cfg.traces_dir))), cfg.compat, cfg.strict)
+        print(f"{loaded.report}; machine {loaded.procs} {'nodes' if cfg.compat == 'rlscheduler' else 'processors'}")
     results = run(scenario, overrides=overrides, reps=cfg.n_windows, executor=args.executor, workers=args.workers)
     for row in results.rows:
         row["windows"] = cfg.n_windows
