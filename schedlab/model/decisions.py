@@ -10,17 +10,17 @@ these types only.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from schedlab.model.job import Job
 
 __all__ = ["Action", "MachineView", "Policy", "Preempt", "Resize", "RunningView", "Start"]
 
 
-@dataclass(frozen=True, slots=True)
-class Start:
+class Start(NamedTuple):
     """Start (or resume) waiting ``job`` on ``cpus`` CPUs (default: all it asked for).
+
+    Actions are named tuples: immutable, and made in C (a policy makes one per start).
 
     Fewer CPUs than asked for "squeezes" the job: it runs at rate ``cpus / job.cpus``.
     """
@@ -29,15 +29,13 @@ class Start:
     cpus: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Preempt:
+class Preempt(NamedTuple):
     """Suspend running ``job``: it gives its CPUs back and waits to resume where it left off."""
 
     job: Job
 
 
-@dataclass(frozen=True, slots=True)
-class Resize:
+class Resize(NamedTuple):
     """Change running ``job``'s allocation to ``cpus`` (squeeze it, or grow it back)."""
 
     job: Job
