@@ -18,6 +18,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -245,9 +246,16 @@ def run(
                 if on_result:
                     on_result(results[-1])
         else:
-            futures: list[Future[TaskResult]] = [pool.submit(run_task, t) for t in tasks]
-            for fut in futures:
-                results.append(fut.result())
+            try:
+                futures: list[Future[TaskResult]] = [pool.submit(run_task, t) for t in tasks]
+                for fut in futures:
+                    results.append(fut.result())
+            except BrokenProcessPool as exc:
+                raise ExperimentError(
+                    "a worker process died. Called from a script? The pool starts workers with 'spawn', which "
+                    "re-imports the script: put the call under `if __name__ == '__main__':`, or use "
+                    "executor='serial'"
+                ) from exc
                 bar.update()
                 if on_result:
                     on_result(results[-1])
