@@ -227,7 +227,10 @@ class Machine:
             budget = 4 * (len(self.waiting) + len(self.running)) + 16
             policy, view, apply = self.policy, self.view, self.apply
             while (answer := policy(view)) is not None:
-                if isinstance(answer, _ONE_ANSWER) or not hasattr(answer, "__iter__"):
+                if type(answer) is Start:  # the common answer, dispatched without apply()
+                    budget -= 1
+                    self.start(answer.job, answer.cpus)
+                elif isinstance(answer, _ONE_ANSWER) or not hasattr(answer, "__iter__"):
                     budget -= 1
                     apply(answer)  # an action, or something that is not: apply() names it
                 else:
@@ -263,11 +266,11 @@ class Machine:
         if cpus is None:
             n = job.cpus  # a whole number >= 1: Job checked it
         else:
-            n = cpus
-            if int(n) != n or not 1 <= n <= job.cpus:
+            if int(cpus) != cpus or not 1 <= cpus <= job.cpus:
                 raise PolicyError(
-                    f"machine {self.name!r}: job {job.id} asks for {job.cpus} cpus; cannot start it on {n}"
+                    f"machine {self.name!r}: job {job.id} asks for {job.cpus} cpus; cannot start it on {cpus}"
                 )
+            n = int(cpus)
         try:
             place = self.waiting.index(job)  # jobs compare by identity: a C-level scan
         except ValueError:
@@ -280,15 +283,17 @@ class Machine:
         del self.waiting[place]
         env = self.env
         now = env.now
-        run = self._suspended.pop(job, None)
+        run = self._suspended.pop(job, None) if self._suspended else None
         resumed = run is not None
         if run is None:
             run = Running(job, self._arrival_seq[job])
             run.first_start = now
+            run.requested_end = now + job.requested_time
+        else:  # expected to end by what is left of its request
+            run.requested_end = now + max(0.0, job.requested_time - run.work_done)
         self._account()
-        run.cpus = n = int(n)
+        run.cpus = n
         run.started = now
-        run.requested_end = now + max(0.0, job.requested_time - run.work_done)
         self.free -= n
         if job.demands:
             used = self.used
