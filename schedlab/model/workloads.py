@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from schedlab.model.distributions import Distribution, Exponential, as_distribution
+from schedlab.model.distributions import Distribution, as_distribution
 from schedlab.model.job import Job, _new_job
 from schedlab.model.utility import TimeUtility
 
@@ -184,10 +184,3 @@ def _generate(
             next_id += 1
             made += 1
         clock = float(times[-1])
-
-
-def exponential_runtime(service_rate: float) -> Exponential:
-    """Exponential runtimes of the given service rate (mean ``1 / service_rate``)."""
-    if not (math.isfinite(service_rate) and service_rate > 0):
-        raise WorkloadError(f"service rate must be a finite number > 0, got {service_rate!r}")
-    return Exponential(1.0 / service_rate)
