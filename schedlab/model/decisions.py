@@ -97,6 +97,9 @@ class MachineView(Protocol):
     def is_suspended(self, job: Job) -> bool:
         """Is waiting ``job`` a preempted one, with work already done?"""
         ...
+    def remaining(self, job: Job) -> float:
+        """Ideal (full-allocation) execution time still to do for waiting ``job``."""
+        ...
 
 
 #: a policy: called with the view, returns the next action or ``None`` (nothing more now)

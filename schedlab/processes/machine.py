@@ -61,6 +61,11 @@ class _View:
     def is_suspended(self, job: Job) -> bool:
         return job in self._m._suspended
 
+    def remaining(self, job: Job) -> float:
+        """Ideal execution time still to do for waiting ``job`` (all of it unless suspended)."""
+        run = self._m._suspended.get(job)
+        return job.runtime if run is None else run._remaining
+
 
 class Machine:
     """``capacity`` CPUs (and optional other resources) shared by jobs, run by a policy.
@@ -374,6 +379,8 @@ class Machine:
         """The job's process: run until its work is done, re-planning after each change."""
         env, job = self.env, run.job
         while True:
+            if run.process is not env.active_process:
+                return  # started and preempted at one instant, before this process first ran
             try:
                 yield env.timeout(run._remaining * job.cpus / run.cpus)
                 break
