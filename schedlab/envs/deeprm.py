@@ -1,0 +1,176 @@
+"""A Gymnasium environment over the DeepRM machine (seed 002, section 6).
+
+Each episode builds a fresh SimPy model: a :class:`~schedlab.envs.slotted.SlottedMachine`
+fed a DeepRM job sequence drawn from the episode's seed. A step is one decision:
+
+- action ``i < M`` places the job of slot ``i`` at its earliest fit in the horizon;
+  no time passes and the reward is 0;
+- action ``M`` advances time one step, and so does picking an empty slot or a job
+  that fits nowhere in the horizon (section 6): the model runs to the next decision
+  event and the reward is ``-sum(1/T_j)`` over the jobs in the system during the step
+  (DeepRM), so an episode's return is minus the total slowdown; with
+  ``reward="slowdown_mean"`` it is divided by the episode's number of jobs, making the
+  return minus the mean slowdown.
+
+The episode terminates when every job has arrived and completed, and is truncated at
+``max_time`` steps.
+
+References
+----------
+H. Mao, M. Alizadeh, I. Menache, S. Kandula, "Resource management with deep
+reinforcement learning", HotNets 2016.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import gymnasium as gym
+import numpy as np
+import simpy
+from gymnasium import spaces
+
+from schedlab.envs.jobs import DeepRMJobs
+from schedlab.envs.slotted import SlottedMachine
+from schedlab.model.job import Job
+
+__all__ = ["DeepRMConfig", "DeepRMEnv"]
+
+
+def _default_resources() -> dict[str, int]:
+    return {"cpus": 20, "memory": 20}
+
+
+@dataclass(frozen=True)
+class DeepRMConfig:
+    """The DeepRM environment's settings (defaults after Mao et al. 2016)."""
+
+    #: capacity of each resource in whole units; the first is the machine's CPUs
+    resources: Mapping[str, int] = field(default_factory=_default_resources)
+    #: time steps of the occupation and slot images
+    horizon: int = 20
+    #: visible job slots M (actions 0..M-1 place them, M advances time)
+    slots: int = 5
+    #: largest backlog count shown
+    backlog: int = 60
+    #: cluster load of the job sequences; a tuple draws one per episode
+    load: float | tuple[float, ...] = 0.7
+    #: time steps in which jobs arrive
+    arrival_steps: int = 50
+    #: Bernoulli trials per arrival step (the most jobs one step brings)
+    trials: int = 3
+    #: steps after which an unfinished episode is truncated
+    max_time: int = 1000
+    #: per-step reward: minus sum(1/T_j) (return = -total slowdown) or that over the job count
+    reward: Literal["slowdown_sum", "slowdown_mean"] = "slowdown_sum"
+    #: observe one flat float32 vector (backlog, machine, slots) instead of a Dict
+    flatten: bool = False
+
+    def __post_init__(self) -> None:
+        for what in ("horizon", "slots", "backlog", "arrival_steps", "trials", "max_time"):
+            value = getattr(self, what)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{what} must be a whole number >= 1, got {value!r}")
+        if self.reward not in ("slowdown_sum", "slowdown_mean"):
+            raise ValueError(f"reward must be 'slowdown_sum' or 'slowdown_mean', got {self.reward!r}")
+        jobs = self.jobs  # checks the capacities and the job ranges
+        if self.horizon < jobs.max_len:
+            raise ValueError(f"horizon {self.horizon} is shorter than the longest job ({jobs.max_len} steps)")
+        for load in self.loads:
+            jobs.rate(load)
+
+    @property
+    def loads(self) -> tuple[float, ...]:
+        return self.load if isinstance(self.load, tuple) else (float(self.load),)
+
+    @property
+    def jobs(self) -> DeepRMJobs:
+        """The job distribution over these resources."""
+        return DeepRMJobs(dict(self.resources), trials=self.trials)
+
+
+class DeepRMEnv(gym.Env[Any, np.int64]):
+    """DeepRM's single machine as a Gymnasium environment, over a schedlab SimPy model.
+
+    Parameters
+    ----------
+    config
+        A :class:`DeepRMConfig`; keyword arguments override its fields.
+
+    Notes
+    -----
+    ``reset(options={"jobs": [...]})`` replays a given job sequence (whole-number
+    submit times and lengths) instead of drawing one; ``options={"load": x}`` draws
+    one at load ``x``. After an episode, ``env.unwrapped.model`` holds the model: its
+    records, utilization and Machine.
+    """
+
+    metadata = {"render_modes": []}
+
+    def __init__(self, config: DeepRMConfig | None = None, **overrides: Any) -> None:
+        cfg = config or DeepRMConfig()
+        if overrides:
+            cfg = DeepRMConfig(**{**cfg.__dict__, **overrides})
+        self.config = cfg
+        d, cap = len(cfg.resources), max(cfg.resources.values())
+        t, m = cfg.horizon, cfg.slots
+        self._dict_space = spaces.Dict({
+            "backlog": spaces.Box(0.0, float(cfg.backlog), shape=(1,), dtype=np.float32),
+            "machine": spaces.Box(0.0, 1.0, shape=(t, d, cap), dtype=np.float32),
+            "slots": spaces.Box(0.0, 1.0, shape=(m, t, d, cap), dtype=np.float32),
+        })
+        if cfg.flatten:
+            high = np.concatenate([[cfg.backlog], np.ones(t * d * cap * (m + 1))]).astype(np.float32)
+            self.observation_space = spaces.Box(np.zeros_like(high), high, dtype=np.float32)
+        else:
+            self.observation_space = self._dict_space
+        self.action_space = spaces.Discrete(m + 1)
+        self.model: SlottedMachine | None = None
+        self._scale = 1.0
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict]:
+        super().reset(seed=seed)
+        cfg, options = self.config, options or {}
+        jobs: list[Job] | None = options.get("jobs")
+        if jobs is None:
+            loads = (float(options["load"]),) if "load" in options else cfg.loads
+            load = loads[int(self.np_random.integers(len(loads)))] if len(loads) > 1 else loads[0]
+            jobs = cfg.jobs.sample(load, cfg.arrival_steps, self.np_random)
+        sim = simpy.Environment()
+        self.model = SlottedMachine(sim, cfg.resources, jobs, horizon=cfg.horizon, slots=cfg.slots,
+                                    backlog=cfg.backlog)
+        self._scale = 1.0 / max(1, len(jobs)) if cfg.reward == "slowdown_mean" else 1.0
+        sim.run(until=self.model.tick(0))  # the arrivals of time 0
+        return self._observe(), self._info(scheduled=False)
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
+        model = self.model
+        if model is None:
+            raise RuntimeError("call reset() before step()")
+        a = int(action)
+        if a != action or not 0 <= a <= self.config.slots:
+            raise ValueError(f"action must be a whole number in 0..{self.config.slots}, got {action!r}")
+        if a < self.config.slots and model.place(a):
+            return self._observe(), 0.0, False, False, self._info(scheduled=True)
+        # the void action, an empty slot, or a job that fits nowhere: time moves on
+        reward = -model.end_step() * self._scale
+        model.sim.run(until=model.tick())
+        terminated = model.done
+        truncated = not terminated and model.now >= self.config.max_time
+        return self._observe(), reward, terminated, truncated, self._info(scheduled=False)
+
+    def _observe(self) -> Any:
+        model = self.model
+        assert model is not None
+        machine, slots = model.images()
+        backlog = np.array([min(model.backlog, self.config.backlog)], dtype=np.float32)
+        if self.config.flatten:
+            return np.concatenate([backlog, machine.ravel(), slots.ravel()])
+        return {"backlog": backlog, "machine": machine, "slots": slots}
+
+    def _info(self, *, scheduled: bool) -> dict[str, Any]:
+        model = self.model
+        assert model is not None
+        return {"time": model.now, "scheduled": scheduled, "backlog": model.backlog, "completed": model.completed}

@@ -1,0 +1,250 @@
+"""The DeepRM machine: a schedlab :class:`~schedlab.processes.Machine` run in time steps.
+
+A :class:`SlottedMachine` wires, on a given SimPy environment, a schedlab Machine
+with ``d`` resources (the first is its CPUs, the others named resources), a
+:class:`~schedlab.processes.Source` that submits a job sequence, and the scheduler's
+picture of it (seed 002, section 6; Mao et al. 2016, section 3):
+
+- the *occupation image*: units of each resource held in each of the next ``horizon``
+  time steps by the jobs already placed;
+- ``slots`` visible job slots: the oldest waiting jobs not yet placed, in arrival
+  order, and a *backlog* count of the waiting jobs behind them.
+
+Placing slot ``i`` puts its job at the earliest step of the horizon where it fits for
+its whole length (the look-ahead of seed 002, section 6). At offset 0 the machine
+starts it now; later, a reserved start fires at that step. The Machine runs the
+jobs, emits their completions and keeps their records; the image is the plan, and the
+tests check that the Machine's own accounting always agrees with its first row.
+
+Ordering within an instant is explicit: completions and arrivals (SimPy's normal
+priority) come first, then reserved starts, then the decision tick, so a decision at
+time t sees every event of time t.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import simpy
+
+from schedlab.model.decisions import MachineView
+from schedlab.model.job import Job
+from schedlab.model.records import JobRecord
+from schedlab.processes.machine import Machine
+from schedlab.processes.source import Source
+
+__all__ = ["SlottedMachine"]
+
+#: SimPy priorities below NORMAL (1): reserved starts after completions, the tick last
+_RESERVED, _TICK = 2, 3
+
+
+class _Late(simpy.events.Event):
+    """An event at ``now + delay`` processed after the normal events of that instant."""
+
+    def __init__(self, env: simpy.Environment, delay: float, priority: int) -> None:
+        super().__init__(env)
+        self._ok = True
+        self._value = None
+        env.schedule(self, priority, delay)
+
+
+def _hold(view: MachineView) -> None:
+    """The Machine's own policy: start nothing; the agent places jobs through the image."""
+    return None
+
+
+class SlottedMachine:
+    """A DeepRM machine over a schedlab Machine, fed a job sequence.
+
+    Parameters
+    ----------
+    sim
+        The SimPy environment.
+    capacities
+        Capacity of each resource in whole units; the first is the Machine's CPUs.
+    jobs
+        The job sequence, in submission order: whole-number submit times and
+        lengths, lengths at most ``horizon``, demands within capacity.
+    horizon
+        Time steps of the image (the farthest a job may be placed ends within it).
+    slots
+        Visible job slots (DeepRM's M).
+    backlog
+        Largest backlog count the observation shows (more jobs still wait; none is dropped).
+    """
+
+    def __init__(
+        self, sim: simpy.Environment, capacities: Mapping[str, int], jobs: Sequence[Job], *,
+        horizon: int = 20, slots: int = 5, backlog: int = 60, name: str = "deeprm",
+    ) -> None:
+        self.names = list(capacities)
+        if not self.names:
+            raise ValueError("capacities: need at least one resource")
+        for r, cap in capacities.items():
+            if isinstance(cap, bool) or not isinstance(cap, int | np.integer) or cap <= 0:
+                raise ValueError(f"capacity of {r!r} must be a whole number > 0, got {cap!r}")
+        for what, value in (("horizon", horizon), ("slots", slots), ("backlog", backlog)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{what} must be a whole number >= 1, got {value!r}")
+        self.sim = sim
+        self.cap = np.array([capacities[r] for r in self.names], dtype=np.int64)
+        self.horizon, self.slots, self.backlog_cap = horizon, slots, backlog
+        self._len: dict[Job, int] = {}
+        self._demand: dict[Job, np.ndarray] = {}
+        for job in jobs:
+            self._check(job)
+        self.n_jobs = len(jobs)
+        self.machine = Machine(sim, int(self.cap[0]), _hold, name=name, oversize="raise",
+                               resources={r: float(c) for r, c in zip(self.names[1:], self.cap[1:], strict=True)})
+        self.occ = np.zeros((horizon, len(self.names)), dtype=np.int64)  # the plan, row 0 = now
+        self.queue: list[Job] = []  # waiting and not placed, in arrival order
+        self.area = np.zeros(len(self.names))  # unit-steps used so far, per resource
+        self.completed = 0
+        # jobs in the system by length: the per-step cost sum(1/T_j) without a loop over jobs
+        self._present = np.zeros(horizon + 1, dtype=np.int64)
+        self._inverse = np.concatenate([[0.0], 1.0 / np.arange(1, horizon + 1)])
+        self._t_index = np.arange(horizon)
+        self._c_index = np.arange(int(self.cap.max()))
+        self.machine.completed.connect(self._on_complete)
+        self.source = Source(sim, jobs, self, name=f"{name}-source")
+
+    def _check(self, job: Job) -> None:
+        length = job.runtime
+        if length != int(length) or job.submit != int(job.submit):
+            raise ValueError(f"job {job.id}: a time-stepped machine needs whole-number submit and length, "
+                             f"got submit={job.submit} runtime={job.runtime}")
+        if length > self.horizon:
+            raise ValueError(f"horizon {self.horizon} is shorter than job {job.id}'s length {int(length)}: "
+                             "raise horizon to at least the longest job")
+        demand = np.array([job.demand("cpus")] + [job.demands.get(r, 0.0) for r in self.names[1:]])
+        extra = set(job.demands) - set(self.names[1:])
+        if extra:
+            raise ValueError(f"job {job.id} demands {sorted(extra)}, which machine resources {self.names} lack")
+        if np.any(demand != np.round(demand)):
+            raise ValueError(f"job {job.id}: demands must be whole units, got {demand.tolist()}")
+        over = np.flatnonzero(demand > self.cap)
+        if over.size:
+            r = int(over[0])
+            raise ValueError(f"job {job.id} demands {demand[r]:g} of {self.names[r]!r}, above its capacity "
+                             f"{self.cap[r]}")
+        self._len[job] = int(length)
+        self._demand[job] = demand.astype(np.int64)
+
+    # ------------------------------------------------------------------ the model's side
+    def submit(self, job: Job) -> None:
+        """Called by the Source at the job's submit time: the job enters the queue."""
+        self.machine.submit(job)
+        self.queue.append(job)
+        self._present[self._len[job]] += 1
+
+    def _on_complete(self, record: JobRecord) -> None:
+        self._present[int(record.runtime)] -= 1
+        self.completed += 1
+
+    def tick(self, delay: int = 1) -> simpy.Event:
+        """The next decision event: ``delay`` steps on, after every other event of that instant."""
+        return _Late(self.sim, delay, _TICK)
+
+    # ------------------------------------------------------------------ the scheduler's side
+    @property
+    def now(self) -> int:
+        return int(self.sim.now)
+
+    @property
+    def done(self) -> bool:
+        """Has every job of the sequence arrived and completed?"""
+        return self.completed == self.n_jobs
+
+    def slot(self, i: int) -> Job | None:
+        """The job in slot ``i``, or None for an empty slot."""
+        return self.queue[i] if 0 <= i < min(self.slots, len(self.queue)) else None
+
+    @property
+    def backlog(self) -> int:
+        """Waiting jobs beyond the slots (not capped)."""
+        return max(0, len(self.queue) - self.slots)
+
+    def length(self, job: Job) -> int:
+        return self._len[job]
+
+    def demand(self, job: Job) -> np.ndarray:
+        """Units of each resource ``job`` holds while it runs (read-only)."""
+        return self._demand[job]
+
+    def free_now(self) -> np.ndarray:
+        """Units of each resource free in the current step."""
+        return self.cap - self.occ[0]
+
+    def fits_now(self, job: Job) -> bool:
+        """Can ``job`` start now and hold its demand for its whole length?"""
+        return bool(np.all(self.occ[: self._len[job]] + self._demand[job] <= self.cap))
+
+    def earliest(self, job: Job) -> int | None:
+        """The first step offset where ``job`` fits for its whole length in the horizon, or None."""
+        length = self._len[job]
+        free = np.all(self.occ + self._demand[job] <= self.cap, axis=1)
+        # a window of `length` free rows starting at s has no blocked row: count them by prefix sums
+        blocked = np.concatenate([[0], np.cumsum(~free)])
+        ok = np.flatnonzero(blocked[length:] == blocked[: self.horizon - length + 1])
+        return int(ok[0]) if ok.size else None
+
+    def place(self, i: int) -> bool:
+        """Place slot ``i``'s job at its earliest fit; False (nothing changes) if empty or it never fits."""
+        job = self.slot(i)
+        if job is None:
+            return False
+        offset = self.earliest(job)
+        if offset is None:
+            return False
+        self.occ[offset : offset + self._len[job]] += self._demand[job]
+        del self.queue[i]
+        if offset == 0:
+            self.machine.start(job)
+        else:  # a reservation: started by an event that comes after that instant's completions
+            _Late(self.sim, offset, _RESERVED).callbacks.append(lambda _e, job=job: self.machine.start(job))
+        return True
+
+    def end_step(self) -> float:
+        """Close the current step: its cost ``sum(1/T_j)`` over jobs in the system; the image moves on.
+
+        Call it, then run the model to :meth:`tick`. Summed over an episode whose jobs
+        all complete, the costs are the total slowdown (each job is present
+        ``response`` steps, each costing ``1/T_j``).
+        """
+        self.area += self.occ[0]
+        cost = float(self._present @ self._inverse)
+        self.occ[:-1] = self.occ[1:]
+        self.occ[-1] = 0
+        return cost
+
+    def utilization(self) -> np.ndarray:
+        """Fraction of each resource's capacity used, averaged over the steps so far."""
+        steps = self.now
+        return self.area / (self.cap * steps) if steps > 0 else np.full(len(self.names), math.nan)
+
+    def records(self) -> list[JobRecord]:
+        return self.machine.all_records()
+
+    # ------------------------------------------------------------------ the observation
+    def images(self) -> tuple[np.ndarray, np.ndarray]:
+        """The occupation image ``(horizon, d, C)`` and the slot images ``(slots, horizon, d, C)``.
+
+        ``C`` is the largest capacity; cells beyond a smaller resource's capacity read
+        as occupied, so they never look free.
+        """
+        c = self._c_index
+        machine = (c < self.occ[:, :, None]) | (c >= self.cap[None, :, None])
+        lens = np.zeros(self.slots, dtype=np.int64)
+        dem = np.zeros((self.slots, len(self.names)), dtype=np.int64)
+        for i, job in enumerate(self.queue[: self.slots]):
+            lens[i] = self._len[job]
+            dem[i] = self._demand[job]
+        slots = (self._t_index[None, :, None, None] < lens[:, None, None, None]) & (c < dem[:, None, :, None])
+        return machine.astype(np.float32), slots.astype(np.float32)
+
+    def __repr__(self) -> str:
+        return (f"SlottedMachine(t={self.now}, queue={len(self.queue)}, running={len(self.machine.running)}, "
+                f"completed={self.completed}/{self.n_jobs})")
