@@ -125,7 +125,8 @@ class Config:
         need(self.train_time >= 0 and self.test_time > 0,
              f"need train_time >= 0 and test_time > 0, got {self.train_time}, {self.test_time}")
         need(0 < self.learning_rate <= 1, f"learning_rate must be in (0, 1], got {self.learning_rate}")
-        need(self.learning_rate_half_life > 0, f"learning_rate_half_life must be > 0, got {self.learning_rate_half_life}")
+        need(self.learning_rate_half_life > 0,
+             f"learning_rate_half_life must be > 0, got {self.learning_rate_half_life}")
 
 
 QUICK = dict(train_time=5_000.0, test_time=4_000.0, arrival_rates=(0.1, 0.2, 0.3))

@@ -89,8 +89,34 @@ class FuzzyRulebase:
         return [wi / total for wi in w]
 
     def value(self, p: Sequence[float], x: Sequence[float]) -> float:
-        """Output of eq. 1 for rule outputs ``p`` at input ``x``."""
-        return sum(pi * phi for pi, phi in zip(p, self.basis(x), strict=True))
+        """Output of eq. 1 for rule outputs ``p`` at input ``x``.
+
+        Computed without the basis: with complementary memberships, eq. 1 is the
+        multilinear interpolation of the ``p^i`` at the corners of [0, 1]^K, so one
+        input at a time halves the table (``2^K - 1`` blends instead of ``K 2^K``
+        products), the cost that matters when a scheduler scores every waiting job.
+        """
+        if len(x) != self.inputs:
+            raise ValueError(f"FuzzyRulebase: expected {self.inputs} inputs, got {len(x)}")
+        if self.inputs == 3:  # seed 000's rulebase, unrolled
+            x1, x2, x3 = x
+            if not (0.0 <= x1 <= 1.0 and 0.0 <= x2 <= 1.0 and 0.0 <= x3 <= 1.0):  # rare: clip, or refuse nan
+                if not (math.isfinite(x1) and math.isfinite(x2) and math.isfinite(x3)):
+                    raise ValueError(f"FuzzyRulebase: inputs must be finite, got {list(x)}")
+                x1, x2, x3 = (min(1.0, max(0.0, v)) for v in x)
+            s3 = 1.0 - x3
+            a, b = p[0] * s3 + p[1] * x3, p[2] * s3 + p[3] * x3  # x1 small: x2 small, large
+            c, d = p[4] * s3 + p[5] * x3, p[6] * s3 + p[7] * x3  # x1 large
+            s2 = 1.0 - x2
+            return (a * s2 + b * x2) * (1.0 - x1) + (c * s2 + d * x2) * x1
+        table = list(p)
+        for xj in reversed(x):  # the last input varies fastest in the rule order
+            if not math.isfinite(xj):
+                raise ValueError(f"FuzzyRulebase: inputs must be finite, got {list(x)}")
+            xj = 0.0 if xj < 0.0 else 1.0 if xj > 1.0 else xj
+            small = 1.0 - xj
+            table = [table[i] * small + table[i + 1] * xj for i in range(0, len(table), 2)]
+        return table[0]
 
     def __repr__(self) -> str:
         return f"FuzzyRulebase(inputs={self.inputs})"

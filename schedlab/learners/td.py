@@ -35,6 +35,9 @@ class Basis(Protocol):
     @property
     def size(self) -> int: ...
     def basis(self, x: Sequence[float]) -> Sequence[float]: ...
+    def value(self, p: Sequence[float], x: Sequence[float]) -> float:
+        """``p . basis(x)`` (an architecture may have a faster way to it)."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -120,7 +123,7 @@ class AverageRewardTD:
     # ------------------------------------------------------------------ the value
     def value(self, x: Sequence[float]) -> float:
         """``V(x) = p . phi(x)``."""
-        return sum(pi * phi for pi, phi in zip(self.p, self.basis_functions.basis(x), strict=True))
+        return self.basis_functions.value(self.p, x)
 
     # ------------------------------------------------------------------ the update
     def update(self, phi: Sequence[float], reward: float, phi_next: Sequence[float]) -> float:

@@ -3,8 +3,8 @@
 A scheduler that weighs preempting or squeezing needs the state the machine would be
 in after each candidate action. Here a state is a list of :class:`Slot` (one per
 running job: CPUs held, time until it ends, unit utility expected at its end) and a
-count of free CPUs; :func:`state_features` turns it into the three inputs of the
-value function (section 3.3):
+count of free CPUs; :meth:`RunningSet.features` turns it into the three inputs of
+the value function (section 3.3):
 
 - ``x1``: mean unit utility expected at completion of the running jobs, weighted by
   the CPUs each holds now;
@@ -21,17 +21,16 @@ import math
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from schedlab.model.decisions import MachineView, RunningView
+from schedlab.model.decisions import MachineView
 from schedlab.model.job import Job
 
 __all__ = [
+    "RunningSet",
     "Slot",
     "expected_unit",
     "job_slot",
-    "preemption_victims",
     "remaining_unit_utility",
     "running_slots",
-    "state_features",
 ]
 
 
@@ -65,36 +64,74 @@ def job_slot(view: MachineView, job: Job, cpus: int) -> Slot:
     return Slot(cpus, time_left, expected_unit(job, view.now + time_left), job)
 
 
-def state_features(slots: Sequence[Slot], free: int, capacity: int, max_job_length: float) -> tuple[float, float, float]:
-    """``(x1, x2, x3)`` of seed 000 section 3.3 for a machine running ``slots``."""
-    if not slots:
-        return 0.0, 0.0, free / capacity
-    held = sum(s.cpus for s in slots)
-    x1 = sum(s.cpus * s.unit for s in slots) / held
-    x2 = min(1.0, min(s.time_left for s in slots) / max_job_length)
-    return x1, x2, free / capacity
-
-
 def remaining_unit_utility(slot: Slot) -> float:
     """Unit utility expected at completion per unit of time still to run (section 4.1, step 4)."""
     return math.inf if slot.time_left <= 0 else slot.unit / slot.time_left
 
 
-def preemption_victims(slots: Sequence[Slot], free: int, job_slot: Slot, needed: int) -> list[Slot] | None:
-    """Running jobs to suspend so that ``needed`` CPUs are free, or None if the job may not.
+class RunningSet:
+    """The running jobs of one decision point, and the states candidate actions lead to.
 
-    Victims are taken in increasing remaining unit utility until enough CPUs are
-    free. A job may not preempt one whose remaining unit utility is higher than its
-    own (section 4.1, step 4): then it gets None, as it does when even suspending
-    every running job would not free enough CPUs.
+    Jobs are kept in increasing remaining unit utility, the order in which they are
+    preempted (section 4.1, step 4), so the victims of any preemption are the first
+    ``k`` of them and the jobs left running the rest; sums over each such rest are
+    made once, and each candidate's state then costs O(1) however long the queue.
+
+    Parameters
+    ----------
+    slots
+        The running jobs (:func:`running_slots`).
+    free, capacity
+        Idle CPUs now, and the machine's CPUs.
+    max_job_length
+        The ``MaxJobLength`` that scales ``x2``.
     """
-    own = remaining_unit_utility(job_slot)
-    victims: list[Slot] = []
-    for slot in sorted(slots, key=remaining_unit_utility):
-        if free >= needed:
-            break
-        if remaining_unit_utility(slot) > own:
-            return None
-        victims.append(slot)
-        free += slot.cpus
-    return victims if free >= needed else None
+
+    def __init__(self, slots: Sequence[Slot], free: int, capacity: int, max_job_length: float) -> None:
+        self.slots = sorted(slots, key=remaining_unit_utility)
+        self.free, self.capacity, self.scale = free, capacity, max_job_length
+        n = len(self.slots)
+        # over slots[k:]: CPUs held, CPU-weighted unit utility, first completion
+        self._held = [0] * (n + 1)
+        self._weighted = [0.0] * (n + 1)
+        self._first_end = [math.inf] * (n + 1)
+        for k in range(n - 1, -1, -1):
+            s = self.slots[k]
+            self._held[k] = self._held[k + 1] + s.cpus
+            self._weighted[k] = self._weighted[k + 1] + s.cpus * s.unit
+            self._first_end[k] = min(self._first_end[k + 1], s.time_left)
+        self._ru = [remaining_unit_utility(s) for s in self.slots]
+        # CPUs free once slots[:k] are preempted
+        self._freed = [free]
+        for s in self.slots:
+            self._freed.append(self._freed[-1] + s.cpus)
+
+    def features(self, k: int = 0, cpus: int = 0, time_left: float = math.inf, unit: float = 0.0
+                 ) -> tuple[float, float, float]:
+        """``(x1, x2, x3)`` once the first ``k`` jobs are preempted and a job of ``cpus`` started.
+
+        The started job (none if ``cpus = 0``) runs for ``time_left`` and is expected
+        to earn ``unit``; it takes ``cpus`` of the CPUs free after the preemptions.
+        """
+        held = self._held[k] + cpus
+        free = self._freed[k] - cpus
+        if held == 0:
+            return 0.0, 0.0, free / self.capacity
+        x1 = (self._weighted[k] + cpus * unit) / held
+        first = min(self._first_end[k], time_left)
+        return x1, (1.0 if first >= self.scale else first / self.scale), free / self.capacity
+
+    def victims(self, own: float, needed: int) -> int | None:
+        """How many of the first jobs to preempt so that ``needed`` CPUs are free.
+
+        ``own`` is the remaining unit utility of the job that wants the CPUs. None when
+        it would have to preempt a job with a higher remaining unit utility than its
+        own, or when even preempting every job would not free enough CPUs.
+        """
+        freed = self._freed
+        for k, ru in enumerate(self._ru):
+            if freed[k] >= needed:
+                return k
+            if ru > own:
+                return None
+        return len(self._ru) if freed[-1] >= needed else None

@@ -26,11 +26,10 @@ from typing import Protocol
 from schedlab.model.decisions import Action, MachineView, Policy, Preempt, Resize, Start
 from schedlab.model.job import Job
 from schedlab.policies.machine_state import (
-    Slot,
+    RunningSet,
     job_slot,
-    preemption_victims,
+    remaining_unit_utility,
     running_slots,
-    state_features,
 )
 from schedlab.policies.ordering import BestFit
 
@@ -57,11 +56,6 @@ def _schedule_plainly(view: MachineView, order: Policy) -> Iterator[Action]:
     """Step 1: start jobs by ``order`` until none fits; no preemption, no squeezing."""
     while (action := order(view)) is not None:
         yield action
-
-
-def _without(slots: Sequence[Slot], victims: Sequence[Slot]) -> list[Slot]:
-    gone = {id(v.job) for v in victims}
-    return [s for s in slots if id(s.job) not in gone]
 
 
 def _smallest(jobs: Sequence[Job]) -> Job:
@@ -109,11 +103,11 @@ class UtilityScheduler:
             raise ValueError(f"UtilityScheduler: max_job_length must be finite and > 0, got {self.max_job_length!r}")
         self._observer = getattr(self.value, "decision_point", None)
 
-    def _features(self, slots: Sequence[Slot], free: int, capacity: int) -> tuple[float, float, float]:
-        return state_features(slots, free, capacity, self.max_job_length)
-
     def __call__(self, view: MachineView) -> Iterator[Action]:
         return self._decide(view)
+
+    def _running(self, view: MachineView) -> RunningSet:
+        return RunningSet(running_slots(view), view.free, view.capacity, self.max_job_length)
 
     def _decide(self, view: MachineView) -> Iterator[Action]:
         yield from grow_back(view)
@@ -125,49 +119,55 @@ class UtilityScheduler:
         if view.waiting and (self.preempt or self.oversubscribe):
             considered = True
             if self.preempt:
-                plan = self._best_preemption(view)
+                running = self._running(view)
+                plan = self._best_preemption(view, running)
                 if plan is not None:
                     victims, job = plan
-                    for victim in victims:
+                    for victim in running.slots[:victims]:
                         yield Preempt(victim.job)  # type: ignore[arg-type]
                     yield Start(job)
                     acted = True
             if self.oversubscribe and view.free > 0 and view.waiting:
-                job = self._best_squeeze(view)
+                job = self._best_squeeze(view, self._running(view))
                 if job is not None:
                     yield Start(job, view.free)
                     acted = True
         if self._observer is not None:
-            x = self._features(running_slots(view), view.free, view.capacity)
-            self._observer(x, acted=acted, considered=considered, started=started)
+            self._observer(self._running(view).features(), acted=acted, considered=considered, started=started)
 
-    def _best_preemption(self, view: MachineView) -> tuple[list[Slot], Job] | None:
-        """Steps 2-7: the preemption with the highest V1, if V1 > V0."""
-        slots, free, capacity, value = running_slots(view), view.free, view.capacity, self.value.value
-        best_value = value(self._features(slots, free, capacity))  # V0
-        best: tuple[list[Slot], Job] | None = None
+    def _best_preemption(self, view: MachineView, running: RunningSet) -> tuple[int, Job] | None:
+        """Steps 2-7: (victims, job) of the preemption with the highest V1, if V1 > V0."""
+        value, now, free, remaining = self.value.value, view.now, running.free, view.remaining
+        best_value = value(running.features())  # V0
+        best: tuple[int, Job] | None = None
         for job in view.waiting:
-            if job.cpus <= free:
+            cpus = job.cpus
+            if cpus <= free:
                 continue  # it fits without preempting: not a preemption (other resources held it back)
-            candidate = job_slot(view, job, job.cpus)
-            victims = preemption_victims(slots, free, candidate, job.cpus)
+            time_left = remaining(job)
+            tuf = job.utility
+            unit = 0.0 if tuf is None else tuf.unit(now + time_left - job.submit)
+            own = math.inf if time_left <= 0 else unit / time_left
+            victims = running.victims(own, cpus)
             if victims is None:
                 continue
-            freed = free + sum(v.cpus for v in victims) - job.cpus
-            v1 = value(self._features([*_without(slots, victims), candidate], freed, capacity))
+            v1 = value(running.features(victims, cpus, time_left, unit))
             if v1 > best_value:
                 best_value, best = v1, (victims, job)
         return best
 
-    def _best_squeeze(self, view: MachineView) -> Job | None:
+    def _best_squeeze(self, view: MachineView, running: RunningSet) -> Job | None:
         """Steps 8-11: the waiting job whose squeeze gives the highest V2, if V2 > V0."""
-        slots, free, capacity, value = running_slots(view), view.free, view.capacity, self.value.value
-        best_value = value(self._features(slots, free, capacity))
+        value, now, free, remaining = self.value.value, view.now, running.free, view.remaining
+        best_value = value(running.features())
         best: Job | None = None
         for job in view.waiting:
             if job.cpus <= free or not view.fits(job, free):
                 continue
-            v2 = value(self._features([*slots, job_slot(view, job, free)], 0, capacity))
+            time_left = remaining(job) * job.cpus / free
+            tuf = job.utility
+            unit = 0.0 if tuf is None else tuf.unit(now + time_left - job.submit)
+            v2 = value(running.features(0, free, time_left, unit))
             if v2 > best_value:
                 best_value, best = v2, job
         return best
@@ -196,10 +196,10 @@ class AggressiveScheduler:
         if self.preempt and view.waiting:
             job = _smallest(view.waiting)
             if job.cpus > view.free:
-                slots = running_slots(view)
-                victims = preemption_victims(slots, view.free, job_slot(view, job, job.cpus), job.cpus)
+                running = RunningSet(running_slots(view), view.free, view.capacity, math.inf)
+                victims = running.victims(remaining_unit_utility(job_slot(view, job, job.cpus)), job.cpus)
                 if victims is not None:
-                    for victim in victims:
+                    for victim in running.slots[:victims]:
                         yield Preempt(victim.job)  # type: ignore[arg-type]
                     yield Start(job)
         if self.oversubscribe and view.waiting and view.free > 0:
