@@ -214,3 +214,24 @@ def processing_efficiency(records: Iterable[JobRecord], start: float, end: float
         if r.status is Status.COMPLETED and start <= r.end < end:
             done += r.weight
     return done / entered if entered > 0 else math.nan
+
+
+def system_load(rates: Sequence[float], mean_length: float, capacities: Sequence[float]) -> float:
+    """Expected system load ``gamma = sum_j J_av * xi_j / sum_i C_i`` (seed 003 eq. 7), as a fraction.
+
+    ``rates[j]`` is agent j's job arrival rate per unit of time (xi_j), ``mean_length``
+    the mean job length ``(J_min + J_max) / 2`` and ``capacities`` the resources'
+    capacities. Above 1 the queues grow without end.
+    """
+    xi = np.asarray(rates, dtype=float)
+    cap = np.asarray(capacities, dtype=float)
+    if xi.size < 1 or np.any(~np.isfinite(xi)) or np.any(xi < 0):
+        raise ValueError(f"rates must be one or more finite values >= 0, got {xi.tolist()[:5]!r}")
+    if cap.size < 1 or np.any(~np.isfinite(cap)) or np.any(cap <= 0):
+        raise ValueError("capacities must be one or more finite values > 0")
+    if not (math.isfinite(mean_length) and mean_length > 0):
+        raise ValueError(f"mean_length must be finite and > 0, got {mean_length!r}")
+    return float(mean_length * xi.sum() / cap.sum())
+
+
+__all__ += ["system_load"]

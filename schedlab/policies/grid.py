@@ -128,7 +128,7 @@ class DecentralisedMinMin(_Stateless):
             pos = int(finish.argmin())
             j = int(best[pos])
             left[pos] = False
-            ready[j] += run[pos, j] if ready[j] > now else run[pos, j] + 0.0
+            ready[j] += run[pos, j]  # ready is already >= now
             ect[:, j] = ready[j] + run[:, j]
             yield pos, j
         self.ready[agent] = ready

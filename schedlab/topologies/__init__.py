@@ -1,1 +1,5 @@
-"""Reserved for later issues (see ../shared/DESIGN.md)."""
+"""NetworkX builders for the structures models run on: ordinal rings, agent x resource grids."""
+
+from schedlab.topologies.grid import bipartite_grid, grid_capacities, ordinal_ring
+
+__all__ = ["bipartite_grid", "grid_capacities", "ordinal_ring"]

@@ -1,0 +1,119 @@
+"""Ordinal Sharing Learning (OSL, Wu et al. 2011, Table 1): utility tables shared along a ring.
+
+Every agent i keeps a utility table U^i over the M resources (the agents' tables are the
+rows of one N x M array). In each step, in ring order, agent i
+
+1. shares its predecessor's table: ``U^i <- (1 - beta) U^i + beta U^(i-1)`` (eq. 6);
+2. sends each new job to ``argmax_j U^i(j)`` and at once updates that cell with the
+   reward -1: ``U^i(j) <- (1 - alpha) U^i(j) - alpha`` (eq. 3);
+3. sends a copy of U^i to agent i+1;
+
+then, at the step's end, turns the completion signals into the reward vector of
+eqs. 4-5: for each resource, +1 per job of agent i finished during the step, -1 per
+job of agent i still unfinished there (whenever it was submitted), and updates every
+cell, ``U^i <- (1 - alpha) U^i + alpha r`` (a resource with none of i's jobs gets r = 0,
+so its utility decays towards 0 and becomes attractive again: the exploration).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from typing import Literal
+
+import numpy as np
+
+from schedlab.model.records import JobRecord
+
+__all__ = ["OrdinalSharing", "greedy_choice"]
+
+
+def greedy_choice(row: np.ndarray, rng: np.random.Generator | None) -> int:
+    """Index of the largest value of ``row``; ties broken uniformly at random with ``rng`` (or the first)."""
+    j = int(row.argmax())
+    if rng is not None:
+        ties = np.flatnonzero(row == row[j])
+        if ties.size > 1:
+            j = int(ties[rng.integers(ties.size)])
+    return j
+
+
+def _rate(name: str, value: float) -> float:
+    if not (math.isfinite(value) and 0 <= value <= 1):
+        raise ValueError(f"{name} must be in [0, 1], got {value!r}")
+    return float(value)
+
+
+class OrdinalSharing:
+    """The OSL learner of every agent of a grid: a decider for :class:`~schedlab.processes.agents.GridModel`.
+
+    Parameters
+    ----------
+    alpha
+        Learning rate of eq. 3 (0.5 in the paper).
+    beta
+        Sharing factor of eq. 6 (0.5 in the paper).
+    rng
+        Breaks ties between equal utilities at random (the ``exploration`` stream).
+    ties
+        ``"random"`` (default) or ``"first"`` (the lowest resource index, as a plain
+        argmax does; for hand-checked examples).
+
+    Attributes
+    ----------
+    utility
+        The N x M utility tables, row i agent i's (initialised to -1).
+    outstanding
+        Jobs of agent i submitted to resource j and not finished (the Submitted Jobs List, counted).
+    """
+
+    def __init__(
+        self,
+        alpha: float = 0.5,
+        beta: float = 0.5,
+        *,
+        rng: np.random.Generator | None = None,
+        ties: Literal["random", "first"] = "random",
+    ) -> None:
+        self.alpha = _rate("alpha (learning rate)", alpha)
+        self.beta = _rate("beta (sharing factor)", beta)
+        if ties not in ("random", "first"):
+            raise ValueError(f"ties must be 'random' or 'first', got {ties!r}")
+        if ties == "random" and rng is None:
+            raise ValueError("ties='random' needs rng= (a numpy Generator)")
+        self._rng = rng if ties == "random" else None
+        self.utility = np.empty((0, 0))
+
+    def bind(self, view: object) -> None:
+        n, m = view.agents, view.resources  # type: ignore[attr-defined]
+        self.utility = np.full((n, m), -1.0)
+        self.outstanding = np.zeros((n, m))
+        self.finished = np.zeros((n, m))
+
+    def message(self, agent: int) -> np.ndarray:
+        return self.utility[agent].copy()
+
+    def receive(self, agent: int, message: object) -> None:
+        row = self.utility[agent]
+        row *= 1.0 - self.beta
+        row += self.beta * message  # type: ignore[operator]
+
+    def assign(self, agent: int, lengths: np.ndarray) -> Iterator[tuple[int, int]]:
+        row, outstanding = self.utility[agent], self.outstanding[agent]
+        keep, step, rng = 1.0 - self.alpha, self.alpha, self._rng
+        for pos in range(len(lengths)):
+            j = greedy_choice(row, rng)
+            row[j] = keep * row[j] - step  # eq. 3 with r(j) = -1, at once
+            outstanding[j] += 1
+            yield pos, j
+
+    def completed(self, agent: int, resource: int, record: JobRecord) -> None:
+        self.finished[agent, resource] += 1
+
+    def end_step(self) -> None:
+        # r = (+1) x finished - (-1 x) still unfinished, per (agent, resource): eqs. 4-5
+        finished, outstanding, u = self.finished, self.outstanding, self.utility
+        outstanding -= finished
+        u *= 1.0 - self.alpha
+        u += self.alpha * (finished - outstanding)
+        finished.fill(0.0)

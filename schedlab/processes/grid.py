@@ -1,0 +1,170 @@
+"""The resources of a grid (seed 003): M FIFO servers, their loads, and a time series of them.
+
+Each resource is a :class:`~schedlab.processes.server.Server` (one job at a time, first
+come first served, a job of length J takes J / C). :class:`GridResources` owns the M
+servers and keeps, beside them, each one's *busy-until* time: when its queue will be
+empty if nothing more arrives. For a FIFO server that never idles while jobs wait,
+``busy_until - now`` is exactly the queued length over the capacity, the job in service
+counted by what is left of it: the LoR of eq. 2. Keeping it as one numpy array makes
+LoR of every resource one vector operation, which the least-loaded baseline asks for at
+every decision and the metrics at every step, instead of M walks over M queues.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from functools import partial
+
+import numpy as np
+import simpy
+
+from schedlab.model import metrics
+from schedlab.model.job import Job
+from schedlab.model.records import JobRecord
+from schedlab.processes.server import Server
+
+__all__ = ["GridResources", "GridSeries", "GridView"]
+
+
+class GridView:
+    """What a grid scheduler may read: capacities, the clock, and (global information) loads.
+
+    Learners that model a decentralised scheduler (OSL, SLS) read only ``agents``,
+    ``resources`` and ``capacities``'s length; the least-loaded rule reads :meth:`lor`
+    (an ideal grid information service); decentralised Min-Min reads
+    :attr:`busy_until` only when its information service refreshes.
+    """
+
+    __slots__ = ("_env", "_grid", "agents", "busy_until", "capacities", "resources")
+
+    def __init__(self, env: simpy.Environment, grid: GridResources, agents: int) -> None:
+        self._env = env
+        self._grid = grid
+        self.agents = agents
+        self.resources = len(grid.servers)
+        self.capacities: np.ndarray = grid.capacities.view()
+        self.capacities.flags.writeable = False
+        #: absolute time each resource's queue empties (read-only; ``lor()`` is the load)
+        self.busy_until: np.ndarray = grid.busy_until.view()
+        self.busy_until.flags.writeable = False
+
+    @property
+    def now(self) -> float:
+        return self._env.now
+
+    def lor(self) -> np.ndarray:
+        """LoR of every resource now (eq. 2): queued length over capacity."""
+        return self._grid.lor()
+
+
+class GridResources:
+    """M resources of capacities ``capacities``, each a FIFO :class:`Server`.
+
+    Parameters
+    ----------
+    env
+        The SimPy environment.
+    capacities
+        Processing capacity of each resource (length processed per unit of time), > 0.
+
+    Attributes
+    ----------
+    servers
+        The M servers, resource j named ``r<j>``.
+    completed
+        Called as ``completed(resource, record)`` at each completion, after the server's
+        own signal: how learners and metrics hear of completions.
+    """
+
+    def __init__(self, env: simpy.Environment, capacities: Sequence[float] | np.ndarray) -> None:
+        caps = np.array(capacities, dtype=float)
+        if caps.ndim != 1 or caps.size < 1:
+            raise ValueError(f"resources: need at least one resource (M >= 1), got {caps.size} capacities")
+        if not np.all(np.isfinite(caps) & (caps > 0)):
+            bad = int(np.flatnonzero(~(np.isfinite(caps) & (caps > 0)))[0])
+            raise ValueError(f"resources: capacity of resource {bad} must be finite and > 0, got {caps[bad]!r}")
+        self.env = env
+        self.capacities = caps
+        self.busy_until = np.zeros(caps.size)
+        self.servers = [Server(env, speed=float(c), name=f"r{j}") for j, c in enumerate(caps)]
+        self._receivers: list[Callable[[int, JobRecord], object]] = []
+        self.submitted = 0
+        self.offered_work = 0.0
+        for j, server in enumerate(self.servers):
+            server.completed.connect(partial(self._emit, j))
+
+    def connect(self, receiver: Callable[[int, JobRecord], object]) -> None:
+        """Call ``receiver(resource, record)`` at every completion, in connection order."""
+        self._receivers.append(receiver)
+
+    def _emit(self, resource: int, record: JobRecord) -> None:
+        for receiver in self._receivers:
+            receiver(resource, record)
+
+    def submit(self, resource: int, job: Job) -> None:
+        """Queue ``job`` at ``resource`` and push that resource's busy-until time."""
+        busy = self.busy_until
+        now = self.env.now
+        start = busy[resource]
+        if start < now:
+            start = now
+        busy[resource] = start + job.runtime / self.capacities[resource]
+        self.submitted += 1
+        self.offered_work += job.runtime
+        self.servers[resource].submit(job)
+
+    def lor(self) -> np.ndarray:
+        """LoR of every resource now: ``max(busy_until - now, 0)`` (eq. 2)."""
+        return np.maximum(self.busy_until - self.env.now, 0.0)
+
+    def all_records(self) -> list[JobRecord]:
+        out: list[JobRecord] = []
+        for server in self.servers:
+            out.extend(server.all_records())
+        return out
+
+
+class GridSeries:
+    """ALoR, max LoR, std of LoR (eq. 2) and ATPT (eq. 1) of a grid, sampled over time.
+
+    :meth:`sample` is called by the grid's clock at the end of a step; ATPT is the mean
+    time-per-token of all jobs completed so far (eq. 1 over the jobs completed by then).
+    """
+
+    COLUMNS = ("time", "alor", "lor_max", "lor_std", "atpt", "completed", "submitted")
+
+    def __init__(self, grid: GridResources) -> None:
+        self._grid = grid
+        self._rows: list[tuple[float, ...]] = []
+        self.completed = 0
+        self.tpt_total = 0.0
+        grid.connect(self._on_completion)
+
+    def _on_completion(self, resource: int, record: JobRecord) -> None:
+        self.completed += 1
+        self.tpt_total += record.end - record.submit
+
+    @property
+    def atpt(self) -> float:
+        """ATPT (eq. 1) of the jobs completed so far."""
+        return self.tpt_total / self.completed if self.completed else math.nan
+
+    def sample(self) -> None:
+        grid = self._grid
+        summary = metrics.load_summary(grid.lor())
+        self._rows.append((
+            grid.env.now, summary["alor"], summary["max_lor"], summary["std_lor"], self.atpt,
+            self.completed, grid.submitted,
+        ))
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def column(self, name: str) -> np.ndarray:
+        """One column of the samples taken so far."""
+        k = self.COLUMNS.index(name)
+        return np.array([row[k] for row in self._rows], dtype=float)
+
+    def as_dict(self) -> dict[str, np.ndarray]:
+        return {name: self.column(name) for name in self.COLUMNS}
