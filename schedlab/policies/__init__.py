@@ -3,6 +3,6 @@
 from schedlab.policies.ordering import FCFS, SJF, BestFit, expected_utility
 
 __all__ = ["FCFS", "SJF", "BestFit", "expected_utility"]
-from schedlab.policies.grid import DecentralisedMinMin, LeastLoaded, RandomSelection  # noqa: E402
+from schedlab.policies.grid import DecentralisedMinMin, LeastLoaded, RandomSelection
 
 __all__ += ["DecentralisedMinMin", "LeastLoaded", "RandomSelection"]

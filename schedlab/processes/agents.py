@@ -199,7 +199,8 @@ class GridModel:
         #: the expected system load of eq. 7, with the actual capacities (nan if the source has no rate)
         self.load = (
             metrics.system_load([rate] * self.agents, mean, self.resources.capacities)
-            if mean is not None and rate is not None else math.nan
+            if mean is not None and rate is not None
+            else math.nan
         )
         if steps is None and not self.load < 1:
             raise ValueError(
@@ -263,4 +264,3 @@ class GridModel:
 
     def all_records(self) -> list[JobRecord]:
         return self.resources.all_records()
-

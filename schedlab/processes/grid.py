@@ -153,10 +153,17 @@ class GridSeries:
     def sample(self) -> None:
         grid = self._grid
         summary = metrics.load_summary(grid.lor())
-        self._rows.append((
-            grid.env.now, summary["alor"], summary["max_lor"], summary["std_lor"], self.atpt,
-            self.completed, grid.submitted,
-        ))
+        self._rows.append(
+            (
+                grid.env.now,
+                summary["alor"],
+                summary["max_lor"],
+                summary["std_lor"],
+                self.atpt,
+                self.completed,
+                grid.submitted,
+            )
+        )
 
     def __len__(self) -> int:
         return len(self._rows)
