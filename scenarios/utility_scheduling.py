@@ -107,26 +107,41 @@ class Config:
 
         need(self.experiment in EXPERIMENTS, f"experiment must be one of {EXPERIMENTS}, got {self.experiment!r}")
         need(self.cpus >= 1, f"cpus must be >= 1, got {self.cpus}")
-        need(1 <= self.cpus_min <= self.cpus_max,
-             f"need 1 <= cpus_min <= cpus_max, got cpus_min={self.cpus_min}, cpus_max={self.cpus_max}")
-        need(self.cpus_max <= self.cpus,
-             f"cpus_max={self.cpus_max} is beyond the machine's cpus={self.cpus}: such jobs could never run")
-        need(math.isfinite(self.arrival_rate) and self.arrival_rate > 0,
-             f"arrival_rate must be finite and > 0, got {self.arrival_rate}")
-        need(all(math.isfinite(r) and r > 0 for r in self.arrival_rates),
-             f"arrival_rates must all be finite and > 0, got {self.arrival_rates}")
-        need(0 < self.length_min <= self.length_max < math.inf,
-             f"need 0 < length_min <= length_max, got {self.length_min}, {self.length_max}")
-        need(math.isfinite(self.max_job_length) and self.max_job_length > 0,
-             f"max_job_length (MaxJobLength) must be finite and > 0, got {self.max_job_length}")
+        need(
+            1 <= self.cpus_min <= self.cpus_max,
+            f"need 1 <= cpus_min <= cpus_max, got cpus_min={self.cpus_min}, cpus_max={self.cpus_max}",
+        )
+        need(
+            self.cpus_max <= self.cpus,
+            f"cpus_max={self.cpus_max} is beyond the machine's cpus={self.cpus}: such jobs could never run",
+        )
+        need(
+            math.isfinite(self.arrival_rate) and self.arrival_rate > 0,
+            f"arrival_rate must be finite and > 0, got {self.arrival_rate}",
+        )
+        need(
+            all(math.isfinite(r) and r > 0 for r in self.arrival_rates),
+            f"arrival_rates must all be finite and > 0, got {self.arrival_rates}",
+        )
+        need(
+            0 < self.length_min <= self.length_max < math.inf,
+            f"need 0 < length_min <= length_max, got {self.length_min}, {self.length_max}",
+        )
+        need(
+            math.isfinite(self.max_job_length) and self.max_job_length > 0,
+            f"max_job_length (MaxJobLength) must be finite and > 0, got {self.max_job_length}",
+        )
         need(self.tuf_shape in TUF_SHAPES, f"tuf_shape must be one of {tuple(TUF_SHAPES)}, got {self.tuf_shape!r}")
         for name in (self.policy, *self.sweep_policies):
             need(name in POLICIES, f"unknown policy {name!r}; policies are {tuple(POLICIES)}")
-        need(self.train_time >= 0 and self.test_time > 0,
-             f"need train_time >= 0 and test_time > 0, got {self.train_time}, {self.test_time}")
+        need(
+            self.train_time >= 0 and self.test_time > 0,
+            f"need train_time >= 0 and test_time > 0, got {self.train_time}, {self.test_time}",
+        )
         need(0 < self.learning_rate <= 1, f"learning_rate must be in (0, 1], got {self.learning_rate}")
-        need(self.learning_rate_half_life > 0,
-             f"learning_rate_half_life must be > 0, got {self.learning_rate_half_life}")
+        need(
+            self.learning_rate_half_life > 0, f"learning_rate_half_life must be > 0, got {self.learning_rate_half_life}"
+        )
 
 
 QUICK = dict(train_time=5_000.0, test_time=4_000.0, arrival_rates=(0.1, 0.2, 0.3))
@@ -140,10 +155,14 @@ def cells(cfg: Config) -> list[dict]:
     if cfg.experiment == "policies":
         return [{"policy": p, "arrival_rate": cfg.arrival_rate, "tuf_shape": cfg.tuf_shape} for p in POLICIES]
     if cfg.experiment == "arrival_rate":
-        return [{"policy": p, "arrival_rate": r, "tuf_shape": cfg.tuf_shape}
-                for r in cfg.arrival_rates for p in cfg.sweep_policies]
-    return [{"policy": p, "arrival_rate": cfg.arrival_rate, "tuf_shape": s}
-            for s in TUF_SHAPES for p in cfg.sweep_policies]
+        return [
+            {"policy": p, "arrival_rate": r, "tuf_shape": cfg.tuf_shape}
+            for r in cfg.arrival_rates
+            for p in cfg.sweep_policies
+        ]
+    return [
+        {"policy": p, "arrival_rate": cfg.arrival_rate, "tuf_shape": s} for s in TUF_SHAPES for p in cfg.sweep_policies
+    ]
 
 
 def tuf_factory(shape: str) -> Callable[[float], LinearDecay]:
@@ -171,8 +190,12 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
         machine.completed.connect(learner)
     end = cfg.train_time + cfg.test_time
     jobs = poisson_workload(
-        cfg.arrival_rate, Uniform(cfg.length_min, cfg.length_max), UniformInt(cfg.cpus_min, cfg.cpus_max),
-        until=end, utility=tuf_factory(cfg.tuf_shape), seed=streams["arrivals"],
+        cfg.arrival_rate,
+        Uniform(cfg.length_min, cfg.length_max),
+        UniformInt(cfg.cpus_min, cfg.cpus_max),
+        until=end,
+        utility=tuf_factory(cfg.tuf_shape),
+        seed=streams["arrivals"],
     )
     source = Source(env, jobs, machine)
     window: dict[str, object] = {}

@@ -50,8 +50,10 @@ def checked(policy, log):
 
 
 def simulate(policy, specs, learner=None):
-    jobs = [Job(id=i, submit=s, runtime=length, cpus=c, utility=LinearDecay(length, e))
-            for i, (s, c, length, e) in enumerate(sorted(specs))]
+    jobs = [
+        Job(id=i, submit=s, runtime=length, cpus=c, utility=LinearDecay(length, e))
+        for i, (s, c, length, e) in enumerate(sorted(specs))
+    ]
     env = simpy.Environment()
     log: list[int] = []
     machine = Machine(env, CAPACITY, checked(policy, log))

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
 from schedlab.experiment import run
 from schedlab.experiment.scenario import load_scenario
 
-from conftest import SCENARIOS
-
-PATH = SCENARIOS / "utility_scheduling.py"
+PATH = Path(__file__).resolve().parent.parent / "scenarios" / "utility_scheduling.py"
 TINY = {"train_time": 600.0, "test_time": 400.0}
 
 
@@ -39,8 +38,13 @@ def test_policies_experiment_gives_the_seven_policies_with_learned_p():
     results = run(PATH, overrides=TINY, reps=2, seed=5, executor="serial", progress=False, keep_records=False)
     rows = {row["policy"]: row for row in results.rows}
     assert list(rows) == [
-        "best-fit", "aggressive-oversubscribe", "aggressive-preempt", "aggressive-both",
-        "utility-oversubscribe", "utility-preempt", "utility-both",
+        "best-fit",
+        "aggressive-oversubscribe",
+        "aggressive-preempt",
+        "aggressive-both",
+        "utility-oversubscribe",
+        "utility-preempt",
+        "utility-both",
     ]
     for name, row in rows.items():
         assert row["arrival_rate"] == 0.1 and row["tuf_shape"] == "linear"
@@ -54,20 +58,41 @@ def test_policies_experiment_gives_the_seven_policies_with_learned_p():
 
 
 def test_sweeps_of_figures_4_and_5():
-    rates = run(PATH, overrides={**TINY, "experiment": "arrival_rate", "arrival_rates": (0.05, 0.2)},
-                reps=1, executor="serial", progress=False, keep_records=False)
+    rates = run(
+        PATH,
+        overrides={**TINY, "experiment": "arrival_rate", "arrival_rates": (0.05, 0.2)},
+        reps=1,
+        executor="serial",
+        progress=False,
+        keep_records=False,
+    )
     assert [(r["arrival_rate"], r["policy"]) for r in rates.rows] == [
-        (0.05, "best-fit"), (0.05, "aggressive-both"), (0.05, "utility-both"),
-        (0.2, "best-fit"), (0.2, "aggressive-both"), (0.2, "utility-both"),
+        (0.05, "best-fit"),
+        (0.05, "aggressive-both"),
+        (0.05, "utility-both"),
+        (0.2, "best-fit"),
+        (0.2, "aggressive-both"),
+        (0.2, "utility-both"),
     ]
-    shapes = run(PATH, overrides={**TINY, "experiment": "tuf_shape", "sweep_policies": ("utility-both",)},
-                 reps=1, executor="serial", progress=False, keep_records=False)
+    shapes = run(
+        PATH,
+        overrides={**TINY, "experiment": "tuf_shape", "sweep_policies": ("utility-both",)},
+        reps=1,
+        executor="serial",
+        progress=False,
+        keep_records=False,
+    )
     assert [r["tuf_shape"] for r in shapes.rows] == ["linear", "convex", "concave"]
 
 
 def test_same_seed_same_results_in_a_process_pool():
-    kw = dict(overrides={**TINY, "experiment": "tuf_shape", "sweep_policies": ("utility-both",)},
-              reps=2, seed=11, progress=False, keep_records=False)
+    kw = dict(
+        overrides={**TINY, "experiment": "tuf_shape", "sweep_policies": ("utility-both",)},
+        reps=2,
+        seed=11,
+        progress=False,
+        keep_records=False,
+    )
     serial = run(PATH, executor="serial", **kw)
     pooled = run(PATH, executor="process", workers=2, **kw)
     assert serial.replications == pooled.replications

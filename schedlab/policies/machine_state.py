@@ -106,8 +106,9 @@ class RunningSet:
         for s in self.slots:
             self._freed.append(self._freed[-1] + s.cpus)
 
-    def features(self, k: int = 0, cpus: int = 0, time_left: float = math.inf, unit: float = 0.0
-                 ) -> tuple[float, float, float]:
+    def features(
+        self, k: int = 0, cpus: int = 0, time_left: float = math.inf, unit: float = 0.0
+    ) -> tuple[float, float, float]:
         """``(x1, x2, x3)`` once the first ``k`` jobs are preempted and a job of ``cpus`` started.
 
         The started job (none if ``cpus = 0``) runs for ``time_left`` and is expected
