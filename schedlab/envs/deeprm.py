@@ -162,13 +162,8 @@ class DeepRMEnv(gym.Env[Any, np.int64]):
         return self._observe(), reward, terminated, truncated, self._info(scheduled=False)
 
     def _observe(self) -> Any:
-        model = self.model
-        assert model is not None
-        machine, slots = model.images()
-        backlog = np.array([min(model.backlog, self.config.backlog)], dtype=np.float32)
-        if self.config.flatten:
-            return np.concatenate([backlog, machine.ravel(), slots.ravel()])
-        return {"backlog": backlog, "machine": machine, "slots": slots}
+        assert self.model is not None
+        return self.model.observation(flat=self.config.flatten)
 
     def _info(self, *, scheduled: bool) -> dict[str, Any]:
         model = self.model

@@ -245,6 +245,18 @@ class SlottedMachine:
         slots = (self._t_index[None, :, None, None] < lens[:, None, None, None]) & (c < dem[:, None, :, None])
         return machine.astype(np.float32), slots.astype(np.float32)
 
+    def observation(self, *, flat: bool = False) -> dict[str, np.ndarray] | np.ndarray:
+        """What the agent sees: the backlog count (capped), the occupation and slot images.
+
+        ``flat`` concatenates them, in that order (that of ``gymnasium.spaces.flatten``
+        on the environment's Dict space), into one float32 vector.
+        """
+        machine, slots = self.images()
+        backlog = np.array([min(self.backlog, self.backlog_cap)], dtype=np.float32)
+        if flat:
+            return np.concatenate([backlog, machine.ravel(), slots.ravel()])
+        return {"backlog": backlog, "machine": machine, "slots": slots}
+
     def __repr__(self) -> str:
         return (f"SlottedMachine(t={self.now}, queue={len(self.queue)}, running={len(self.machine.running)}, "
                 f"completed={self.completed}/{self.n_jobs})")

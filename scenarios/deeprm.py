@@ -1,0 +1,218 @@
+"""DeepRM on schedlab: a DQN scheduler against FCFS, SJF, Tetris and random (seed 002).
+
+One machine with CPUs and memory, DeepRM's jobs (80% short, 20% long, one dominant
+resource) arriving in Bernoulli trials for ``arrival_steps`` steps; an episode ends
+when every job has completed. The DQN is trained once (on job sequences drawn at
+``train_loads``, a fresh seeded sequence per episode) before the cells run; its
+checkpoint and training curve are saved under ``out_dir``, keyed by the training
+settings, and reused by later runs. Each cell evaluates one policy at one load on
+held-out job sequences: replication r of every cell sees the same sequence (common
+random numbers), drawn from the run's seed, never from the training seeds.
+
+    schedlab run scenarios/deeprm.py --quick
+    schedlab run scenarios/deeprm.py
+    schedlab run scenarios/deeprm.py --set train_steps=100000 --set loads=1.3,1.9
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import hashlib
+import json
+import sys
+import time
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import simpy
+
+from schedlab.envs.baselines import BASELINES, Agent, random_agent
+from schedlab.envs.deeprm import DeepRMConfig, DeepRMEnv
+from schedlab.envs.episode import drive, episode_metrics
+from schedlab.envs.slotted import SlottedMachine
+from schedlab.experiment import cli_main
+from schedlab.experiment.seeding import Streams
+from schedlab.processes import Model
+
+POLICIES = ("dqn", "sjf", "tetris", "fcfs", "random")
+
+
+@dataclass(frozen=True)
+class Config:
+    #: cluster loads evaluated (one cell per load and policy)
+    loads: tuple[float, ...] = (0.3, 0.7, 1.0, 1.3, 1.6, 1.9)
+    #: policies evaluated: dqn, sjf, tetris, fcfs, random
+    policies: tuple[str, ...] = POLICIES
+    #: held-out job sequences per cell (the replications)
+    sequences: int = 20
+    #: capacity of the CPUs, in units (DeepRM's image width)
+    cpus: int = 20
+    #: capacity of the memory, in units
+    memory: int = 20
+    #: time steps of the image
+    horizon: int = 20
+    #: visible job slots
+    slots: int = 5
+    #: largest backlog count observed
+    backlog: int = 60
+    #: time steps in which jobs arrive
+    arrival_steps: int = 50
+    #: Bernoulli trials per arrival step
+    trials: int = 3
+    #: bounded slowdown threshold, in time steps
+    threshold: float = 10.0
+    #: loads of the training job sequences (one drawn per episode)
+    train_loads: tuple[float, ...] = (1.0, 1.3, 1.6, 1.9)
+    #: environment steps of DQN training
+    train_steps: int = 300_000
+    #: environment steps before the first update
+    learning_starts: int = 10_000
+    #: replay buffer size
+    buffer_size: int = 50_000
+    #: widths of the Q-network's hidden layers
+    hidden: tuple[int, ...] = (64, 64)
+    #: AdamW learning rate
+    learning_rate: float = 2.5e-4
+    #: reward multiplier for learning
+    reward_scale: float = 0.02
+    #: fraction of training over which epsilon decays
+    exploration_fraction: float = 0.3
+    #: seed of the training run (episodes, exploration, weights)
+    train_seed: int = 0
+    #: steps between greedy evaluations on the validation sequences (the training curve)
+    eval_every: int = 20_000
+    #: where the checkpoint and training curve go
+    out_dir: str = "results/deeprm"
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.policies) - set(POLICIES))
+        if unknown:
+            raise ValueError(f"policies: unknown {unknown}; choose from {', '.join(POLICIES)}")
+        if self.sequences < 1:
+            raise ValueError(f"sequences must be >= 1, got {self.sequences}")
+        self.env_config(self.loads + self.train_loads)  # the environment checks the rest
+
+    def env_config(self, load: float | tuple[float, ...], *, flatten: bool = False) -> DeepRMConfig:
+        return DeepRMConfig(resources={"cpus": self.cpus, "memory": self.memory}, horizon=self.horizon,
+                            slots=self.slots, backlog=self.backlog, load=load, arrival_steps=self.arrival_steps,
+                            trials=self.trials, flatten=flatten)
+
+    def training_key(self) -> str:
+        """A short hash of every setting that changes the trained agent."""
+        fields = [f.name for f in dataclasses.fields(self) if f.name not in ("loads", "policies", "sequences",
+                                                                             "threshold", "out_dir")]
+        text = json.dumps({k: getattr(self, k) for k in fields}, sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+QUICK = dict(loads=(0.7, 1.3, 1.9), sequences=6, train_steps=40_000, learning_starts=4_000, buffer_size=20_000,
+             eval_every=10_000)
+
+
+def REPS(cfg: Config) -> int:  # noqa: N802 (the runner's name)
+    return cfg.sequences
+
+
+def cells(cfg: Config) -> list[dict]:
+    if "dqn" in cfg.policies:
+        checkpoint(cfg)  # train once, in the parent, before the cells run
+    return [{"load": load, "policy": p} for load in cfg.loads for p in cfg.policies]
+
+
+# --------------------------------------------------------------------------- training
+def _validation(cfg: Config) -> list[tuple[float, list]]:
+    """Fixed validation sequences for the training curve (their own seed: neither train nor test)."""
+    rng = np.random.default_rng([cfg.train_seed, 1])
+    env_cfg = cfg.env_config(cfg.train_loads)
+    return [(load, env_cfg.jobs.sample(load, cfg.arrival_steps, rng)) for load in cfg.train_loads for _ in range(3)]
+
+
+def _evaluate(cfg: Config, agent: Agent, sequences: list[tuple[float, list]]) -> dict[str, float]:
+    out: dict[str, list[float]] = {}
+    for load, jobs in sequences:
+        sim = simpy.Environment()
+        model = SlottedMachine(sim, {"cpus": cfg.cpus, "memory": cfg.memory}, jobs, horizon=cfg.horizon,
+                               slots=cfg.slots, backlog=cfg.backlog)
+        sim.run(until=sim.process(drive(model, agent, max_time=cfg.env_config(load).max_time)))
+        out.setdefault(f"slowdown_{load:g}", []).append(episode_metrics(model)["slowdown_mean"])
+    return {k: float(np.mean(v)) for k, v in out.items()}
+
+
+def checkpoint(cfg: Config) -> Path:
+    """The trained agent's checkpoint: trained now unless this configuration's already exists."""
+    from schedlab.learners.dqn import DQNConfig, train  # torch is only needed for the DQN cells
+
+    out = Path(cfg.out_dir)
+    path = out / f"dqn_{cfg.training_key()}.pt"
+    if path.exists():
+        return path
+    import torch
+
+    torch.set_num_threads(1)  # a small network: one thread is fastest and leaves the other core free
+    dqn_cfg = DQNConfig(total_steps=cfg.train_steps, learning_starts=cfg.learning_starts,
+                        buffer_size=cfg.buffer_size, hidden=cfg.hidden, learning_rate=cfg.learning_rate,
+                        reward_scale=cfg.reward_scale, exploration_fraction=cfg.exploration_fraction)
+    env = DeepRMEnv(cfg.env_config(cfg.train_loads, flatten=True))
+    validation = _validation(cfg)
+    reference = {f"sjf_{k}": v for k, v in _evaluate(cfg, BASELINES["sjf"], validation).items()}
+    began = time.perf_counter()
+
+    def on_eval(agent, step):
+        row = _evaluate(cfg, _greedy(agent), validation) | reference
+        print(f"deeprm: step {step}: " + ", ".join(f"{k}={v:.3f}" for k, v in sorted(row.items())),
+              file=sys.stderr, flush=True)
+        return row | {"seconds": time.perf_counter() - began}
+
+    agent, curve = train(env, dqn_cfg, seed=cfg.train_seed, callback=on_eval, callback_every=cfg.eval_every)
+    out.mkdir(parents=True, exist_ok=True)
+    names = sorted({k for row in curve for k in row})
+    with open(out / f"curve_{cfg.training_key()}.csv", "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=names)
+        writer.writeheader()
+        writer.writerows(curve)
+    tmp = path.with_suffix(".tmp")
+    agent.save(tmp)
+    tmp.replace(path)  # whole or absent: a worker never reads half a checkpoint
+    return path
+
+
+def _greedy(agent) -> Agent:
+    return lambda machine: agent.act(machine.observation(flat=True))
+
+
+@cache
+def _trained(path: str) -> Agent:
+    from schedlab.learners.dqn import DQN
+
+    return _greedy(DQN.load(path))
+
+
+# --------------------------------------------------------------------------- one replication
+def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> Model:
+    load, policy = float(cell["load"]), cell["policy"]
+    env_cfg = cfg.env_config(load)
+    jobs = env_cfg.jobs.sample(load, cfg.arrival_steps, streams["jobs"])
+    machine = SlottedMachine(env, dict(env_cfg.resources), jobs, horizon=cfg.horizon, slots=cfg.slots,
+                             backlog=cfg.backlog)
+    if policy == "dqn":
+        agent = _trained(str(checkpoint(cfg)))
+    elif policy == "random":
+        agent = random_agent(streams["random"])
+    else:
+        agent = BASELINES[policy]
+    driver = env.process(drive(machine, agent, max_time=env_cfg.max_time))
+    return Model(env, [machine.machine], until=driver, parts={"cfg": cfg, "machine": machine, "driver": driver})
+
+
+def measure(model: Model) -> dict[str, float]:
+    cfg: Config = model["cfg"]
+    out = episode_metrics(model["machine"], threshold=cfg.threshold)
+    out["return"] = -float(model["driver"].value)
+    return out
+
+
+if __name__ == "__main__":
+    cli_main()

@@ -1,0 +1,327 @@
+"""Deep Q-learning (DQN) in torch, CleanRL style: read it top to bottom.
+
+Seed 002, sections 5, 7 and 8: a *policy* network estimates Q(s, a) and picks the
+actions (epsilon-greedy); a *target* network, a lagged copy, gives the bootstrap
+targets ``r + gamma * max_a' Q_target(s', a')``; transitions go into an experience
+replay buffer, and each optimisation step fits the policy network to the targets of a
+random batch with the Huber (smooth L1) loss and AdamW. The target network is
+synchronised every ``target_every`` steps (a hard copy with ``tau = 1``, a soft
+update otherwise). Each episode is reset with its own seed, drawn from the run's
+seed, so a run replays exactly.
+
+References
+----------
+V. Mnih et al., "Human-level control through deep reinforcement learning",
+Nature 518, 2015.
+H. van Hasselt, A. Guez, D. Silver, "Deep reinforcement learning with double
+Q-learning", AAAI 2016 (``double=True``).
+S. Huang et al., "CleanRL: high-quality single-file implementations of deep
+reinforcement learning algorithms", JMLR 23, 2022.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import torch
+from torch import nn
+
+__all__ = ["DQN", "DQNConfig", "QNetwork", "ReplayBuffer", "linear_schedule", "train"]
+
+
+@dataclass(frozen=True)
+class DQNConfig:
+    """Hyperparameters of DQN, one line each."""
+
+    #: environment steps of training
+    total_steps: int = 200_000
+    #: AdamW learning rate
+    learning_rate: float = 2.5e-4
+    #: AdamW weight decay
+    weight_decay: float = 1e-4
+    #: transitions the replay buffer holds
+    buffer_size: int = 50_000
+    #: discount factor
+    gamma: float = 0.99
+    #: target update rate at each synchronisation (1 = copy the policy network)
+    tau: float = 1.0
+    #: environment steps between target synchronisations
+    target_every: int = 1_000
+    #: transitions per optimisation step
+    batch_size: int = 64
+    #: exploration rate at the start
+    start_epsilon: float = 1.0
+    #: exploration rate after the decay
+    end_epsilon: float = 0.05
+    #: fraction of total_steps over which epsilon decays linearly
+    exploration_fraction: float = 0.3
+    #: environment steps before the first optimisation step
+    learning_starts: int = 5_000
+    #: environment steps between optimisation steps
+    train_every: int = 4
+    #: widths of the hidden layers
+    hidden: tuple[int, ...] = (128, 64)
+    #: rewards are multiplied by this before learning (keeps Q values near 1)
+    reward_scale: float = 0.1
+    #: gradient norm clip
+    max_grad_norm: float = 10.0
+    #: double DQN targets: the policy network picks a', the target network values it
+    double: bool = True
+    #: store observations as uint8 (for images of whole numbers in 0..255, as DeepRM's)
+    compact: bool = True
+
+    def __post_init__(self) -> None:
+        for name in ("total_steps", "buffer_size", "target_every", "batch_size", "train_every"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
+        if not 0 <= self.gamma < 1:
+            raise ValueError(f"gamma must be in [0, 1), got {self.gamma!r}")
+        if not 0 < self.tau <= 1:
+            raise ValueError(f"tau must be in (0, 1], got {self.tau!r}")
+        if not 0 <= self.end_epsilon <= self.start_epsilon <= 1:
+            raise ValueError(
+                f"need 0 <= end_epsilon <= start_epsilon <= 1, got {self.end_epsilon}, {self.start_epsilon}"
+            )
+        if not self.learning_rate > 0:
+            raise ValueError(f"learning_rate must be > 0, got {self.learning_rate!r}")
+
+
+def linear_schedule(start: float, end: float, duration: float, t: float) -> float:
+    """``start`` moving linearly to ``end`` over ``duration`` steps, then ``end``."""
+    if duration <= 0:
+        return end
+    return start + (end - start) * min(1.0, t / duration)
+
+
+class QNetwork(nn.Module):
+    """An MLP from an observation vector to one Q value per action.
+
+    Inputs are divided by the observation space's upper bounds (where finite), so a
+    backlog count and binary image cells reach the first layer on the same scale.
+    """
+
+    def __init__(self, obs_dim: int, n_actions: int, hidden: tuple[int, ...], obs_high: np.ndarray) -> None:
+        super().__init__()
+        high = np.where(np.isfinite(obs_high) & (obs_high > 0), obs_high, 1.0).astype(np.float32)
+        self.register_buffer("scale", torch.from_numpy(1.0 / high))
+        layers: list[nn.Module] = []
+        width = obs_dim
+        for h in hidden:
+            layers += [nn.Linear(width, h), nn.ReLU()]
+            width = h
+        layers.append(nn.Linear(width, n_actions))
+        self.net = nn.Sequential(*layers)
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.net(obs * self.scale)
+
+
+class ReplayBuffer:
+    """A ring buffer of transitions ``(obs, action, reward, next_obs, terminated)``.
+
+    Truncation is not termination: a truncated episode's last transition still
+    bootstraps from its next state.
+    """
+
+    def __init__(self, size: int, obs_dim: int, *, compact: bool = False) -> None:
+        dtype = np.uint8 if compact else np.float32
+        self.obs = np.zeros((size, obs_dim), dtype=dtype)
+        self.next_obs = np.zeros((size, obs_dim), dtype=dtype)
+        self.actions = np.zeros(size, dtype=np.int64)
+        self.rewards = np.zeros(size, dtype=np.float32)
+        self.terminated = np.zeros(size, dtype=np.float32)
+        self.size, self.pos, self.full = size, 0, False
+
+    def __len__(self) -> int:
+        return self.size if self.full else self.pos
+
+    def add(self, obs: np.ndarray, action: int, reward: float, next_obs: np.ndarray, terminated: bool) -> None:
+        i = self.pos
+        self.obs[i], self.next_obs[i] = obs, next_obs
+        self.actions[i], self.rewards[i], self.terminated[i] = action, reward, terminated
+        self.pos = (i + 1) % self.size
+        self.full = self.full or self.pos == 0
+
+    def sample(self, batch_size: int, rng: np.random.Generator) -> tuple[torch.Tensor, ...]:
+        """A uniform batch (with replacement), as tensors, drawn from ``rng``."""
+        idx = rng.integers(len(self), size=batch_size)
+        return (
+            torch.from_numpy(self.obs[idx].astype(np.float32)),
+            torch.from_numpy(self.actions[idx]),
+            torch.from_numpy(self.rewards[idx]),
+            torch.from_numpy(self.next_obs[idx].astype(np.float32)),
+            torch.from_numpy(self.terminated[idx]),
+        )
+
+
+class DQN:
+    """The two networks, the optimiser and the update rule.
+
+    Parameters
+    ----------
+    obs_dim, n_actions
+        Size of the (flat) observation and number of discrete actions.
+    config
+        Hyperparameters.
+    seed
+        Seeds the networks' initial weights (inside a forked torch RNG: the global
+        torch state is left as it was).
+    obs_high
+        Upper bounds of the observation, for input scaling (ones by default).
+    """
+
+    def __init__(
+        self,
+        obs_dim: int,
+        n_actions: int,
+        config: DQNConfig | None = None,
+        *,
+        seed: int = 0,
+        obs_high: np.ndarray | None = None,
+    ) -> None:
+        self.config = cfg = config or DQNConfig()
+        self.obs_dim, self.n_actions = obs_dim, n_actions
+        self.obs_high = np.ones(obs_dim, dtype=np.float32) if obs_high is None else np.asarray(obs_high, np.float32)
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            self.policy = QNetwork(obs_dim, n_actions, cfg.hidden, self.obs_high)
+        self.target = QNetwork(obs_dim, n_actions, cfg.hidden, self.obs_high)
+        self.target.load_state_dict(self.policy.state_dict())
+        self.optimizer = torch.optim.AdamW(
+            self.policy.parameters(), lr=cfg.learning_rate, weight_decay=cfg.weight_decay, fused=True
+        )
+        self.updates = 0
+        self.syncs = 0
+
+    @torch.no_grad()
+    def q_values(self, obs: np.ndarray) -> np.ndarray:
+        return self.policy(torch.as_tensor(obs, dtype=torch.float32).unsqueeze(0))[0].numpy()
+
+    def act(self, obs: np.ndarray) -> int:
+        """The greedy action (ties: the lowest index)."""
+        return int(np.argmax(self.q_values(obs)))
+
+    def update(self, batch: tuple[torch.Tensor, ...]) -> float:
+        """One optimisation step on ``batch``; returns the Huber loss before the step."""
+        obs, actions, rewards, next_obs, terminated = batch
+        cfg = self.config
+        with torch.no_grad():
+            if cfg.double:
+                best = self.policy(next_obs).argmax(dim=1, keepdim=True)
+                next_q = self.target(next_obs).gather(1, best).squeeze(1)
+            else:
+                next_q = self.target(next_obs).max(dim=1).values
+            target = rewards + cfg.gamma * next_q * (1.0 - terminated)
+        q = self.policy(obs).gather(1, actions.unsqueeze(1)).squeeze(1)
+        loss = nn.functional.smooth_l1_loss(q, target)
+        self.optimizer.zero_grad()
+        loss.backward()
+        nn.utils.clip_grad_norm_(self.policy.parameters(), cfg.max_grad_norm)
+        self.optimizer.step()
+        self.updates += 1
+        return float(loss.item())
+
+    @torch.no_grad()
+    def sync_target(self) -> None:
+        """Move the target network towards the policy network by ``tau`` (a copy at 1)."""
+        tau = self.config.tau
+        for t, p in zip(self.target.parameters(), self.policy.parameters(), strict=True):
+            t.mul_(1.0 - tau).add_(p, alpha=tau)
+        self.syncs += 1
+
+    # ------------------------------------------------------------------ checkpoints
+    def save(self, path: str | Path) -> None:
+        """Weights, sizes and config; plain tensors and builtins, loadable with ``weights_only``."""
+        torch.save(
+            {
+                "obs_dim": self.obs_dim,
+                "n_actions": self.n_actions,
+                "obs_high": torch.from_numpy(self.obs_high),
+                "config": {
+                    k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(self.config).items()
+                },
+                "policy": self.policy.state_dict(),
+                "target": self.target.state_dict(),
+                "updates": self.updates,
+                "syncs": self.syncs,
+            },
+            path,
+        )
+
+    @classmethod
+    def load(cls, path: str | Path) -> DQN:
+        """A DQN from :meth:`save` (``torch.load(weights_only=True)``: no code is run)."""
+        state = torch.load(path, weights_only=True)
+        config = dict(state["config"])
+        config["hidden"] = tuple(config["hidden"])
+        agent = cls(state["obs_dim"], state["n_actions"], DQNConfig(**config), obs_high=state["obs_high"].numpy())
+        agent.policy.load_state_dict(state["policy"])
+        agent.target.load_state_dict(state["target"])
+        agent.updates, agent.syncs = state["updates"], state["syncs"]
+        return agent
+
+
+def train(
+    env: gym.Env,
+    config: DQNConfig | None = None,
+    *,
+    seed: int = 0,
+    callback: Callable[[DQN, int], dict[str, float] | None] | None = None,
+    callback_every: int = 10_000,
+) -> tuple[DQN, list[dict[str, float]]]:
+    """Train a DQN on ``env`` (a flat Box observation, Discrete actions).
+
+    Returns the agent and the training curve: one row per finished episode (step,
+    return, length, epsilon, mean loss since the last row), and every
+    ``callback_every`` steps a row with what ``callback(agent, step)`` returns.
+    """
+    cfg = config or DQNConfig()
+    if not isinstance(env.action_space, gym.spaces.Discrete) or not isinstance(env.observation_space, gym.spaces.Box):
+        raise ValueError("DQN needs a Box observation space and a Discrete action space; flatten the observation")
+    seeds = np.random.SeedSequence(seed)
+    rng = np.random.Generator(np.random.PCG64(seeds.spawn(1)[0]))  # exploration, batches and episode seeds
+    obs_dim = int(np.prod(env.observation_space.shape))
+    n_actions = int(env.action_space.n)
+    agent = DQN(obs_dim, n_actions, cfg, seed=seed, obs_high=np.asarray(env.observation_space.high).ravel())
+    buffer = ReplayBuffer(cfg.buffer_size, obs_dim, compact=cfg.compact)
+    curve: list[dict[str, float]] = []
+    losses: list[float] = []
+    episode, ep_return, ep_length = 0, 0.0, 0
+    obs, _ = env.reset(seed=int(rng.integers(2**31)))
+    for step in range(1, cfg.total_steps + 1):
+        epsilon = linear_schedule(cfg.start_epsilon, cfg.end_epsilon, cfg.exploration_fraction * cfg.total_steps, step)
+        action = int(rng.integers(n_actions)) if rng.random() < epsilon else agent.act(obs)
+        next_obs, reward, terminated, truncated, _ = env.step(action)
+        buffer.add(obs, action, reward * cfg.reward_scale, next_obs, terminated)
+        ep_return += reward
+        ep_length += 1
+        obs = next_obs
+        if terminated or truncated:
+            curve.append(
+                {
+                    "step": step,
+                    "episode": episode,
+                    "return": ep_return,
+                    "length": ep_length,
+                    "epsilon": epsilon,
+                    "loss": float(np.mean(losses)) if losses else float("nan"),
+                }
+            )
+            losses.clear()
+            episode, ep_return, ep_length = episode + 1, 0.0, 0
+            obs, _ = env.reset(seed=int(rng.integers(2**31)))  # a fresh, seeded job sequence per episode
+        if step > cfg.learning_starts and step % cfg.train_every == 0:
+            losses.append(agent.update(buffer.sample(cfg.batch_size, rng)))
+        if step % cfg.target_every == 0:
+            agent.sync_target()
+        if callback is not None and step % callback_every == 0:
+            row = callback(agent, step)
+            if row:
+                curve.append({"step": step, **row})
+    return agent, curve
