@@ -1,0 +1,128 @@
+"""DQN sanity: the loss falls on a fixed batch, the target network syncs when it should,
+checkpoints round-trip, and a seeded run replays exactly."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from schedlab.envs.deeprm import DeepRMEnv
+from schedlab.learners.dqn import DQN, DQNConfig, ReplayBuffer, linear_schedule, train
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    """Small networks: one torch thread is fastest, and spares the cores other tests use."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def same_curve(a: list[dict], b: list[dict]) -> bool:
+    """Curves compare row by row; a nan loss (no update yet) equals a nan loss."""
+    return len(a) == len(b) and all(
+        x.keys() == y.keys() and all(x[k] == y[k] or (np.isnan(x[k]) and np.isnan(y[k])) for k in x)
+        for x, y in zip(a, b, strict=True))
+
+
+def fixed_batch(obs_dim=8, n=64, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    return (torch.rand(n, obs_dim, generator=g), torch.randint(0, 3, (n,), generator=g),
+            torch.randn(n, generator=g), torch.rand(n, obs_dim, generator=g), torch.zeros(n))
+
+
+def same_weights(a: torch.nn.Module, b: torch.nn.Module) -> bool:
+    return all(torch.equal(x, y) for x, y in zip(a.state_dict().values(), b.state_dict().values(), strict=True))
+
+
+def test_the_loss_falls_on_a_fixed_replay_batch():
+    agent = DQN(8, 3, DQNConfig(hidden=(32,), learning_rate=1e-2), seed=1)
+    batch = fixed_batch()
+    losses = [agent.update(batch) for _ in range(300)]  # target frozen: a plain regression
+    assert losses[-1] < 0.2 * losses[0]
+
+
+def test_the_target_network_moves_only_when_synchronised():
+    agent = DQN(8, 3, DQNConfig(hidden=(16,)), seed=2)
+    assert same_weights(agent.policy, agent.target)
+    agent.update(fixed_batch())
+    assert not same_weights(agent.policy, agent.target)
+    agent.sync_target()
+    assert same_weights(agent.policy, agent.target) and agent.syncs == 1
+
+
+def test_a_soft_sync_moves_the_target_by_tau():
+    agent = DQN(8, 3, DQNConfig(hidden=(16,), tau=0.25), seed=3)
+    agent.update(fixed_batch())
+    before = [t.clone() for t in agent.target.parameters()]
+    agent.sync_target()
+    for old, new, p in zip(before, agent.target.parameters(), agent.policy.parameters(), strict=True):
+        assert torch.allclose(new, 0.75 * old + 0.25 * p)
+
+
+def tiny_env():
+    return DeepRMEnv(flatten=True, load=1.3, arrival_steps=8)
+
+
+def test_training_syncs_every_target_every_steps_and_replays_from_its_seed():
+    cfg = DQNConfig(total_steps=400, learning_starts=100, train_every=4, target_every=100, buffer_size=500,
+                    batch_size=16, hidden=(16,))
+    agent, curve = train(tiny_env(), cfg, seed=4)
+    assert agent.syncs == 4 and agent.updates == (400 - 100) // 4
+    assert curve and all(row["step"] <= 400 for row in curve)
+    again, curve_again = train(tiny_env(), cfg, seed=4)
+    assert same_curve(curve_again, curve) and same_weights(agent.policy, again.policy)
+    other, curve_other = train(tiny_env(), cfg, seed=5)
+    assert not same_curve(curve_other, curve)
+
+
+def test_training_calls_back_for_the_curve():
+    cfg = DQNConfig(total_steps=200, learning_starts=50, buffer_size=200, batch_size=8, hidden=(8,))
+    _, curve = train(tiny_env(), cfg, seed=0, callback=lambda agent, step: {"probe": float(step)}, callback_every=100)
+    assert [row["probe"] for row in curve if "probe" in row] == [100.0, 200.0]
+
+
+def test_checkpoints_save_and_load_with_weights_only(tmp_path):
+    agent = DQN(8, 3, DQNConfig(hidden=(16, 8)), seed=6, obs_high=np.full(8, 2.0))
+    agent.update(fixed_batch())
+    agent.save(tmp_path / "dqn.pt")
+    torch.load(tmp_path / "dqn.pt", weights_only=True)  # plain tensors and builtins only
+    loaded = DQN.load(tmp_path / "dqn.pt")
+    obs = np.linspace(0, 1, 8, dtype=np.float32)
+    assert np.array_equal(loaded.q_values(obs), agent.q_values(obs))
+    assert same_weights(loaded.target, agent.target) and loaded.config == agent.config
+    assert loaded.updates == 1
+
+
+def test_the_replay_buffer_wraps_and_samples_from_its_generator():
+    buffer = ReplayBuffer(4, 2, compact=True)
+    for i in range(6):
+        buffer.add(np.array([i, 1]), i % 3, float(i), np.array([i + 1, 0]), i == 5)
+    assert len(buffer) == 4 and sorted(buffer.rewards.tolist()) == [2, 3, 4, 5]
+    a = buffer.sample(10, np.random.default_rng(0))
+    b = buffer.sample(10, np.random.default_rng(0))
+    assert all(torch.equal(x, y) for x, y in zip(a, b, strict=True))
+    assert a[0].dtype == torch.float32
+
+
+def test_epsilon_decays_linearly_then_stays():
+    assert [linear_schedule(1.0, 0.1, 10, t) for t in (0, 5, 10, 20)] == pytest.approx([1.0, 0.55, 0.1, 0.1])
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("gamma", 1.0, r"gamma must be in \[0, 1\), got 1.0"),
+    ("tau", 0.0, r"tau must be in \(0, 1\], got 0.0"),
+    ("batch_size", 0, r"batch_size must be >= 1, got 0"),
+    ("end_epsilon", 0.5, r"need 0 <= end_epsilon <= start_epsilon <= 1"),
+])
+def test_bad_dqn_config_is_a_clear_error(field, value, message):
+    base = {"start_epsilon": 0.4} if field == "end_epsilon" else {}
+    with pytest.raises(ValueError, match=message):
+        DQNConfig(**base, **{field: value})
+
+
+def test_training_needs_a_flat_observation():
+    with pytest.raises(ValueError, match="flatten the observation"):
+        train(DeepRMEnv(), DQNConfig(total_steps=1))
