@@ -25,12 +25,14 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-import gymnasium as gym
 import numpy as np
 import torch
 from torch import nn
+
+if TYPE_CHECKING:
+    import gymnasium as gym
 
 __all__ = ["DQN", "DQNConfig", "QNetwork", "ReplayBuffer", "linear_schedule", "train"]
 
@@ -281,8 +283,10 @@ def train(
     return, length, epsilon, mean loss since the last row), and every
     ``callback_every`` steps a row with what ``callback(agent, step)`` returns.
     """
+    from gymnasium import spaces  # the rl extra; the learner itself needs only torch
+
     cfg = config or DQNConfig()
-    if not isinstance(env.action_space, gym.spaces.Discrete) or not isinstance(env.observation_space, gym.spaces.Box):
+    if not isinstance(env.action_space, spaces.Discrete) or not isinstance(env.observation_space, spaces.Box):
         raise ValueError("DQN needs a Box observation space and a Discrete action space; flatten the observation")
     seeds = np.random.SeedSequence(seed)
     rng = np.random.Generator(np.random.PCG64(seeds.spawn(1)[0]))  # exploration, batches and episode seeds

@@ -6,3 +6,7 @@ __all__ = ["FCFS", "SJF", "BestFit", "expected_utility"]
 from schedlab.policies.grid import DecentralisedMinMin, LeastLoaded, RandomSelection
 
 __all__ += ["DecentralisedMinMin", "LeastLoaded", "RandomSelection"]
+
+from schedlab.policies.packing import Tetris, alignment  # noqa: E402
+
+__all__ = [*__all__, "Tetris", "alignment"]

@@ -1,0 +1,100 @@
+"""RL interface speed: DeepRM environment steps per second, and DQN updates per second.
+
+- **environment**: :class:`schedlab.envs.deeprm.DeepRMEnv` (the DeepRM defaults: 2
+  resources of 20 units, horizon 20, 5 slots) at each load, driven by a uniformly
+  random policy through ``reset``/``step`` until ``--steps`` steps are done; Dict
+  and flat observations. Each step builds the observation images; a time step also
+  runs the SimPy model (arrivals, completions, reserved starts) to the next decision
+  event. Printed beside it, for scale: the same episodes' steps with the SJF agent
+  and the share of steps that advance time.
+- **DQN**: :meth:`schedlab.learners.dqn.DQN.update` on batches of 64 from a replay
+  buffer of DeepRM observations (4,801 inputs), with the scenario's network (64, 64)
+  and one torch thread; and the whole training loop (acting, stepping, storing,
+  updating every 4 steps) in environment steps per second.
+
+Run from the repository root: ``python benchmarks/env.py`` (about half a minute).
+It prints rates and ratios; it asserts nothing about time. Target: at least 5,000
+environment steps per second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import time
+
+import numpy as np
+import torch
+
+from schedlab.envs.baselines import sjf
+from schedlab.envs.deeprm import DeepRMEnv
+from schedlab.learners.dqn import DQN, DQNConfig, ReplayBuffer, train
+
+
+def env_rate(load: float, steps: int, *, flatten: bool, agent: str = "random") -> tuple[float, float]:
+    """Environment steps per second, and the fraction of steps that advanced time."""
+    env = DeepRMEnv(load=load, flatten=flatten)
+    rng = np.random.default_rng(0)
+    n = advanced = episode = 0
+    began = time.perf_counter()
+    env.reset(seed=episode)
+    while n < steps:
+        action = int(rng.integers(env.action_space.n)) if agent == "random" else sjf(env.model)
+        _, _, terminated, truncated, info = env.step(action)
+        n += 1
+        advanced += not info["scheduled"]
+        if terminated or truncated:
+            episode += 1
+            env.reset(seed=episode)
+    return n / (time.perf_counter() - began), advanced / n
+
+
+def update_rate(updates: int, hidden: tuple[int, ...]) -> float:
+    env = DeepRMEnv(load=1.3, flatten=True)
+    obs, _ = env.reset(seed=0)
+    dim = obs.size
+    buffer = ReplayBuffer(2_000, dim, compact=True)
+    rng = np.random.default_rng(0)
+    while len(buffer) < 2_000 and not buffer.full:
+        a = int(rng.integers(env.action_space.n))
+        nxt, r, term, trunc, _ = env.step(a)
+        buffer.add(obs, a, r, nxt, term)
+        obs = nxt if not (term or trunc) else env.reset(seed=len(buffer))[0]
+    agent = DQN(dim, env.action_space.n, DQNConfig(hidden=hidden), obs_high=env.observation_space.high)
+    for _ in range(10):  # warm up the allocator
+        agent.update(buffer.sample(64, rng))
+    began = time.perf_counter()
+    for _ in range(updates):
+        agent.update(buffer.sample(64, rng))
+    return updates / (time.perf_counter() - began)
+
+
+def training_rate(steps: int, hidden: tuple[int, ...]) -> float:
+    cfg = DQNConfig(total_steps=steps, learning_starts=steps // 5, buffer_size=steps, hidden=hidden)
+    began = time.perf_counter()
+    train(DeepRMEnv(load=1.3, flatten=True), cfg, seed=0)
+    return steps / (time.perf_counter() - began)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=40_000, help="environment steps per measurement")
+    parser.add_argument("--updates", type=int, default=300, help="DQN updates measured")
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    print(f"python {platform.python_version()}, torch {torch.__version__}, {platform.processor() or platform.machine()}")
+    for load in (0.3, 1.0, 1.9):
+        for flatten in (False, True):
+            rate, advancing = env_rate(load, args.steps, flatten=flatten)
+            kind = "flat" if flatten else "dict"
+            print(f"env  load {load:.1f} {kind}: {rate:9,.0f} steps/s random policy ({advancing:.0%} of steps "
+                  f"advance time); target 5,000: x{rate / 5000:.2f}")
+        rate, advancing = env_rate(load, args.steps, flatten=True, agent="sjf")
+        print(f"env  load {load:.1f} flat: {rate:9,.0f} steps/s SJF agent ({advancing:.0%} advance time)")
+    for hidden in ((64, 64), (128, 64)):
+        print(f"dqn  hidden {hidden}: {update_rate(args.updates, hidden):7,.0f} updates/s (batch 64, 1 thread)")
+    print(f"dqn  training loop (64, 64), update every 4 steps: {training_rate(8_000, (64, 64)):7,.0f} env steps/s")
+
+
+if __name__ == "__main__":
+    main()
