@@ -83,7 +83,7 @@ class GridResources:
             raise ValueError(f"resources: need at least one resource (M >= 1), got {caps.size} capacities")
         if not np.all(np.isfinite(caps) & (caps > 0)):
             bad = int(np.flatnonzero(~(np.isfinite(caps) & (caps > 0)))[0])
-            raise ValueError(f"resources: capacity of resource {bad} must be finite and > 0, got {caps[bad]!r}")
+            raise ValueError(f"resources: capacity of resource {bad} must be finite and > 0, got {float(caps[bad])!r}")
         self.env = env
         self.capacities = caps
         self.busy_until = np.zeros(caps.size)
