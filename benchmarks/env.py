@@ -82,13 +82,16 @@ def main() -> None:
     parser.add_argument("--updates", type=int, default=300, help="DQN updates measured")
     args = parser.parse_args()
     torch.set_num_threads(1)
-    print(f"python {platform.python_version()}, torch {torch.__version__}, {platform.processor() or platform.machine()}")
+    cpu = platform.processor() or platform.machine()
+    print(f"python {platform.python_version()}, torch {torch.__version__}, {cpu}")
     for load in (0.3, 1.0, 1.9):
         for flatten in (False, True):
             rate, advancing = env_rate(load, args.steps, flatten=flatten)
             kind = "flat" if flatten else "dict"
-            print(f"env  load {load:.1f} {kind}: {rate:9,.0f} steps/s random policy ({advancing:.0%} of steps "
-                  f"advance time); target 5,000: x{rate / 5000:.2f}")
+            print(
+                f"env  load {load:.1f} {kind}: {rate:9,.0f} steps/s random policy ({advancing:.0%} of steps "
+                f"advance time); target 5,000: x{rate / 5000:.2f}"
+            )
         rate, advancing = env_rate(load, args.steps, flatten=True, agent="sjf")
         print(f"env  load {load:.1f} flat: {rate:9,.0f} steps/s SJF agent ({advancing:.0%} advance time)")
     for hidden in ((64, 64), (128, 64)):

@@ -96,23 +96,34 @@ class Config:
         self.env_config(self.loads + self.train_loads)  # the environment checks the rest
 
     def env_config(self, load: float | tuple[float, ...], *, flatten: bool = False) -> DeepRMConfig:
-        return DeepRMConfig(resources={"cpus": self.cpus, "memory": self.memory}, horizon=self.horizon,
-                            slots=self.slots, backlog=self.backlog, load=load, arrival_steps=self.arrival_steps,
-                            trials=self.trials, flatten=flatten)
+        return DeepRMConfig(
+            resources={"cpus": self.cpus, "memory": self.memory},
+            horizon=self.horizon,
+            slots=self.slots,
+            backlog=self.backlog,
+            load=load,
+            arrival_steps=self.arrival_steps,
+            trials=self.trials,
+            flatten=flatten,
+        )
 
     def training_key(self) -> str:
         """A short hash of every setting that changes the trained agent."""
-        fields = [f.name for f in dataclasses.fields(self) if f.name not in ("loads", "policies", "sequences",
-                                                                             "threshold", "out_dir")]
+        fields = [
+            f.name
+            for f in dataclasses.fields(self)
+            if f.name not in ("loads", "policies", "sequences", "threshold", "out_dir")
+        ]
         text = json.dumps({k: getattr(self, k) for k in fields}, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
-QUICK = dict(loads=(0.7, 1.3, 1.9), sequences=6, train_steps=40_000, learning_starts=4_000, buffer_size=20_000,
-             eval_every=10_000)
+QUICK = dict(
+    loads=(0.7, 1.3, 1.9), sequences=6, train_steps=40_000, learning_starts=4_000, buffer_size=20_000, eval_every=10_000
+)
 
 
-def REPS(cfg: Config) -> int:  # noqa: N802 (the runner's name)
+def REPS(cfg: Config) -> int:
     return cfg.sequences
 
 
@@ -134,8 +145,14 @@ def _evaluate(cfg: Config, agent: Agent, sequences: list[tuple[float, list]]) ->
     out: dict[str, list[float]] = {}
     for load, jobs in sequences:
         sim = simpy.Environment()
-        model = SlottedMachine(sim, {"cpus": cfg.cpus, "memory": cfg.memory}, jobs, horizon=cfg.horizon,
-                               slots=cfg.slots, backlog=cfg.backlog)
+        model = SlottedMachine(
+            sim,
+            {"cpus": cfg.cpus, "memory": cfg.memory},
+            jobs,
+            horizon=cfg.horizon,
+            slots=cfg.slots,
+            backlog=cfg.backlog,
+        )
         sim.run(until=sim.process(drive(model, agent, max_time=cfg.env_config(load).max_time)))
         out.setdefault(f"slowdown_{load:g}", []).append(episode_metrics(model)["slowdown_mean"])
     return {k: float(np.mean(v)) for k, v in out.items()}
@@ -152,9 +169,15 @@ def checkpoint(cfg: Config) -> Path:
     import torch
 
     torch.set_num_threads(1)  # a small network: one thread is fastest and leaves the other core free
-    dqn_cfg = DQNConfig(total_steps=cfg.train_steps, learning_starts=cfg.learning_starts,
-                        buffer_size=cfg.buffer_size, hidden=cfg.hidden, learning_rate=cfg.learning_rate,
-                        reward_scale=cfg.reward_scale, exploration_fraction=cfg.exploration_fraction)
+    dqn_cfg = DQNConfig(
+        total_steps=cfg.train_steps,
+        learning_starts=cfg.learning_starts,
+        buffer_size=cfg.buffer_size,
+        hidden=cfg.hidden,
+        learning_rate=cfg.learning_rate,
+        reward_scale=cfg.reward_scale,
+        exploration_fraction=cfg.exploration_fraction,
+    )
     env = DeepRMEnv(cfg.env_config(cfg.train_loads, flatten=True))
     validation = _validation(cfg)
     reference = {f"sjf_{k}": v for k, v in _evaluate(cfg, BASELINES["sjf"], validation).items()}
@@ -162,8 +185,11 @@ def checkpoint(cfg: Config) -> Path:
 
     def on_eval(agent, step):
         row = _evaluate(cfg, _greedy(agent), validation) | reference
-        print(f"deeprm: step {step}: " + ", ".join(f"{k}={v:.3f}" for k, v in sorted(row.items())),
-              file=sys.stderr, flush=True)
+        print(
+            f"deeprm: step {step}: " + ", ".join(f"{k}={v:.3f}" for k, v in sorted(row.items())),
+            file=sys.stderr,
+            flush=True,
+        )
         return row | {"seconds": time.perf_counter() - began}
 
     agent, curve = train(env, dqn_cfg, seed=cfg.train_seed, callback=on_eval, callback_every=cfg.eval_every)
@@ -195,8 +221,9 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
     load, policy = float(cell["load"]), cell["policy"]
     env_cfg = cfg.env_config(load)
     jobs = env_cfg.jobs.sample(load, cfg.arrival_steps, streams["jobs"])
-    machine = SlottedMachine(env, dict(env_cfg.resources), jobs, horizon=cfg.horizon, slots=cfg.slots,
-                             backlog=cfg.backlog)
+    machine = SlottedMachine(
+        env, dict(env_cfg.resources), jobs, horizon=cfg.horizon, slots=cfg.slots, backlog=cfg.backlog
+    )
     if policy == "dqn":
         agent = _trained(str(checkpoint(cfg)))
     elif policy == "random":

@@ -38,8 +38,10 @@ CAPACITIES = {"cpus": 10, "memory": 10}
 
 
 def three_jobs():
-    return [Job(id=i, submit=0.0, runtime=float(n), cpus=c, demands={"memory": float(m)})
-            for i, (n, c, m) in enumerate([(4, 6, 2), (1, 6, 1), (2, 4, 8)])]
+    return [
+        Job(id=i, submit=0.0, runtime=float(n), cpus=c, demands={"memory": float(m)})
+        for i, (n, c, m) in enumerate([(4, 6, 2), (1, 6, 1), (2, 4, 8)])
+    ]
 
 
 def schedule(agent):
@@ -49,11 +51,14 @@ def schedule(agent):
     return {r.id: (r.start, r.end) for r in model.records()}, model
 
 
-@pytest.mark.parametrize("agent, expected, mean_slowdown", [
-    (fcfs, {A: (0, 4), B: (4, 5), C: (4, 6)}, (1 + 5 + 3) / 3),
-    (sjf, {B: (0, 1), C: (0, 2), A: (1, 5)}, (1 + 1 + 5 / 4) / 3),
-    (tetris, {C: (0, 2), A: (0, 4), B: (4, 5)}, (1 + 1 + 5) / 3),
-])
+@pytest.mark.parametrize(
+    "agent, expected, mean_slowdown",
+    [
+        (fcfs, {A: (0, 4), B: (4, 5), C: (4, 6)}, (1 + 5 + 3) / 3),
+        (sjf, {B: (0, 1), C: (0, 2), A: (1, 5)}, (1 + 1 + 5 / 4) / 3),
+        (tetris, {C: (0, 2), A: (0, 4), B: (4, 5)}, (1 + 1 + 5) / 3),
+    ],
+)
 def test_baseline_schedules_match_the_hand_worked_ones(agent, expected, mean_slowdown):
     got, model = schedule(agent)
     assert got == expected

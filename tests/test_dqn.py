@@ -24,13 +24,19 @@ def same_curve(a: list[dict], b: list[dict]) -> bool:
     """Curves compare row by row; a nan loss (no update yet) equals a nan loss."""
     return len(a) == len(b) and all(
         x.keys() == y.keys() and all(x[k] == y[k] or (np.isnan(x[k]) and np.isnan(y[k])) for k in x)
-        for x, y in zip(a, b, strict=True))
+        for x, y in zip(a, b, strict=True)
+    )
 
 
 def fixed_batch(obs_dim=8, n=64, seed=0):
     g = torch.Generator().manual_seed(seed)
-    return (torch.rand(n, obs_dim, generator=g), torch.randint(0, 3, (n,), generator=g),
-            torch.randn(n, generator=g), torch.rand(n, obs_dim, generator=g), torch.zeros(n))
+    return (
+        torch.rand(n, obs_dim, generator=g),
+        torch.randint(0, 3, (n,), generator=g),
+        torch.randn(n, generator=g),
+        torch.rand(n, obs_dim, generator=g),
+        torch.zeros(n),
+    )
 
 
 def same_weights(a: torch.nn.Module, b: torch.nn.Module) -> bool:
@@ -67,14 +73,21 @@ def tiny_env():
 
 
 def test_training_syncs_every_target_every_steps_and_replays_from_its_seed():
-    cfg = DQNConfig(total_steps=400, learning_starts=100, train_every=4, target_every=100, buffer_size=500,
-                    batch_size=16, hidden=(16,))
+    cfg = DQNConfig(
+        total_steps=400,
+        learning_starts=100,
+        train_every=4,
+        target_every=100,
+        buffer_size=500,
+        batch_size=16,
+        hidden=(16,),
+    )
     agent, curve = train(tiny_env(), cfg, seed=4)
     assert agent.syncs == 4 and agent.updates == (400 - 100) // 4
     assert curve and all(row["step"] <= 400 for row in curve)
     again, curve_again = train(tiny_env(), cfg, seed=4)
     assert same_curve(curve_again, curve) and same_weights(agent.policy, again.policy)
-    other, curve_other = train(tiny_env(), cfg, seed=5)
+    _, curve_other = train(tiny_env(), cfg, seed=5)
     assert not same_curve(curve_other, curve)
 
 
@@ -111,12 +124,15 @@ def test_epsilon_decays_linearly_then_stays():
     assert [linear_schedule(1.0, 0.1, 10, t) for t in (0, 5, 10, 20)] == pytest.approx([1.0, 0.55, 0.1, 0.1])
 
 
-@pytest.mark.parametrize("field, value, message", [
-    ("gamma", 1.0, r"gamma must be in \[0, 1\), got 1.0"),
-    ("tau", 0.0, r"tau must be in \(0, 1\], got 0.0"),
-    ("batch_size", 0, r"batch_size must be >= 1, got 0"),
-    ("end_epsilon", 0.5, r"need 0 <= end_epsilon <= start_epsilon <= 1"),
-])
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("gamma", 1.0, r"gamma must be in \[0, 1\), got 1.0"),
+        ("tau", 0.0, r"tau must be in \(0, 1\], got 0.0"),
+        ("batch_size", 0, r"batch_size must be >= 1, got 0"),
+        ("end_epsilon", 0.5, r"need 0 <= end_epsilon <= start_epsilon <= 1"),
+    ],
+)
 def test_bad_dqn_config_is_a_clear_error(field, value, message):
     base = {"start_epsilon": 0.4} if field == "end_epsilon" else {}
     with pytest.raises(ValueError, match=message):

@@ -9,7 +9,7 @@ from gymnasium.utils.env_checker import check_env
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from schedlab.envs.deeprm import DeepRMConfig, DeepRMEnv
+from schedlab.envs.deeprm import DeepRMEnv
 from schedlab.envs.jobs import DeepRMJobs
 from schedlab.model import Job, metrics
 
@@ -164,25 +164,31 @@ def test_the_job_distribution_matches_deeprm():
     assert work.mean() == pytest.approx(1.9, rel=0.05)
 
 
-@pytest.mark.parametrize("overrides, message", [
-    (dict(resources={"cpus": 0, "memory": 20}), r"capacity of 'cpus' must be a whole number > 0, got 0"),
-    (dict(resources={"cpus": 20, "memory": -3}), r"capacity of 'memory' must be a whole number > 0, got -3"),
-    (dict(horizon=12), r"horizon 12 is shorter than the longest job \(15 steps\)"),
-    (dict(slots=0), r"slots must be a whole number >= 1, got 0"),
-    (dict(load=2.9), r"load 2.9 needs p = .* > 1 with trials=3"),
-    (dict(reward="makespan"), r"reward must be 'slowdown_sum' or 'slowdown_mean', got 'makespan'"),
-])
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        (dict(resources={"cpus": 0, "memory": 20}), r"capacity of 'cpus' must be a whole number > 0, got 0"),
+        (dict(resources={"cpus": 20, "memory": -3}), r"capacity of 'memory' must be a whole number > 0, got -3"),
+        (dict(horizon=12), r"horizon 12 is shorter than the longest job \(15 steps\)"),
+        (dict(slots=0), r"slots must be a whole number >= 1, got 0"),
+        (dict(load=2.9), r"load 2.9 needs p = .* > 1 with trials=3"),
+        (dict(reward="makespan"), r"reward must be 'slowdown_sum' or 'slowdown_mean', got 'makespan'"),
+    ],
+)
 def test_bad_config_is_a_clear_error(overrides, message):
     with pytest.raises(ValueError, match=message):
         DeepRMEnv(**overrides)
 
 
-@pytest.mark.parametrize("jobs, message", [
-    ([job(0, 0, 2, 11, 1)], r"job 0 demands 11 of 'cpus', above its capacity 10"),
-    ([job(0, 0, 2, 1, 12)], r"job 0 demands 12 of 'memory', above its capacity 10"),
-    ([job(0, 0, 16, 1, 1)], r"horizon 15 is shorter than job 0's length 16"),
-    ([job(0, 0.5, 2, 1, 1)], r"job 0: a time-stepped machine needs whole-number submit and length"),
-])
+@pytest.mark.parametrize(
+    "jobs, message",
+    [
+        ([job(0, 0, 2, 11, 1)], r"job 0 demands 11 of 'cpus', above its capacity 10"),
+        ([job(0, 0, 2, 1, 12)], r"job 0 demands 12 of 'memory', above its capacity 10"),
+        ([job(0, 0, 16, 1, 1)], r"horizon 15 is shorter than job 0's length 16"),
+        ([job(0, 0.5, 2, 1, 1)], r"job 0: a time-stepped machine needs whole-number submit and length"),
+    ],
+)
 def test_a_job_sequence_the_machine_cannot_hold_is_a_clear_error(jobs, message):
     env = DeepRMEnv(**SMALL)
     with pytest.raises(ValueError, match=message):

@@ -16,8 +16,17 @@ from schedlab.envs.jobs import DeepRMJobs
 from schedlab.envs.slotted import SlottedMachine
 
 __all__ = [
-    "BASELINES", "DeepRMConfig", "DeepRMEnv", "DeepRMJobs", "SlottedMachine", "drive", "episode_metrics", "fcfs",
-    "random_agent", "sjf", "tetris",
+    "BASELINES",
+    "DeepRMConfig",
+    "DeepRMEnv",
+    "DeepRMJobs",
+    "SlottedMachine",
+    "drive",
+    "episode_metrics",
+    "fcfs",
+    "random_agent",
+    "sjf",
+    "tetris",
 ]
 
 if "schedlab/DeepRM-v0" not in gym.registry:

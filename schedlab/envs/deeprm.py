@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import gymnasium as gym
 import numpy as np
@@ -107,7 +107,7 @@ class DeepRMEnv(gym.Env[Any, np.int64]):
     records, utilization and Machine.
     """
 
-    metadata = {"render_modes": []}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": []}
 
     def __init__(self, config: DeepRMConfig | None = None, **overrides: Any) -> None:
         cfg = config or DeepRMConfig()
@@ -116,11 +116,13 @@ class DeepRMEnv(gym.Env[Any, np.int64]):
         self.config = cfg
         d, cap = len(cfg.resources), max(cfg.resources.values())
         t, m = cfg.horizon, cfg.slots
-        self._dict_space = spaces.Dict({
-            "backlog": spaces.Box(0.0, float(cfg.backlog), shape=(1,), dtype=np.float32),
-            "machine": spaces.Box(0.0, 1.0, shape=(t, d, cap), dtype=np.float32),
-            "slots": spaces.Box(0.0, 1.0, shape=(m, t, d, cap), dtype=np.float32),
-        })
+        self._dict_space = spaces.Dict(
+            {
+                "backlog": spaces.Box(0.0, float(cfg.backlog), shape=(1,), dtype=np.float32),
+                "machine": spaces.Box(0.0, 1.0, shape=(t, d, cap), dtype=np.float32),
+                "slots": spaces.Box(0.0, 1.0, shape=(m, t, d, cap), dtype=np.float32),
+            }
+        )
         if cfg.flatten:
             high = np.concatenate([[cfg.backlog], np.ones(t * d * cap * (m + 1))]).astype(np.float32)
             self.observation_space = spaces.Box(np.zeros_like(high), high, dtype=np.float32)
@@ -139,8 +141,7 @@ class DeepRMEnv(gym.Env[Any, np.int64]):
             load = loads[int(self.np_random.integers(len(loads)))] if len(loads) > 1 else loads[0]
             jobs = cfg.jobs.sample(load, cfg.arrival_steps, self.np_random)
         sim = simpy.Environment()
-        self.model = SlottedMachine(sim, cfg.resources, jobs, horizon=cfg.horizon, slots=cfg.slots,
-                                    backlog=cfg.backlog)
+        self.model = SlottedMachine(sim, cfg.resources, jobs, horizon=cfg.horizon, slots=cfg.slots, backlog=cfg.backlog)
         self._scale = 1.0 / max(1, len(jobs)) if cfg.reward == "slowdown_mean" else 1.0
         sim.run(until=self.model.tick(0))  # the arrivals of time 0
         return self._observe(), self._info(scheduled=False)

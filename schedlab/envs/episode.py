@@ -52,8 +52,9 @@ def episode_metrics(model: SlottedMachine, *, threshold: float = 10.0) -> dict[s
     :func:`schedlab.model.metrics.utilization` of the records.
     """
     now = float(model.now)
-    records = [r if r.status is Status.COMPLETED else r._replace(end=now, status=Status.COMPLETED)
-               for r in model.records()]
+    records = [
+        r if r.status is Status.COMPLETED else r._replace(end=now, status=Status.COMPLETED) for r in model.records()
+    ]
     done = sum(1 for r in model.records() if r.status is Status.COMPLETED)
     nan = float("nan")
     return {

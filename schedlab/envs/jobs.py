@@ -112,8 +112,9 @@ class DeepRMJobs:
         p = load / (self.trials * self.mean_load_per_job())
         if p > 1:
             top = self.trials * self.mean_load_per_job()
-            raise ValueError(f"load {load} needs p = {p:.3g} > 1 with trials={self.trials} (at most {top:.3g}); "
-                             "raise trials")
+            raise ValueError(
+                f"load {load} needs p = {p:.3g} > 1 with trials={self.trials} (at most {top:.3g}); raise trials"
+            )
         return p
 
     def sample(self, load: float, steps: int, rng: np.random.Generator, *, first_id: int = 0) -> list[Job]:
@@ -129,8 +130,11 @@ class DeepRMJobs:
         n = int(counts.sum())
         submits = np.repeat(np.arange(steps), counts)
         short = rng.random(n) < self.short_share
-        lens = np.where(short, rng.integers(self.short_len[0], self.short_len[1] + 1, size=n),
-                        rng.integers(self.long_len[0], self.long_len[1] + 1, size=n))
+        lens = np.where(
+            short,
+            rng.integers(self.short_len[0], self.short_len[1] + 1, size=n),
+            rng.integers(self.long_len[0], self.long_len[1] + 1, size=n),
+        )
         names = list(self.capacities)
         d = len(names)
         dominant = rng.integers(0, d, size=n)
@@ -146,8 +150,13 @@ class DeepRMJobs:
             else:
                 demand[:, r] = big
         return [
-            Job(id=first_id + i, submit=float(submits[i]), runtime=float(lens[i]), cpus=int(demand[i, 0]),
+            Job(
+                id=first_id + i,
+                submit=float(submits[i]),
+                runtime=float(lens[i]),
+                cpus=int(demand[i, 0]),
                 demands={name: float(demand[i, r]) for r, name in enumerate(names[1:], start=1)},
-                job_class="short" if short[i] else "long")
+                job_class="short" if short[i] else "long",
+            )
             for i in range(n)
         ]

@@ -77,8 +77,15 @@ class SlottedMachine:
     """
 
     def __init__(
-        self, sim: simpy.Environment, capacities: Mapping[str, int], jobs: Sequence[Job], *,
-        horizon: int = 20, slots: int = 5, backlog: int = 60, name: str = "deeprm",
+        self,
+        sim: simpy.Environment,
+        capacities: Mapping[str, int],
+        jobs: Sequence[Job],
+        *,
+        horizon: int = 20,
+        slots: int = 5,
+        backlog: int = 60,
+        name: str = "deeprm",
     ) -> None:
         self.names = list(capacities)
         if not self.names:
@@ -97,8 +104,14 @@ class SlottedMachine:
         for job in jobs:
             self._check(job)
         self.n_jobs = len(jobs)
-        self.machine = Machine(sim, int(self.cap[0]), _hold, name=name, oversize="raise",
-                               resources={r: float(c) for r, c in zip(self.names[1:], self.cap[1:], strict=True)})
+        self.machine = Machine(
+            sim,
+            int(self.cap[0]),
+            _hold,
+            name=name,
+            oversize="raise",
+            resources={r: float(c) for r, c in zip(self.names[1:], self.cap[1:], strict=True)},
+        )
         self.occ = np.zeros((horizon, len(self.names)), dtype=np.int64)  # the plan, row 0 = now
         self.queue: list[Job] = []  # waiting and not placed, in arrival order
         self.area = np.zeros(len(self.names))  # unit-steps used so far, per resource
@@ -114,11 +127,15 @@ class SlottedMachine:
     def _check(self, job: Job) -> None:
         length = job.runtime
         if length != int(length) or job.submit != int(job.submit):
-            raise ValueError(f"job {job.id}: a time-stepped machine needs whole-number submit and length, "
-                             f"got submit={job.submit} runtime={job.runtime}")
+            raise ValueError(
+                f"job {job.id}: a time-stepped machine needs whole-number submit and length, "
+                f"got submit={job.submit} runtime={job.runtime}"
+            )
         if length > self.horizon:
-            raise ValueError(f"horizon {self.horizon} is shorter than job {job.id}'s length {int(length)}: "
-                             "raise horizon to at least the longest job")
+            raise ValueError(
+                f"horizon {self.horizon} is shorter than job {job.id}'s length {int(length)}: "
+                "raise horizon to at least the longest job"
+            )
         demand = np.array([job.demand("cpus")] + [job.demands.get(r, 0.0) for r in self.names[1:]])
         extra = set(job.demands) - set(self.names[1:])
         if extra:
@@ -128,8 +145,9 @@ class SlottedMachine:
         over = np.flatnonzero(demand > self.cap)
         if over.size:
             r = int(over[0])
-            raise ValueError(f"job {job.id} demands {demand[r]:g} of {self.names[r]!r}, above its capacity "
-                             f"{self.cap[r]}")
+            raise ValueError(
+                f"job {job.id} demands {demand[r]:g} of {self.names[r]!r}, above its capacity {self.cap[r]}"
+            )
         self._len[job] = int(length)
         self._demand[job] = demand.astype(np.int64)
 
@@ -258,5 +276,7 @@ class SlottedMachine:
         return {"backlog": backlog, "machine": machine, "slots": slots}
 
     def __repr__(self) -> str:
-        return (f"SlottedMachine(t={self.now}, queue={len(self.queue)}, running={len(self.machine.running)}, "
-                f"completed={self.completed}/{self.n_jobs})")
+        return (
+            f"SlottedMachine(t={self.now}, queue={len(self.queue)}, running={len(self.machine.running)}, "
+            f"completed={self.completed}/{self.n_jobs})"
+        )
