@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 
 from schedlab.experiment.seeding import Streams
 from schedlab.learners import OrdinalSharing, SimpleLearning
-from schedlab.model import metrics
+from schedlab.model import Job, metrics
 from schedlab.model.records import Status, records_frame
 from schedlab.policies import DecentralisedMinMin, LeastLoaded, RandomSelection
 from schedlab.processes.agents import GridModel, PoissonJobs
-from schedlab.processes.grid import GridResources
+from schedlab.processes.grid import GridResources, GridView
 from schedlab.topologies import ordinal_ring
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -161,13 +161,9 @@ def test_least_loaded_picks_the_smallest_lor_and_sees_its_own_submissions():
     streams = Streams(0)
     env = simpy.Environment()
     grid = GridResources(env, [1.0, 2.0, 4.0])
-    from schedlab.processes.grid import GridView
-
     view = GridView(env, grid, 1)
     lls = LeastLoaded(streams["routing"])
     lls.bind(view)
-    from schedlab.model import Job
-
     grid.submit(0, Job(0, 0.0, 3.0))  # LoR 3
     grid.submit(1, Job(1, 0.0, 2.0))  # LoR 1
     grid.submit(2, Job(2, 0.0, 8.0))  # LoR 2
@@ -183,9 +179,6 @@ def test_dmms_sees_others_only_at_refresh_and_runs_min_min():
     agent's picture holds its own submissions, not other agents'."""
     env = simpy.Environment()
     grid = GridResources(env, [1.0, 10.0])
-    from schedlab.model import Job
-    from schedlab.processes.grid import GridView
-
     dmms = DecentralisedMinMin(period=2)
     dmms.bind(GridView(env, grid, 2))
     # agent 0: jobs of length 10 and 1: the short one completes first anywhere (r1 at 0.1), then the long
@@ -205,8 +198,6 @@ def test_dmms_sees_others_only_at_refresh_and_runs_min_min():
 def test_random_selection_is_uniform():
     rs = RandomSelection(np.random.default_rng(3))
     env = simpy.Environment()
-    from schedlab.processes.grid import GridView
-
     rs.bind(GridView(env, GridResources(env, [1.0] * 4), 1))
     counts = np.bincount([j for _, j in rs.assign(0, np.ones(8000))], minlength=4)
     assert np.all(np.abs(counts - 2000) < 150)
