@@ -96,7 +96,7 @@ class Config:
     #: updates after which the learning rate has halved; inf keeps it constant
     learning_rate_half_life: float = math.inf
     #: arrival rates of the figure-4 sweep
-    arrival_rates: tuple[float, ...] = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3)
+    arrival_rates: tuple[float, ...] = (0.05, 0.1, 0.15, 0.2, 0.25)
     #: policies of the figure-4 and figure-5 sweeps
     sweep_policies: tuple[str, ...] = ("best-fit", "aggressive-both", "utility-both")
 
