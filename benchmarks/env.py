@@ -58,7 +58,7 @@ def update_rate(updates: int, hidden: tuple[int, ...]) -> float:
     while len(buffer) < 2_000 and not buffer.full:
         a = int(rng.integers(env.action_space.n))
         nxt, r, term, trunc, _ = env.step(a)
-        buffer.add(obs, a, r, nxt, term)
+        buffer.add(obs, a, r, nxt, 0.0 if term else 0.99)
         obs = nxt if not (term or trunc) else env.reset(seed=len(buffer))[0]
     agent = DQN(dim, env.action_space.n, DQNConfig(hidden=hidden), obs_high=env.observation_space.high)
     for _ in range(10):  # warm up the allocator

@@ -112,7 +112,7 @@ def test_checkpoints_save_and_load_with_weights_only(tmp_path):
 def test_the_replay_buffer_wraps_and_samples_from_its_generator():
     buffer = ReplayBuffer(4, 2, compact=True)
     for i in range(6):
-        buffer.add(np.array([i, 1]), i % 3, float(i), np.array([i + 1, 0]), i == 5)
+        buffer.add(np.array([i, 1]), i % 3, float(i), np.array([i + 1, 0]), 0.0 if i == 5 else 0.99)
     assert len(buffer) == 4 and sorted(buffer.rewards.tolist()) == [2, 3, 4, 5]
     a = buffer.sample(10, np.random.default_rng(0))
     b = buffer.sample(10, np.random.default_rng(0))
@@ -142,3 +142,26 @@ def test_bad_dqn_config_is_a_clear_error(field, value, message):
 def test_training_needs_a_flat_observation():
     with pytest.raises(ValueError, match="flatten the observation"):
         train(DeepRMEnv(), DQNConfig(total_steps=1))
+
+
+def test_n_step_transitions_sum_discounted_rewards_and_stop_at_termination():
+    from collections import deque
+
+    from schedlab.learners.dqn import _store
+
+    buffer = ReplayBuffer(8, 1)
+    pending = deque((np.array([float(i)]), i, r) for i, r in enumerate([1.0, 2.0, 3.0]))
+    _store(buffer, pending, np.array([9.0]), 0.5, False)  # a full window: 1 + 0.5 * 2 + 0.25 * 3, then gamma^3
+    assert (buffer.rewards[0], buffer.discounts[0], buffer.actions[0]) == (2.75, 0.125, 0)
+    while pending:  # the episode ended: what is left is stored, with nothing to bootstrap from
+        _store(buffer, pending, np.array([9.0]), 0.5, True)
+    assert buffer.rewards[1:3].tolist() == [3.5, 3.0] and buffer.discounts[1:3].tolist() == [0.0, 0.0]
+
+
+def test_a_dueling_network_trains_and_round_trips(tmp_path):
+    agent = DQN(8, 3, DQNConfig(hidden=(16,), dueling=True, learning_rate=1e-2), seed=7)
+    losses = [agent.update(fixed_batch()) for _ in range(200)]
+    assert losses[-1] < 0.2 * losses[0]
+    agent.save(tmp_path / "dueling.pt")
+    obs = np.ones(8, dtype=np.float32)
+    assert np.array_equal(DQN.load(tmp_path / "dueling.pt").q_values(obs), agent.q_values(obs))

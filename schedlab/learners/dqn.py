@@ -22,6 +22,7 @@ reinforcement learning algorithms", JMLR 23, 2022.
 from __future__ import annotations
 
 import dataclasses
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,11 +76,15 @@ class DQNConfig:
     max_grad_norm: float = 10.0
     #: double DQN targets: the policy network picks a', the target network values it
     double: bool = True
+    #: dueling head: Q = V(s) + A(s, a) - mean_a A(s, a)
+    dueling: bool = False
+    #: steps summed into each return before bootstrapping (n-step Q-learning)
+    n_step: int = 1
     #: store observations as uint8 (for images of whole numbers in 0..255, as DeepRM's)
     compact: bool = True
 
     def __post_init__(self) -> None:
-        for name in ("total_steps", "buffer_size", "target_every", "batch_size", "train_every"):
+        for name in ("total_steps", "buffer_size", "target_every", "batch_size", "train_every", "n_step"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
         if not 0 <= self.gamma < 1:
@@ -106,9 +111,14 @@ class QNetwork(nn.Module):
 
     Inputs are divided by the observation space's upper bounds (where finite), so a
     backlog count and binary image cells reach the first layer on the same scale.
+    With ``dueling``, a state value and per-action advantages are separate heads
+    (Wang et al. 2016): where most of Q is the state's cost to come, the advantages
+    carry the small differences between actions.
     """
 
-    def __init__(self, obs_dim: int, n_actions: int, hidden: tuple[int, ...], obs_high: np.ndarray) -> None:
+    def __init__(
+        self, obs_dim: int, n_actions: int, hidden: tuple[int, ...], obs_high: np.ndarray, *, dueling: bool = False
+    ) -> None:
         super().__init__()
         high = np.where(np.isfinite(obs_high) & (obs_high > 0), obs_high, 1.0).astype(np.float32)
         self.register_buffer("scale", torch.from_numpy(1.0 / high))
@@ -117,18 +127,27 @@ class QNetwork(nn.Module):
         for h in hidden:
             layers += [nn.Linear(width, h), nn.ReLU()]
             width = h
-        layers.append(nn.Linear(width, n_actions))
+        self.value: nn.Linear | None = None
+        if dueling:
+            self.value, self.advantage = nn.Linear(width, 1), nn.Linear(width, n_actions)
+        else:
+            layers.append(nn.Linear(width, n_actions))
         self.net = nn.Sequential(*layers)
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        return self.net(obs * self.scale)
+        x = self.net(obs * self.scale)
+        if self.value is None:
+            return x
+        advantage = self.advantage(x)
+        return self.value(x) + advantage - advantage.mean(dim=1, keepdim=True)
 
 
 class ReplayBuffer:
-    """A ring buffer of transitions ``(obs, action, reward, next_obs, terminated)``.
+    """A ring buffer of transitions ``(obs, action, reward, next_obs, discount)``.
 
-    Truncation is not termination: a truncated episode's last transition still
-    bootstraps from its next state.
+    ``discount`` multiplies the bootstrap value of ``next_obs``: ``gamma^n`` for an
+    n-step return, 0 when the episode terminated within it. Truncation is not
+    termination: a truncated episode's last transitions still bootstrap.
     """
 
     def __init__(self, size: int, obs_dim: int, *, compact: bool = False) -> None:
@@ -137,16 +156,16 @@ class ReplayBuffer:
         self.next_obs = np.zeros((size, obs_dim), dtype=dtype)
         self.actions = np.zeros(size, dtype=np.int64)
         self.rewards = np.zeros(size, dtype=np.float32)
-        self.terminated = np.zeros(size, dtype=np.float32)
+        self.discounts = np.zeros(size, dtype=np.float32)
         self.size, self.pos, self.full = size, 0, False
 
     def __len__(self) -> int:
         return self.size if self.full else self.pos
 
-    def add(self, obs: np.ndarray, action: int, reward: float, next_obs: np.ndarray, terminated: bool) -> None:
+    def add(self, obs: np.ndarray, action: int, reward: float, next_obs: np.ndarray, discount: float) -> None:
         i = self.pos
         self.obs[i], self.next_obs[i] = obs, next_obs
-        self.actions[i], self.rewards[i], self.terminated[i] = action, reward, terminated
+        self.actions[i], self.rewards[i], self.discounts[i] = action, reward, discount
         self.pos = (i + 1) % self.size
         self.full = self.full or self.pos == 0
 
@@ -158,7 +177,7 @@ class ReplayBuffer:
             torch.from_numpy(self.actions[idx]),
             torch.from_numpy(self.rewards[idx]),
             torch.from_numpy(self.next_obs[idx].astype(np.float32)),
-            torch.from_numpy(self.terminated[idx]),
+            torch.from_numpy(self.discounts[idx]),
         )
 
 
@@ -192,8 +211,8 @@ class DQN:
         self.obs_high = np.ones(obs_dim, dtype=np.float32) if obs_high is None else np.asarray(obs_high, np.float32)
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
-            self.policy = QNetwork(obs_dim, n_actions, cfg.hidden, self.obs_high)
-        self.target = QNetwork(obs_dim, n_actions, cfg.hidden, self.obs_high)
+            self.policy = QNetwork(obs_dim, n_actions, cfg.hidden, self.obs_high, dueling=cfg.dueling)
+        self.target = QNetwork(obs_dim, n_actions, cfg.hidden, self.obs_high, dueling=cfg.dueling)
         self.target.load_state_dict(self.policy.state_dict())
         self.optimizer = torch.optim.AdamW(
             self.policy.parameters(), lr=cfg.learning_rate, weight_decay=cfg.weight_decay, fused=True
@@ -211,7 +230,7 @@ class DQN:
 
     def update(self, batch: tuple[torch.Tensor, ...]) -> float:
         """One optimisation step on ``batch``; returns the Huber loss before the step."""
-        obs, actions, rewards, next_obs, terminated = batch
+        obs, actions, rewards, next_obs, discounts = batch
         cfg = self.config
         with torch.no_grad():
             if cfg.double:
@@ -219,7 +238,7 @@ class DQN:
                 next_q = self.target(next_obs).gather(1, best).squeeze(1)
             else:
                 next_q = self.target(next_obs).max(dim=1).values
-            target = rewards + cfg.gamma * next_q * (1.0 - terminated)
+            target = rewards + discounts * next_q
         q = self.policy(obs).gather(1, actions.unsqueeze(1)).squeeze(1)
         loss = nn.functional.smooth_l1_loss(q, target)
         self.optimizer.zero_grad()
@@ -269,6 +288,13 @@ class DQN:
         return agent
 
 
+def _store(buffer: ReplayBuffer, pending: deque, next_obs: np.ndarray, gamma: float, terminated: bool) -> None:
+    """Store the oldest pending transition with the discounted sum of the rewards after it."""
+    ret = sum(gamma**k * r for k, (_, _, r) in enumerate(pending))
+    obs, action, _ = pending.popleft()
+    buffer.add(obs, action, ret, next_obs, 0.0 if terminated else gamma ** (len(pending) + 1))
+
+
 def train(
     env: gym.Env,
     config: DQNConfig | None = None,
@@ -297,12 +323,19 @@ def train(
     curve: list[dict[str, float]] = []
     losses: list[float] = []
     episode, ep_return, ep_length = 0, 0.0, 0
+    pending: deque[tuple[np.ndarray, int, float]] = deque()
     obs, _ = env.reset(seed=int(rng.integers(2**31)))
     for step in range(1, cfg.total_steps + 1):
         epsilon = linear_schedule(cfg.start_epsilon, cfg.end_epsilon, cfg.exploration_fraction * cfg.total_steps, step)
         action = int(rng.integers(n_actions)) if rng.random() < epsilon else agent.act(obs)
         next_obs, reward, terminated, truncated, _ = env.step(action)
-        buffer.add(obs, action, reward * cfg.reward_scale, next_obs, terminated)
+        # n-step returns: a transition enters the buffer once n rewards (or the episode's end) follow it
+        pending.append((obs, action, reward * cfg.reward_scale))
+        if terminated or truncated:
+            while pending:
+                _store(buffer, pending, next_obs, cfg.gamma, terminated)
+        elif len(pending) == cfg.n_step:
+            _store(buffer, pending, next_obs, cfg.gamma, False)
         ep_return += reward
         ep_length += 1
         obs = next_obs
