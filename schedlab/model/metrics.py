@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from schedlab.model.fair_share import FairShare
 from schedlab.model.records import JobRecord, Status
 
 __all__ = [
@@ -156,26 +157,12 @@ def fair_share(records: Iterable[JobRecord], targets: Mapping[str, float]) -> np
     w_total = sum(targets.values())
     if not targets or w_total <= 0 or any(v < 0 for v in targets.values()):
         raise ValueError(f"fair-share targets must be >= 0 and not all zero, got {dict(targets)!r}")
-    names = list(targets)
-    index = {g: i for i, g in enumerate(names)}
-    w = np.array([targets[g] / w_total for g in names])
+    tracker = FairShare({g: w / w_total for g, w in targets.items()})
     elected = sorted(
         (r for r in records if r.status in (Status.COMPLETED, Status.RUNNING)),
         key=lambda r: (r.start, r.id),
     )
-    served = np.zeros(len(names))
-    total = 0.0
-    out = np.empty(len(elected))
-    big = w.max()
-    for j, r in enumerate(elected):
-        amount = r.cpus * r.runtime
-        total += amount
-        k = index.get(r.group)
-        if k is not None:
-            served[k] += amount
-        deficit = float(np.max(np.clip(w - served / total, 0.0, None)))
-        out[j] = 1.0 - deficit / big
-    return out
+    return np.array([tracker.elect(r.group, r.cpus * r.runtime) for r in elected], dtype=float)
 
 
 def load_of_resources(queued_work: Sequence[float], capacities: Sequence[float]) -> np.ndarray:

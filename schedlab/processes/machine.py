@@ -128,6 +128,9 @@ class Machine:
         self.env = env
         self.name = name
         self.capacity = int(capacity)
+        #: the most CPUs the machine can ever have (its capacity at construction): jobs wider
+        #: than this are rejected; :meth:`set_capacity` moves ``capacity`` below it
+        self.max_capacity = self.capacity
         self.free = self.capacity
         self.policy = policy
         self.resources: dict[str, float] = dict(resources or {})
@@ -148,6 +151,8 @@ class Machine:
         self._decision_pending = False
         self._busy_area = 0.0  # integral of allocated CPUs over time
         self._last_change = env.now
+        self._capacity_area = 0.0  # integral of provisioned CPUs over time, up to _capacity_since
+        self._capacity_since = env.now
         self._trace = tracer_of(env)
 
     # ------------------------------------------------------------------ queries
@@ -163,8 +168,8 @@ class Machine:
         return all(a <= 0 or used.get(r, 0.0) + a <= resources.get(r, 0.0) * (1 + 1e-9) for r, a in demands.items())
 
     def can_ever_fit(self, job: Job) -> bool:
-        """Does ``job`` fit the empty machine?"""
-        if job.cpus > self.capacity:
+        """Does ``job`` fit the empty machine at its largest?"""
+        if job.cpus > self.max_capacity:
             return False
         demands = job.demands
         if not demands:
@@ -180,6 +185,35 @@ class Machine:
     def busy_time(self) -> float:
         """Integral of allocated CPUs over time, from the start to now (exact)."""
         return self._busy_area + self.busy * (self.env.now - self._last_change)
+
+    def capacity_time(self) -> float:
+        """Integral of provisioned CPUs (``capacity``) over time, from the start to now (exact)."""
+        return self._capacity_area + self.capacity * (self.env.now - self._capacity_since)
+
+    def set_capacity(self, cpus: int) -> None:
+        """Grow or shrink the pool of CPUs (elastic provisioning).
+
+        Running jobs are never cut: the pool cannot shrink below the CPUs in use, nor
+        grow beyond ``max_capacity``. CPUs added are offered to the policy at once.
+        """
+        if isinstance(cpus, bool) or int(cpus) != cpus or not self.busy <= cpus <= self.max_capacity:
+            raise ValueError(f"machine {self.name!r} at t={self.env.now}: cannot set capacity to {cpus!r}: "
+                             f"it must be a whole number from the {self.busy} cpus in use "
+                             f"to max_capacity={self.max_capacity}")
+        cpus = int(cpus)
+        if cpus == self.capacity:
+            return
+        now = self.env.now
+        self._account()
+        self._capacity_area += self.capacity * (now - self._capacity_since)
+        self._capacity_since = now
+        grown = cpus > self.capacity
+        self.free += cpus - self.capacity
+        self.capacity = cpus
+        if self._trace is not None:
+            self._trace(now, self.name, "capacity", f"{cpus} cpus")
+        if grown:
+            self._decision_event()
 
     # ------------------------------------------------------------------ arrivals
     def submit(self, job: Job) -> None:
