@@ -1,0 +1,89 @@
+"""The state of a grid site and its waiting jobs as vectors for a learner (seed 001, section 3.2).
+
+The state is five quantities: the total work of the running jobs, the time until a
+core frees up, the backlog of queued work, the idle cores, and each VO's share of the
+queue. An action (a waiting job) is its type (interactive or batch), its execution
+time and its VO. Execution times are what the scheduler believes
+(:mod:`schedlab.model.estimates`), never the truth unless it is an oracle.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from schedlab.model.decisions import MachineView
+from schedlab.model.estimates import RuntimeEstimate
+from schedlab.model.job import Job
+
+__all__ = ["INTERACTIVE", "SiteFeatures"]
+
+#: the class label of jobs asking for responsiveness (execution time under 15 minutes)
+INTERACTIVE = "interactive"
+
+
+@dataclass(frozen=True)
+class SiteFeatures:
+    """The state and action vectors of the scheduling MDP, scaled for a learner.
+
+    Times are given as ``log1p(t / time_scale)`` (execution times span seconds to days)
+    and core counts as fractions of ``cores``.
+
+    Parameters
+    ----------
+    groups
+        The VOs, in a fixed order (jobs of other groups count in none).
+    cores
+        The scale of core counts (the site's largest pool).
+    time_scale
+        The scale of times, in simulated time units.
+    """
+
+    groups: tuple[str, ...]
+    cores: int
+    time_scale: float = 3600.0
+
+    @property
+    def state_size(self) -> int:
+        return 4 + len(self.groups)
+
+    @property
+    def action_size(self) -> int:
+        return 2 + len(self.groups)
+
+    def _t(self, t: float) -> float:
+        return math.log1p(max(t, 0.0) / self.time_scale)
+
+    def state(self, view: MachineView, estimate: RuntimeEstimate) -> np.ndarray:
+        """[running work, time to a free core, backlog, idle cores, VO shares of the queue]."""
+        now = view.now
+        left = [max(estimate.estimate(r.job) - (now - r.first_start), 0.0) for r in view.running]
+        running_work = sum(t * r.cpus for t, r in zip(left, view.running, strict=True))
+        first_free = 0.0 if view.free > 0 or not left else min(left)
+        backlog = sum(estimate.estimate(j) * j.cpus for j in view.waiting)
+        shares = np.zeros(len(self.groups))
+        index = {g: i for i, g in enumerate(self.groups)}
+        for job in view.waiting:
+            k = index.get(job.group)
+            if k is not None:
+                shares[k] += 1
+        if view.waiting:
+            shares /= len(view.waiting)
+        head = [self._t(running_work / self.cores), self._t(first_free), self._t(backlog / self.cores),
+                view.free / self.cores]
+        return np.concatenate([head, shares])
+
+    def actions(self, jobs: Sequence[Job], estimate: RuntimeEstimate) -> np.ndarray:
+        """One row per job: [interactive?, execution time, VO one-hot]."""
+        out = np.zeros((len(jobs), self.action_size))
+        index = {g: i for i, g in enumerate(self.groups)}
+        for row, job in enumerate(jobs):
+            out[row, 0] = job.job_class == INTERACTIVE
+            out[row, 1] = self._t(estimate.estimate(job))
+            k = index.get(job.group)
+            if k is not None:
+                out[row, 2 + k] = 1.0
+        return out

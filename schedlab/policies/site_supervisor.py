@@ -1,0 +1,122 @@
+"""Job selection at a grid site by SARSA, by earliest deadline and by arrival (seed 001, section 3.2).
+
+The site is one machine with a shared queue. Each time cores are free and some waiting
+job fits, the supervisor elects one: the scheduler is work-conserving. The state of
+the site is five quantities (total work of the running jobs, time until a core frees
+up, backlog of queued work, idle cores, and each VO's share of the queue) and an
+action is a waiting job (its type, its VO and its execution time), all as a
+scheduler knows them: execution times come from a :class:`~schedlab.model.estimates.RuntimeEstimate`.
+
+:class:`SarsaScheduler` elects by SARSA and learns from each elected job's reward
+``R_s = lambda W + (1 - lambda) F``, computed when the job completes (``W`` its
+responsiveness, ``F`` the fair share at its election). Before it acts on its own
+judgement it elects as :class:`EarliestDeadlineFirst` would, learning from that
+schedule (the pre-training of section 3.3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from schedlab.model.decisions import MachineView, Start
+from schedlab.model.estimates import RuntimeEstimate
+from schedlab.model.fair_share import FairShare, responsiveness_utility
+from schedlab.model.job import Job
+from schedlab.model.records import JobRecord
+from schedlab.model.site_state import SiteFeatures
+
+__all__ = ["EarliestDeadlineFirst", "SarsaScheduler"]
+
+
+def _deadline(job: Job, estimate: RuntimeEstimate) -> float:
+    # when the job's responsiveness would fall to 1/2: it has waited as long as it will run
+    return job.submit + estimate.estimate(job)
+
+
+@dataclass
+class EarliestDeadlineFirst:
+    """Elect the fitting job whose deadline, submit + (estimated) execution time, comes first.
+
+    The deadline is when the job's responsiveness ``W`` would fall to 1/2, so the rule
+    weighs waiting against shortness; ties go to the earlier arrival.
+    """
+
+    estimate: RuntimeEstimate
+
+    def pick(self, jobs: Sequence[Job]) -> int:
+        return min(range(len(jobs)), key=lambda i: _deadline(jobs[i], self.estimate))
+
+    def __call__(self, view: MachineView) -> Start | None:
+        fitting = [j for j in view.waiting if view.fits(j)]
+        return Start(fitting[self.pick(fitting)]) if fitting else None
+
+
+class SarsaScheduler:
+    """Work-conserving job election by SARSA (seed 001, scheduling MDP).
+
+    Parameters
+    ----------
+    learner
+        A :class:`~schedlab.learners.sarsa.Sarsa` over state-action rows of
+        ``features.state_size + features.action_size``.
+    features
+        How the site and the jobs are described.
+    estimate
+        The execution times the scheduler believes (oracle or estimated).
+    fair_share
+        The targets' tracker, for ``F``; None for a reward of ``W`` alone.
+    weight
+        ``lambda_s``: the weight of responsiveness against fairness, in [0, 1].
+    pretrain
+        Elections made by earliest deadline first (and learned from) before the
+        learner elects.
+
+    Notes
+    -----
+    Connect :meth:`completed` to the machine's completion signal: it turns the
+    completed job's election into a reward. Jobs are matched to their elections by
+    id, so job ids must be unique in a run.
+    """
+
+    def __init__(self, learner, features: SiteFeatures, estimate: RuntimeEstimate, *,
+                 fair_share: FairShare | None = None, weight: float = 0.5, pretrain: int = 500) -> None:
+        if not 0.0 <= weight <= 1.0:
+            raise ValueError(f"lambda (the responsiveness weight) must be in [0, 1], got {weight!r}")
+        if pretrain < 0:
+            raise ValueError(f"pretrain must be >= 0, got {pretrain!r}")
+        self.learner, self.features, self.estimate = learner, features, estimate
+        self.fair_share, self.weight, self.pretrain = fair_share, weight, pretrain
+        self.behaviour = EarliestDeadlineFirst(estimate)
+        self.elections = 0
+        self._elected: dict[int, tuple[int, float]] = {}  # job id -> (decision, F at election)
+
+    def __call__(self, view: MachineView) -> Start | None:
+        fitting = [j for j in view.waiting if view.fits(j)]
+        if not fitting:
+            return None
+        state = self.features.state(view, self.estimate)
+        rows = np.hstack([np.broadcast_to(state, (len(fitting), len(state))),
+                          self.features.actions(fitting, self.estimate)])
+        forced = self.behaviour.pick(fitting) if self.elections < self.pretrain else None
+        row, decision = self.learner.choose(rows, forced=forced)
+        job = fitting[row]
+        fairness = self.fair_share.elect(job.group, job.cpus * job.runtime) if self.fair_share else 1.0
+        self._elected[job.id] = (decision, fairness)
+        self.elections += 1
+        return Start(job)
+
+    def reward(self, record: JobRecord, fairness: float) -> float:
+        """``R_s = lambda W + (1 - lambda) F`` of a completed job."""
+        w = responsiveness_utility(record.service, record.wait)
+        return self.weight * w + (1.0 - self.weight) * fairness
+
+    def completed(self, record: JobRecord) -> None:
+        """Completion-signal receiver: reward the election of the job that completed."""
+        elected = self._elected.pop(record.id, None)
+        if elected is None:
+            return  # started by someone else (none here), or rejected
+        decision, fairness = elected
+        self.learner.reward(decision, self.reward(record, fairness))
