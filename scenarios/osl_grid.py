@@ -78,6 +78,8 @@ class Config:
     series_dir: str = "results/osl_grid/series"
     #: keep one record per job (large: about N * xi * steps rows per run)
     job_records: bool = False
+    #: replications per cell when --reps is not given
+    replications: int = 3
 
     def __post_init__(self) -> None:
         for name, allowed in (("experiments", EXPERIMENTS), ("policies", POLICIES)):
@@ -98,12 +100,18 @@ class Config:
             raise ValueError(f"rates must be one or more values in [0, 1], got {self.rates}")
         if not self.loads or any(not g > 0 for g in self.loads):
             raise ValueError(f"loads must be one or more values > 0, got {self.loads}")
+        if self.replications < 1:
+            raise ValueError(f"replications must be >= 1, got {self.replications}")
         if self.dmms_period < 1 or self.record_every < 1:
             raise ValueError(f"dmms_period and record_every must be >= 1, got {self.dmms_period}, {self.record_every}")
 
 
-QUICK = dict(steps=300, record_every=5, series_dir="results/osl_grid/quick-series")
-REPS = 3
+QUICK = dict(steps=150, record_every=5, replications=1, series_dir="results/osl_grid/quick-series")
+
+
+def REPS(cfg: Config) -> int:
+    """``replications`` (one for --quick)."""
+    return cfg.replications
 
 
 def _xi(load: float, agents: int, resources: int, cmin: float, cmax: float, cfg: Config) -> float:
