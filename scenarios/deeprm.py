@@ -16,6 +16,7 @@ random numbers), drawn from the run's seed, never from the training seeds.
 
 from __future__ import annotations
 
+import copy
 import csv
 import dataclasses
 import hashlib
@@ -65,7 +66,7 @@ class Config:
     #: bounded slowdown threshold, in time steps
     threshold: float = 10.0
     #: loads of the training job sequences (one drawn per episode)
-    train_loads: tuple[float, ...] = (1.0, 1.3, 1.6, 1.9)
+    train_loads: tuple[float, ...] = (0.3, 0.7, 1.0, 1.3, 1.6, 1.9)
     #: environment steps of DQN training
     train_steps: int = 300_000
     #: environment steps before the first update
@@ -80,10 +81,18 @@ class Config:
     reward_scale: float = 0.02
     #: fraction of training over which epsilon decays
     exploration_fraction: float = 0.3
+    #: rewards summed before bootstrapping (n-step returns)
+    n_step: int = 3
+    #: a dueling Q head (state value + action advantages)
+    dueling: bool = True
     #: seed of the training run (episodes, exploration, weights)
     train_seed: int = 0
     #: steps between greedy evaluations on the validation sequences (the training curve)
     eval_every: int = 20_000
+    #: validation sequences per training load
+    validation: int = 5
+    #: keep the weights that did best on the validation sequences, not the last ones
+    keep_best: bool = True
     #: where the checkpoint and training curve go
     out_dir: str = "results/deeprm"
 
@@ -119,7 +128,13 @@ class Config:
 
 
 QUICK = dict(
-    loads=(0.7, 1.3, 1.9), sequences=6, train_steps=40_000, learning_starts=4_000, buffer_size=20_000, eval_every=10_000
+    loads=(0.7, 1.3, 1.9),
+    sequences=6,
+    train_steps=25_000,
+    learning_starts=4_000,
+    buffer_size=20_000,
+    eval_every=5_000,
+    validation=2,
 )
 
 
@@ -138,7 +153,8 @@ def _validation(cfg: Config) -> list[tuple[float, list]]:
     """Fixed validation sequences for the training curve (their own seed: neither train nor test)."""
     rng = np.random.default_rng([cfg.train_seed, 1])
     env_cfg = cfg.env_config(cfg.train_loads)
-    return [(load, env_cfg.jobs.sample(load, cfg.arrival_steps, rng)) for load in cfg.train_loads for _ in range(3)]
+    loads = [load for load in cfg.train_loads for _ in range(cfg.validation)]
+    return [(load, env_cfg.jobs.sample(load, cfg.arrival_steps, rng)) for load in loads]
 
 
 def _evaluate(cfg: Config, agent: Agent, sequences: list[tuple[float, list]]) -> dict[str, float]:
@@ -177,14 +193,22 @@ def checkpoint(cfg: Config) -> Path:
         learning_rate=cfg.learning_rate,
         reward_scale=cfg.reward_scale,
         exploration_fraction=cfg.exploration_fraction,
+        n_step=cfg.n_step,
+        dueling=cfg.dueling,
     )
     env = DeepRMEnv(cfg.env_config(cfg.train_loads, flatten=True))
     validation = _validation(cfg)
     reference = {f"sjf_{k}": v for k, v in _evaluate(cfg, BASELINES["sjf"], validation).items()}
     began = time.perf_counter()
+    best: dict = {"score": float("inf")}
 
     def on_eval(agent, step):
-        row = _evaluate(cfg, _greedy(agent), validation) | reference
+        row = _evaluate(cfg, _greedy(agent), validation)
+        # the validation score weighs each load alike: the mean of slowdown / SJF's slowdown
+        row["score"] = float(np.mean([v / reference[f"sjf_{k}"] for k, v in row.items()]))
+        if row["score"] < best["score"]:
+            best.update(score=row["score"], step=step, policy=copy.deepcopy(agent.policy.state_dict()))
+        row |= reference
         print(
             f"deeprm: step {step}: " + ", ".join(f"{k}={v:.3f}" for k, v in sorted(row.items())),
             file=sys.stderr,
@@ -193,6 +217,10 @@ def checkpoint(cfg: Config) -> Path:
         return row | {"seconds": time.perf_counter() - began}
 
     agent, curve = train(env, dqn_cfg, seed=cfg.train_seed, callback=on_eval, callback_every=cfg.eval_every)
+    if cfg.keep_best and "policy" in best:
+        agent.policy.load_state_dict(best["policy"])
+        agent.sync_target()
+        print(f"deeprm: kept the weights of step {best['step']} (score {best['score']:.3f})", file=sys.stderr)
     out.mkdir(parents=True, exist_ok=True)
     names = sorted({k for row in curve for k in row})
     with open(out / f"curve_{cfg.training_key()}.csv", "w", newline="") as fh:
