@@ -23,7 +23,7 @@ def numpy_osl(
     xi: float,
     steps: int,
     *,
-    seed: int = 0,
+    seed: int | np.random.SeedSequence = 0,
     jmin: float = 5.0,
     jmax: float = 995.0,
     cmin: float = 50.0,

@@ -34,7 +34,7 @@ from schedlab.model.job import Job
 from schedlab.model.records import JobRecord
 from schedlab.processes.grid import GridResources, GridSeries, GridView
 
-__all__ = ["GridDecider", "GridModel", "PoissonJobs", "SchedulerAgent", "ring_order"]
+__all__ = ["GridDecider", "GridModel", "Mailbox", "PoissonJobs", "SchedulerAgent", "ring_order"]
 
 
 class GridDecider(Protocol):
@@ -116,10 +116,24 @@ def ring_order(ring: nx.DiGraph, agents: int) -> list[int]:
     return order
 
 
+class Mailbox(simpy.Store):
+    """An agent's inbox: a ``simpy.Store`` whose :meth:`post` puts without a put event.
+
+    Agents read with ``get()``; a sender never waits (the store is unbounded), so the
+    put event a plain ``put`` schedules, which no one waits on, is skipped: the item is
+    appended and a waiting reader woken at once, as ``put`` would do.
+    """
+
+    def post(self, item: object) -> None:
+        self.items.append(item)
+        if self.get_queue:
+            self._trigger_get(None)
+
+
 class SchedulerAgent:
     """One scheduler: a SimPy process taking its turn on the ring once per step."""
 
-    def __init__(self, model: GridModel, index: int, inbox: simpy.Store, outbox: simpy.Store, first: bool) -> None:
+    def __init__(self, model: GridModel, index: int, inbox: Mailbox, outbox: Mailbox, first: bool) -> None:
         self.model = model
         self.index = index
         self.inbox = inbox
@@ -132,11 +146,12 @@ class SchedulerAgent:
     def _run(self):  # type: ignore[no-untyped-def]
         model, i = self.model, self.index
         decider, submit = model.decider, model.resources.submit
-        inbox_get, outbox_put = self.inbox.get, self.outbox.put
+        inbox, inbox_get, outbox_post = self.inbox.items, self.inbox.get, self.outbox.post
         while True:
             if self.first:
                 yield model.step_started
-            message = yield inbox_get()
+            # the first agent's message has waited since the last step: take it without an event
+            message = inbox.pop(0) if inbox else (yield inbox_get())
             decider.receive(i, message)
             jobs = self.buffer
             if jobs:
@@ -144,7 +159,7 @@ class SchedulerAgent:
                 lengths = np.fromiter((job.runtime for job in jobs), float, len(jobs))
                 for pos, resource in decider.assign(i, lengths):
                     submit(resource, jobs[pos])
-            outbox_put(decider.message(i))
+            outbox_post(decider.message(i))
 
 
 class GridModel:
@@ -216,13 +231,13 @@ class GridModel:
         self.order = list(range(self.agents)) if ring is None else ring_order(ring, self.agents)
         self.step = 0
         self.step_started = env.event()
-        boxes = [simpy.Store(env) for _ in range(self.agents)]  # boxes[k]: the inbox of order[k]
+        boxes = [Mailbox(env) for _ in range(self.agents)]  # boxes[k]: the inbox of order[k]
         self.agent_list: list[SchedulerAgent] = [None] * self.agents  # type: ignore[list-item]
         for k, i in enumerate(self.order):
             nxt = (k + 1) % self.agents
             self.agent_list[i] = SchedulerAgent(self, i, boxes[k], boxes[nxt], first=k == 0)
         # the first agent's first turn reads the last agent's (initial) table: "the previous step"
-        boxes[0].put(decider.message(self.order[-1]))
+        boxes[0].post(decider.message(self.order[-1]))
         self._next_id = 0
         self.clock = env.process(self._clock())
 

@@ -1,0 +1,86 @@
+"""OSL grid speed (seed 003): schedlab's SimPy model against the same model as a plain numpy loop.
+
+    python benchmarks/osl.py                  # (300, 1000) x 2000 steps both ways, then (1000, 500) x 2000 steps
+    python benchmarks/osl.py --steps 500 --skip-large --profile 25
+
+The (300, 1000) cell of experiment 'scale' (xi = 0.93, about 70% load) is built and run
+by ``scenarios/osl_grid.py``'s ``build`` with OSL, exactly as ``schedlab run`` does it
+(bipartite grid, ring, N agent processes, M server processes), and by
+``benchmarks/_numpy_osl.py``, a vectorised numpy loop with no SimPy that makes the same
+draws and decisions. Both get the same replication seed, so their final ALoR must agree
+(printed). Prints both times and the ratio schedlab / numpy (target: <= 5), then the
+time of the (1000, 500) cell of experiment 'ratio' through schedlab (target: < 180 s).
+Nothing is asserted: timings depend on the machine and on what else runs on it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import gc
+import pstats
+import sys
+import time
+from pathlib import Path
+
+import simpy
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from _numpy_osl import numpy_osl  # noqa: E402
+
+from schedlab.experiment.runner import build_model  # noqa: E402
+from schedlab.experiment.scenario import load_scenario  # noqa: E402
+from schedlab.experiment.seeding import replication_seeds  # noqa: E402
+
+SCENARIO = HERE.parent / "scenarios" / "osl_grid.py"
+
+
+def schedlab_run(experiment: str, agents: int, steps: int, seed, profile: int = 0) -> tuple[float, float, int]:
+    """Build and run one OSL cell through the scenario; returns (seconds, final ALoR, jobs)."""
+    scenario = load_scenario(SCENARIO)
+    cfg = scenario.config({"steps": steps, "series_dir": "", "experiments": (experiment,), "policies": ("osl",)})
+    (cell,) = [c for c in scenario.cells(cfg) if c["agents"] == agents]
+    gc.collect()
+    began = time.perf_counter()
+    prof = cProfile.Profile() if profile else None
+    if prof:
+        prof.enable()
+    model = build_model(scenario, cfg, cell, seed, env=simpy.Environment()).run()
+    if prof:
+        prof.disable()
+    seconds = time.perf_counter() - began
+    if prof:
+        pstats.Stats(prof).sort_stats("tottime").print_stats(profile)
+    grid = model["grid"]
+    return seconds, float(grid.series.column("alor")[-1]), grid.resources.submitted
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--steps", type=int, default=2000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--skip-large", action="store_true", help="leave out the (1000, 500) run")
+    p.add_argument("--profile", type=int, default=0, metavar="N", help="cProfile schedlab's run, show N lines")
+    args = p.parse_args(argv)
+    seed = replication_seeds(args.seed, 1)[0]
+
+    gc.collect()
+    began = time.perf_counter()
+    ref = numpy_osl(300, 1000, 0.93, args.steps, seed=seed)
+    numpy_s = time.perf_counter() - began
+    simpy_s, alor, jobs = schedlab_run("scale", 300, args.steps, seed, args.profile)
+    print(f"(300, 1000) x {args.steps} steps, OSL, {jobs} jobs")
+    print(f"  numpy loop : {numpy_s:8.2f} s   final ALoR {ref['alor'][-1]:.6f}")
+    print(f"  schedlab   : {simpy_s:8.2f} s   final ALoR {alor:.6f}   ({jobs / simpy_s:,.0f} jobs/s)")
+    print(f"  ratio schedlab / numpy: {simpy_s / numpy_s:.2f} (target <= 5); same ALoR: {alor == ref['alor'][-1]}")
+    if not args.skip_large:
+        large_s, alor, jobs = schedlab_run("ratio", 1000, args.steps, seed)
+        print(f"(1000, 500) x {args.steps} steps, OSL, {jobs} jobs")
+        print(f"  schedlab   : {large_s:8.2f} s   final ALoR {alor:.4f}   (target < 180 s)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
