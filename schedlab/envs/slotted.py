@@ -101,6 +101,7 @@ class SlottedMachine:
         self.horizon, self.slots, self.backlog_cap = horizon, slots, backlog
         self._len: dict[Job, int] = {}
         self._demand: dict[Job, np.ndarray] = {}
+        self._image: dict[Job, np.ndarray] = {}
         for job in jobs:
             self._check(job)
         self.n_jobs = len(jobs)
@@ -119,8 +120,9 @@ class SlottedMachine:
         # jobs in the system by length: the per-step cost sum(1/T_j) without a loop over jobs
         self._present = np.zeros(horizon + 1, dtype=np.int64)
         self._inverse = np.concatenate([[0.0], 1.0 / np.arange(1, horizon + 1)])
-        self._t_index = np.arange(horizon)
-        self._c_index = np.arange(int(self.cap.max()))
+        width = int(self.cap.max())
+        self._bars = (np.arange(width)[None, :] < np.arange(width + 1)[:, None]).astype(np.float32)
+        self._beyond = (np.arange(width)[None, :] >= self.cap[:, None]).astype(np.float32)  # (d, C)
         self.machine.completed.connect(self._on_complete)
         self.source = Source(sim, jobs, self, name=f"{name}-source")
 
@@ -150,6 +152,9 @@ class SlottedMachine:
             )
         self._len[job] = int(length)
         self._demand[job] = demand.astype(np.int64)
+        # the job's slot image never changes: drawn once (length rows, demand cells per resource)
+        rows = np.arange(self.horizon)[:, None, None] < length
+        self._image[job] = (rows & (np.arange(int(self.cap.max())) < demand[None, :, None])).astype(np.float32)
 
     # ------------------------------------------------------------------ the model's side
     def submit(self, job: Job) -> None:
@@ -253,27 +258,29 @@ class SlottedMachine:
         ``C`` is the largest capacity; cells beyond a smaller resource's capacity read
         as occupied, so they never look free.
         """
-        c = self._c_index
-        machine = (c < self.occ[:, :, None]) | (c >= self.cap[None, :, None])
-        lens = np.zeros(self.slots, dtype=np.int64)
-        dem = np.zeros((self.slots, len(self.names)), dtype=np.int64)
-        for i, job in enumerate(self.queue[: self.slots]):
-            lens[i] = self._len[job]
-            dem[i] = self._demand[job]
-        slots = (self._t_index[None, :, None, None] < lens[:, None, None, None]) & (c < dem[:, None, :, None])
-        return machine.astype(np.float32), slots.astype(np.float32)
+        obs = self.observation()
+        return obs["machine"], obs["slots"]
 
     def observation(self, *, flat: bool = False) -> dict[str, np.ndarray] | np.ndarray:
         """What the agent sees: the backlog count (capped), the occupation and slot images.
 
-        ``flat`` concatenates them, in that order (that of ``gymnasium.spaces.flatten``
-        on the environment's Dict space), into one float32 vector.
+        ``flat`` gives them as one float32 vector, in that order (that of
+        ``gymnasium.spaces.flatten`` on the environment's Dict space); otherwise a dict
+        of views into such a vector. A fresh vector each call: callers may keep it.
         """
-        machine, slots = self.images()
-        backlog = np.array([min(self.backlog, self.backlog_cap)], dtype=np.float32)
+        t, d, c = self.occ.shape[0], self.occ.shape[1], self._bars.shape[1]
+        cells = t * d * c
+        out = np.zeros(1 + cells * (self.slots + 1), dtype=np.float32)
+        out[0] = min(self.backlog, self.backlog_cap)
+        machine = out[1 : 1 + cells].reshape(t, d, c)
+        # row k of the bar table has its first k cells set: one gather draws the whole image
+        np.maximum(self._bars[self.occ], self._beyond, out=machine)
+        slots = out[1 + cells :].reshape(self.slots, t, d, c)
+        for i, job in enumerate(self.queue[: self.slots]):
+            slots[i] = self._image[job]
         if flat:
-            return np.concatenate([backlog, machine.ravel(), slots.ravel()])
-        return {"backlog": backlog, "machine": machine, "slots": slots}
+            return out
+        return {"backlog": out[:1], "machine": machine, "slots": slots}
 
     def __repr__(self) -> str:
         return (
