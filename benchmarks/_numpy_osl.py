@@ -55,10 +55,11 @@ def numpy_osl(
         for i in range(n):
             row = u[i]
             row *= 1.0 - beta
-            row += beta * message
+            message *= beta  # a copy of the predecessor's row, used once
+            row += message
             for length in drawn[first : first + counts[i]].tolist():
                 j = int(row.argmax())
-                ties = np.flatnonzero(row == row[j])
+                ties = (row == row[j]).nonzero()[0]
                 if ties.size > 1:
                     j = int(ties[rng.integers(ties.size)])
                 row[j] = keep * row[j] - a

@@ -40,7 +40,7 @@ from schedlab.learners import OrdinalSharing, SimpleLearning
 from schedlab.policies import DecentralisedMinMin, LeastLoaded, RandomSelection
 from schedlab.processes import Model
 from schedlab.processes.agents import GridModel, PoissonJobs
-from schedlab.topologies import bipartite_grid, grid_capacities, ordinal_ring
+from schedlab.topologies import ordinal_ring, resource_capacities
 
 POLICIES = ("osl", "lls", "rs", "sls", "dmms")
 EXPERIMENTS = ("scale", "load", "capacity", "ratio", "rates")
@@ -176,11 +176,13 @@ def decider(cfg: Config, cell: dict, streams: Streams):  # type: ignore[no-untyp
 
 def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> Model:
     n, m = cell["agents"], cell["resources"]
-    grid = bipartite_grid(n, m, capacity_range=(cell["cmin"], cell["cmax"]), seed=streams["capacities"])
+    # the grid is complete (any agent reaches any resource): only its capacities are needed, drawn as
+    # bipartite_grid(n, m, capacity_range=..., seed=streams["capacities"]) draws them, without N x M edges
+    capacities = resource_capacities(m, (cell["cmin"], cell["cmax"]), streams["capacities"])
     jobs = PoissonJobs(cell["xi"], cfg.jmin, cfg.jmax, streams["arrivals"], streams["lengths"])
     model = GridModel(
         env,
-        grid_capacities(grid),
+        capacities,
         n,
         decider(cfg, cell, streams),
         jobs,

@@ -32,7 +32,7 @@ def greedy_choice(row: np.ndarray, rng: np.random.Generator | None) -> int:
     """Index of the largest value of ``row``; ties broken uniformly at random with ``rng`` (or the first)."""
     j = int(row.argmax())
     if rng is not None:
-        ties = np.flatnonzero(row == row[j])
+        ties = (row == row[j]).nonzero()[0]
         if ties.size > 1:
             j = int(ties[rng.integers(ties.size)])
     return j
@@ -96,7 +96,9 @@ class OrdinalSharing:
     def receive(self, agent: int, message: object) -> None:
         row = self.utility[agent]
         row *= 1.0 - self.beta
-        row += self.beta * message  # type: ignore[operator]
+        # the message is this agent's own copy (see message()): scale it in place, no temporary
+        np.multiply(message, self.beta, out=message)  # type: ignore[call-overload]
+        row += message  # type: ignore[arg-type]
 
     def assign(self, agent: int, lengths: np.ndarray) -> Iterator[tuple[int, int]]:
         row, outstanding = self.utility[agent], self.outstanding[agent]

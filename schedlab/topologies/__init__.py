@@ -1,5 +1,5 @@
 """NetworkX builders for the structures models run on: ordinal rings, agent x resource grids."""
 
-from schedlab.topologies.grid import bipartite_grid, grid_capacities, ordinal_ring
+from schedlab.topologies.grid import bipartite_grid, grid_capacities, ordinal_ring, resource_capacities
 
-__all__ = ["bipartite_grid", "grid_capacities", "ordinal_ring"]
+__all__ = ["bipartite_grid", "grid_capacities", "ordinal_ring", "resource_capacities"]

@@ -7,7 +7,7 @@ import math
 import networkx as nx
 import numpy as np
 
-__all__ = ["bipartite_grid", "grid_capacities", "ordinal_ring"]
+__all__ = ["bipartite_grid", "grid_capacities", "ordinal_ring", "resource_capacities"]
 
 
 def _generator(seed: int | np.random.Generator | None) -> np.random.Generator:
@@ -65,6 +65,29 @@ def ordinal_ring(n: int) -> nx.DiGraph:
     return ring
 
 
+def resource_capacities(
+    resources: int, capacity_range: tuple[float, float], seed: int | np.random.Generator | None = None
+) -> np.ndarray:
+    """M capacities drawn uniformly from ``capacity_range = (C_min, C_max)``: the draw :func:`bipartite_grid` makes.
+
+    For models that need only the capacities of a complete grid (every agent reaches
+    every resource), without building its N x M edges.
+
+    Examples
+    --------
+    >>> caps = resource_capacities(3, (50, 350), seed=1)
+    >>> bool(((caps >= 50) & (caps <= 350)).all())
+    True
+    """
+    m = _count("resources (M)", resources)
+    low, high = capacity_range
+    if not (math.isfinite(low) and low > 0):
+        raise ValueError(f"capacity range: C_min must be finite and > 0, got {low!r}")
+    if not (math.isfinite(high) and high >= low):
+        raise ValueError(f"capacity range [C_min, C_max] = [{low!r}, {high!r}] is empty")
+    return _generator(seed).uniform(low, high, m)
+
+
 def bipartite_grid(
     agents: int,
     resources: int,
@@ -118,12 +141,7 @@ def bipartite_grid(
     if (capacities is None) == (capacity_range is None):
         raise ValueError("give exactly one of capacity_range=(C_min, C_max) or capacities=")
     if capacities is None:
-        low, high = capacity_range  # type: ignore[misc]
-        if not (math.isfinite(low) and low > 0):
-            raise ValueError(f"capacity range: C_min must be finite and > 0, got {low!r}")
-        if not (math.isfinite(high) and high >= low):
-            raise ValueError(f"capacity range [C_min, C_max] = [{low!r}, {high!r}] is empty")
-        caps = _generator(seed).uniform(low, high, m)
+        caps = resource_capacities(m, capacity_range, seed)  # type: ignore[arg-type]
     else:
         caps = np.asarray(capacities, dtype=float)
         if caps.shape != (m,):
