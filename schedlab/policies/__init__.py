@@ -10,3 +10,7 @@ __all__ += ["DecentralisedMinMin", "LeastLoaded", "RandomSelection"]
 from schedlab.policies.packing import Tetris, alignment  # noqa: E402
 
 __all__ = [*__all__, "Tetris", "alignment"]
+
+from schedlab.policies.load_balancing import LoadBalancing, RandomVectors, job_load, server_loads  # noqa: E402
+
+__all__ = [*__all__, "LoadBalancing", "RandomVectors", "job_load", "server_loads"]

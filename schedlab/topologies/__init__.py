@@ -3,3 +3,7 @@
 from schedlab.topologies.grid import bipartite_grid, grid_capacities, ordinal_ring, resource_capacities
 
 __all__ = ["bipartite_grid", "grid_capacities", "ordinal_ring", "resource_capacities"]
+
+from schedlab.topologies.small_world import hop_distances, neighbour_lists, next_hops, small_world_ring
+
+__all__ += ["hop_distances", "neighbour_lists", "next_hops", "small_world_ring"]

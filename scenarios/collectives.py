@@ -1,0 +1,336 @@
+"""Collectives for multi-resource job routing on a small-world ring (seed 004, Tumer and Lawson, section 4).
+
+N = 50 servers with K = 2 integer resources (speed, and a resource a job must fit)
+on a ring with random shortcuts; 2^K = 4 agents per server decide, each step, whether
+the head job of their class stays or goes to a neighbour. Learning happens between
+runs of 400 steps (queues cleared after each): random vectors for the first 100 runs,
+then eq. 3 estimates and a Boltzmann choice among Gaussian candidates. Five
+algorithms per (r, M) cell: RAND (random vectors every run), SU, TG and WLU (the
+private utilities of eqs. 9, 6 and 8) and LB (multi-resource load balancing, section
+3.4). One replication is one network configuration (graph and capacities); every
+algorithm of a replication sees the same network and the same job stream.
+
+Rows: ``r``, ``M``, ``algorithm``, ``efficiency`` (G at the last run),
+``efficiency_last10`` (mean G over the last 10 runs) and ``optimal_estimate`` (section
+4: the share of jobs that can run where they enter when every server gets a job each
+step, spread instantly over the servers: ``min(1, P1 / r)``). ``gain`` (relative to the
+gap between RAND and the optimal estimate) needs every algorithm of a cell, so it is
+computed afterwards from the summary, with the learning curves (G per run, saved per
+replication in ``curves_dir``) and, with matplotlib, the analogues of figures 2-5:
+
+    schedlab run scenarios/collectives.py --quick
+    schedlab run scenarios/collectives.py --workers 2             # Tables I-IV at the paper's scale
+    python scenarios/collectives.py tables results/collectives    # tables.csv with gains, printed
+    python scenarios/collectives.py figures results/collectives/curves
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import simpy
+
+from schedlab.experiment import cli_main
+from schedlab.experiment.seeding import Streams
+from schedlab.learners import CollectiveRule, VectorLearner
+from schedlab.policies import LoadBalancing, RandomVectors
+from schedlab.processes import Model
+from schedlab.processes.ring import ServerNetwork, ShippingAgents
+from schedlab.topologies import neighbour_lists, small_world_ring
+
+ALGORITHMS = ("rand", "su", "tg", "wlu", "lb")
+
+
+@dataclass(frozen=True)
+class Config:
+    #: N: servers on the ring
+    servers: int = 50
+    #: K: resources per server and requirements per job (2^K agents per server)
+    resources: int = 2
+    #: r values: each server's probability of a new job per step
+    arrival_probs: tuple[float, ...] = (0.2, 0.8)
+    #: M values: capacities and requirements uniform on {1..M}
+    max_requirements: tuple[int, ...] = (2, 8)
+    #: algorithms compared: rand, su, tg, wlu, lb
+    algorithms: tuple[str, ...] = ALGORITHMS
+    #: network configurations (replications) per cell
+    networks: int = 50
+    #: runs t (the learning time scale)
+    runs: int = 400
+    #: steps tau per run
+    steps: int = 400
+    #: runs with random vectors before learning starts
+    warmup: int = 100
+    #: probability that a server opens a shortcut (degrees stay 2-4)
+    shortcut_prob: float = 0.5
+    #: LB: relative margin above the mean load before a server sheds a job
+    lb_tolerance: float = 0.1
+    #: candidate vectors per agent and run (besides the current one)
+    candidates: int = 20
+    #: standard deviation of the Gaussian candidates about the current vector
+    sigma: float = 0.1
+    #: eq. 3 data-aging rate alpha_T (per run)
+    alpha_t: float = 0.01
+    #: eq. 3 distance rate alpha_P (per unit of Euclidean distance between vectors)
+    alpha_p: float = 5.0
+    #: Boltzmann temperature, in standard deviations of the agent's recorded rewards
+    temperature: float = 0.2
+    #: folder for each replication's learning curve ('' writes none)
+    curves_dir: str = "results/collectives/curves"
+    #: keep the job records of the last run (large)
+    job_records: bool = False
+
+    def __post_init__(self) -> None:
+        bad = [a for a in self.algorithms if a not in ALGORITHMS]
+        if not self.algorithms or bad:
+            raise ValueError(f"algorithms: unknown {bad[:1]}; choose from {', '.join(ALGORITHMS)}")
+        if self.resources < 1:
+            raise ValueError(f"resources (K) must be >= 1, got {self.resources}")
+        if self.servers < 3:
+            raise ValueError(f"servers (N) must be >= 3, got {self.servers}")
+        for r in self.arrival_probs:
+            if not 0 <= r <= 1:
+                raise ValueError(f"arrival_probs: r must be in [0, 1], got {r}")
+        for m in self.max_requirements:
+            if m < 1:
+                raise ValueError(f"max_requirements: M must be >= 1, got {m}")
+        if not self.arrival_probs or not self.max_requirements:
+            raise ValueError("arrival_probs and max_requirements need at least one value each")
+        for name in ("networks", "runs", "steps", "candidates"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if not 0 <= self.warmup < self.runs:
+            raise ValueError(f"warmup must be in [0, runs), got {self.warmup} with runs = {self.runs}")
+
+
+QUICK = dict(networks=2, runs=16, warmup=6, steps=100, curves_dir="results/collectives/quick-curves")
+
+
+def REPS(cfg: Config) -> int:
+    return cfg.networks
+
+
+def cells(cfg: Config) -> list[dict]:
+    return [
+        {"r": r, "M": m, "algorithm": a}
+        for r in cfg.arrival_probs
+        for m in cfg.max_requirements
+        for a in cfg.algorithms
+    ]
+
+
+def optimal_estimate(capacities: np.ndarray, m: int, r: float) -> float:
+    """Section 4's upper bound: ``min(1, P1 / r)``.
+
+    P1 is the share of jobs processed where they enter when every server receives a
+    job every step (r = 1) and nothing is shipped: a server completes the job of the
+    step only if it fits in every resource, the cycles included (c <= speed, so it is
+    done within the step). For r < 1 the jobs are assumed to move instantly to where
+    there is room, so the system processes up to N * P1 jobs per step of the N * r
+    that arrive. P1 is exact for the network's capacities: the mean over servers of
+    prod_k (capacity_k / M).
+    """
+    p1 = float(np.prod(np.asarray(capacities, dtype=float) / m, axis=1).mean())
+    return min(1.0, p1 / r) if r > 0 else 1.0
+
+
+def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> Model:
+    m, r, algorithm = int(cell["M"]), float(cell["r"]), cell["algorithm"]
+    graph = small_world_ring(cfg.servers, cfg.shortcut_prob, seed=streams["topology"])
+    capacities = streams["capacities"].integers(1, m + 1, size=(cfg.servers, cfg.resources))
+    agents = ShippingAgents(neighbour_lists(graph), 2**cfg.resources, streams["routing"])
+    if algorithm == "lb":
+        rule = LoadBalancing(cfg.lb_tolerance, streams["routing"])
+    elif algorithm == "rand":
+        rule = RandomVectors(agents, streams["exploration"])
+    else:
+        learner = VectorLearner(
+            agents.mask,
+            cfg.runs,
+            streams["exploration"],
+            warmup=cfg.warmup,
+            candidates=cfg.candidates,
+            sigma=cfg.sigma,
+            alpha_t=cfg.alpha_t,
+            alpha_p=cfg.alpha_p,
+            temperature=cfg.temperature,
+        )
+        rule = CollectiveRule(agents, algorithm, learner)
+    network = ServerNetwork(
+        env,
+        graph,
+        capacities,
+        r,
+        m,
+        rule,
+        streams["arrivals"],
+        streams["requirements"],
+        steps=cfg.steps,
+        runs=cfg.runs,
+        keep_records=cfg.job_records,
+    )
+    return Model(
+        env,
+        [network] if cfg.job_records else [],
+        until=network.done,
+        parts={"cfg": cfg, "cell": cell, "network": network, "rep": streams.replication},
+    )
+
+
+def measure(model: Model) -> dict[str, float]:
+    cfg: Config = model["cfg"]
+    network: ServerNetwork = model["network"]
+    curve = np.array(network.curve)
+    if cfg.curves_dir:
+        _write_curve(Path(cfg.curves_dir), model["cell"], model["rep"], cfg, curve)
+    return {
+        "efficiency": float(curve[-1]),
+        "efficiency_last10": float(curve[-10:].mean()),
+        "optimal_estimate": optimal_estimate(network.capacities, network.m, network.r),
+        "mean_degree": 2 * network.graph.number_of_edges() / network.n,
+    }
+
+
+def _label(cell: dict, rep: int, cfg: Config) -> str:
+    return f"r{cell['r']:g}_M{cell['M']}_{cell['algorithm']}_runs{cfg.runs}_steps{cfg.steps}_rep{rep}"
+
+
+def _write_curve(folder: Path, cell: dict, rep: int, cfg: Config, curve: np.ndarray) -> None:
+    import pandas as pd
+
+    folder.mkdir(parents=True, exist_ok=True)
+    frame = pd.DataFrame({"run": np.arange(curve.size), "efficiency": curve})
+    for k, (key, value) in enumerate(cell.items()):
+        frame.insert(k, key, value)
+    frame.insert(0, "rep", rep)
+    frame.insert(0, "steps", cfg.steps)
+    tmp = folder / f".{_label(cell, rep, cfg)}.csv.tmp"
+    frame.to_csv(tmp, index=False)
+    tmp.replace(folder / f"{_label(cell, rep, cfg)}.csv")  # whole files only, even with parallel workers
+
+
+# --------------------------------------------------------------------------- tables and figures
+#: Tables I-IV of the paper: (r, M) -> algorithm -> (efficiency, gain %); "opt" is the optimal estimate
+PAPER = {
+    (0.2, 2): {"opt": (1.0, None), "rand": (0.9318, None), "su": (0.9317, -0.20), "tg": (0.9470, 22.33),
+               "wlu": (0.9788, 68.83), "lb": (0.9971, 95.70)},
+    (0.2, 8): {"opt": (1.0, None), "rand": (0.6435, None), "su": (0.6345, -2.53), "tg": (0.6703, 7.51),
+               "wlu": (0.7932, 41.97), "lb": (0.2254, -117.28)},
+    (0.8, 2): {"opt": (0.781, None), "rand": (0.6260, None), "su": (0.6140, -7.78), "tg": (0.6376, 7.48),
+               "wlu": (0.6911, 41.98), "lb": (0.6446, 11.97)},
+    (0.8, 8): {"opt": (0.395, None), "rand": (0.1944, None), "su": (0.2024, 4.01), "tg": (0.1984, 1.98),
+               "wlu": (0.2490, 27.25), "lb": (0.0974, -48.32)},
+}  # fmt: skip
+
+
+def gain(efficiency: float, rand: float, optimal: float) -> float:
+    """Section 4's gain, in percent: the share of the gap between RAND and the optimal estimate closed."""
+    gap = optimal - rand
+    return 100.0 * (efficiency - rand) / gap if gap != 0 else math.nan
+
+
+def tables(summary):  # type: ignore[no-untyped-def]
+    """Tables I-IV from a run's summary rows (a DataFrame or a results folder): gains and the paper's values."""
+    import pandas as pd
+
+    if isinstance(summary, str | Path):
+        summary = pd.read_csv(Path(summary) / "summary.csv")
+    rows = []
+    for (r, m), part in summary.groupby(["r", "M"], sort=True):
+        by = part.set_index("algorithm")
+        opt = float(by["optimal_estimate"].mean())
+        rand = float(by.loc["rand", "efficiency"]) if "rand" in by.index else math.nan
+        paper = PAPER.get((float(r), int(m)), {})
+        rows.append(
+            {
+                "r": r,
+                "M": m,
+                "algorithm": "opt",
+                "efficiency": opt,
+                "gain": math.nan,
+                "paper_efficiency": paper.get("opt", (math.nan,))[0],
+                "paper_gain": math.nan,
+            }
+        )
+        for a in [x for x in ALGORITHMS if x in by.index]:
+            eff = float(by.loc[a, "efficiency"])
+            rows.append({
+                "r": r, "M": m, "algorithm": a, "efficiency": eff,
+                "efficiency_ci95": float(by.loc[a].get("efficiency_ci95", math.nan)),
+                "efficiency_last10": float(by.loc[a].get("efficiency_last10", math.nan)),
+                "gain": gain(eff, rand, opt) if a != "rand" else math.nan,
+                "optimal_estimate": opt,
+                "paper_efficiency": paper.get(a, (math.nan,))[0],
+                "paper_gain": (paper.get(a, (math.nan, None))[1] or math.nan),
+            })  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def curves(curves_dir: str | Path):  # type: ignore[no-untyped-def]
+    """Every replication's learning curve in ``curves_dir``, averaged over replications (longest runs only)."""
+    import pandas as pd
+
+    files = sorted(Path(curves_dir).glob("*.csv"))
+    if not files:
+        raise ValueError(f"no learning curves in {str(curves_dir)!r}: run the scenario first")
+    frame = pd.concat([pd.read_csv(f) for f in files], ignore_index=True)
+    length = frame.groupby(["steps", "r", "M", "algorithm", "rep"])["run"].transform("max")
+    frame = frame[length == length.max()]
+    out = frame.groupby(["r", "M", "algorithm", "run"])["efficiency"].agg(["mean", "count"]).reset_index()
+    return out.rename(columns={"mean": "efficiency", "count": "networks"})
+
+
+def figures(curves_dir: str | Path, out_dir: str | Path | None = None) -> list[Path]:
+    """Write ``curves.csv`` and, where matplotlib is installed, the analogues of figures 2-5 as PNG."""
+    mean = curves(curves_dir)
+    out = Path(out_dir) if out_dir is not None else Path(curves_dir).parent
+    out.mkdir(parents=True, exist_ok=True)
+    mean.to_csv(out / "curves.csv", index=False)
+    written = [out / "curves.csv"]
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib is missing (pip install 'schedlab[plot]'): wrote curves.csv only", file=sys.stderr)
+        return written
+    numbers = {(0.2, 2): 2, (0.2, 8): 3, (0.8, 2): 4, (0.8, 8): 5}
+    for (r, m), part in mean.groupby(["r", "M"], sort=True):
+        fig, ax = plt.subplots(figsize=(5.5, 3.6))
+        for a in [x for x in ALGORITHMS if x in set(part["algorithm"])]:
+            curve = part[part["algorithm"] == a]
+            ax.plot(curve["run"], curve["efficiency"], label=a.upper(), lw=1.2)
+        ax.set_xlabel("run t (400 tau each in the paper)")
+        ax.set_ylabel("processing efficiency G")
+        ax.legend(fontsize=8)
+        n = numbers.get((float(r), int(m)), 0)
+        ax.set_title(f"Figure {n} analogue: r = {r:g}, M = {m} ({int(part['networks'].max())} networks)", fontsize=9)
+        fig.tight_layout()
+        path = out / f"figure{n}_r{r:g}_M{m}.png"
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        written.append(path)
+    return written
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "tables":  # python scenarios/collectives.py tables [RESULTS_DIR]
+        import pandas as pd
+
+        folder = Path(sys.argv[2] if len(sys.argv) > 2 else "results/collectives")
+        table = tables(folder)
+        table.to_csv(folder / "tables.csv", index=False)
+        with pd.option_context("display.width", 160, "display.max_columns", 20):
+            print(table.round(4).to_string(index=False))
+        raise SystemExit(0)
+    if len(sys.argv) > 1 and sys.argv[1] == "figures":  # python scenarios/collectives.py figures [CURVES_DIR [OUT]]
+        args = sys.argv[2:] or [Config.curves_dir]
+        for path in figures(*args[:2]):
+            print(f"wrote {path}")
+        raise SystemExit(0)
+    cli_main()

@@ -1,0 +1,94 @@
+"""World and private utilities of a run (seed 004, eqs. 6-9): G, team game, Wonderful Life, selfish.
+
+A run's state (eqs. 4-5) is, per job k that entered during the run, its weight w_k,
+whether it was executed e_k, and for each agent eta whether eta touched it,
+I_k^eta (decided on it at least once). Utilities are computed for all agents at once
+from a :class:`~schedlab.processes.ring.RunOutcome`-like object with ``weights``,
+``executed``, ``touch_agent``, ``touch_job`` and ``agents``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Protocol
+
+import numpy as np
+
+__all__ = [
+    "UTILITIES",
+    "clamped_world_utility",
+    "selfish",
+    "team_game",
+    "touch_matrix",
+    "wonderful_life",
+    "world_utility",
+]
+
+
+class RunState(Protocol):
+    weights: np.ndarray
+    executed: np.ndarray
+    touch_agent: np.ndarray
+    touch_job: np.ndarray
+    agents: int
+
+
+def world_utility(state: RunState) -> float:
+    """G (eq. 6): sum_k w_k e_k / sum_k w_k; ``nan`` when no job entered."""
+    total = float(np.sum(state.weights))
+    return float(np.dot(state.weights, state.executed)) / total if total > 0 else math.nan
+
+
+def touch_matrix(state: RunState) -> np.ndarray:
+    """The indicator I as a dense ``(agents, jobs)`` boolean array (for small examples and checks)."""
+    out = np.zeros((state.agents, len(state.weights)), dtype=bool)
+    out[state.touch_agent, state.touch_job] = True
+    return out
+
+
+def clamped_world_utility(state: RunState, agent: int) -> float:
+    """G(z_eta, CL_eta) with the null clamp: ``agent``'s touches set to 0 (the second term of eq. 7).
+
+    Clamping agent eta's row of I to zero removes from the numerator every job eta
+    touched; the denominator, the weight of all jobs that entered, stays (eq. 7).
+    Written from the definition, one agent at a time: the reference the vectorised
+    :func:`wonderful_life` is checked against.
+    """
+    total = float(np.sum(state.weights))
+    if total <= 0:
+        return math.nan
+    touched = np.zeros(len(state.weights), dtype=bool)
+    touched[state.touch_job[state.touch_agent == agent]] = True
+    return float(np.dot(state.weights, state.executed & ~touched)) / total
+
+
+def _touched_executed_weight(state: RunState) -> np.ndarray:
+    """Per agent: sum_k w_k e_k I_k^eta (each touched job once: the pairs are unique)."""
+    w = np.asarray(state.weights, dtype=float)[state.touch_job] * np.asarray(state.executed)[state.touch_job]
+    return np.bincount(state.touch_agent, weights=w, minlength=state.agents)
+
+
+def team_game(state: RunState) -> np.ndarray:
+    """TG: every agent's reward is G (eq. 6)."""
+    return np.full(state.agents, world_utility(state))
+
+
+def wonderful_life(state: RunState) -> np.ndarray:
+    """WLU (eq. 8): G - G(clamped) = sum_k w_k e_k I_k^eta / sum_k w_k, per agent."""
+    total = float(np.sum(state.weights))
+    if total <= 0:
+        return np.full(state.agents, math.nan)
+    return _touched_executed_weight(state) / total
+
+
+def selfish(state: RunState) -> np.ndarray:
+    """SU (eq. 9): sum_k w_k e_k I_k^eta / sum_k w_k I_k^eta; ``nan`` for an agent that touched no job."""
+    touched_weight = np.bincount(
+        state.touch_agent, weights=np.asarray(state.weights, dtype=float)[state.touch_job], minlength=state.agents
+    )
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(touched_weight > 0, _touched_executed_weight(state) / touched_weight, math.nan)
+
+
+#: the private utilities by the names the scenario uses
+UTILITIES = {"tg": team_game, "wlu": wonderful_life, "su": selfish}

@@ -1,0 +1,125 @@
+"""The baselines of seed 004: multi-resource load balancing (LB, section 3.4) and random vectors (RAND).
+
+Both are :class:`~schedlab.processes.ring.ShippingRule` objects for a
+:class:`~schedlab.processes.ring.ServerNetwork`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from schedlab.model.job import Job
+from schedlab.processes.ring import RunOutcome, ServerNetwork, ShippingAgents, random_vectors
+from schedlab.topologies.small_world import hop_distances
+
+__all__ = ["LoadBalancing", "RandomVectors", "job_load", "server_loads"]
+
+
+def job_load(job: Job, capacities: np.ndarray | list[int]) -> float:
+    """A job's load on a server: the mean over resources of requirement / capacity (section 3.4)."""
+    total = job.runtime / capacities[0]
+    for k, amount in enumerate(job.demands.values(), start=1):
+        total += amount / capacities[k]
+    return float(total / len(capacities))
+
+
+def server_loads(network: ServerNetwork) -> np.ndarray:
+    """L_i = Avg_k(l_k), l_k = sum over the server's jobs (waiting and running) of j_k / s_k.
+
+    Each server keeps its summed requirements up to date as jobs come and go
+    (:meth:`~schedlab.processes.ring.RingServer.load`), so this costs O(N), not O(jobs).
+    """
+    return np.array([server.load() for server in network.servers])
+
+
+class LoadBalancing:
+    """Ship the highest-load waiting job of every overloaded server towards the least-loaded server.
+
+    At each step every server computes its load L_i (:func:`server_loads`) and the
+    global mean L_avg. A server with ``L_i > (1 + tolerance) * L_avg`` and a waiting
+    job ships the waiting job of highest :func:`job_load` towards the server of least
+    load, through the neighbour on a shortest path; the job travels one link per step
+    and joins the front of the destination's queue.
+
+    Parameters
+    ----------
+    tolerance
+        Relative margin above the mean load before a server sheds a job, >= 0.
+    rng
+        Breaks ties between equally loaded destinations at equal distance (``streams["routing"]``).
+
+    Notes
+    -----
+    Decisions are simultaneous: every server reads the loads as they stand at the
+    start of the decisions phase (global information, as in the paper), so several
+    servers may pick the same destination in one step. Among the least-loaded servers
+    the nearest is chosen. Jobs on the links count towards no server's load. LB, like
+    the paper's, never checks whether a job fits where it sends it, and never moves a
+    running job.
+    """
+
+    def __init__(self, tolerance: float = 0.1, rng: np.random.Generator | None = None) -> None:
+        if not tolerance >= 0:
+            raise ValueError(f"tolerance must be >= 0, got {tolerance!r}")
+        self.tolerance = float(tolerance)
+        self.rng = rng if rng is not None else np.random.default_rng(0)
+        self._distance = np.zeros((0, 0))
+
+    def bind(self, network: ServerNetwork) -> None:
+        self._distance = hop_distances(network.graph)
+
+    def begin_run(self, run: int) -> None:
+        pass
+
+    def decide(self, network: ServerNetwork) -> list[tuple[int, Job, int]]:
+        loads = server_loads(network)
+        mean = loads.mean()
+        if mean <= 0:
+            return []
+        low = np.flatnonzero(loads == loads.min())
+        out = []
+        for i in np.flatnonzero(loads > (1 + self.tolerance) * mean).tolist():
+            server = network.servers[i]
+            if not server.queue.items:
+                continue
+            caps = network.capacities[i].tolist()
+            job = max(server.queue.items, key=lambda j: job_load(j, caps))  # the first of equal loads
+            others = low[low != i]
+            if others.size == 0:
+                continue
+            d = self._distance[i, others]
+            nearest = others[d == d.min()]
+            dest = int(nearest[self.rng.integers(nearest.size)]) if nearest.size > 1 else int(nearest[0])
+            out.append((i, job, dest))
+        return out
+
+    def end_run(self, outcome: RunOutcome) -> None:
+        pass
+
+
+class RandomVectors:
+    """RAND: every agent's vector drawn uniformly from its simplex at the start of every run.
+
+    Parameters
+    ----------
+    agents
+        The network's :class:`~schedlab.processes.ring.ShippingAgents`.
+    rng
+        The stream the vectors are drawn from (``streams["exploration"]``).
+    """
+
+    def __init__(self, agents: ShippingAgents, rng: np.random.Generator) -> None:
+        self.agents = agents
+        self.rng = rng
+
+    def bind(self, network: ServerNetwork) -> None:
+        pass
+
+    def begin_run(self, run: int) -> None:
+        self.agents.set_vectors(random_vectors(self.agents.mask, self.rng))
+
+    def decide(self, network: ServerNetwork) -> list[tuple[int, Job, int]]:
+        return self.agents.decide(network)
+
+    def end_run(self, outcome: RunOutcome) -> None:
+        pass
