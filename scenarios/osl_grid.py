@@ -327,6 +327,14 @@ def figures(series_dir: str | Path, out_dir: str | Path | None = None, steps: in
     return written
 
 
+def report(results, out_dir: str | Path) -> list[Path]:  # type: ignore[no-untyped-def]
+    """After a run: ``timeseries.csv`` and the figures in ``out_dir``, from this run's series files."""
+    cfg = Config(**{k: tuple(v) if isinstance(v, list) else v for k, v in results.config.items()})
+    if not cfg.series_dir:
+        return []
+    return figures(cfg.series_dir, out_dir, cfg.steps)
+
+
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "figures":  # python scenarios/osl_grid.py figures [SERIES_DIR [OUT_DIR]]
         args = sys.argv[2:] or [Config.series_dir]

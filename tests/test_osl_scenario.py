@@ -60,7 +60,7 @@ def test_quick_run_gives_the_rows_and_the_time_series(tmp_path):
     one = pd.read_csv(series[0])
     assert one["time"].tolist() == [0, 5, 10, 15, 20, 25, 30]
     scenario = load_scenario(SCENARIO)
-    written = scenario.module.figures(tmp_path / "series", tmp_path / "out")
+    written = scenario.module.report(results, tmp_path / "out")  # what a run's post-processing calls
     mean = pd.read_csv(tmp_path / "out" / "timeseries.csv")
     assert len(mean) == 10 * 7 and (mean["reps"] == 1).all()
     assert written[0].name == "timeseries.csv"
