@@ -50,19 +50,19 @@ def test_quick_run_gives_the_rows_and_the_time_series(tmp_path):
     results = run(SCENARIO, overrides=overrides, reps=1, quick=True, executor="serial", keep_records=False)
     frame = results.frame()
     assert set(ROWS) <= set(frame.columns)
-    assert len(frame) == 10 and set(frame["policy"]) == {"osl", "lls", "rs", "sls", "dmms"}
+    assert len(frame) == 5 and set(frame["policy"]) == {"osl", "lls", "rs", "sls", "dmms"}
     for row in results.rows:
         assert row["offered_load"] == pytest.approx(row["load"], rel=0.15)
         assert math.isfinite(row["alor_final"]) and row["alor_final"] >= 0
         assert row["lor_max_final"] >= row["alor_final"]
     series = sorted((tmp_path / "series").glob("*.csv"))
-    assert len(series) == 10
+    assert len(series) == 5
     one = pd.read_csv(series[0])
     assert one["time"].tolist() == [0, 5, 10, 15, 20, 25, 30]
     scenario = load_scenario(SCENARIO)
     written = scenario.module.report(results, tmp_path / "out")  # what a run's post-processing calls
     mean = pd.read_csv(tmp_path / "out" / "timeseries.csv")
-    assert len(mean) == 10 * 7 and (mean["reps"] == 1).all()
+    assert len(mean) == 5 * 7 and (mean["reps"] == 1).all()
     assert written[0].name == "timeseries.csv"
 
 
