@@ -41,7 +41,7 @@ def test_cells_cover_section_4():
 
 def test_quick_run_gives_the_rows_and_the_time_series(tmp_path):
     overrides = {
-        "experiments": "load,rates",
+        "experiments": "load",
         "loads": "0.5",
         "steps": 30,
         "record_every": 5,
