@@ -112,32 +112,49 @@ class VectorLearner:
             w = np.exp(log_w - top)  # scaled by the largest weight: the ratio of eq. 3 is unchanged
             return (w * rew[:, None, :]).sum(-1) / w.sum(-1)
 
-    def propose(self, run: int) -> np.ndarray:
-        """The vectors of run ``run``: random during warm-up, then a Boltzmann draw among candidates."""
-        if run < self.warmup or self.size == 0:
-            self.current = random_vectors(self.mask, self.rng)
-            return self.current
+    def candidates_about(self, current: np.ndarray) -> np.ndarray:
+        """``(agents, 1 + candidates, actions)``: the current vectors, then Gaussian perturbations of them.
+
+        Each probability moves by N(0, sigma^2); negatives are cut to 0 and the vector
+        renormalised on the agent's actions (a candidate that vanishes is the current vector).
+        """
         noise = self.rng.normal(0.0, self.sigma, (self.agents, self.candidates, self.actions))
-        cand = np.maximum(self.current[:, None, :] + noise, 0.0) * self.mask[:, None, :]
+        cand = np.maximum(current[:, None, :] + noise, 0.0) * self.mask[:, None, :]
         sums = cand.sum(-1, keepdims=True)
-        cand = np.where(sums > 0, cand / np.where(sums > 0, sums, 1.0), self.current[:, None, :])
-        cand = np.concatenate([self.current[:, None, :], cand], axis=1)
-        est = self.estimate(run, cand)
+        cand = np.where(sums > 0, cand / np.where(sums > 0, sums, 1.0), current[:, None, :])
+        return np.concatenate([current[:, None, :], cand], axis=1)
+
+    def choose(self, run: int, candidates: np.ndarray) -> np.ndarray:
+        """Sample one candidate per agent from the Boltzmann distribution over its eq. 3 estimates.
+
+        P(c) is proportional to exp(R_c / (temperature * spread)), spread the standard
+        deviation of the agent's recorded rewards (1 when it has fewer than two). An
+        agent without data picks uniformly.
+        """
+        est = self.estimate(run, candidates)
         n = self.size
         rewards = np.where(self.data_valid[:, :n], self.data_rewards[:, :n], np.nan)
-        with np.errstate(invalid="ignore"), np.testing.suppress_warnings() as sup:
-            sup.filter(RuntimeWarning)
-            spread = np.nanstd(rewards, axis=1)
-        spread = np.where(np.isfinite(spread) & (spread > 0), spread, 1.0)
-        z = (est - np.nanmax(np.where(np.isfinite(est), est, -np.inf), axis=1, keepdims=True)) / (
-            self.temperature * spread[:, None]
-        )
+        count = self.data_valid[:, :n].sum(axis=1)
+        mean = np.nansum(rewards, axis=1) / np.maximum(count, 1)
+        var = np.nansum((rewards - mean[:, None]) ** 2, axis=1) / np.maximum(count, 1)
+        spread = np.sqrt(var)
+        spread = np.where((count > 1) & (spread > 0), spread, 1.0)
+        best = np.max(np.where(np.isfinite(est), est, -np.inf), axis=1, keepdims=True)
+        with np.errstate(invalid="ignore"):
+            z = (est - best) / (self.temperature * spread[:, None])
         z = np.where(np.isfinite(z), z, 0.0)  # no estimate anywhere: every candidate equally likely
         p = np.exp(z)
         p /= p.sum(axis=1, keepdims=True)
         u = self.rng.random(self.agents)[:, None]
         choice = np.minimum((np.cumsum(p, axis=1) < u).sum(axis=1), p.shape[1] - 1)
-        self.current = cand[np.arange(self.agents), choice]
+        return candidates[np.arange(self.agents), choice]
+
+    def propose(self, run: int) -> np.ndarray:
+        """The vectors of run ``run``: random during warm-up, then a Boltzmann draw among candidates."""
+        if run < self.warmup or self.size == 0:
+            self.current = random_vectors(self.mask, self.rng)
+        else:
+            self.current = self.choose(run, self.candidates_about(self.current))
         return self.current
 
 

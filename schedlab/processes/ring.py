@@ -509,6 +509,25 @@ class ServerNetwork:
         self._executed.extend(bytes(count))
         self.arrived += count
 
+    def add_job(self, server: int, requirements: Sequence[int], weight: float = 1.0) -> Job:
+        """An external arrival by hand: a job with these K requirements joins the back of ``server``'s queue.
+
+        The arrivals phase does the same for its random jobs; this is for examples,
+        tests and scripted workloads (call it from a rule's ``decide`` or before the run).
+        """
+        req = [int(v) for v in requirements]
+        if len(req) != self.k or min(req) < 1:
+            raise ValueError(f"requirements: need K = {self.k} whole numbers >= 1, got {list(requirements)}")
+        demands = dict(zip(self._names, req[1:], strict=True))
+        job = Job(self._next_id, float(self.env.now), float(req[0]), demands=demands, weight=weight, origin=server)
+        self._next_id += 1
+        self._weights.append(float(weight))
+        self._classes.append(int(job_classes(np.array([req]), self.m)[0]))
+        self._executed.append(0)
+        self.arrived += 1
+        self.servers[server].submit(job)
+        return job
+
     def ship(self, server: int, job: Job, destination: int) -> None:
         """Take ``job`` out of ``server``'s queue onto the link towards ``destination``."""
         self.servers[server].take(job)

@@ -55,7 +55,7 @@ def small_world_ring(
     connected by construction and the ring distance bounds every shortest path. With
     the default ``shortcut_prob = 0.5`` about a third of the servers get a shortcut
     (a server opens one with probability 1/2 only while it and a partner are below
-    ``max_degree``), and the mean degree is about 2.6.
+    ``max_degree``), and the mean degree is about 2.9.
 
     References
     ----------
