@@ -162,7 +162,7 @@ def main() -> None:
     print(f"  ratio               {t_ours / t_ref:10.2f} x slower (target: within 5x)")
     print(f"  same G per run: {np.allclose(ours, ref)}  (schedlab {np.round(ours, 4).tolist()})")
     per_cell = t_ours / tau * 160_000 * 50 * 5
-    print(f"  paper's cell (400 runs x 400 tau x 50 networks x 5 algorithms): {per_cell / 3600:.1f} CPU-hours at this rate")
+    print(f"  the paper's cell (400 runs x 400 tau x 50 networks x 5 algorithms): {per_cell / 3600:.1f} CPU-hours")
 
 
 if __name__ == "__main__":
