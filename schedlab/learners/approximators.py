@@ -192,8 +192,11 @@ class MLPApproximator:
                 self.optimizer.step()
 
     def state_dict(self) -> dict[str, Any]:
-        return {"net": self.net.state_dict(), "optimizer": self.optimizer.state_dict(),
-                "generator": self._g.get_state()}
+        return {
+            "net": self.net.state_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            "generator": self._g.get_state(),
+        }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         self.net.load_state_dict(state["net"])

@@ -191,11 +191,19 @@ class Sarsa:
 def _rng_state(rng: np.random.Generator) -> dict[str, Any]:
     # 128-bit PCG64 words as decimal strings: a weights_only checkpoint holds plain data only
     s = rng.bit_generator.state
-    return {"bit_generator": s["bit_generator"], "state": str(s["state"]["state"]), "inc": str(s["state"]["inc"]),
-            "has_uint32": s["has_uint32"], "uinteger": s["uinteger"]}
+    return {
+        "bit_generator": s["bit_generator"],
+        "state": str(s["state"]["state"]),
+        "inc": str(s["state"]["inc"]),
+        "has_uint32": s["has_uint32"],
+        "uinteger": s["uinteger"],
+    }
 
 
 def _rng_from(saved: dict[str, Any]) -> dict[str, Any]:
-    return {"bit_generator": saved["bit_generator"],
-            "state": {"state": int(saved["state"]), "inc": int(saved["inc"])},
-            "has_uint32": saved["has_uint32"], "uinteger": saved["uinteger"]}
+    return {
+        "bit_generator": saved["bit_generator"],
+        "state": {"state": int(saved["state"]), "inc": int(saved["inc"])},
+        "has_uint32": saved["has_uint32"],
+        "uinteger": saved["uinteger"],
+    }

@@ -40,11 +40,15 @@ class SiteFeatures:
         The scale of core counts (the site's largest pool).
     time_scale
         The scale of times, in simulated time units.
+    waited
+        Also describe each job by the time it has waited so far. Seed 001's action is
+        type, VO and execution time only; this extension is off by default.
     """
 
     groups: tuple[str, ...]
     cores: int
     time_scale: float = 3600.0
+    waited: bool = False
 
     @property
     def state_size(self) -> int:
@@ -52,7 +56,7 @@ class SiteFeatures:
 
     @property
     def action_size(self) -> int:
-        return 2 + len(self.groups)
+        return 2 + len(self.groups) + self.waited
 
     def _t(self, t: float) -> float:
         return math.log1p(max(t, 0.0) / self.time_scale)
@@ -72,12 +76,16 @@ class SiteFeatures:
                 shares[k] += 1
         if view.waiting:
             shares /= len(view.waiting)
-        head = [self._t(running_work / self.cores), self._t(first_free), self._t(backlog / self.cores),
-                view.free / self.cores]
+        head = [
+            self._t(running_work / self.cores),
+            self._t(first_free),
+            self._t(backlog / self.cores),
+            view.free / self.cores,
+        ]
         return np.concatenate([head, shares])
 
-    def actions(self, jobs: Sequence[Job], estimate: RuntimeEstimate) -> np.ndarray:
-        """One row per job: [interactive?, execution time, VO one-hot]."""
+    def actions(self, jobs: Sequence[Job], estimate: RuntimeEstimate, now: float = 0.0) -> np.ndarray:
+        """One row per job: [interactive?, execution time, VO one-hot (, time waited by ``now``)]."""
         out = np.zeros((len(jobs), self.action_size))
         index = {g: i for i, g in enumerate(self.groups)}
         for row, job in enumerate(jobs):
@@ -86,4 +94,6 @@ class SiteFeatures:
             k = index.get(job.group)
             if k is not None:
                 out[row, 2 + k] = 1.0
+            if self.waited:
+                out[row, -1] = self._t(now - job.submit)
         return out

@@ -81,8 +81,16 @@ class SarsaScheduler:
     id, so job ids must be unique in a run.
     """
 
-    def __init__(self, learner, features: SiteFeatures, estimate: RuntimeEstimate, *,
-                 fair_share: FairShare | None = None, weight: float = 0.5, pretrain: int = 500) -> None:
+    def __init__(
+        self,
+        learner,
+        features: SiteFeatures,
+        estimate: RuntimeEstimate,
+        *,
+        fair_share: FairShare | None = None,
+        weight: float = 0.5,
+        pretrain: int = 500,
+    ) -> None:
         if not 0.0 <= weight <= 1.0:
             raise ValueError(f"lambda (the responsiveness weight) must be in [0, 1], got {weight!r}")
         if pretrain < 0:
@@ -98,8 +106,12 @@ class SarsaScheduler:
         if not fitting:
             return None
         state = self.features.state(view, self.estimate)
-        rows = np.hstack([np.broadcast_to(state, (len(fitting), len(state))),
-                          self.features.actions(fitting, self.estimate)])
+        rows = np.hstack(
+            [
+                np.broadcast_to(state, (len(fitting), len(state))),
+                self.features.actions(fitting, self.estimate, view.now),
+            ]
+        )
         forced = self.behaviour.pick(fitting) if self.elections < self.pretrain else None
         row, decision = self.learner.choose(rows, forced=forced)
         job = fitting[row]

@@ -61,9 +61,20 @@ class ElasticPool:
         ``(time, size)`` of every decision, for plots and checks.
     """
 
-    def __init__(self, env: simpy.Environment, machine: Machine, learner, features: SiteFeatures,
-                 estimate: RuntimeEstimate, *, sizes: Sequence[int], period: float = 900.0, floor: int = 30,
-                 weight: float = 0.5, pretrain: int = 20) -> None:
+    def __init__(
+        self,
+        env: simpy.Environment,
+        machine: Machine,
+        learner,
+        features: SiteFeatures,
+        estimate: RuntimeEstimate,
+        *,
+        sizes: Sequence[int],
+        period: float = 900.0,
+        floor: int = 30,
+        weight: float = 0.5,
+        pretrain: int = 20,
+    ) -> None:
         if not period > 0:
             raise ValueError(f"elastic pool: period must be > 0, got {period!r}")
         if not 1 <= floor <= machine.max_capacity:
@@ -108,8 +119,12 @@ class ElasticPool:
             floor = max(self.floor, m.busy)
             candidates = [s for s in self.sizes if s >= floor]
             state = self.features.state(m.view, self.estimate)
-            rows = np.hstack([np.broadcast_to(state, (len(candidates), len(state))),
-                              np.array(candidates, dtype=float)[:, None] / m.max_capacity])
+            rows = np.hstack(
+                [
+                    np.broadcast_to(state, (len(candidates), len(state))),
+                    np.array(candidates, dtype=float)[:, None] / m.max_capacity,
+                ]
+            )
             forced = self._by_demand(candidates) if len(self.history) < self.pretrain else None
             row, decision = self.learner.choose(rows, forced=forced)
             m.set_capacity(candidates[row])
