@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from pathlib import Path
 
@@ -144,7 +145,7 @@ def test_elastic_pool_respects_floor_running_jobs_and_period(specs, floor, seed)
     Source(env, jobs, machine)
     env.run(until=3000)
     times = [t for t, _ in pool.history]
-    assert all(b - a == pytest.approx(60.0) for a, b in zip(times, times[1:], strict=False))  # one change per period
+    assert all(b - a == pytest.approx(60.0) for a, b in itertools.pairwise(times))  # one change per period
     assert all(size >= floor for _, size in pool.history)
     assert all(capacity >= busy for capacity, busy in checks)  # running jobs never lose their cores
     assert len(machine.records) == len(jobs)  # every job ran (16 cores is always a candidate)
