@@ -95,6 +95,8 @@ class Config:
     keep_best: bool = True
     #: where the checkpoint and training curve go
     out_dir: str = "results/deeprm"
+    #: exploration rate of the evaluated DQN (Mnih et al. 2015 evaluate at 0.05; 0 is greedy)
+    eval_epsilon: float = 0.05
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.policies) - set(POLICIES))
@@ -121,7 +123,7 @@ class Config:
         fields = [
             f.name
             for f in dataclasses.fields(self)
-            if f.name not in ("loads", "policies", "sequences", "threshold", "out_dir")
+            if f.name not in ("loads", "policies", "sequences", "threshold", "out_dir", "eval_epsilon")
         ]
         text = json.dumps({k: getattr(self, k) for k in fields}, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:12]
@@ -237,6 +239,22 @@ def _greedy(agent) -> Agent:
     return lambda machine: agent.act(machine.observation(flat=True))
 
 
+def _epsilon_greedy(agent: Agent, epsilon: float, rng: np.random.Generator) -> Agent:
+    """``agent``, except for a uniformly random action with probability ``epsilon``.
+
+    A deterministic greedy Q-policy can loop for ever in a state it never learned well
+    (the void action, or an empty slot, while jobs wait and nothing changes); a small
+    epsilon at evaluation, as in Mnih et al. (2015), breaks such loops.
+    """
+    if epsilon <= 0:
+        return agent
+
+    def act(machine: SlottedMachine) -> int:
+        return int(rng.integers(machine.slots + 1)) if rng.random() < epsilon else agent(machine)
+
+    return act
+
+
 @cache
 def _trained(path: str) -> Agent:
     from schedlab.learners.dqn import DQN
@@ -253,7 +271,7 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
         env, dict(env_cfg.resources), jobs, horizon=cfg.horizon, slots=cfg.slots, backlog=cfg.backlog
     )
     if policy == "dqn":
-        agent = _trained(str(checkpoint(cfg)))
+        agent = _epsilon_greedy(_trained(str(checkpoint(cfg))), cfg.eval_epsilon, streams["exploration"])
     elif policy == "random":
         agent = random_agent(streams["random"])
     else:
