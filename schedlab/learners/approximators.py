@@ -61,7 +61,7 @@ class ApproximatorConfig:
     #: MLP hidden units per layer (two hidden tanh layers)
     hidden: int = 32
     #: MLP passes over the training set at each re-fit
-    epochs: int = 20
+    epochs: int = 5
     #: MLP Adam learning rate
     mlp_learning_rate: float = 1e-3
 
