@@ -41,6 +41,9 @@ class SimpleLearning:
         The N x M estimates, row i agent i's; start at 0 (nothing known).
     """
 
+    #: independent learners: nothing travels on the ring
+    shares = False
+
     def __init__(self, alpha: float = 0.5, epsilon: float = 0.1, *, rng: np.random.Generator) -> None:
         if not (math.isfinite(alpha) and 0 <= alpha <= 1):
             raise ValueError(f"alpha (learning rate) must be in [0, 1], got {alpha!r}")

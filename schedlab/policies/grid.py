@@ -39,6 +39,9 @@ class _View(Protocol):
 class _Stateless:
     """No ring message, no learning: the parts of a decider these rules do not use."""
 
+    #: nothing travels on the ring: only agents with new jobs need a turn
+    shares = False
+
     def message(self, agent: int) -> None:
         return None
 

@@ -8,7 +8,9 @@ Time advances in unit steps; inside step t the phases are explicit and ordered:
    in its mailbox (a :class:`simpy.Store`), lets its decider read it (OSL shares the
    utility table), submits each new job where the decider says, and leaves its own
    message in agent i+1's mailbox. The first agent of the ring also waits for the
-   step to start; its mailbox holds the last agent's message of the previous step;
+   step to start; its mailbox holds the last agent's message of the previous step.
+   With a decider that shares nothing (``shares = False``) the turn skips the agents
+   without new jobs: they would neither decide nor send anything;
 3. *execution*: the resources serve their queues in continuous time until t + 1;
    each completion reaches the decider through the completion signal;
 4. *step end* (the clock, at t + 1, after every completion at t + 1): the decider's
@@ -147,6 +149,7 @@ class SchedulerAgent:
         model, i = self.model, self.index
         decider, submit = model.decider, model.resources.submit
         inbox, inbox_get, outbox_post = self.inbox.items, self.inbox.get, self.outbox.post
+        shares = model.shares
         while True:
             if self.first:
                 yield model.step_started
@@ -159,7 +162,10 @@ class SchedulerAgent:
                 lengths = np.fromiter((job.runtime for job in jobs), float, len(jobs))
                 for pos, resource in decider.assign(i, lengths):
                     submit(resource, jobs[pos])
-            outbox_post(decider.message(i))
+            if shares:
+                outbox_post(decider.message(i))
+            else:
+                model.pass_turn()
 
 
 class GridModel:
@@ -231,13 +237,19 @@ class GridModel:
         self.order = list(range(self.agents)) if ring is None else ring_order(ring, self.agents)
         self.step = 0
         self.step_started = env.event()
+        # A decider that shares nothing (``shares = False``: the baselines, SLS) needs no message on the
+        # ring, and an agent without new jobs has nothing to do in its turn: the turn then goes, in ring
+        # order, only to the agents with new jobs (the same decisions and draws, fewer process switches).
+        self.shares = bool(getattr(decider, "shares", True))
+        self._turns: list[int] = []
         boxes = [Mailbox(env) for _ in range(self.agents)]  # boxes[k]: the inbox of order[k]
         self.agent_list: list[SchedulerAgent] = [None] * self.agents  # type: ignore[list-item]
         for k, i in enumerate(self.order):
             nxt = (k + 1) % self.agents
-            self.agent_list[i] = SchedulerAgent(self, i, boxes[k], boxes[nxt], first=k == 0)
-        # the first agent's first turn reads the last agent's (initial) table: "the previous step"
-        boxes[0].post(decider.message(self.order[-1]))
+            self.agent_list[i] = SchedulerAgent(self, i, boxes[k], boxes[nxt], first=k == 0 and self.shares)
+        if self.shares:
+            # the first agent's first turn reads the last agent's (initial) table: "the previous step"
+            boxes[0].post(decider.message(self.order[-1]))
         self._next_id = 0
         self.clock = env.process(self._clock())
 
@@ -253,6 +265,15 @@ class GridModel:
                     buffer.append(Job(next_id, now, length, origin=i))
                     next_id += 1
         self._next_id = next_id
+        if not self.shares:
+            agents = self.agent_list
+            self._turns = [i for i in reversed(self.order) if agents[i].buffer]
+            self.pass_turn()
+
+    def pass_turn(self) -> None:
+        """Wake the next agent with new jobs, in ring order (deciders that share nothing)."""
+        if self._turns:
+            self.agent_list[self._turns.pop()].inbox.post(None)
 
     def _clock(self):  # type: ignore[no-untyped-def]
         env, decider, series, every = self.env, self.decider, self.series, self.record_every
