@@ -242,3 +242,23 @@ def test_series_samples_every_k_steps_and_at_the_end():
     done = [r for r in model.all_records() if r.status is Status.COMPLETED]
     assert atpt[-1] == pytest.approx(metrics.average_time_per_token(done))
     assert math.isnan(atpt[0])
+
+
+@pytest.mark.parametrize("policy", ["rs", "lls", "dmms", "sls"])
+def test_skipping_idle_agents_changes_nothing(policy):
+    """Deciders that share nothing give turns only to agents with new jobs; forcing every agent's turn
+    round the full ring (shares = True) gives the same schedule."""
+
+    def schedule(full_ring):
+        streams = Streams(3)
+        decider = make_decider(policy, streams)
+        if full_ring:
+            decider.shares = True
+        env = simpy.Environment()
+        jobs = PoissonJobs(0.3, 5.0, 995.0, streams["arrivals"], streams["lengths"])
+        model = GridModel(env, streams["capacities"].uniform(50, 350, 8), 12, decider, jobs, steps=60)
+        env.run(until=model.done)
+        return sorted((r.id, r.machine, r.start) for r in model.all_records())
+
+    skipped, full = schedule(False), schedule(True)
+    assert len(skipped) > 100 and skipped == full
