@@ -86,10 +86,21 @@ class _StartingQueue(JobQueue):
         self.server = server
 
     def _do_get(self, event):  # type: ignore[no-untyped-def, override]
-        if self.items and self.admits(self.items[0]):
-            job = self.items.popleft()
+        items = self.items
+        if items and self.server.fits(items[0]):
+            job = items.popleft()
             self.server._started(job)  # before the server process resumes: loads and counts see it now
             event.succeed(job)
+
+    def take(self, job: Job) -> None:
+        """Remove waiting ``job``; a free server looks at the new head at once."""
+        items = self.items
+        if items and items[0] is job:  # the agents only ever take the head
+            items.popleft()
+        else:
+            items.remove(job)
+        if self.server.running is None:
+            self._trigger_get(None)
 
     def add(self, job: Job, front: bool = False) -> None:
         """Put ``job`` in at once, at the front or the back, and let a waiting server take it.
