@@ -20,7 +20,7 @@ replication in ``curves_dir``) and, with matplotlib, the analogues of figures 2-
 
     schedlab run scenarios/collectives.py --quick
     schedlab run scenarios/collectives.py --workers 2             # Tables I-IV at the paper's scale
-    python scenarios/collectives.py tables results/collectives    # tables.csv with gains, printed
+    python scenarios/collectives.py tables results/collectives    # tables.csv with gains (several folders: joined)
     python scenarios/collectives.py figures results/collectives/curves
 """
 
@@ -238,12 +238,15 @@ def tables(summary):  # type: ignore[no-untyped-def]
     import pandas as pd
 
     if isinstance(summary, str | Path):
-        summary = pd.read_csv(Path(summary) / "summary.csv")
+        summary = [summary]
+    if isinstance(summary, list | tuple):  # results folders, e.g. one per (r, M) cell
+        summary = pd.concat([pd.read_csv(Path(f) / "summary.csv") for f in summary], ignore_index=True)
     rows = []
     for (r, m), part in summary.groupby(["r", "M"], sort=True):
         by = part.set_index("algorithm")
         opt = float(by["optimal_estimate"].mean())
         rand = float(by.loc["rand", "efficiency"]) if "rand" in by.index else math.nan
+        rand10 = float(by.loc["rand"].get("efficiency_last10", math.nan)) if "rand" in by.index else math.nan
         paper = PAPER.get((float(r), int(m)), {})
         rows.append(
             {
@@ -263,6 +266,8 @@ def tables(summary):  # type: ignore[no-untyped-def]
                 "efficiency_ci95": float(by.loc[a].get("efficiency_ci95", math.nan)),
                 "efficiency_last10": float(by.loc[a].get("efficiency_last10", math.nan)),
                 "gain": gain(eff, rand, opt) if a != "rand" else math.nan,
+                "gain_last10": gain(float(by.loc[a].get("efficiency_last10", math.nan)), rand10, opt)
+                if a != "rand" else math.nan,
                 "optimal_estimate": opt,
                 "paper_efficiency": paper.get(a, (math.nan,))[0],
                 "paper_gain": (paper.get(a, (math.nan, None))[1] or math.nan),
@@ -319,12 +324,12 @@ def figures(curves_dir: str | Path, out_dir: str | Path | None = None) -> list[P
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 1 and sys.argv[1] == "tables":  # python scenarios/collectives.py tables [RESULTS_DIR]
+    if len(sys.argv) > 1 and sys.argv[1] == "tables":  # python scenarios/collectives.py tables [RESULTS_DIR ...]
         import pandas as pd
 
-        folder = Path(sys.argv[2] if len(sys.argv) > 2 else "results/collectives")
-        table = tables(folder)
-        table.to_csv(folder / "tables.csv", index=False)
+        folders = sys.argv[2:] or ["results/collectives"]
+        table = tables(folders)
+        table.to_csv(Path(folders[0]) / "tables.csv", index=False)
         with pd.option_context("display.width", 160, "display.max_columns", 20):
             print(table.round(4).to_string(index=False))
         raise SystemExit(0)
