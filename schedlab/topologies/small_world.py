@@ -53,9 +53,10 @@ def small_world_ring(
     networks", each server with 2-4 neighbours. This is the Newman-Watts variant of
     Watts-Strogatz: shortcuts are added, ring edges are never rewired, so the graph is
     connected by construction and the ring distance bounds every shortest path. With
-    the default ``shortcut_prob = 0.5`` about a third of the servers get a shortcut
-    (a server opens one with probability 1/2 only while it and a partner are below
-    ``max_degree``), and the mean degree is about 2.9.
+    the default ``shortcut_prob = 0.5`` about half the servers open a shortcut (one
+    only while the server and some partner are below ``max_degree``): about 23
+    shortcuts on 50 servers, a mean degree of about 2.9, and a mean shortest path
+    of about 3.9 links instead of the plain ring's 12.8.
 
     References
     ----------
