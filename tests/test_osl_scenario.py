@@ -9,7 +9,9 @@ import pandas as pd
 import pytest
 
 from schedlab.experiment import run
+from schedlab.experiment.runner import build_model
 from schedlab.experiment.scenario import ConfigError, load_scenario
+from schedlab.experiment.seeding import replication_seeds
 
 SCENARIO = Path(__file__).resolve().parent.parent / "scenarios" / "osl_grid.py"
 ROWS = [
@@ -78,3 +80,24 @@ def test_quick_run_gives_the_rows_and_the_time_series(tmp_path):
 def test_bad_config_is_named(overrides, match):
     with pytest.raises(ConfigError, match=match):
         load_scenario(SCENARIO).config(overrides)
+
+
+@pytest.mark.slow
+def test_section_4_1_small_scale_shapes():
+    """(30, 100) at 70% load for 1000 steps, two replications: OSL's ALoR levels off near LLS's; RS's keeps
+    growing (its slow resources get more work than they can do)."""
+    scenario = load_scenario(SCENARIO)
+    cfg = scenario.config({"experiments": "scale", "steps": 1000, "series_dir": "", "policies": "osl,lls,rs"})
+    rows: dict[str, list[dict]] = {}
+    for cell in (c for c in scenario.cells(cfg) if c["agents"] == 30):
+        for rep, seed in enumerate(replication_seeds(0, 2)):
+            model = build_model(scenario, cfg, cell, seed, rep=rep).run()
+            rows.setdefault(cell["policy"], []).append(scenario.measure(model))
+
+    def mean(policy, key):
+        return sum(r[key] for r in rows[policy]) / len(rows[policy])
+
+    assert mean("osl", "alor_mean_last_quarter") < 3 * mean("lls", "alor_mean_last_quarter")
+    assert abs(mean("osl", "alor_slope_last_half")) < 1.0  # ALoR units per 1000 steps: level
+    assert mean("rs", "alor_slope_last_half") > 20.0
+    assert mean("rs", "alor_mean_last_quarter") > 10 * mean("osl", "alor_mean_last_quarter")
