@@ -66,7 +66,7 @@ class Config:
     #: bounded slowdown threshold, in time steps
     threshold: float = 10.0
     #: loads of the training job sequences (one drawn per episode)
-    train_loads: tuple[float, ...] = (0.3, 0.7, 1.0, 1.3, 1.6, 1.9)
+    train_loads: tuple[float, ...] = (1.0, 1.3, 1.6, 1.9)
     #: environment steps of DQN training
     train_steps: int = 300_000
     #: environment steps before the first update
@@ -82,9 +82,9 @@ class Config:
     #: fraction of training over which epsilon decays
     exploration_fraction: float = 0.3
     #: rewards summed before bootstrapping (n-step returns)
-    n_step: int = 3
+    n_step: int = 1
     #: a dueling Q head (state value + action advantages)
-    dueling: bool = True
+    dueling: bool = False
     #: seed of the training run (episodes, exploration, weights)
     train_seed: int = 0
     #: steps between greedy evaluations on the validation sequences (the training curve)
@@ -123,7 +123,7 @@ class Config:
         fields = [
             f.name
             for f in dataclasses.fields(self)
-            if f.name not in ("loads", "policies", "sequences", "threshold", "out_dir", "eval_epsilon")
+            if f.name not in ("loads", "policies", "sequences", "threshold", "out_dir")
         ]
         text = json.dumps({k: getattr(self, k) for k in fields}, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:12]
@@ -205,7 +205,9 @@ def checkpoint(cfg: Config) -> Path:
     best: dict = {"score": float("inf")}
 
     def on_eval(agent, step):
-        row = _evaluate(cfg, _greedy(agent), validation)
+        # validated as evaluated: epsilon-greedy, from a stream of its own (the training draws are untouched)
+        explore = np.random.default_rng([cfg.train_seed, 2, step])
+        row = _evaluate(cfg, _epsilon_greedy(_greedy(agent), cfg.eval_epsilon, explore), validation)
         # the validation score weighs each load alike: the mean of slowdown / SJF's slowdown
         row["score"] = float(np.mean([v / reference[f"sjf_{k}"] for k, v in row.items()]))
         if row["score"] < best["score"]:
