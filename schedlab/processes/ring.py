@@ -27,7 +27,7 @@ jobs), clears every queue, link and running job, and hands the outcome to the ru
 from __future__ import annotations
 
 import math
-from collections.abc import Generator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -36,8 +36,9 @@ import numpy as np
 import simpy
 
 from schedlab.model.job import Job
-from schedlab.model.records import JobRecord, Status, job_record
-from schedlab.processes.server import JobQueue, Server
+from schedlab.model.records import JobRecord
+from schedlab.processes.ring_server import RingServer
+from schedlab.processes.shipping_agents import ShippingAgents, _whole, job_classes, random_vectors
 from schedlab.processes.signal import Signal
 
 __all__ = [
@@ -49,192 +50,6 @@ __all__ = [
     "job_classes",
     "random_vectors",
 ]
-
-
-def _whole(name: str, value: int, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
-        raise ValueError(f"{name} must be a whole number >= {low}, got {value!r}")
-    return int(value)
-
-
-def job_classes(requirements: np.ndarray, m: int) -> np.ndarray:
-    """The agent class of each job: bit k set where requirement k is in the upper half ``[M/2 + 1, M]``.
-
-    With K resources there are 2^K classes; class 0 holds the jobs whose requirements
-    are all in the lower half ``[1, M/2]`` (section 3.2). ``M/2`` is rounded down.
-    """
-    req = np.atleast_2d(np.asarray(requirements))
-    bits = (req > m // 2).astype(np.int64)
-    return (bits << np.arange(req.shape[1])).sum(axis=1)
-
-
-def random_vectors(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One probability vector per row, uniform on the simplex of that row's allowed actions.
-
-    ``mask[a, k]`` says whether agent ``a`` has action ``k``; the vectors are zero
-    elsewhere. Uniform on the simplex = normalised unit exponentials (Dirichlet(1, ..., 1)).
-    """
-    draws = rng.exponential(1.0, mask.shape) * mask
-    return draws / draws.sum(axis=1, keepdims=True)
-
-
-class _StartingQueue(JobQueue):
-    """A :class:`JobQueue` that tells its server the moment it hands the head job over."""
-
-    def __init__(self, env: simpy.Environment, server: RingServer) -> None:
-        super().__init__(env, server.fits)
-        self.server = server
-
-    def _do_get(self, event):  # type: ignore[no-untyped-def, override]
-        items = self.items
-        if items and self.server.fits(items[0]):
-            job = items.popleft()
-            self.server._started(job)  # before the server process resumes: loads and counts see it now
-            event.succeed(job)
-
-    def take(self, job: Job) -> None:
-        """Remove waiting ``job``; a free server looks at the new head at once."""
-        items = self.items
-        if items and items[0] is job:  # the agents only ever take the head
-            items.popleft()
-        else:
-            items.remove(job)
-        if self.server.running is None:
-            self._trigger_get(None)
-
-    def add(self, job: Job, front: bool = False) -> None:
-        """Put ``job`` in at once, at the front or the back, and let a waiting server take it.
-
-        What ``put`` does, less the put event: inside a step's phases nothing waits
-        on a put (the queue is unbounded), and a step moves tens of jobs.
-        """
-        if front:
-            self.items.appendleft(job)
-        else:
-            self.items.append(job)
-        if self.server.running is None:  # a busy server is not waiting on a get
-            self._trigger_get(None)
-
-
-class RingServer(Server):
-    """A :class:`Server` whose queue and running job can be cleared between runs.
-
-    Parameters
-    ----------
-    env
-        The SimPy environment.
-    capacities
-        The K integer capacities; ``capacities[0]`` is the speed, the others are the
-        resources ``"r2".."rK"`` a job's demands must fit.
-    name
-        Label for records.
-    keep_records
-        Keep the record of every completed job (``records``); off by default, since a
-        learning experiment completes millions of jobs and only counts them.
-    whole_steps
-        Serve in whole steps (the default, the paper's time-stepped servers): a job of
-        c cycles holds the server for ceil(c / speed) steps, so a server starts at most
-        one job per step, at a step boundary. ``False`` serves in continuous time, c / speed.
-
-    Notes
-    -----
-    ``running`` is set when the queue hands a job over, not when the server process
-    resumes a moment later (same simulated time), so phases of the step that follow
-    at that instant already see the job as running.
-    """
-
-    def __init__(
-        self,
-        env: simpy.Environment,
-        capacities: Sequence[int],
-        *,
-        name: str = "server",
-        keep_records: bool = False,
-        whole_steps: bool = True,
-    ) -> None:
-        caps = [int(c) for c in capacities]
-        if not caps or min(caps) < 1:
-            raise ValueError(f"server {name!r}: capacities must be K >= 1 whole numbers >= 1, got {list(capacities)}")
-        super().__init__(env, caps[0], {f"r{k + 1}": c for k, c in enumerate(caps[1:], start=1)}, name=name)
-        self.capacity_vector = np.array(caps, dtype=np.int64)
-        self.queue = _StartingQueue(env, self)  # the process has not started yet: it will use this queue
-        self.running: Job | None = None
-        self.keep_records = keep_records
-        #: summed requirements of the jobs held here (waiting and running), per resource
-        self.held = [0.0] * len(caps)
-        self._caps = [float(c) for c in caps]
-        self.whole_steps = whole_steps
-
-    def duration(self, job: Job) -> float:
-        """How long ``job`` holds this server: ceil(cycles / speed) steps, or cycles / speed."""
-        d = job.runtime / self.speed
-        return float(math.ceil(d)) if self.whole_steps else d
-
-    def fits(self, job: Job) -> bool:
-        """Capacity >= requirement for resources 2..K (the speed admits any job)."""
-        caps = self.capacities
-        for name, amount in job.demands.items():  # noqa: SIM110 (a loop is faster than all() on a generator)
-            if amount > caps[name]:
-                return False
-        return True
-
-    def submit(self, job: Job, front: bool = False) -> None:
-        """Queue ``job`` at the back (arrivals) or the front (``front=True``: shipped-in jobs)."""
-        self.queue.add(job, front)
-        held = self.held
-        held[0] += job.runtime
-        for k, amount in enumerate(job.demands.values(), start=1):
-            held[k] += amount
-
-    def take(self, job: Job) -> None:
-        """Remove waiting ``job`` from the queue (it is shipped away)."""
-        self.queue.take(job)
-        self._release(job)
-
-    def _release(self, job: Job) -> None:
-        held = self.held
-        held[0] -= job.runtime
-        for k, amount in enumerate(job.demands.values(), start=1):
-            held[k] -= amount
-
-    def load(self) -> float:
-        """L_i of section 3.4: the mean over resources of (requirements held here) / capacity."""
-        return sum(h / c for h, c in zip(self.held, self._caps, strict=True)) / len(self._caps)
-
-    def _started(self, job: Job) -> None:
-        now = self.env.now
-        self.running = self.current = job
-        self._current_start, self.current_end = now, now + self.duration(job)
-
-    def _serve(self) -> Generator[simpy.Event, Job, None]:
-        env = self.env
-        while True:
-            try:
-                job = yield self.queue.get()
-                yield env.timeout(self.duration(job))
-            except simpy.Interrupt:  # cleared between runs: the job is dropped
-                continue
-            start = self._current_start
-            self._release(job)
-            self.running = self.current = None
-            self.current_end = math.nan
-            record = job_record(job, self.name, Status.COMPLETED, start=start, end=env.now, cpu_time=env.now - start)
-            if self.keep_records:
-                self.records.append(record)
-            self.completed.emit(record)
-
-    def clear(self) -> list[Job]:
-        """Drop the queue and the running job (the end of a run); returns the dropped jobs."""
-        dropped = list(self.queue.items)
-        self.queue.items.clear()
-        if self.running is not None:
-            dropped.append(self.running)
-            self.running = self.current = None
-            self.current_end = math.nan
-            self.process.interrupt("cleared")
-        self.records.clear()
-        self.held = [0.0] * len(self.held)
-        return dropped
 
 
 @dataclass(frozen=True)
@@ -283,81 +98,6 @@ class ShippingRule(Protocol):
 
     def end_run(self, outcome: RunOutcome) -> None:
         """A run ended (the system is already cleared): score and learn."""
-
-
-class ShippingAgents:
-    """2^K agents per server, one per job class, each with a probability vector over {keep, each neighbour}.
-
-    Agent ``a = server * classes + class``. Action 0 keeps the head job, action
-    ``k >= 1`` ships it to the server's k-th neighbour (in increasing order). At each
-    step, for every server with a waiting job, the agent owning the head job's class
-    draws an action from its vector (one uniform number per server per step from
-    ``rng``, drawn for all servers at once) and the decision is recorded as a touch.
-
-    Parameters
-    ----------
-    neighbours
-        Each server's neighbours, in action order.
-    classes
-        Agents per server (2^K).
-    rng
-        The stream the decisions draw from (e.g. ``streams["routing"]``).
-    """
-
-    def __init__(self, neighbours: Sequence[Sequence[int]], classes: int, rng: np.random.Generator) -> None:
-        self.neighbours = [list(map(int, nb)) for nb in neighbours]
-        self.servers = len(self.neighbours)
-        self.classes = _whole("classes (agents per server)", classes, 1)
-        self.agents = self.servers * self.classes
-        width = 1 + max(len(nb) for nb in self.neighbours)
-        degree = np.repeat([len(nb) for nb in self.neighbours], self.classes)
-        #: mask[a, k]: agent a has action k (keep, then one per neighbour)
-        self.mask = np.arange(width)[None, :] <= degree[:, None]
-        #: destination of each action: the server itself for keep, then its neighbours
-        self.targets = np.full((self.agents, width), -1, dtype=np.int64)
-        for a in range(self.agents):
-            s = a // self.classes
-            self.targets[a, : 1 + len(self.neighbours[s])] = [s, *self.neighbours[s]]
-        self.rng = rng
-        self.vectors = self.mask / self.mask.sum(axis=1, keepdims=True)
-        self._cumulative: list[list[float]] = []
-        self.set_vectors(self.vectors)
-
-    def set_vectors(self, vectors: np.ndarray) -> None:
-        """Fix every agent's probability vector (rows sum to 1, zero outside the agent's actions)."""
-        vectors = np.asarray(vectors, dtype=float)
-        if vectors.shape != self.mask.shape:
-            raise ValueError(f"vectors: need shape {self.mask.shape}, got {vectors.shape}")
-        if (vectors < 0).any() or (vectors[~self.mask] != 0).any():
-            raise ValueError("vectors: probabilities must be >= 0 and 0 on actions an agent does not have")
-        if not np.allclose(vectors.sum(axis=1), 1.0):
-            raise ValueError("vectors: each agent's probabilities must sum to 1")
-        self.vectors = vectors
-        cumulative = np.cumsum(vectors, axis=1)
-        cumulative[:, -1] = 2.0  # past any uniform draw, whatever the rounding of the sum
-        self._cumulative = cumulative.tolist()  # Python floats: the per-decision scan is a few comparisons
-        self._targets = self.targets.tolist()
-
-    def decide(self, network: ServerNetwork) -> list[tuple[int, Job, int]]:
-        """Draw each head job's fate; record every decision as a touch of the job by its agent."""
-        heads = network.heads()
-        if not heads:
-            return []
-        draws = self.rng.random(self.servers).tolist()
-        classes, cumulative, targets = self.classes, self._cumulative, self._targets
-        touch = network.touch
-        job_class = network.job_class
-        out = []
-        for s, job in heads:
-            a = s * classes + job_class(job)
-            touch(a, job)
-            u, row = draws[s], cumulative[a]
-            k = 0
-            while u >= row[k]:
-                k += 1
-            if k:
-                out.append((s, job, targets[a][k]))
-        return out
 
 
 class ServerNetwork:

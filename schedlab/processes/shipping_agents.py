@@ -1,0 +1,121 @@
+"""The agents of seed 004 (section 3.2): 2^K per server, one per job class, each a probability vector.
+
+Also the job classes (which agent owns a job) and random vectors (uniform on each
+agent's simplex), shared by RAND and the learners' warm-up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from schedlab.model.job import Job
+
+if TYPE_CHECKING:
+    from schedlab.processes.ring import ServerNetwork
+
+__all__ = ["ShippingAgents", "job_classes", "random_vectors"]
+
+
+def _whole(name: str, value: int, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
+        raise ValueError(f"{name} must be a whole number >= {low}, got {value!r}")
+    return int(value)
+
+
+def job_classes(requirements: np.ndarray, m: int) -> np.ndarray:
+    """The agent class of each job: bit k set where requirement k is in the upper half ``[M/2 + 1, M]``.
+
+    With K resources there are 2^K classes; class 0 holds the jobs whose requirements
+    are all in the lower half ``[1, M/2]`` (section 3.2). ``M/2`` is rounded down.
+    """
+    req = np.atleast_2d(np.asarray(requirements))
+    bits = (req > m // 2).astype(np.int64)
+    return (bits << np.arange(req.shape[1])).sum(axis=1)
+
+
+def random_vectors(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One probability vector per row, uniform on the simplex of that row's allowed actions.
+
+    ``mask[a, k]`` says whether agent ``a`` has action ``k``; the vectors are zero
+    elsewhere. Uniform on the simplex = normalised unit exponentials (Dirichlet(1, ..., 1)).
+    """
+    draws = rng.exponential(1.0, mask.shape) * mask
+    return draws / draws.sum(axis=1, keepdims=True)
+
+
+class ShippingAgents:
+    """2^K agents per server, one per job class, each with a probability vector over {keep, each neighbour}.
+
+    Agent ``a = server * classes + class``. Action 0 keeps the head job, action
+    ``k >= 1`` ships it to the server's k-th neighbour (in increasing order). At each
+    step, for every server with a waiting job, the agent owning the head job's class
+    draws an action from its vector (one uniform number per server per step from
+    ``rng``, drawn for all servers at once) and the decision is recorded as a touch.
+
+    Parameters
+    ----------
+    neighbours
+        Each server's neighbours, in action order.
+    classes
+        Agents per server (2^K).
+    rng
+        The stream the decisions draw from (e.g. ``streams["routing"]``).
+    """
+
+    def __init__(self, neighbours: Sequence[Sequence[int]], classes: int, rng: np.random.Generator) -> None:
+        self.neighbours = [list(map(int, nb)) for nb in neighbours]
+        self.servers = len(self.neighbours)
+        self.classes = _whole("classes (agents per server)", classes, 1)
+        self.agents = self.servers * self.classes
+        width = 1 + max(len(nb) for nb in self.neighbours)
+        degree = np.repeat([len(nb) for nb in self.neighbours], self.classes)
+        #: mask[a, k]: agent a has action k (keep, then one per neighbour)
+        self.mask = np.arange(width)[None, :] <= degree[:, None]
+        #: destination of each action: the server itself for keep, then its neighbours
+        self.targets = np.full((self.agents, width), -1, dtype=np.int64)
+        for a in range(self.agents):
+            s = a // self.classes
+            self.targets[a, : 1 + len(self.neighbours[s])] = [s, *self.neighbours[s]]
+        self.rng = rng
+        self.vectors = self.mask / self.mask.sum(axis=1, keepdims=True)
+        self._cumulative: list[list[float]] = []
+        self.set_vectors(self.vectors)
+
+    def set_vectors(self, vectors: np.ndarray) -> None:
+        """Fix every agent's probability vector (rows sum to 1, zero outside the agent's actions)."""
+        vectors = np.asarray(vectors, dtype=float)
+        if vectors.shape != self.mask.shape:
+            raise ValueError(f"vectors: need shape {self.mask.shape}, got {vectors.shape}")
+        if (vectors < 0).any() or (vectors[~self.mask] != 0).any():
+            raise ValueError("vectors: probabilities must be >= 0 and 0 on actions an agent does not have")
+        if not np.allclose(vectors.sum(axis=1), 1.0):
+            raise ValueError("vectors: each agent's probabilities must sum to 1")
+        self.vectors = vectors
+        cumulative = np.cumsum(vectors, axis=1)
+        cumulative[:, -1] = 2.0  # past any uniform draw, whatever the rounding of the sum
+        self._cumulative = cumulative.tolist()  # Python floats: the per-decision scan is a few comparisons
+        self._targets = self.targets.tolist()
+
+    def decide(self, network: ServerNetwork) -> list[tuple[int, Job, int]]:
+        """Draw each head job's fate; record every decision as a touch of the job by its agent."""
+        heads = network.heads()
+        if not heads:
+            return []
+        draws = self.rng.random(self.servers).tolist()
+        classes, cumulative, targets = self.classes, self._cumulative, self._targets
+        touch = network.touch
+        job_class = network.job_class
+        out = []
+        for s, job in heads:
+            a = s * classes + job_class(job)
+            touch(a, job)
+            u, row = draws[s], cumulative[a]
+            k = 0
+            while u >= row[k]:
+                k += 1
+            if k:
+                out.append((s, job, targets[a][k]))
+        return out
