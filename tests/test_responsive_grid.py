@@ -143,7 +143,9 @@ def test_elastic_pool_respects_floor_running_jobs_and_period(specs, floor, seed)
         pretrain=0,
     )
     Source(env, jobs, machine)
-    env.run(until=3000)
+    done = env.event()
+    machine.completed.connect(lambda _: len(machine.records) == len(jobs) and not done.triggered and done.succeed())
+    env.run(until=env.any_of([done, env.timeout(10**7)]))
     times = [t for t, _ in pool.history]
     assert all(b - a == pytest.approx(60.0) for a, b in itertools.pairwise(times))  # one change per period
     assert all(size >= floor for _, size in pool.history)

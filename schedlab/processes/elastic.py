@@ -96,7 +96,8 @@ class ElasticPool:
     def _reward(self, busy0: float, provisioned0: float) -> float:
         m = self.machine
         provisioned = m.capacity_time() - provisioned0
-        u = (m.busy_time() - busy0) / provisioned if provisioned > 0 else 0.0
+        # busy <= provisioned exactly; the two integrals' float rounding can say 1 + 4e-16
+        u = min(1.0, (m.busy_time() - busy0) / provisioned) if provisioned > 0 else 0.0
         if self._completed:
             w = float(np.mean([responsiveness_utility(r.service, r.wait) for r in self._completed]))
         elif m.waiting:
