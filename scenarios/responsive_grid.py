@@ -88,6 +88,8 @@ class Config:
     vo_shares: tuple[float, ...] = (0.7, 0.2, 0.05, 0.05)
     #: synthetic: fractions of interactive jobs (one cell each)
     interactive_shares: tuple[float, ...] = (0.2, 0.4, 0.5)
+    #: synthetic: the schedulers compared (FIFO, RL)
+    synthetic_settings: tuple[str, ...] = ("FIFO", "RL")
     #: jobs left out of the statistics at each end of a run (ramp-up and drain)
     drop: int = 500
     #: the real log (a path, or a name in ../shared/traces)
@@ -151,6 +153,8 @@ class Config:
             f"interactive_shares must be in (0, 1), got {self.interactive_shares}",
         )
         need(self.trace_jobs > 2 * self.drop, f"trace_jobs={self.trace_jobs} must exceed 2 x drop={self.drop}")
+        need(all(s in ("FIFO", "RL") for s in self.synthetic_settings),
+             f"synthetic_settings are FIFO and RL, got {self.synthetic_settings}")
         bad = [s for s in self.settings if s not in SETTINGS]
         need(not bad, f"unknown settings {bad}; choose from {SETTINGS}")
         for name in ("epsilon", "gamma", "eta", "lambda_s"):
