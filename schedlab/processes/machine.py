@@ -14,7 +14,6 @@ from __future__ import annotations
 import bisect
 import math
 from collections.abc import Generator, Mapping
-from operator import attrgetter
 from typing import Literal
 
 import simpy
@@ -22,6 +21,7 @@ import simpy
 from schedlab.model.decisions import Action, Policy, Preempt, Resize, Start
 from schedlab.model.job import Job
 from schedlab.model.records import JobRecord, Status, job_record
+from schedlab.processes.machine_view import PolicyView
 from schedlab.processes.running import Running
 from schedlab.processes.signal import Signal
 from schedlab.processes.tracing import tracer_of
@@ -35,36 +35,6 @@ _ONE_ANSWER = (Start, Preempt, Resize, str, bytes)
 
 class PolicyError(RuntimeError):
     """A policy asked for something the machine cannot do."""
-
-
-class _View:
-    """The read-only face of a machine that its policy is given.
-
-    A policy reads the view at every decision event, so each property is a C-level
-    ``attrgetter`` and ``fits`` is the machine's own bound method: no extra Python
-    call between the policy and the machine.
-    """
-
-    __slots__ = ("_m", "fits")
-
-    def __init__(self, machine: Machine) -> None:
-        self._m = machine
-        self.fits = machine.fits
-
-    name = property(attrgetter("_m.name"))
-    now = property(attrgetter("_m.env.now"))
-    capacity = property(attrgetter("_m.capacity"))
-    free = property(attrgetter("_m.free"))
-    waiting = property(attrgetter("_m.waiting"))
-    running = property(attrgetter("_m.running"))
-
-    def is_suspended(self, job: Job) -> bool:
-        return job in self._m._suspended
-
-    def remaining(self, job: Job) -> float:
-        """Ideal execution time still to do for waiting ``job`` (all of it unless suspended)."""
-        run = self._m._suspended.get(job)
-        return job.runtime if run is None else run._remaining
 
 
 class Machine:
@@ -141,7 +111,7 @@ class Machine:
         self.records: list[JobRecord] = []
         self.completed: Signal[JobRecord] = Signal()
         self.rejected = 0
-        self.view = _View(self)
+        self.view = PolicyView(self)
         # keyed by the Job itself (identity), so two sources' jobs with equal ids never mix
         self._suspended: dict[Job, Running] = {}
         self._arrival_seq: dict[Job, int] = {}  # order of arrival, while the job is here

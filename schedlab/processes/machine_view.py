@@ -1,0 +1,43 @@
+"""The read-only face of a :class:`~schedlab.processes.machine.Machine` that its policy sees.
+
+It implements :class:`schedlab.model.decisions.MachineView`. A policy reads the view at
+every decision event, so each property is a C-level ``attrgetter`` and ``fits`` is the
+machine's own bound method: no extra Python call between the policy and the machine.
+"""
+
+from __future__ import annotations
+
+from operator import attrgetter
+from typing import TYPE_CHECKING
+
+from schedlab.model.job import Job
+
+if TYPE_CHECKING:
+    from schedlab.processes.machine import Machine
+
+__all__ = ["PolicyView"]
+
+
+class PolicyView:
+    """What ``machine.view`` is: live, read-only properties of one machine."""
+
+    __slots__ = ("_m", "fits")
+
+    def __init__(self, machine: Machine) -> None:
+        self._m = machine
+        self.fits = machine.fits
+
+    name = property(attrgetter("_m.name"))
+    now = property(attrgetter("_m.env.now"))
+    capacity = property(attrgetter("_m.capacity"))
+    free = property(attrgetter("_m.free"))
+    waiting = property(attrgetter("_m.waiting"))
+    running = property(attrgetter("_m.running"))
+
+    def is_suspended(self, job: Job) -> bool:
+        return job in self._m._suspended
+
+    def remaining(self, job: Job) -> float:
+        """Ideal execution time still to do for waiting ``job`` (all of it unless suspended)."""
+        run = self._m._suspended.get(job)
+        return job.runtime if run is None else run._remaining
