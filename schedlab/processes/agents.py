@@ -66,8 +66,8 @@ class GridDecider(Protocol):
 
 
 class JobSource(Protocol):
-    def lengths(self, step: int, agents: int) -> list[np.ndarray]:
-        """The lengths of each agent's new jobs in ``step``."""
+    def lengths(self, step: int, agents: int) -> Sequence[Sequence[float]]:
+        """The lengths of each agent's new jobs in ``step``, one sequence per agent."""
 
 
 class PoissonJobs:
@@ -93,10 +93,14 @@ class PoissonJobs:
     def mean_length(self) -> float:
         return (self.low + self.high) / 2
 
-    def lengths(self, step: int, agents: int) -> list[np.ndarray]:
-        counts = self._arrivals.poisson(self.rate, agents)
-        drawn = self._lengths.uniform(self.low, self.high, int(counts.sum()))
-        return np.split(drawn, np.cumsum(counts)[:-1])
+    def lengths(self, step: int, agents: int) -> list[list[float]]:
+        counts = self._arrivals.poisson(self.rate, agents).tolist()
+        drawn = self._lengths.uniform(self.low, self.high, sum(counts)).tolist()
+        out, k = [], 0
+        for c in counts:  # plain slices: np.split into N arrays costs more than the whole step's draws
+            out.append(drawn[k : k + c])
+            k += c
+        return out
 
 
 def ring_order(ring: nx.DiGraph, agents: int) -> list[int]:
@@ -259,10 +263,10 @@ class GridModel:
     def _arrive(self, step: int) -> None:
         now, next_id = float(self.env.now), self._next_id
         for i, lengths in enumerate(self.jobs.lengths(step, self.agents)):
-            if lengths.size:
+            if len(lengths):
                 buffer = self.agent_list[i].buffer
-                for length in lengths.tolist():
-                    buffer.append(Job(next_id, now, length, origin=i))
+                for length in lengths:
+                    buffer.append(Job(next_id, now, float(length), origin=i))
                     next_id += 1
         self._next_id = next_id
         if not self.shares:
