@@ -106,7 +106,7 @@ class Config:
             raise ValueError(f"dmms_period and record_every must be >= 1, got {self.dmms_period}, {self.record_every}")
 
 
-QUICK = dict(steps=100, record_every=5, replications=1, series_dir="results/osl_grid/quick-series")
+QUICK = dict(steps=80, record_every=4, replications=1, series_dir="results/osl_grid/quick-series")
 
 
 def REPS(cfg: Config) -> int:
