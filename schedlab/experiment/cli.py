@@ -20,6 +20,8 @@ EPILOG = """examples:
   schedlab run scenarios/mmc.py --reps 20 --set c=4 --set arrival_rate=3.6
   schedlab run scenarios/mmc.py --sweep arrival_rate=0.5,0.8,0.9 --executor serial
   schedlab trace scenarios/mmc.py --until 5
+  schedlab trace scenarios/mmc.py --step --limit 10
+  schedlab plot results/mmc
 """
 
 
@@ -86,7 +88,19 @@ def _parser(script: str | None = None) -> argparse.ArgumentParser:
     trace.add_argument("--limit", type=int, default=200, help="print at most this many events (default 200)")
     trace.add_argument("--cell", type=int, default=0, help="which cell of the scenario's grid (default 0)")
     trace.add_argument("--seed", type=int, default=0, help="the run's seed (replication 0 is traced)")
+    trace.add_argument("--step", action="store_true",
+                       help="step event by event: the clock and the next events of the event list at each step")
     _common(trace)
+
+    if script is None:
+        plot = sub.add_parser("plot", help="write a results folder's figures as PNG (needs the plot extra)")
+        plot.add_argument("results", metavar="RESULTS_DIR",
+                          help="a folder written by `schedlab run` (e.g. results/mmc)")
+        plot.add_argument("--out", default=None, metavar="DIR",
+                          help="where to write the PNG files (default: RESULTS_DIR/plots)")
+        plot.add_argument("--capacity", type=float, default=None,
+                          help="CPUs of the machine, for utilization (default: from the saved config)")
+        plot.add_argument("--traceback", action="store_true", help="on error, show the full Python traceback")
     return parser
 
 
@@ -104,11 +118,13 @@ def main(argv: Sequence[str] | None = None, script: str | None = None) -> int:
             return _run(args)
         if args.command == "replay":
             return _replay(args)
+        if args.command == "plot":
+            return _plot(args)
         return _trace(args)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
-    except (ValueError, TypeError, RuntimeError, OSError) as exc:
+    except (ValueError, TypeError, RuntimeError, OSError, ImportError) as exc:
         if args.traceback:
             details = getattr(exc, "details", "")
             if details:
@@ -207,6 +223,10 @@ def _trace(args: argparse.Namespace) -> int:
     log = TraceLog()
     env = TracedEnvironment(tracer=log)
     model = build_model(scenario, cfg, cells[args.cell], replication_seeds(args.seed, 1)[0], env=env)
+    if args.until is not None and args.until < 0:
+        raise ValueError(f"--until must be >= 0, got {args.until}")
+    if args.step:
+        return _step(scenario.name, args, cells[args.cell], env, model)
     if args.until is not None:
         if args.until < 0:
             raise ValueError(f"--until must be >= 0, got {args.until}")
@@ -224,6 +244,33 @@ def _trace(args: argparse.Namespace) -> int:
     print(TraceLog.format(shown))
     if len(log.entries) > args.limit:
         print("... more events follow (raise --limit or set --until)")
+    return 0
+
+
+def _step(name: str, args: argparse.Namespace, cell: dict, env: typing.Any, model: typing.Any) -> int:
+    """``schedlab trace --step``: each event taken, what it did, and the event list after it."""
+    from schedlab.processes.stepping import Stepper
+
+    stepper = Stepper(env)
+    until = args.until if args.until is not None else model.until if isinstance(model.until, float | int) else None
+    print(f"{name}, cell {args.cell} {cell}, seed {args.seed}: stepping (at most {args.limit} steps)")
+    print(stepper.event_list(3))
+    for step in stepper.steps_until(until, limit=args.limit):
+        print(step)
+        print(stepper.event_list(3))
+        if model.until is not None and not isinstance(model.until, float | int) and model.until.triggered:
+            break
+    if not stepper.done and stepper.steps >= args.limit:
+        print("... more events follow (raise --limit or set --until)")
+    return 0
+
+
+def _plot(args: argparse.Namespace) -> int:
+    from schedlab.plots import plot_results
+
+    written = plot_results(args.results, args.out, capacity=args.capacity)
+    folder = written[0].parent if written else Path(args.out or Path(args.results) / "plots")
+    print(f"wrote {len(written)} PNG file(s) in {folder}: {', '.join(p.name for p in written)}")
     return 0
 
 

@@ -1,0 +1,32 @@
+"""Plots of runs and results (the ``plot`` extra: ``pip install schedlab[plot]``).
+
+Every function returns a matplotlib ``Figure`` built without pyplot, so nothing opens a
+window and any backend works (save with ``fig.savefig("x.png")``). matplotlib is
+imported only when a plot is made: importing this package works without it, and a
+plot asked for without it raises an ImportError that names the extra to install.
+
+- :func:`gantt`: one bar per job (or per allocation segment, from a trace).
+- :func:`utilization_queue`: busy CPUs and queue length over time.
+- :func:`draw_topology`: a small-world ring or a broker/resource grid.
+- :func:`metric_vs_factor`: a metric of ``summary.csv`` against a factor, with 95% intervals.
+- :func:`plot_results`: all of the above that a results folder allows, as PNG files.
+"""
+
+from schedlab.plots.factors import metric_vs_factor, split_columns
+from schedlab.plots.gantt import Segment, gantt, segments_from_records, segments_from_trace
+from schedlab.plots.results import plot_results
+from schedlab.plots.timeseries import occupancy, utilization_queue
+from schedlab.plots.topology import draw_topology
+
+__all__ = [
+    "Segment",
+    "draw_topology",
+    "gantt",
+    "metric_vs_factor",
+    "occupancy",
+    "plot_results",
+    "segments_from_records",
+    "segments_from_trace",
+    "split_columns",
+    "utilization_queue",
+]

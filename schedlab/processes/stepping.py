@@ -1,0 +1,173 @@
+"""Step through a model one event at a time: the clock, the event list, what happened.
+
+A discrete-event simulation keeps an *event list* (SimPy calls it the schedule): the
+events due to happen, ordered by time. The simulation loop takes the first event,
+moves the *clock* to its time and runs its callbacks, which resume the processes
+waiting on it; they in turn schedule new events. :class:`Stepper` makes that loop
+visible: :meth:`Stepper.pending` lists the next events, :meth:`Stepper.step` takes
+one, and what the model's components traced meanwhile comes back with it.
+
+Built on ``env.peek()`` and ``env.step()``. Listing the event list reads SimPy's heap
+(``env._queue``), read-only, on a sorted copy: SimPy has no public way to list it,
+and nothing here changes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import simpy
+from simpy.events import Initialize, Process, Timeout
+
+from schedlab.processes.tracing import TraceEntry, TraceLog, tracer_of
+
+__all__ = ["PendingEvent", "Step", "Stepper", "describe_event"]
+
+#: SimPy's priorities: URGENT (0) events at a time are taken before NORMAL (1) ones
+_PRIORITY = {0: "urgent", 1: "normal"}
+
+
+@dataclass(frozen=True, slots=True)
+class PendingEvent:
+    """One entry of the event list: when it is due, its priority, what it is."""
+
+    time: float
+    priority: str
+    what: str
+
+    def __str__(self) -> str:
+        return f"{self.time:12.4f}  {self.priority:<7} {self.what}"
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """What one step did: the clock before and after, the event taken, the trace it left."""
+
+    before: float
+    now: float
+    event: str
+    trace: tuple[TraceEntry, ...]
+
+    def __str__(self) -> str:
+        lines = [f"t={self.before:g} -> {self.now:g}: {self.event}"]
+        lines += [f"    {e.process}: {e.action} {e.detail}" for e in self.trace]
+        return "\n".join(lines)
+
+
+def _owner(process: Process) -> str:
+    """Name a process by the component whose generator it runs (``source``), else by its function."""
+    frame = getattr(getattr(process, "_generator", None), "gi_frame", None)
+    owner = frame.f_locals.get("self") if frame is not None else None
+    name = getattr(owner, "name", None)
+    return f"{name}.{process.name}" if isinstance(name, str) else process.name
+
+
+def describe_event(event: simpy.Event) -> str:
+    """A short, readable description of a SimPy event and of whom it will wake."""
+    waiting = [cb.__self__ for cb in (event.callbacks or []) if isinstance(getattr(cb, "__self__", None), Process)]
+    wakes = f" -> wakes {', '.join(_owner(p) for p in waiting)}" if waiting else ""
+    if isinstance(event, Initialize):
+        return f"start process {', '.join(_owner(p) for p in waiting) or '?'}"
+    if isinstance(event, Timeout):
+        return f"timeout({event._delay:g}){wakes}"
+    if isinstance(event, Process):
+        return f"process {_owner(event)} ended{wakes}"
+    return f"{type(event).__name__}{wakes}"
+
+
+class Stepper:
+    """Run a SimPy environment event by event, showing the clock and the event list.
+
+    Parameters
+    ----------
+    env
+        The environment, with its model already built on it. Build on a
+        :class:`~schedlab.processes.tracing.TracedEnvironment` (or set a
+        :class:`~schedlab.processes.tracing.TraceLog` as ``env.tracer`` first) to see
+        what each step did to the model, not only which event it took.
+
+    Examples
+    --------
+    >>> from schedlab.processes import TracedEnvironment
+    >>> env = TracedEnvironment()
+    >>> _ = env.timeout(2.5)
+    >>> stepper = Stepper(env)
+    >>> stepper.next_time, stepper.step().now
+    (2.5, 2.5)
+    """
+
+    def __init__(self, env: simpy.Environment) -> None:
+        self.env = env
+        tracer = tracer_of(env)
+        # only a TraceLog keeps entries we can hand back; another tracer still runs, unseen here
+        self._log: TraceLog | None = tracer if isinstance(tracer, TraceLog) else None
+        self.steps = 0
+
+    @property
+    def now(self) -> float:
+        """The clock: the simulated time of the last event taken."""
+        return float(self.env.now)
+
+    @property
+    def next_time(self) -> float:
+        """Time of the next event (``inf`` when the event list is empty)."""
+        return float(self.env.peek())
+
+    @property
+    def done(self) -> bool:
+        """True when no event is left."""
+        return self.env.peek() == float("inf")
+
+    def pending(self, limit: int = 10) -> list[PendingEvent]:
+        """The next ``limit`` events of the event list, in the order they will be taken."""
+        if limit < 1:
+            raise ValueError(f"limit must be >= 1, got {limit}")
+        queue: list[tuple[float, int, int, simpy.Event]] = list(getattr(self.env, "_queue", []))
+        queue.sort(key=lambda item: item[:3])  # (time, priority, insertion id): SimPy's own order
+        return [
+            PendingEvent(float(t), _PRIORITY.get(int(p), str(p)), describe_event(e)) for t, p, _, e in queue[:limit]
+        ]
+
+    def event_list(self, limit: int = 10) -> str:
+        """:meth:`pending` as a small table, with the clock above it."""
+        rows = self.pending(limit)
+        more = len(getattr(self.env, "_queue", [])) - len(rows)
+        lines = [
+            f"clock t={self.now:g}; event list ({len(rows) + max(more, 0)} events):",
+            f"{'time':>12}  {'prio':<7} event",
+        ]
+        lines += [str(r) for r in rows]
+        if more > 0:
+            lines.append(f"{'':>12}  ... {more} more")
+        return "\n".join(lines)
+
+    def step(self) -> Step:
+        """Take the next event; returns what it was and what the model traced meanwhile.
+
+        Raises
+        ------
+        RuntimeError
+            When the event list is empty (the simulation has ended).
+        """
+        if self.done:
+            raise RuntimeError(f"no event left to step: the simulation ended at t={self.now:g}")
+        queue: list[Any] = getattr(self.env, "_queue", [])
+        # the heap's first item is the next event; describe it before its callbacks clear
+        what = describe_event(min(queue, key=lambda item: item[:3])[3]) if queue else "event"
+        before, seen = self.now, len(self._log.entries) if self._log is not None else 0
+        self.env.step()
+        self.steps += 1
+        trace = tuple(self._log.entries[seen:]) if self._log is not None else ()
+        return Step(before, self.now, what, trace)
+
+    def steps_until(self, time: float | None = None, *, limit: int | None = None) -> Iterator[Step]:
+        """Yield steps until the next event is after ``time``, ``limit`` steps were taken, or none is left."""
+        taken = 0
+        while not self.done and (time is None or self.next_time <= time) and (limit is None or taken < limit):
+            yield self.step()
+            taken += 1
+
+    def __repr__(self) -> str:
+        return f"Stepper(now={self.now:g}, next={self.next_time:g}, steps={self.steps})"
