@@ -14,6 +14,7 @@ and nothing here changes it.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -56,12 +57,19 @@ class Step:
         return "\n".join(lines)
 
 
+#: names already given to processes: a finished generator has no frame left to ask
+_NAMES: weakref.WeakKeyDictionary[Process, str] = weakref.WeakKeyDictionary()
+
+
 def _owner(process: Process) -> str:
     """Name a process by the component whose generator it runs (``source``), else by its function."""
     frame = getattr(getattr(process, "_generator", None), "gi_frame", None)
-    owner = frame.f_locals.get("self") if frame is not None else None
+    if frame is None:
+        return _NAMES.get(process, process.name)
+    owner = frame.f_locals.get("self")
     name = getattr(owner, "name", None)
-    return f"{name}.{process.name}" if isinstance(name, str) else process.name
+    _NAMES[process] = text = f"{name}.{process.name}" if isinstance(name, str) else process.name
+    return text
 
 
 def describe_event(event: simpy.Event) -> str:

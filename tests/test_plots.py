@@ -1,0 +1,129 @@
+"""Plots render to PNG with a non-interactive backend; bad input is one clear line."""
+
+from __future__ import annotations
+
+import sys
+
+import matplotlib
+import pytest
+
+matplotlib.use("Agg")
+
+from schedlab.experiment.cli import main
+from schedlab.model import Job
+from schedlab.plots import (
+    draw_topology,
+    gantt,
+    metric_vs_factor,
+    occupancy,
+    segments_from_trace,
+    utilization_queue,
+)
+from schedlab.processes import Machine, TracedEnvironment
+from schedlab.topologies import bipartite_grid, small_world_ring
+
+PNG = b"\x89PNG"
+
+
+def _squeezed_and_preempted():
+    env = TracedEnvironment()
+    machine = Machine(env, 4, policy=lambda view: None, name="m")
+    job = Job(id=0, submit=0.0, runtime=10.0, cpus=4)
+    machine.submit(job)
+    machine.start(job, cpus=2)
+
+    def operator(env):
+        yield env.timeout(4)
+        machine.resize(job, 4)
+        yield env.timeout(2)
+        machine.preempt(job)
+        yield env.timeout(5)
+        machine.start(job)
+
+    env.process(operator(env))
+    env.run()
+    return machine, env.tracer.entries
+
+
+def test_trace_segments_follow_squeeze_grow_preempt_resume():
+    _, entries = _squeezed_and_preempted()
+    segments = [(s.start, s.end, s.cpus) for s in segments_from_trace(entries)]
+    assert segments == [(0.0, 4.0, 2), (4.0, 6.0, 4), (11.0, 17.0, 4)]
+
+
+def test_gantt_from_records_and_from_trace(tmp_path):
+    machine, entries = _squeezed_and_preempted()
+    for i, source in enumerate([machine.records, entries]):
+        path = tmp_path / f"g{i}.png"
+        gantt(source).savefig(path)
+        assert path.read_bytes()[:4] == PNG
+
+
+def test_occupancy_and_utilization_plot(tmp_path):
+    machine, _ = _squeezed_and_preempted()
+    series = occupancy(machine.records)
+    times, busy = series["busy"]
+    assert times.tolist() == [0.0, 17.0] and busy.tolist() == [4.0, 0.0]
+    utilization_queue(machine.records, 4).savefig(tmp_path / "u.png")
+    assert (tmp_path / "u.png").read_bytes()[:4] == PNG
+    with pytest.raises(ValueError, match="capacity"):
+        utilization_queue(machine.records, 0)
+
+
+def test_topologies_draw(tmp_path):
+    draw_topology(small_world_ring(12, seed=1)).savefig(tmp_path / "ring.png")
+    draw_topology(bipartite_grid(3, 5, capacity_range=(50, 350), seed=1)).savefig(tmp_path / "grid.png")
+    assert (tmp_path / "ring.png").read_bytes()[:4] == PNG == (tmp_path / "grid.png").read_bytes()[:4]
+
+
+def test_metric_vs_factor_from_rows(tmp_path):
+    rows = [
+        {"policy": p, "rate": r, "wait": r * k, "wait_ci95": 0.1}
+        for p, k in (("fcfs", 2.0), ("sjf", 1.0))
+        for r in (0.5, 0.8)
+    ]
+    fig = metric_vs_factor(rows, "wait")
+    assert len(fig.axes[0].get_lines()) >= 2
+    fig.savefig(tmp_path / "m.png")
+    metric_vs_factor(rows, "wait", "policy").savefig(tmp_path / "m2.png")
+    with pytest.raises(ValueError, match=r"no metric .slowdown.*wait"):
+        metric_vs_factor(rows, "slowdown")
+
+
+def test_schedlab_plot_writes_pngs(tmp_path, capsys, monkeypatch):
+    from pathlib import Path
+
+    from schedlab.experiment import run
+
+    root = Path(__file__).resolve().parent.parent
+    monkeypatch.chdir(root)
+    results = run(
+        root / "scenarios/mmc.py",
+        overrides={"customers": 300},
+        reps=2,
+        executor="serial",
+        sweep={"arrival_rate": [2.0, 3.0]},
+    )
+    results.save(tmp_path / "mmc")
+    assert main(["plot", str(tmp_path / "mmc")]) == 0
+    out = capsys.readouterr().out
+    names = {p.name for p in (tmp_path / "mmc" / "plots").glob("*.png")}
+    assert {"metric_wait_mean.png", "gantt.png", "utilization_queue.png"} <= names
+    assert "wrote" in out
+
+
+def test_schedlab_plot_on_a_folder_without_results(tmp_path, capsys):
+    assert main(["plot", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert (
+        err.splitlines()[0]
+        == f"error: {tmp_path}: no summary.csv here; write one with `schedlab run SCENARIO --out {tmp_path}`"
+    )
+    assert main(["plot", str(tmp_path / "nope")]) == 2
+    assert "no such results folder" in capsys.readouterr().err
+
+
+def test_missing_matplotlib_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)  # import fails as if not installed
+    with pytest.raises(ImportError, match=r"pip install schedlab\[plot\]"):
+        gantt([])
