@@ -113,6 +113,8 @@ def gantt(
         ax = fig.axes[0]
     fig = ax.figure
     rows: dict[str, int] = {}
+    # label a bar only where its text fits: 4% of the time axis
+    span = max((s.end for s in segments), default=1.0) - min((s.start for s in segments), default=0.0)
     for s in sorted(segments, key=lambda s: s.start):
         if s.job not in rows:
             if len(rows) >= max_jobs:
@@ -125,7 +127,7 @@ def gantt(
             facecolors="tab:blue" if full else "tab:orange",
             alpha=1.0 if full else 0.7,
         )
-        if s.end > s.start and len(rows) <= 30:
+        if s.end - s.start > 0.04 * span and len(rows) <= 30:
             ax.text(
                 (s.start + s.end) / 2,
                 rows[s.job],
