@@ -1,5 +1,9 @@
 """Every Python code block in README.md and docs/*.md runs (Ciw-style executed docs).
 
+Each block here runs alone, in a fresh namespace. The tutorials (docs/tutorials/*.md)
+are run by tests/test_tutorials.py instead: page by page, top to bottom in one
+namespace, with each shown output compared with what the block prints.
+
 Blocks whose first line is a comment naming a file (``# scenarios/example.py``) are
 written to a temporary file and loaded as a scenario instead of executed in-line.
 """
@@ -44,3 +48,5 @@ def test_doc_block_runs(doc, code, tmp_path, monkeypatch):
 
 def test_docs_exist():
     assert len(DOCS) >= 3 and all(os.path.getsize(d) > 0 for d in DOCS)
+    tutorials = sorted((ROOT / "docs" / "tutorials").glob("[0-9][0-9]_*.md"))
+    assert len(tutorials) == 7 and all(os.path.getsize(t) > 0 for t in tutorials)

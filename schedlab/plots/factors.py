@@ -57,7 +57,8 @@ def metric_vs_factor(summary: Any, metric: str, factor: str | None = None, *, ax
         ax = new_figure(6.0, 4.0).axes[0]
     errors = frame[f"{metric}_ci95"].fillna(0.0)
     if factor is None:  # no numeric factor: one point per cell, labelled by its factors
-        labels = [", ".join(f"{f}={row[f]}" for f in factors) or f"cell {i}" for i, row in frame.iterrows()]
+        varying = [f for f in factors if frame[f].nunique() > 1]  # constant factors name no cell
+        labels = [", ".join(f"{f}={row[f]}" for f in varying) or f"cell {i}" for i, row in frame.iterrows()]
         ax.errorbar(range(len(frame)), frame[metric], yerr=errors, fmt="o", capsize=4)
         ax.set_xticks(range(len(frame)), labels, rotation=30, ha="right", fontsize=7)
     else:
