@@ -70,6 +70,14 @@ def test_occupancy_and_utilization_plot(tmp_path):
         utilization_queue(machine.records, 0)
 
 
+def test_occupancy_from_a_trace_is_exact_under_squeeze_and_preemption():
+    _, entries = _squeezed_and_preempted()
+    series = occupancy(entries)
+    assert [list(a) for a in series["busy"]] == [[0.0, 4.0, 6.0, 11.0, 17.0], [2.0, 4.0, 0.0, 4.0, 0.0]]
+    assert [list(a) for a in series["queue"]] == [[0.0, 6.0, 11.0], [0.0, 1.0, 0.0]]
+    utilization_queue(entries, 4)
+
+
 def test_topologies_draw(tmp_path):
     draw_topology(small_world_ring(12, seed=1)).savefig(tmp_path / "ring.png")
     draw_topology(bipartite_grid(3, 5, capacity_range=(50, 350), seed=1)).savefig(tmp_path / "grid.png")

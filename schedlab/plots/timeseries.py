@@ -1,9 +1,10 @@
-"""Busy CPUs, utilization and queue length over time, rebuilt from job records.
+"""Busy CPUs, utilization and queue length over time, rebuilt from job records or a trace.
 
 A record says when a job was submitted, first started and ended, and on how many CPUs.
-From these the number of busy CPUs and of waiting jobs are step functions of time.
-A preempted or squeezed job is counted on all its CPUs from first start to end: for
-exact allocations under preemption use a trace and :func:`~schedlab.plots.gantt`.
+From these the number of busy CPUs and of waiting jobs are step functions of time; a
+preempted or squeezed job is counted on all its CPUs from first start to end. A trace
+(a :class:`~schedlab.processes.tracing.TraceLog`'s entries) gives them exactly: every
+start, resume, resize, preemption and completion.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import numpy as np
 
 from schedlab.model.records import JobRecord
 from schedlab.plots._mpl import new_figure
+from schedlab.plots.gantt import segments_from_trace
+from schedlab.processes.tracing import TraceEntry
 
 __all__ = ["occupancy", "utilization_queue"]
 
@@ -31,14 +34,31 @@ def _steps(changes: list[tuple[float, float]]) -> tuple[np.ndarray, np.ndarray]:
     return times[keep], level[keep]
 
 
-def occupancy(records: Iterable[JobRecord]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Step functions ``{"busy": (t, cpus), "queue": (t, jobs)}`` from records.
+#: how each traced action changes the number of waiting jobs (a preempted job waits again)
+_QUEUE_CHANGE = {"submit": 1.0, "start": -1.0, "preempt": 1.0, "resume": -1.0}
 
-    Each is a pair of arrays: the level holds from ``t[i]`` until ``t[i + 1]``.
+
+def _from_trace(entries: list[TraceEntry]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    busy: list[tuple[float, float]] = []
+    for s in segments_from_trace(entries):
+        busy += [(s.start, float(s.cpus)), (s.end, -float(s.cpus))]
+    queue = [(e.time, _QUEUE_CHANGE[e.action]) for e in entries if e.action in _QUEUE_CHANGE]
+    return {"busy": _steps(busy), "queue": _steps(queue)}
+
+
+def occupancy(source: Iterable[JobRecord] | Iterable[TraceEntry]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Step functions ``{"busy": (t, cpus), "queue": (t, jobs)}`` from records or trace entries.
+
+    Each is a pair of arrays: the level holds from ``t[i]`` until ``t[i + 1]``. Pass the
+    trace of a run with preemption or squeezing: records cannot tell when a job held
+    fewer CPUs than it asked for, or none.
     """
+    items = list(source)
+    if items and isinstance(items[0], TraceEntry):
+        return _from_trace(items)  # type: ignore[arg-type]
     busy: list[tuple[float, float]] = []
     queue: list[tuple[float, float]] = []
-    for r in records:
+    for r in items:  # type: ignore[assignment]
         if math.isnan(r.submit):
             continue
         queue.append((r.submit, 1.0))
@@ -50,11 +70,14 @@ def occupancy(records: Iterable[JobRecord]) -> dict[str, tuple[np.ndarray, np.nd
     return {"busy": _steps(busy), "queue": _steps(queue)}
 
 
-def utilization_queue(records: Iterable[JobRecord], capacity: float, *, title: str = "") -> Any:
-    """Two stacked panels: utilization (busy CPUs / capacity) and queue length, over time."""
+def utilization_queue(source: Iterable[JobRecord] | Iterable[TraceEntry], capacity: float, *, title: str = "") -> Any:
+    """Two stacked panels: utilization (busy CPUs / capacity) and queue length, over time.
+
+    ``source`` is job records, or a trace's entries for exact allocations (see :func:`occupancy`).
+    """
     if not capacity > 0:
         raise ValueError(f"capacity must be > 0, got {capacity!r}")
-    series = occupancy(records)
+    series = occupancy(source)
     fig = new_figure(8.0, 4.5, rows=2)
     top, bottom = fig.axes
     t, busy = series["busy"]

@@ -79,7 +79,8 @@ def describe_event(event: simpy.Event) -> str:
     if isinstance(event, Initialize):
         return f"start process {', '.join(_owner(p) for p in waiting) or '?'}"
     if isinstance(event, Timeout):
-        return f"timeout({event._delay:g}){wakes}"
+        delay = getattr(event, "_delay", None)  # SimPy keeps a timeout's delay under this name only
+        return f"timeout({delay:g}){wakes}" if isinstance(delay, int | float) else f"timeout{wakes}"
     if isinstance(event, Process):
         return f"process {_owner(event)} ended{wakes}"
     return f"{type(event).__name__}{wakes}"
