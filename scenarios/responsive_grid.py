@@ -193,7 +193,7 @@ def cells(cfg: Config) -> list[dict]:
             {"experiment": "synthetic", "interactive": share, "fairness": fairness, "setting": setting}
             for share in cfg.interactive_shares
             for fairness in FAIRNESS
-            for setting in ("FIFO", "RL")
+            for setting in cfg.synthetic_settings
         ]
     if cfg.experiment in ("trace", "both"):
         out += [
