@@ -141,3 +141,10 @@ def test_cells_without_a_numeric_factor_are_labelled_by_what_varies():
     rows = [{"trace": "nasa", "policy": p, "wait": w, "wait_ci95": None} for p, w in (("fcfs", 3.0), ("sjf", 1.0))]
     fig = metric_vs_factor(rows, "wait")
     assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["policy=fcfs", "policy=sjf"]
+
+
+def test_schedlab_plot_without_matplotlib_names_the_extra(tmp_path, capsys, monkeypatch):
+    (tmp_path / "summary.csv").write_text("rate,wait,wait_ci95\n0.5,1.0,0.1\n0.8,2.0,0.2\n")
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
+    assert main(["plot", str(tmp_path)]) == 2
+    assert "pip install schedlab[plot]" in capsys.readouterr().err.splitlines()[0]
