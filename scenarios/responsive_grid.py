@@ -52,7 +52,7 @@ from schedlab.model.job import Job
 from schedlab.model.records import JobRecord, Status
 from schedlab.model.site_state import INTERACTIVE, SiteFeatures
 from schedlab.policies import FCFS
-from schedlab.policies.site_supervisor import SarsaScheduler
+from schedlab.policies.site_supervisor import FirstFit, SarsaScheduler
 from schedlab.processes import Machine, Model, Source
 from schedlab.processes.elastic import ElasticPool
 
@@ -94,8 +94,8 @@ class Config:
     drop: int = 500
     #: the real log (a path, or a name in ../shared/traces)
     trace: str = "UniLu-Gaia-2014-1"
-    #: trace: index of the window's first job in the cleaned log
-    trace_start: int = 10_000
+    #: trace: index of the window's first job in the cleaned log (0: 47 days at load 0.53, like the paper's)
+    trace_start: int = 0
     #: trace: jobs in the window
     trace_jobs: int = 9000
     #: trace: settings (one cell each) among NATIVE, FIFO, RIG|ELA-ORA|EST-lambda
@@ -122,8 +122,8 @@ class Config:
     pool_period_minutes: float = 15.0
     #: elastic: the fewest cores the pool may have
     pool_floor: int = 30
-    #: elastic: candidate pool sizes as fractions of the log's cores
-    pool_fractions: tuple[float, ...] = (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0)
+    #: elastic: candidate pool sizes as fractions of the rigid pool's cores (the largest is the pool's ceiling)
+    pool_fractions: tuple[float, ...] = (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0, 1.25)
     #: elastic: periods sized by demand (pre-training) before SARSA sizes the pool
     pool_pretrain: int = 50
     #: replications of a synthetic cell (fresh workloads)
@@ -153,8 +153,10 @@ class Config:
             f"interactive_shares must be in (0, 1), got {self.interactive_shares}",
         )
         need(self.trace_jobs > 2 * self.drop, f"trace_jobs={self.trace_jobs} must exceed 2 x drop={self.drop}")
-        need(all(s in ("FIFO", "RL") for s in self.synthetic_settings),
-             f"synthetic_settings are FIFO and RL, got {self.synthetic_settings}")
+        need(
+            all(s in ("FIFO", "RL") for s in self.synthetic_settings),
+            f"synthetic_settings are FIFO and RL, got {self.synthetic_settings}",
+        )
         bad = [s for s in self.settings if s not in SETTINGS]
         need(not bad, f"unknown settings {bad}; choose from {SETTINGS}")
         for name in ("epsilon", "gamma", "eta", "lambda_s"):
@@ -163,7 +165,7 @@ class Config:
         need(self.pool_period_minutes > 0, f"pool_period_minutes must be > 0, got {self.pool_period_minutes}")
         need(self.pool_floor >= 1, f"pool_floor must be >= 1, got {self.pool_floor}")
         need(
-            all(0 < f <= 1 for f in self.pool_fractions), f"pool_fractions must be in (0, 1], got {self.pool_fractions}"
+            all(0 < f <= 4 for f in self.pool_fractions), f"pool_fractions must be in (0, 4], got {self.pool_fractions}"
         )
         ApproximatorConfig(kind=self.approximator)  # names a bad approximator
 
@@ -280,7 +282,9 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
     features = SiteFeatures(tuple(targets), cores, waited=cfg.action_waited)
     scheduler = None
     if kind == "FIFO":
-        policy = FCFS()
+        policy = FCFS()  # strict arrival order: the head of the queue waits for its cores
+    elif kind == "FIRST-FIT":
+        policy = FirstFit()  # arrival order among the jobs that fit: work-conserving, as every supervisor here
     else:
         learner = _sarsa(cfg, features.state_size + features.action_size, streams, "jobs")
         # the elastic MDP drops fairness (seed 001 section 3.2): its job elections weigh responsiveness only
@@ -293,7 +297,9 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
             pretrain=cfg.pretrain,
         )
         policy = scheduler
-    machine = Machine(env, cores, policy, name="site")
+    # an elastic pool may grow past the rigid pool (seed 001's settled at 90 cores for a site of 81)
+    largest = max(cores, max(round(f * cores) for f in cfg.pool_fractions)) if kind == "ELA" else cores
+    machine = Machine(env, largest, policy, name="site")
     if isinstance(estimate, MedianRuntime):
         machine.completed.connect(estimate.observe)
     if scheduler is not None:

@@ -28,7 +28,7 @@ from schedlab.model.job import Job
 from schedlab.model.records import JobRecord
 from schedlab.model.site_state import SiteFeatures
 
-__all__ = ["EarliestDeadlineFirst", "SarsaScheduler"]
+__all__ = ["EarliestDeadlineFirst", "FirstFit", "SarsaScheduler"]
 
 
 def _deadline(job: Job, estimate: RuntimeEstimate) -> float:
@@ -52,6 +52,17 @@ class EarliestDeadlineFirst:
     def __call__(self, view: MachineView) -> Start | None:
         fitting = [j for j in view.waiting if view.fits(j)]
         return Start(fitting[self.pick(fitting)]) if fitting else None
+
+
+@dataclass(frozen=True)
+class FirstFit:
+    """Elect the first job in arrival order that fits: FIFO made work-conserving for multi-core jobs."""
+
+    def __call__(self, view: MachineView) -> Start | None:
+        for job in view.waiting:
+            if view.fits(job):
+                return Start(job)
+        return None
 
 
 class SarsaScheduler:
