@@ -9,7 +9,7 @@ these types only.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple, Protocol
 
 from schedlab.model.job import Job
@@ -91,6 +91,14 @@ class MachineView(Protocol):
     def waiting(self) -> Sequence[Job]: ...
     @property
     def running(self) -> Sequence[RunningView]: ...
+    @property
+    def resources(self) -> Mapping[str, float]:
+        """Capacities of the machine's other named resources (memory...)."""
+        ...
+    @property
+    def used(self) -> Mapping[str, float]:
+        """How much of each other resource the running jobs hold now."""
+        ...
     def fits(self, job: Job, cpus: int | None = None) -> bool:
         """Would ``job`` start now on ``cpus`` CPUs (default: all it asked for)?"""
         ...

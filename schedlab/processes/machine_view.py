@@ -33,6 +33,8 @@ class PolicyView:
     free = property(attrgetter("_m.free"))
     waiting = property(attrgetter("_m.waiting"))
     running = property(attrgetter("_m.running"))
+    resources = property(attrgetter("_m.resources"))  # capacities of the other named resources
+    used = property(attrgetter("_m.used"))  # how much of each is held now
 
     def is_suspended(self, job: Job) -> bool:
         return job in self._m._suspended
