@@ -352,7 +352,9 @@ def measure(model: Model) -> dict[str, float]:
     out["queue_delay_mean"], out["queue_delay_std"] = float(waits.mean()), float(waits.std())
     interactive = metrics.wait([r for r in kept if r.job_class == INTERACTIVE])
     out["interactive_under_2min"] = float((interactive < 120).mean()) if len(interactive) else math.nan
-    out["fair_share_final"] = float(metrics.fair_share(records, model["targets"])[-1])
+    fairness = metrics.fair_share(records, model["targets"])  # F after each election, in election order
+    out["fair_share_final"] = float(fairness[-1])
+    out["fair_share_mean"] = float(fairness.mean())  # how far from the targets the run was along the way
     machine: Machine | None = model["machine"]
     start, end = min(r.submit for r in records), max(r.end for r in records)
     if machine is None:  # the native schedule: the log's own cores
