@@ -148,3 +148,15 @@ def test_schedlab_plot_without_matplotlib_names_the_extra(tmp_path, capsys, monk
     monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
     assert main(["plot", str(tmp_path)]) == 2
     assert "pip install schedlab[plot]" in capsys.readouterr().err.splitlines()[0]
+
+
+def test_segments_of_two_machines_do_not_mix():
+    env = TracedEnvironment()
+    machines = [Machine(env, 2, policy=lambda view: None, name=n) for n in ("a", "b")]
+    for m, runtime in zip(machines, (3.0, 5.0), strict=True):
+        job = Job(id=0, submit=0.0, runtime=runtime, cpus=2)
+        m.submit(job)
+        m.start(job)
+    env.run()
+    got = sorted((s.job, s.end) for s in segments_from_trace(env.tracer.entries))
+    assert got == [("a/0", 3.0), ("b/0", 5.0)]

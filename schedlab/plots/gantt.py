@@ -37,12 +37,13 @@ class Segment:
 
 def segments_from_records(records: Iterable[JobRecord]) -> list[Segment]:
     """One segment per job that started: first start to end (or to its last known time)."""
+    started = [r for r in records if not math.isnan(r.start)]
+    several = len({r.machine for r in started}) > 1  # job ids are only unique per machine
     out = []
-    for r in records:
-        if math.isnan(r.start):
-            continue
+    for r in started:
         end = r.end if not math.isnan(r.end) else r.start
-        out.append(Segment(str(r.id), float(r.start), float(end), int(r.cpus), int(r.cpus)))
+        name = f"{r.machine}/{r.id}" if several else str(r.id)
+        out.append(Segment(name, float(r.start), float(end), int(r.cpus), int(r.cpus)))
     return out
 
 
@@ -52,25 +53,29 @@ def segments_from_trace(entries: Iterable[TraceEntry], until: float | None = Non
     A segment still open at the end of the trace is closed at ``until`` (default: the
     last entry's time).
     """
+    items = list(entries)
+    several = len({e.process for e in items if e.action in ("start", "resume")}) > 1
     open_: dict[str, tuple[float, int, int]] = {}
     out: list[Segment] = []
     last = 0.0
-    for e in entries:
+    for e in items:
         last = e.time
         if e.action in ("start", "resume", "resize"):
             m = _ON.match(e.detail)
             if m is None:
                 continue
             job, cpus, requested = m.group(1), int(m.group(2)), int(m.group(3))
+            job = f"{e.process}/{job}" if several else job
             if job in open_:  # a resize closes the segment at the old width
                 t0, n, req = open_.pop(job)
                 out.append(Segment(job, t0, e.time, n, req))
             open_[job] = (e.time, cpus, requested)
         elif e.action in ("preempt", "complete"):
             m = _JOB.match(e.detail)
-            if m is not None and m.group(1) in open_:
-                t0, n, req = open_.pop(m.group(1))
-                out.append(Segment(m.group(1), t0, e.time, n, req))
+            job = (f"{e.process}/{m.group(1)}" if several else m.group(1)) if m is not None else ""
+            if job in open_:
+                t0, n, req = open_.pop(job)
+                out.append(Segment(job, t0, e.time, n, req))
     stop = last if until is None else until
     out += [Segment(job, t0, stop, n, req) for job, (t0, n, req) in open_.items()]
     return sorted(out, key=lambda s: (s.start, s.job))
