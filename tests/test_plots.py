@@ -160,3 +160,13 @@ def test_segments_of_two_machines_do_not_mix():
     env.run()
     got = sorted((s.job, s.end) for s in segments_from_trace(env.tracer.entries))
     assert got == [("a/0", 3.0), ("b/0", 5.0)]
+
+
+@pytest.mark.parametrize(
+    "content, message", [("", "not a results table"), ("policy\nfcfs\n", "nothing to plot")], ids=["empty", "no-metric"]
+)
+def test_schedlab_plot_on_a_summary_it_cannot_use(tmp_path, capsys, content, message):
+    (tmp_path / "summary.csv").write_text(content)
+    assert main(["plot", str(tmp_path)]) == 2
+    first = capsys.readouterr().err.splitlines()[0]
+    assert first.startswith(f"error: {tmp_path}") and message in first

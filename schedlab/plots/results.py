@@ -59,7 +59,10 @@ def plot_results(folder: str | Path, out: str | Path | None = None, *, capacity:
     target = Path(out) if out is not None else folder / "plots"
     target.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
-    _, metrics = split_columns(folder / "summary.csv")
+    try:
+        _, metrics = split_columns(folder / "summary.csv")
+    except ValueError as exc:  # pandas' EmptyDataError and parse errors: name the file, not the parser
+        raise ValueError(f"{folder / 'summary.csv'}: not a results table ({exc})") from exc
     for metric in metrics:
         fig = metric_vs_factor(folder / "summary.csv", metric)
         written.append(target / f"metric_{metric}.png")
@@ -87,4 +90,9 @@ def plot_results(folder: str | Path, out: str | Path | None = None, *, capacity:
         ):
             written.append(target / f"{name}.png")
             fig.savefig(written[-1], dpi=100)
+    if not written:
+        raise ValueError(
+            f"{folder}: nothing to plot: summary.csv has no metric (a column with a _ci95 twin) "
+            "and no records were saved"
+        )
     return written
