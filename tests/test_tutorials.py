@@ -27,12 +27,6 @@ def _blocks(page: Path) -> list[tuple[str, str | None]]:
     return [(m.group(1), m.group(2)) for m in BLOCK.finditer(page.read_text())]
 
 
-@pytest.fixture(autouse=True)
-def _agg():
-    matplotlib = pytest.importorskip("matplotlib")
-    matplotlib.use("Agg")  # no window, in CI or anywhere
-
-
 @pytest.mark.parametrize("page", TUTORIALS, ids=[p.stem for p in TUTORIALS])
 def test_tutorial_runs_and_prints_what_it_shows(page, monkeypatch):
     monkeypatch.chdir(ROOT)
@@ -41,6 +35,8 @@ def test_tutorial_runs_and_prints_what_it_shows(page, monkeypatch):
         pytest.importorskip("dask.distributed")
     if "gymnasium" in text:
         pytest.importorskip("gymnasium")
+    if "schedlab.plots" in text:  # the plot extra
+        pytest.importorskip("matplotlib").use("Agg")  # no window, in CI or anywhere
     namespace: dict = {"__name__": "__tutorial__"}
     for i, (code, expected) in enumerate(_blocks(page)):
         out = io.StringIO()
