@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import simpy
@@ -11,6 +13,8 @@ from schedlab.model import Exponential, Job, poisson_workload
 from schedlab.policies import FCFS
 from schedlab.processes import Machine, Source, TracedEnvironment
 from schedlab.processes.stepping import Stepper
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _model(env: simpy.Environment, count: int = 20) -> Machine:
@@ -79,7 +83,17 @@ def test_stepping_an_ended_simulation_says_so():
         stepper.pending(0)
 
 
-def test_trace_step_command(capsys):
+def test_trace_step_command(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
     assert main(["trace", "scenarios/mmc.py", "--quick", "--step", "--limit", "5"]) == 0
     out = capsys.readouterr().out
     assert "clock t=0; event list" in out and "arrive job 0" in out and "more events follow" in out
+
+
+def test_trace_step_stops_at_until(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    assert main(["trace", "scenarios/mmc.py", "--quick", "--step", "--until", "1", "--limit", "100"]) == 0
+    out = capsys.readouterr().out
+    times = [float(line.split("->")[1].split(":")[0]) for line in out.splitlines() if line.startswith("t=")]
+    assert times and max(times) <= 1.0 and "more events follow" not in out
+    assert main(["trace", "scenarios/mmc.py", "--quick", "--step", "--until", "-1"]) == 2

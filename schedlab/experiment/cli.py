@@ -228,8 +228,6 @@ def _trace(args: argparse.Namespace) -> int:
     if args.step:
         return _step(scenario.name, args, cells[args.cell], env, model)
     if args.until is not None:
-        if args.until < 0:
-            raise ValueError(f"--until must be >= 0, got {args.until}")
         env.run(until=args.until)
     else:
         # stop once enough has happened to print: a trace of a million events helps nobody
