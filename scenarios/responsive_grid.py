@@ -63,6 +63,7 @@ FAIRNESS = {"feasible": (0.7, 0.2, 0.05, 0.05), "unfeasible": (0.4, 0.2, 0.2, 0.
 SETTINGS = (
     "NATIVE",
     "FIFO",
+    "FIRST-FIT",
     "RIG-ORA-0.5",
     "RIG-ORA-1",
     "RIG-EST-0.5",
@@ -98,6 +99,8 @@ class Config:
     trace_start: int = 0
     #: trace: jobs in the window
     trace_jobs: int = 9000
+    #: trace: cores of the simulated site; 0 for the log's own (wider jobs are rejected and counted)
+    trace_cores: int = 0
     #: trace: settings (one cell each) among NATIVE, FIFO, RIG|ELA-ORA|EST-lambda
     settings: tuple[str, ...] = SETTINGS
     #: value-function approximator: esn or mlp
@@ -163,6 +166,7 @@ class Config:
             need(0 <= getattr(self, name) <= 1, f"{name} must be in [0, 1], got {getattr(self, name)}")
         need(self.estimate_window >= 1, f"estimate_window must hold at least 1 job, got {self.estimate_window}")
         need(self.pool_period_minutes > 0, f"pool_period_minutes must be > 0, got {self.pool_period_minutes}")
+        need(self.trace_cores >= 0, f"trace_cores must be >= 0 (0: the log's own), got {self.trace_cores}")
         need(self.pool_floor >= 1, f"pool_floor must be >= 1, got {self.pool_floor}")
         need(
             all(0 < f <= 4 for f in self.pool_fractions), f"pool_fractions must be in (0, 4], got {self.pool_fractions}"
@@ -237,7 +241,7 @@ def trace_window(cfg: Config) -> tuple[list[Job], list[float], int, dict[str, fl
         work[j.group] += j.cpus * j.runtime
     total = sum(work.values())
     targets = {g: w / total for g, w in sorted(work.items())}
-    return jobs, list(loaded.recorded_wait[cfg.trace_start : end]), loaded.procs, targets
+    return jobs, list(loaded.recorded_wait[cfg.trace_start : end]), cfg.trace_cores or loaded.procs, targets
 
 
 # ---------------------------------------------------------------------- models
