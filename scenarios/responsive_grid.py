@@ -278,7 +278,8 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
             kind, runtime, lam = setting.split("-")
             weight = float(lam)
     parts = {"cfg": cfg, "cell": cell, "jobs": jobs, "cores": cores, "targets": targets, "pool": None}
-    if kind == "NATIVE":
+    if kind == "NATIVE":  # what ran on the log's own machine, whatever trace_cores says
+        parts["cores"] = load_trace(str(trace_path(cfg.trace))).procs
         native = NativeSchedule(jobs, waits)
         return Model(env, [native], parts={**parts, "machine": None, "native": native})
 
