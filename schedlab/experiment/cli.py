@@ -167,6 +167,10 @@ def _run(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else Path("results") / scenario.name
     results.save(out)
     print(f"saved {out}{os.sep}summary.json, summary.csv, replications.csv, records and manifest.json")
+    report = getattr(scenario.module, "report", None)  # a scenario's own post-processing: figures, tables
+    if callable(report):
+        for path in report(results, out) or []:
+            print(f"wrote {path}")
     return 0
 
 
