@@ -15,7 +15,8 @@ Rows: ``r``, ``M``, ``algorithm``, ``efficiency`` (G at the last run),
 4: the share of jobs that can run where they enter when every server gets a job each
 step, spread instantly over the servers: ``min(1, P1 / r)``). ``gain`` (relative to the
 gap between RAND and the optimal estimate) needs every algorithm of a cell, so it is
-computed afterwards from the summary, with the learning curves (G per run, saved per
+computed after the run from the summary (``tables.csv``, written by ``schedlab run``
+next to the summary, or by the ``tables`` command below), with the learning curves (G per run, saved per
 replication in ``curves_dir``) and, with matplotlib, the analogues of figures 2-5:
 
     schedlab run scenarios/collectives.py --quick
@@ -320,6 +321,18 @@ def figures(curves_dir: str | Path, out_dir: str | Path | None = None) -> list[P
         fig.savefig(path, dpi=110)
         plt.close(fig)
         written.append(path)
+    return written
+
+
+def report(results, out_dir: str | Path) -> list[Path]:  # type: ignore[no-untyped-def]
+    """After a run (``schedlab run``): ``tables.csv`` with the gains, and the curves and figures 2-5."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    tables(results.frame()).to_csv(out / "tables.csv", index=False)
+    written = [out / "tables.csv"]
+    curves_dir = results.config.get("curves_dir", "")
+    if curves_dir and any(Path(curves_dir).glob("*.csv")):
+        written += figures(curves_dir, out)
     return written
 
 

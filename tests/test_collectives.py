@@ -385,8 +385,9 @@ def test_quick_scenario_smoke(tmp_path):
     assert set(table["algorithm"]) == {"opt", "rand", "su", "tg", "wlu", "lb"} and len(table) == 24
     assert table.loc[table["algorithm"] == "rand", "paper_efficiency"].tolist() == [0.9318, 0.6435, 0.626, 0.1944]
     assert len(list((tmp_path / "curves").glob("*.csv"))) == 20
-    written = module.figures(tmp_path / "curves", tmp_path / "figs")
-    assert (tmp_path / "figs" / "curves.csv").exists() and len(written) >= 1
+    written = module.report(results, tmp_path / "figs")  # what `schedlab run` calls after saving
+    assert (tmp_path / "figs" / "tables.csv").exists() and (tmp_path / "figs" / "curves.csv").exists()
+    assert len(written) >= 2
     again = run(SCENARIO, overrides=overrides, reps=1, quick=True, executor="serial", keep_records=False).frame()
     assert again["efficiency"].tolist() == frame["efficiency"].tolist()  # same seed, same results
 
