@@ -40,6 +40,8 @@ def as_generator(seed: int | np.random.Generator | np.random.SeedSequence | None
         return seed
     if isinstance(seed, np.random.SeedSequence):
         return np.random.Generator(np.random.PCG64(seed))
+    if isinstance(seed, int | np.integer) and not isinstance(seed, bool) and seed < 0:
+        raise ValueError(f"seed must be a whole number >= 0, a SeedSequence, a Generator or None, got {seed!r}")
     if seed is None or (isinstance(seed, int | np.integer) and not isinstance(seed, bool)):
         return np.random.default_rng(seed)
     raise TypeError(f"seed must be an int, a SeedSequence, a Generator or None, got {seed!r}")

@@ -7,15 +7,9 @@ import math
 import networkx as nx
 import numpy as np
 
+from schedlab.model.workloads import as_generator
+
 __all__ = ["bipartite_grid", "grid_capacities", "ordinal_ring", "resource_capacities"]
-
-
-def _generator(seed: int | np.random.Generator | None) -> np.random.Generator:
-    if isinstance(seed, np.random.Generator):
-        return seed
-    if seed is None or (isinstance(seed, int | np.integer) and not isinstance(seed, bool) and seed >= 0):
-        return np.random.default_rng(seed)
-    raise ValueError(f"seed must be a whole number >= 0, a numpy Generator or None, got {seed!r}")
 
 
 def _count(name: str, value: int) -> int:
@@ -85,7 +79,7 @@ def resource_capacities(
         raise ValueError(f"capacity range: C_min must be finite and > 0, got {low!r}")
     if not (math.isfinite(high) and high >= low):
         raise ValueError(f"capacity range [C_min, C_max] = [{low!r}, {high!r}] is empty")
-    return _generator(seed).uniform(low, high, m)
+    return as_generator(seed).uniform(low, high, m)
 
 
 def bipartite_grid(

@@ -7,15 +7,9 @@ from collections import deque
 import networkx as nx
 import numpy as np
 
+from schedlab.model.workloads import as_generator
+
 __all__ = ["hop_distances", "neighbour_lists", "next_hops", "small_world_ring"]
-
-
-def _generator(seed: int | np.random.Generator | None) -> np.random.Generator:
-    if isinstance(seed, np.random.Generator):
-        return seed
-    if seed is None or (isinstance(seed, int | np.integer) and not isinstance(seed, bool) and seed >= 0):
-        return np.random.default_rng(seed)
-    raise ValueError(f"seed must be a whole number >= 0, a numpy Generator or None, got {seed!r}")
 
 
 def small_world_ring(
@@ -79,7 +73,7 @@ def small_world_ring(
         raise ValueError(f"shortcut_prob must be in [0, 1], got {shortcut_prob!r}")
     if isinstance(max_degree, bool) or not isinstance(max_degree, int | np.integer) or max_degree < 2:
         raise ValueError(f"max_degree must be a whole number >= 2, got {max_degree!r}")
-    rng = _generator(seed)
+    rng = as_generator(seed)
     n = int(n)
     graph = nx.Graph()
     graph.add_nodes_from(range(n))
