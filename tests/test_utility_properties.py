@@ -12,7 +12,7 @@ from schedlab.learners.td import AverageRewardTD, LearningRate, TDConfig
 from schedlab.model import Job, LinearDecay
 from schedlab.model.records import Status
 from schedlab.policies.utility_scheduling import AggressiveScheduler, UtilityScheduler
-from schedlab.processes import Machine
+from schedlab.processes import Machine, Source
 
 CAPACITY = 8
 
@@ -59,13 +59,7 @@ def simulate(policy, specs, learner=None):
     machine = Machine(env, CAPACITY, checked(policy, log))
     if learner is not None:
         machine.completed.connect(learner)
-
-    def arrivals(env):
-        for job in jobs:
-            yield env.timeout(job.submit - env.now)
-            machine.submit(job)
-
-    env.process(arrivals(env))
+    Source(env, jobs, machine)
     env.run()
     return jobs, machine.records, log
 

@@ -16,7 +16,7 @@ from schedlab.learners.td import AverageRewardTD
 from schedlab.model import Job, LinearDecay
 from schedlab.policies.machine_state import RunningSet, Slot
 from schedlab.policies.utility_scheduling import AggressiveScheduler, UtilityScheduler
-from schedlab.processes import Machine
+from schedlab.processes import Machine, Source
 
 
 def tuf_job(id: int, submit: float, cpus: int, length: float) -> Job:
@@ -26,13 +26,7 @@ def tuf_job(id: int, submit: float, cpus: int, length: float) -> Job:
 def run(policy, jobs, capacity: int = 8) -> dict[int, object]:
     env = simpy.Environment()
     machine = Machine(env, capacity, policy)
-
-    def arrivals(env):
-        for job in jobs:
-            yield env.timeout(job.submit - env.now)
-            machine.submit(job)
-
-    env.process(arrivals(env))
+    Source(env, jobs, machine)
     env.run()
     return {r.id: r for r in machine.records}
 
