@@ -1,16 +1,29 @@
 """Decision rules called at decision events: each gets a read-only view, returns an action."""
 
-from schedlab.policies.ordering import FCFS, SJF, BestFit, expected_utility
-
-__all__ = ["FCFS", "SJF", "BestFit", "expected_utility"]
 from schedlab.policies.grid import DecentralisedMinMin, LeastLoaded, RandomSelection
+from schedlab.policies.load_balancing import LoadBalancing, RandomVectors, job_load, server_loads
+from schedlab.policies.ordering import FCFS, SJF, BestFit, expected_utility
+from schedlab.policies.packing import Tetris, alignment
+from schedlab.policies.site_supervisor import EarliestDeadlineFirst, FirstFit, SarsaScheduler
+from schedlab.policies.utility_scheduling import AggressiveScheduler, UtilityScheduler
 
-__all__ += ["DecentralisedMinMin", "LeastLoaded", "RandomSelection"]
-
-from schedlab.policies.packing import Tetris, alignment  # noqa: E402
-
-__all__ = [*__all__, "Tetris", "alignment"]
-
-from schedlab.policies.load_balancing import LoadBalancing, RandomVectors, job_load, server_loads  # noqa: E402
-
-__all__ = [*__all__, "LoadBalancing", "RandomVectors", "job_load", "server_loads"]
+__all__ = [
+    "FCFS",
+    "SJF",
+    "AggressiveScheduler",
+    "BestFit",
+    "DecentralisedMinMin",
+    "EarliestDeadlineFirst",
+    "FirstFit",
+    "LeastLoaded",
+    "LoadBalancing",
+    "RandomSelection",
+    "RandomVectors",
+    "SarsaScheduler",
+    "Tetris",
+    "UtilityScheduler",
+    "alignment",
+    "expected_utility",
+    "job_load",
+    "server_loads",
+]
