@@ -101,7 +101,7 @@ class Config:
     trace_jobs: int = 9000
     #: trace: cores of the simulated site; 0 for the log's own (wider jobs are rejected and counted)
     trace_cores: int = 0
-    #: trace: settings (one cell each) among NATIVE, FIFO, RIG|ELA-ORA|EST-lambda
+    #: trace: settings (one cell each) among NATIVE, FIFO, FIRST-FIT, RIG|ELA-ORA|EST-lambda
     settings: tuple[str, ...] = SETTINGS
     #: value-function approximator: esn or mlp
     approximator: str = "esn"
