@@ -229,7 +229,10 @@ def trace_window(cfg: Config) -> tuple[list[Job], list[float], int, dict[str, fl
     loaded = load_trace(str(trace_path(cfg.trace)))
     end = cfg.trace_start + cfg.trace_jobs
     if end > len(loaded.jobs):
-        raise ValueError(f"trace window {cfg.trace_start}..{end} is beyond the {len(loaded.jobs)} jobs of {cfg.trace}")
+        raise ValueError(
+            f"trace window {cfg.trace_start}..{end} is beyond the {len(loaded.jobs)} jobs of {cfg.trace}; "
+            f"set trace_start and trace_jobs inside it. Reading it: {loaded.report}"
+        )
     window = loaded.jobs[cfg.trace_start : end]
     largest = [g for g, _ in Counter(j.group for j in window).most_common(6)]
     t0 = window[0].submit  # the window starts at time 0: utilization is measured from there
