@@ -85,6 +85,10 @@ class Config:
     n_step: int = 1
     #: a dueling Q head (state value + action advantages)
     dueling: bool = False
+    #: the DQN acts, explores and bootstraps over the valid actions only (the env's action mask)
+    mask_actions: bool = True
+    #: discount per decision ("step") or per time step ("time": placing a job takes no time)
+    discount: str = "step"
     #: seed of the training run (episodes, exploration, weights)
     train_seed: int = 0
     #: steps between greedy evaluations on the validation sequences (the training curve)
@@ -104,6 +108,8 @@ class Config:
             raise ValueError(f"policies: unknown {unknown}; choose from {', '.join(POLICIES)}")
         if self.sequences < 1:
             raise ValueError(f"sequences must be >= 1, got {self.sequences}")
+        if self.discount not in ("step", "time"):
+            raise ValueError(f"discount must be 'step' or 'time', got {self.discount!r}")
         self.env_config(self.loads + self.train_loads)  # the environment checks the rest
 
     def env_config(self, load: float | tuple[float, ...], *, flatten: bool = False) -> DeepRMConfig:
@@ -197,6 +203,8 @@ def checkpoint(cfg: Config) -> Path:
         exploration_fraction=cfg.exploration_fraction,
         n_step=cfg.n_step,
         dueling=cfg.dueling,
+        mask_actions=cfg.mask_actions,
+        discount=cfg.discount,
     )
     env = DeepRMEnv(cfg.env_config(cfg.train_loads, flatten=True))
     validation = _validation(cfg)
@@ -207,7 +215,8 @@ def checkpoint(cfg: Config) -> Path:
     def on_eval(agent, step):
         # validated as evaluated: epsilon-greedy, from a stream of its own (the training draws are untouched)
         explore = np.random.default_rng([cfg.train_seed, 2, step])
-        row = _evaluate(cfg, _epsilon_greedy(_greedy(agent), cfg.eval_epsilon, explore), validation)
+        policy = _epsilon_greedy(_greedy(agent, cfg.mask_actions), cfg.eval_epsilon, explore, cfg.mask_actions)
+        row = _evaluate(cfg, policy, validation)
         # the validation score weighs each load alike: the mean of slowdown / SJF's slowdown
         row["score"] = float(np.mean([v / reference[f"sjf_{k}"] for k, v in row.items()]))
         if row["score"] < best["score"]:
@@ -237,31 +246,38 @@ def checkpoint(cfg: Config) -> Path:
     return path
 
 
-def _greedy(agent) -> Agent:
+def _greedy(agent, masked: bool) -> Agent:
+    """The Q-network's best action; among the valid ones (the env's action mask) if ``masked``."""
+    if masked:
+        return lambda machine: agent.act(machine.observation(flat=True), machine.action_mask())
     return lambda machine: agent.act(machine.observation(flat=True))
 
 
-def _epsilon_greedy(agent: Agent, epsilon: float, rng: np.random.Generator) -> Agent:
-    """``agent``, except for a uniformly random action with probability ``epsilon``.
+def _epsilon_greedy(agent: Agent, epsilon: float, rng: np.random.Generator, masked: bool) -> Agent:
+    """``agent``, except for a uniformly random action (a valid one if ``masked``) with probability ``epsilon``.
 
     A deterministic greedy Q-policy can loop for ever in a state it never learned well
-    (the void action, or an empty slot, while jobs wait and nothing changes); a small
-    epsilon at evaluation, as in Mnih et al. (2015), breaks such loops.
+    (the void action while jobs wait and nothing changes); a small epsilon at
+    evaluation, as in Mnih et al. (2015), breaks such loops.
     """
     if epsilon <= 0:
         return agent
 
     def act(machine: SlottedMachine) -> int:
-        return int(rng.integers(machine.slots + 1)) if rng.random() < epsilon else agent(machine)
+        if rng.random() >= epsilon:
+            return agent(machine)
+        if masked:
+            return int(rng.choice(np.flatnonzero(machine.action_mask())))
+        return int(rng.integers(machine.slots + 1))
 
     return act
 
 
 @cache
-def _trained(path: str) -> Agent:
+def _trained(path: str, masked: bool) -> Agent:
     from schedlab.learners.dqn import DQN
 
-    return _greedy(DQN.load(path))
+    return _greedy(DQN.load(path), masked)
 
 
 # --------------------------------------------------------------------------- one replication
@@ -273,7 +289,8 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
         env, dict(env_cfg.resources), jobs, horizon=cfg.horizon, slots=cfg.slots, backlog=cfg.backlog
     )
     if policy == "dqn":
-        agent = _epsilon_greedy(_trained(str(checkpoint(cfg))), cfg.eval_epsilon, streams["exploration"])
+        trained = _trained(str(checkpoint(cfg)), cfg.mask_actions)
+        agent = _epsilon_greedy(trained, cfg.eval_epsilon, streams["exploration"], cfg.mask_actions)
     elif policy == "random":
         agent = random_agent(streams["random"])
     else:

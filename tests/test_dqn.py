@@ -150,12 +150,72 @@ def test_n_step_transitions_sum_discounted_rewards_and_stop_at_termination():
     from schedlab.learners.dqn import _store
 
     buffer = ReplayBuffer(8, 1)
-    pending = deque((np.array([float(i)]), i, r) for i, r in enumerate([1.0, 2.0, 3.0]))
-    _store(buffer, pending, np.array([9.0]), 0.5, False)  # a full window: 1 + 0.5 * 2 + 0.25 * 3, then gamma^3
+    pending = deque((np.array([float(i)]), i, r, 0.5) for i, r in enumerate([1.0, 2.0, 3.0]))
+    _store(buffer, pending, np.array([9.0]), None, False)  # a full window: 1 + 0.5 * 2 + 0.25 * 3, then gamma^3
     assert (buffer.rewards[0], buffer.discounts[0], buffer.actions[0]) == (2.75, 0.125, 0)
     while pending:  # the episode ended: what is left is stored, with nothing to bootstrap from
-        _store(buffer, pending, np.array([9.0]), 0.5, True)
+        _store(buffer, pending, np.array([9.0]), None, True)
     assert buffer.rewards[1:3].tolist() == [3.5, 3.0] and buffer.discounts[1:3].tolist() == [0.0, 0.0]
+
+
+def test_time_discounts_multiply_per_transition():
+    """Decisions that take no time (discount 1) do not shrink what follows them."""
+    from collections import deque
+
+    from schedlab.learners.dqn import _store
+
+    buffer = ReplayBuffer(4, 1, n_actions=3)
+    pending = deque([(np.zeros(1), 0, 0.0, 1.0), (np.zeros(1), 1, -2.0, 0.5), (np.zeros(1), 2, -4.0, 0.25)])
+    _store(buffer, pending, np.ones(1), np.array([True, False, True]), False)
+    assert (buffer.rewards[0], buffer.discounts[0]) == (0.0 - 2.0 - 0.5 * 4.0, 0.125)
+    assert buffer.next_masks[0].tolist() == [True, False, True]
+
+
+def test_masked_actions_are_never_chosen_nor_bootstrapped():
+    def constant_q() -> DQN:  # a network whose Q is (1, 2, 3) whatever it sees
+        agent = DQN(2, 3, DQNConfig(hidden=(4,), double=False), seed=0)
+        with torch.no_grad():
+            for layer in agent.policy.net:
+                if isinstance(layer, torch.nn.Linear):
+                    layer.weight.zero_()
+                    layer.bias.zero_()
+            agent.policy.net[-1].bias.copy_(torch.tensor([1.0, 2.0, 3.0]))
+        agent.sync_target()
+        return agent
+
+    obs = np.zeros(2, dtype=np.float32)
+    assert constant_q().act(obs) == 2
+    assert constant_q().act(obs, np.array([True, True, False])) == 1
+    batch = (torch.zeros(1, 2), torch.tensor([0]), torch.zeros(1), torch.zeros(1, 2), torch.ones(1))
+    # the loss is Huber(Q(s, 0) = 1, target = max over the valid next actions): 3 unmasked, 1 masked
+    assert constant_q().update(batch) == pytest.approx(2.0 - 0.5)
+    assert constant_q().update((*batch, torch.tensor([[True, False, False]]))) == pytest.approx(0.0)
+
+
+def test_training_explores_and_acts_only_among_valid_actions():
+    from schedlab.envs.deeprm import DeepRMEnv
+
+    class Recorder(DeepRMEnv):
+        invalid = 0
+
+        def step(self, action):
+            if not self.action_masks()[int(action)]:
+                Recorder.invalid += 1
+            return super().step(action)
+
+    env = Recorder(flatten=True, arrival_steps=5, load=1.9)
+    train(env, DQNConfig(total_steps=600, learning_starts=100, hidden=(8,), buffer_size=500))
+    assert Recorder.invalid == 0
+    train(env, DQNConfig(total_steps=600, learning_starts=100, hidden=(8,), buffer_size=500, mask_actions=False))
+    assert Recorder.invalid > 0  # without the mask, random exploration picks empty slots too
+
+
+def test_time_discount_needs_the_clock():
+    import gymnasium as gym
+
+    env = gym.make("CartPole-v1")
+    with pytest.raises(ValueError, match='info\\["time"\\]'):
+        train(env, DQNConfig(total_steps=10, discount="time"))
 
 
 def test_a_dueling_network_trains_and_round_trips(tmp_path):

@@ -94,6 +94,15 @@ def test_invalid_actions_advance_time_as_the_void_action_does(why):
     assert reward == pytest.approx(-(1 / 15 + 1 / 1))  # both jobs spent the step in the system
 
 
+def test_the_action_mask_marks_what_differs_from_waiting():
+    env = DeepRMEnv(**SMALL)
+    _, info = env.reset(options={"jobs": [job(0, 0, 15, 10, 1), job(1, 0, 1, 10, 1)]})
+    assert info["action_mask"].tolist() == [True, True, False, True]  # two jobs, an empty slot, void
+    _, _, _, _, info = env.step(0)  # job 0 holds every CPU for the whole horizon: job 1 fits nowhere
+    assert info["action_mask"].tolist() == [False, False, False, True]
+    assert np.array_equal(env.action_masks(), info["action_mask"])
+
+
 def test_an_action_outside_the_space_is_an_error_naming_it():
     env = DeepRMEnv(**SMALL)
     env.reset(seed=0)

@@ -162,6 +162,17 @@ class DeepRMEnv(gym.Env[Any, np.int64]):
         truncated = not terminated and model.now >= self.config.max_time
         return self._observe(), reward, terminated, truncated, self._info(scheduled=False)
 
+    def action_masks(self) -> np.ndarray:
+        """The valid actions now (bool, one per action): slots whose job fits in the horizon, and void.
+
+        The masked-out actions are legal and advance time as the void action does; the
+        mask (also in ``info["action_mask"]``, and named as sb3-contrib's MaskablePPO
+        reads it) only tells a learner which actions differ from waiting.
+        """
+        if self.model is None:
+            raise RuntimeError("call reset() before action_masks()")
+        return self.model.action_mask()
+
     def _observe(self) -> Any:
         assert self.model is not None
         return self.model.observation(flat=self.config.flatten)
@@ -169,4 +180,10 @@ class DeepRMEnv(gym.Env[Any, np.int64]):
     def _info(self, *, scheduled: bool) -> dict[str, Any]:
         model = self.model
         assert model is not None
-        return {"time": model.now, "scheduled": scheduled, "backlog": model.backlog, "completed": model.completed}
+        return {
+            "time": model.now,
+            "scheduled": scheduled,
+            "backlog": model.backlog,
+            "completed": model.completed,
+            "action_mask": model.action_mask(),
+        }

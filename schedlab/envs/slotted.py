@@ -214,6 +214,18 @@ class SlottedMachine:
         ok = np.flatnonzero(blocked[length:] == blocked[: self.horizon - length + 1])
         return int(ok[0]) if ok.size else None
 
+    def action_mask(self) -> np.ndarray:
+        """Which actions do something: slots whose job fits somewhere in the horizon, and the void action (last).
+
+        An empty slot, or a job that fits nowhere, advances time exactly as the void
+        action does; masking them lets a learner skip actions that only alias another.
+        """
+        mask = np.zeros(self.slots + 1, dtype=bool)
+        mask[-1] = True
+        for i, job in enumerate(self.queue[: self.slots]):
+            mask[i] = self.earliest(job) is not None
+        return mask
+
     def place(self, i: int) -> bool:
         """Place slot ``i``'s job at its earliest fit; False (nothing changes) if empty or it never fits."""
         job = self.slot(i)

@@ -9,6 +9,14 @@ synchronised every ``target_every`` steps (a hard copy with ``tau = 1``, a soft
 update otherwise). Each episode is reset with its own seed, drawn from the run's
 seed, so a run replays exactly.
 
+Two options fit event-driven schedulers. Where the environment reports the valid
+actions (``info["action_mask"]``), exploration, the greedy choice and the bootstrap
+``max`` range over them only (Huang and Ontañón 2022). Where decisions take no
+simulated time (placing a job) and only some actions move the clock,
+``discount="time"`` discounts by ``gamma ** elapsed`` (``info["time"]``), a
+semi-Markov discount, so a value counts the cost to come in simulated time rather
+than in decisions.
+
 References
 ----------
 V. Mnih et al., "Human-level control through deep reinforcement learning",
@@ -17,6 +25,8 @@ H. van Hasselt, A. Guez, D. Silver, "Deep reinforcement learning with double
 Q-learning", AAAI 2016 (``double=True``).
 S. Huang et al., "CleanRL: high-quality single-file implementations of deep
 reinforcement learning algorithms", JMLR 23, 2022.
+S. Huang, S. Ontañón, "A closer look at invalid action masking in policy gradient
+algorithms", FLAIRS 35, 2022.
 """
 
 from __future__ import annotations
@@ -26,7 +36,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import torch
@@ -82,6 +92,10 @@ class DQNConfig:
     n_step: int = 1
     #: store observations as uint8 (for images of whole numbers in 0..255, as DeepRM's)
     compact: bool = True
+    #: act and bootstrap over the valid actions only, where the env gives info["action_mask"]
+    mask_actions: bool = True
+    #: discount per decision ("step") or per unit of simulated time ("time": gamma ** elapsed info["time"])
+    discount: Literal["step", "time"] = "step"
 
     def __post_init__(self) -> None:
         for name in ("total_steps", "buffer_size", "target_every", "batch_size", "train_every", "n_step"):
@@ -97,6 +111,8 @@ class DQNConfig:
             )
         if not self.learning_rate > 0:
             raise ValueError(f"learning_rate must be > 0, got {self.learning_rate!r}")
+        if self.discount not in ("step", "time"):
+            raise ValueError(f"discount must be 'step' or 'time', got {self.discount!r}")
 
 
 def linear_schedule(start: float, end: float, duration: float, t: float) -> float:
@@ -143,29 +159,40 @@ class QNetwork(nn.Module):
 
 
 class ReplayBuffer:
-    """A ring buffer of transitions ``(obs, action, reward, next_obs, discount)``.
+    """A ring buffer of transitions ``(obs, action, reward, next_obs, discount, next_mask)``.
 
     ``discount`` multiplies the bootstrap value of ``next_obs``: ``gamma^n`` for an
     n-step return, 0 when the episode terminated within it. Truncation is not
     termination: a truncated episode's last transitions still bootstrap.
+    ``next_mask`` marks the actions valid in ``next_obs`` (all, unless given).
     """
 
-    def __init__(self, size: int, obs_dim: int, *, compact: bool = False) -> None:
+    def __init__(self, size: int, obs_dim: int, *, compact: bool = False, n_actions: int = 1) -> None:
         dtype = np.uint8 if compact else np.float32
         self.obs = np.zeros((size, obs_dim), dtype=dtype)
         self.next_obs = np.zeros((size, obs_dim), dtype=dtype)
         self.actions = np.zeros(size, dtype=np.int64)
         self.rewards = np.zeros(size, dtype=np.float32)
         self.discounts = np.zeros(size, dtype=np.float32)
+        self.next_masks = np.ones((size, n_actions), dtype=bool)
         self.size, self.pos, self.full = size, 0, False
 
     def __len__(self) -> int:
         return self.size if self.full else self.pos
 
-    def add(self, obs: np.ndarray, action: int, reward: float, next_obs: np.ndarray, discount: float) -> None:
+    def add(
+        self,
+        obs: np.ndarray,
+        action: int,
+        reward: float,
+        next_obs: np.ndarray,
+        discount: float,
+        next_mask: np.ndarray | None = None,
+    ) -> None:
         i = self.pos
         self.obs[i], self.next_obs[i] = obs, next_obs
         self.actions[i], self.rewards[i], self.discounts[i] = action, reward, discount
+        self.next_masks[i] = True if next_mask is None else next_mask
         self.pos = (i + 1) % self.size
         self.full = self.full or self.pos == 0
 
@@ -178,6 +205,7 @@ class ReplayBuffer:
             torch.from_numpy(self.rewards[idx]),
             torch.from_numpy(self.next_obs[idx].astype(np.float32)),
             torch.from_numpy(self.discounts[idx]),
+            torch.from_numpy(self.next_masks[idx]),
         )
 
 
@@ -224,20 +252,34 @@ class DQN:
     def q_values(self, obs: np.ndarray) -> np.ndarray:
         return self.policy(torch.as_tensor(obs, dtype=torch.float32).unsqueeze(0))[0].numpy()
 
-    def act(self, obs: np.ndarray) -> int:
-        """The greedy action (ties: the lowest index)."""
-        return int(np.argmax(self.q_values(obs)))
+    def act(self, obs: np.ndarray, mask: np.ndarray | None = None) -> int:
+        """The greedy action among those ``mask`` allows (all by default; ties: the lowest index)."""
+        q = self.q_values(obs)
+        if mask is not None:
+            q = np.where(mask, q, -np.inf)
+        return int(np.argmax(q))
 
     def update(self, batch: tuple[torch.Tensor, ...]) -> float:
-        """One optimisation step on ``batch``; returns the Huber loss before the step."""
-        obs, actions, rewards, next_obs, discounts = batch
+        """One optimisation step on ``batch``; returns the Huber loss before the step.
+
+        ``batch`` is what :meth:`ReplayBuffer.sample` gives; an optional sixth
+        tensor masks the actions that are invalid in ``next_obs`` out of the bootstrap.
+        """
+        obs, actions, rewards, next_obs, discounts = batch[:5]
+        next_mask = batch[5] if len(batch) > 5 else None
         cfg = self.config
         with torch.no_grad():
             if cfg.double:
-                best = self.policy(next_obs).argmax(dim=1, keepdim=True)
+                online = self.policy(next_obs)
+                if next_mask is not None:
+                    online = online.masked_fill(~next_mask, -torch.inf)
+                best = online.argmax(dim=1, keepdim=True)
                 next_q = self.target(next_obs).gather(1, best).squeeze(1)
             else:
-                next_q = self.target(next_obs).max(dim=1).values
+                target_q = self.target(next_obs)
+                if next_mask is not None:
+                    target_q = target_q.masked_fill(~next_mask, -torch.inf)
+                next_q = target_q.max(dim=1).values
             target = rewards + discounts * next_q
         q = self.policy(obs).gather(1, actions.unsqueeze(1)).squeeze(1)
         loss = nn.functional.smooth_l1_loss(q, target)
@@ -288,11 +330,25 @@ class DQN:
         return agent
 
 
-def _store(buffer: ReplayBuffer, pending: deque, next_obs: np.ndarray, gamma: float, terminated: bool) -> None:
-    """Store the oldest pending transition with the discounted sum of the rewards after it."""
-    ret = sum(gamma**k * r for k, (_, _, r) in enumerate(pending))
-    obs, action, _ = pending.popleft()
-    buffer.add(obs, action, ret, next_obs, 0.0 if terminated else gamma ** (len(pending) + 1))
+def _store(buffer: ReplayBuffer, pending: deque, next_obs: np.ndarray, next_mask, terminated: bool) -> None:
+    """Store the oldest pending transition with the discounted sum of the rewards after it.
+
+    Each pending entry carries its own discount (``gamma``, or ``gamma ** elapsed``
+    time): a reward is discounted by the product of the discounts of the entries
+    before it, the bootstrap by the product of them all.
+    """
+    ret, scale = 0.0, 1.0
+    for _, _, reward, discount in pending:
+        ret += scale * reward
+        scale *= discount
+    obs, action, _, _ = pending.popleft()
+    buffer.add(obs, action, ret, next_obs, 0.0 if terminated else scale, next_mask)
+
+
+def _mask(info: dict, cfg: DQNConfig) -> np.ndarray | None:
+    """The valid actions the environment reports, if masking is on and it reports them."""
+    mask = info.get("action_mask") if cfg.mask_actions else None
+    return None if mask is None else np.asarray(mask, dtype=bool)
 
 
 def train(
@@ -319,26 +375,36 @@ def train(
     obs_dim = int(np.prod(env.observation_space.shape))
     n_actions = int(env.action_space.n)
     agent = DQN(obs_dim, n_actions, cfg, seed=seed, obs_high=np.asarray(env.observation_space.high).ravel())
-    buffer = ReplayBuffer(cfg.buffer_size, obs_dim, compact=cfg.compact)
+    buffer = ReplayBuffer(cfg.buffer_size, obs_dim, compact=cfg.compact, n_actions=n_actions)
     curve: list[dict[str, float]] = []
     losses: list[float] = []
     episode, ep_return, ep_length = 0, 0.0, 0
-    pending: deque[tuple[np.ndarray, int, float]] = deque()
-    obs, _ = env.reset(seed=int(rng.integers(2**31)))
+    pending: deque[tuple[np.ndarray, int, float, float]] = deque()
+    obs, info = env.reset(seed=int(rng.integers(2**31)))
+    if cfg.discount == "time" and "time" not in info:
+        raise ValueError('discount="time" needs the environment to report its clock as info["time"]')
+    mask = _mask(info, cfg)
     for step in range(1, cfg.total_steps + 1):
         epsilon = linear_schedule(cfg.start_epsilon, cfg.end_epsilon, cfg.exploration_fraction * cfg.total_steps, step)
-        action = int(rng.integers(n_actions)) if rng.random() < epsilon else agent.act(obs)
-        next_obs, reward, terminated, truncated, _ = env.step(action)
+        if rng.random() < epsilon:
+            action = int(rng.integers(n_actions)) if mask is None else int(rng.choice(np.flatnonzero(mask)))
+        else:
+            action = agent.act(obs, mask)
+        next_obs, reward, terminated, truncated, next_info = env.step(action)
+        next_mask = _mask(next_info, cfg)
+        discount = cfg.gamma
+        if cfg.discount == "time":
+            discount = cfg.gamma ** (float(next_info["time"]) - float(info["time"]))
         # n-step returns: a transition enters the buffer once n rewards (or the episode's end) follow it
-        pending.append((obs, action, reward * cfg.reward_scale))
+        pending.append((obs, action, reward * cfg.reward_scale, discount))
         if terminated or truncated:
             while pending:
-                _store(buffer, pending, next_obs, cfg.gamma, terminated)
+                _store(buffer, pending, next_obs, next_mask, terminated)
         elif len(pending) == cfg.n_step:
-            _store(buffer, pending, next_obs, cfg.gamma, False)
+            _store(buffer, pending, next_obs, next_mask, False)
         ep_return += reward
         ep_length += 1
-        obs = next_obs
+        obs, info, mask = next_obs, next_info, next_mask
         if terminated or truncated:
             curve.append(
                 {
@@ -352,7 +418,8 @@ def train(
             )
             losses.clear()
             episode, ep_return, ep_length = episode + 1, 0.0, 0
-            obs, _ = env.reset(seed=int(rng.integers(2**31)))  # a fresh, seeded job sequence per episode
+            obs, info = env.reset(seed=int(rng.integers(2**31)))  # a fresh, seeded job sequence per episode
+            mask = _mask(info, cfg)
         if step > cfg.learning_starts and step % cfg.train_every == 0:
             losses.append(agent.update(buffer.sample(cfg.batch_size, rng)))
         if step % cfg.target_every == 0:
