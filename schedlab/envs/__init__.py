@@ -5,22 +5,38 @@ with Gymnasium as ``schedlab/DeepRM-v0``, so ``gymnasium.make("schedlab/DeepRM-v
 works once ``schedlab.envs`` is imported. The pieces under it are usable on their own:
 ``SlottedMachine`` (the SimPy model), ``DeepRMJobs`` (the job sequences), the baseline
 agents, and ``drive``/``episode_metrics`` to run any agent inside a scenario.
+
+``MachineEnv`` (``schedlab/Machine-v0``) is any schedlab Machine, in continuous time,
+with the agent as its scheduler, fed synthetic jobs (``SyntheticJobs``), windows of an
+SWF log (``TraceWindows``) or any ``jobs(rng)``; ``AgentPolicy`` runs a trained agent
+back inside scenarios as an ordinary machine policy.
 """
 
 import gymnasium as gym
 
+from schedlab.envs.agent_policy import AgentPolicy
 from schedlab.envs.baselines import BASELINES, fcfs, random_agent, sjf, tetris
 from schedlab.envs.deeprm import DeepRMConfig, DeepRMEnv
 from schedlab.envs.episode import drive, episode_metrics
 from schedlab.envs.jobs import DeepRMJobs
+from schedlab.envs.machine_env import MachineEnv, MachineEnvConfig, agent_machine
+from schedlab.envs.machine_jobs import SyntheticJobs, TraceWindows
+from schedlab.envs.machine_obs import MachineObserver
 from schedlab.envs.slotted import SlottedMachine
 
 __all__ = [
     "BASELINES",
+    "AgentPolicy",
     "DeepRMConfig",
     "DeepRMEnv",
     "DeepRMJobs",
+    "MachineEnv",
+    "MachineEnvConfig",
+    "MachineObserver",
     "SlottedMachine",
+    "SyntheticJobs",
+    "TraceWindows",
+    "agent_machine",
     "drive",
     "episode_metrics",
     "fcfs",
@@ -31,3 +47,5 @@ __all__ = [
 
 if "schedlab/DeepRM-v0" not in gym.registry:
     gym.register(id="schedlab/DeepRM-v0", entry_point="schedlab.envs.deeprm:DeepRMEnv")
+if "schedlab/Machine-v0" not in gym.registry:
+    gym.register(id="schedlab/Machine-v0", entry_point="schedlab.envs.machine_env:MachineEnv")
