@@ -38,9 +38,12 @@ import simpy
 from schedlab.experiment import cli_main
 from schedlab.experiment.seeding import Streams
 from schedlab.learners import CollectiveRule, VectorLearner
+from schedlab.learners.utilities import SU_EXECUTED
+from schedlab.model.ring_bounds import paper_estimate, throughput_bound
 from schedlab.policies import LoadBalancing, RandomVectors
 from schedlab.processes import Model
 from schedlab.processes.ring import ServerNetwork, ShippingAgents
+from schedlab.processes.run_outcome import TOUCHES
 from schedlab.topologies import neighbour_lists, small_world_ring
 
 ALGORITHMS = ("rand", "su", "tg", "wlu", "lb")
@@ -80,6 +83,10 @@ class Config:
     alpha_p: float = 5.0
     #: Boltzmann temperature, in standard deviations of the agent's recorded rewards
     temperature: float = 0.2
+    #: what makes an agent touch a job (I_k = 1): visit (entered its server's queue) or decision (it kept/shipped it)
+    touches: str = "visit"
+    #: SU's e_k: system (eq. 9: executed anywhere) or agent (eq. 4's e_k^eta: executed at the agent's server)
+    su_executed: str = "system"
     #: folder for each replication's learning curve ('' writes none)
     curves_dir: str = "results/collectives/curves"
     #: keep the job records of the last run (large)
@@ -104,6 +111,10 @@ class Config:
         for name in ("networks", "runs", "steps", "candidates"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if self.touches not in TOUCHES:
+            raise ValueError(f"touches: unknown {self.touches!r}; choose from {', '.join(TOUCHES)}")
+        if self.su_executed not in SU_EXECUTED:
+            raise ValueError(f"su_executed: unknown {self.su_executed!r}; choose from {', '.join(SU_EXECUTED)}")
         if not 0 <= self.warmup < self.runs:
             raise ValueError(f"warmup must be in [0, runs), got {self.warmup} with runs = {self.runs}")
 
@@ -125,18 +136,8 @@ def cells(cfg: Config) -> list[dict]:
 
 
 def optimal_estimate(capacities: np.ndarray, m: int, r: float) -> float:
-    """Section 4's upper bound: ``min(1, P1 / r)``.
-
-    P1 is the share of jobs processed where they enter when every server receives a
-    job every step (r = 1) and nothing is shipped: a server completes the job of the
-    step only if it fits in every resource, the cycles included (c <= speed, so it is
-    done within the step). For r < 1 the jobs are assumed to move instantly to where
-    there is room, so the system processes up to N * P1 jobs per step of the N * r
-    that arrive. P1 is exact for the network's capacities: the mean over servers of
-    prod_k (capacity_k / M).
-    """
-    p1 = float(np.prod(np.asarray(capacities, dtype=float) / m, axis=1).mean())
-    return min(1.0, p1 / r) if r > 0 else 1.0
+    """Section 4's estimate ``min(1, P1 / r)`` (:func:`~schedlab.model.ring_bounds.paper_estimate`)."""
+    return paper_estimate(capacities, m, r)
 
 
 def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> Model:
@@ -160,7 +161,8 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
             alpha_p=cfg.alpha_p,
             temperature=cfg.temperature,
         )
-        rule = CollectiveRule(agents, algorithm, learner)
+        utility = "su_agent" if algorithm == "su" and cfg.su_executed == "agent" else algorithm
+        rule = CollectiveRule(agents, utility, learner)
     network = ServerNetwork(
         env,
         graph,
@@ -173,13 +175,21 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
         steps=cfg.steps,
         runs=cfg.runs,
         keep_records=cfg.job_records,
+        touches=cfg.touches,
     )
+    bound: list[float] = []  # the fluid bound of the last run's jobs (measure() reads it)
+    network.run_ended.connect(lambda o: _bound_of_last_run(o, network, bound))
     return Model(
         env,
         [network] if cfg.job_records else [],
         until=network.done,
-        parts={"cfg": cfg, "cell": cell, "network": network, "rep": streams.replication},
+        parts={"cfg": cfg, "cell": cell, "network": network, "rep": streams.replication, "bound": bound},
     )
+
+
+def _bound_of_last_run(outcome, network: ServerNetwork, out: list[float]) -> None:  # type: ignore[no-untyped-def]
+    if outcome.run == network.runs - 1:
+        out.append(throughput_bound(network.capacities, outcome.requirements, network.steps))
 
 
 def measure(model: Model) -> dict[str, float]:
@@ -192,12 +202,14 @@ def measure(model: Model) -> dict[str, float]:
         "efficiency": float(curve[-1]),
         "efficiency_last10": float(curve[-10:].mean()),
         "optimal_estimate": optimal_estimate(network.capacities, network.m, network.r),
+        "lp_bound": model["bound"][-1] if model["bound"] else math.nan,
         "mean_degree": 2 * network.graph.number_of_edges() / network.n,
     }
 
 
 def _label(cell: dict, rep: int, cfg: Config) -> str:
-    return f"r{cell['r']:g}_M{cell['M']}_{cell['algorithm']}_runs{cfg.runs}_steps{cfg.steps}_rep{rep}"
+    swept = "".join(f"_{k}{v}" for k, v in cell.items() if k not in ("r", "M", "algorithm"))  # --sweep keys
+    return f"r{cell['r']:g}_M{cell['M']}_{cell['algorithm']}{swept}_runs{cfg.runs}_steps{cfg.steps}_rep{rep}"
 
 
 def _write_curve(folder: Path, cell: dict, rep: int, cfg: Config, curve: np.ndarray) -> None:
@@ -234,42 +246,50 @@ def gain(efficiency: float, rand: float, optimal: float) -> float:
     return 100.0 * (efficiency - rand) / gap if gap != 0 else math.nan
 
 
+#: the metrics of :func:`measure`; every other column of a summary (but ``algorithm``) is a factor
+METRICS = ("efficiency", "efficiency_last10", "optimal_estimate", "lp_bound", "mean_degree")
+
+
 def tables(summary):  # type: ignore[no-untyped-def]
-    """Tables I-IV from a run's summary rows (a DataFrame or a results folder): gains and the paper's values."""
+    """Tables I-IV from a run's summary rows (a DataFrame or results folders): gains and the paper's values.
+
+    One block per (r, M) and any swept Config field: the optimal estimate (``opt``),
+    the fluid LP bound (``lp``, a true upper bound, see :mod:`schedlab.model.ring_bounds`),
+    then each algorithm with its gain against both (``gain``, ``gain_lp``, in percent).
+    """
     import pandas as pd
 
     if isinstance(summary, str | Path):
         summary = [summary]
     if isinstance(summary, list | tuple):  # results folders, e.g. one per (r, M) cell
         summary = pd.concat([pd.read_csv(Path(f) / "summary.csv") for f in summary], ignore_index=True)
+    factors = [c for c in summary.columns if c != "algorithm" and not c.endswith("_ci95") and c not in METRICS]
     rows = []
-    for (r, m), part in summary.groupby(["r", "M"], sort=True):
+    for key, part in summary.groupby(factors, sort=True, dropna=False):
+        where = dict(zip(factors, key, strict=True))
+        r, m = float(where["r"]), int(where["M"])
         by = part.set_index("algorithm")
         opt = float(by["optimal_estimate"].mean())
+        lp = float(by["lp_bound"].mean()) if "lp_bound" in by else math.nan
         rand = float(by.loc["rand", "efficiency"]) if "rand" in by.index else math.nan
         rand10 = float(by.loc["rand"].get("efficiency_last10", math.nan)) if "rand" in by.index else math.nan
-        paper = PAPER.get((float(r), int(m)), {})
+        paper = PAPER.get((r, m), {})
         rows.append(
-            {
-                "r": r,
-                "M": m,
-                "algorithm": "opt",
-                "efficiency": opt,
-                "gain": math.nan,
-                "paper_efficiency": paper.get("opt", (math.nan,))[0],
-                "paper_gain": math.nan,
-            }
+            {**where, "algorithm": "opt", "efficiency": opt, "paper_efficiency": paper.get("opt", (math.nan,))[0]}
         )
+        rows.append({**where, "algorithm": "lp", "efficiency": lp})
         for a in [x for x in ALGORITHMS if x in by.index]:
-            eff = float(by.loc[a, "efficiency"])
+            eff, eff10 = float(by.loc[a, "efficiency"]), float(by.loc[a].get("efficiency_last10", math.nan))
+            learned = a != "rand"
             rows.append({
-                "r": r, "M": m, "algorithm": a, "efficiency": eff,
+                **where, "algorithm": a, "efficiency": eff,
                 "efficiency_ci95": float(by.loc[a].get("efficiency_ci95", math.nan)),
-                "efficiency_last10": float(by.loc[a].get("efficiency_last10", math.nan)),
-                "gain": gain(eff, rand, opt) if a != "rand" else math.nan,
-                "gain_last10": gain(float(by.loc[a].get("efficiency_last10", math.nan)), rand10, opt)
-                if a != "rand" else math.nan,
-                "optimal_estimate": opt,
+                "efficiency_last10": eff10,
+                "gain": gain(eff, rand, opt) if learned else math.nan,
+                "gain_lp": gain(eff, rand, lp) if learned else math.nan,
+                "gain_last10": gain(eff10, rand10, opt) if learned else math.nan,
+                "gain_last10_lp": gain(eff10, rand10, lp) if learned else math.nan,
+                "optimal_estimate": opt, "lp_bound": lp,
                 "paper_efficiency": paper.get(a, (math.nan,))[0],
                 "paper_gain": (paper.get(a, (math.nan, None))[1] or math.nan),
             })  # fmt: skip

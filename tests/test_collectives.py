@@ -120,7 +120,8 @@ def _keep_all(agents):
     return v
 
 
-def test_a_blocked_head_is_shipped_to_the_front_of_a_neighbour_and_the_job_behind_it_starts():
+@pytest.mark.parametrize("touches", ["visit", "decision"])
+def test_a_blocked_head_is_shipped_to_the_front_of_a_neighbour_and_the_job_behind_it_starts(touches):
     # three servers in a ring: server 0 has resource 2 = 1, server 1 has (speed 2, resource 2 = 2)
     graph = small_world_ring(3, 0.0)
     caps = np.array([[1, 1], [2, 2], [1, 2]])
@@ -132,7 +133,7 @@ def test_a_blocked_head_is_shipped_to_the_front_of_a_neighbour_and_the_job_behin
     # job A (1 cycle, needs 2 of resource 2) blocks server 0; job B (1, 1) waits behind it
     rule = Scripted(agents, {0: [(0, [1, 2]), (0, [1, 1])]})
     net = ServerNetwork(env, graph, caps, 0.0, 2, rule, np.random.default_rng(1), np.random.default_rng(2),
-                        steps=4, runs=1, keep_records=True)  # fmt: skip
+                        steps=4, runs=1, keep_records=True, touches=touches)  # fmt: skip
     env.run(0.5)
     assert net.servers[0].running.id == 1  # B started at once when A was taken away
     assert net.in_transit() == 1 and net.queued() == 0
@@ -145,10 +146,22 @@ def test_a_blocked_head_is_shipped_to_the_front_of_a_neighbour_and_the_job_behin
     assert all(not s.records for s in net.servers)
     outcome = rule.outcomes[0]
     assert outcome.executed.tolist() == [True, True] and net.curve == [1.0]
-    # only agent 2 of server 0 decided on a job (A, at step 0): WLU is 1/2 for it, 0 for all others
-    assert list(zip(outcome.touch_agent.tolist(), outcome.touch_job.tolist(), strict=True)) == [(2, 0)]
-    wlu = wonderful_life(outcome)
-    assert wlu[2] == 0.5 and wlu.sum() == 0.5
+    # B (class 0) ran at server 0 (agent 0); A (class 2) at server 1 (agent 1 * 4 + 2 = 6)
+    assert outcome.executed_agent.tolist() == [6, 0]
+    assert outcome.requirements.tolist() == [[1, 2], [1, 1]]
+    pairs = list(zip(outcome.touch_agent.tolist(), outcome.touch_job.tolist(), strict=True))
+    wlu, su, su_here = wonderful_life(outcome), selfish(outcome), selfish(outcome, "agent")
+    if touches == "decision":
+        # only agent 2 of server 0 decided on a job (A, at step 0): WLU is 1/2 for it, 0 for all others
+        assert pairs == [(2, 0)]
+        assert wlu[2] == 0.5 and wlu.sum() == 0.5
+        assert su[2] == 1.0 and su_here[2] == 0.0 and np.isnan(su).sum() == 11
+    else:
+        # every queue a job entered: A at server 0 (agent 2) and server 1 (agent 6), B at server 0 (agent 0)
+        assert pairs == [(0, 1), (2, 0), (6, 0)]
+        assert wlu[[0, 2, 6]].tolist() == [0.5, 0.5, 0.5] and wlu.sum() == 1.5
+        assert su[[0, 2, 6]].tolist() == [1.0, 1.0, 1.0]
+        assert su_here[[0, 2, 6]].tolist() == [1.0, 0.0, 1.0]  # A was executed at agent 6, not at agent 2
 
 
 def test_shipped_jobs_land_at_the_front_ahead_of_waiting_jobs():
@@ -218,17 +231,19 @@ def test_the_plain_numpy_loop_gives_the_same_efficiency_run_by_run(r, m, k):
         (dict(m=0), "M \\(largest requirement"),
         (dict(k=0), "K >= 1"),
         (dict(steps=0), "steps"),
+        (dict(touches="often"), "touches: unknown 'often'"),
     ],
 )
 def test_bad_model_input_names_the_field(change, message):
-    p = dict(r=0.5, m=2, k=2, steps=10)
+    p = dict(r=0.5, m=2, k=2, steps=10, touches="visit")
     p.update(change)
     graph = small_world_ring(5, seed=0)
     caps = np.ones((5, p["k"]), dtype=int)
     agents = ShippingAgents(neighbour_lists(graph), 4, np.random.default_rng(0))
     with pytest.raises(ValueError, match=message):
         ServerNetwork(simpy.Environment(), graph, caps, p["r"], p["m"], RandomVectors(agents, np.random.default_rng()),
-                      np.random.default_rng(), np.random.default_rng(), steps=p["steps"], runs=1)  # fmt: skip
+                      np.random.default_rng(), np.random.default_rng(), steps=p["steps"], runs=1,
+                      touches=p["touches"])  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -238,6 +253,8 @@ def test_bad_model_input_names_the_field(change, message):
         ({"arrival_probs": "0.2,1.2"}, "r must be in \\[0, 1\\]"),
         ({"resources": "0"}, "resources \\(K\\) must be >= 1"),
         ({"algorithms": "wlu,xyz"}, "algorithms"),
+        ({"touches": "sometimes"}, "touches: unknown 'sometimes'"),
+        ({"su_executed": "nowhere"}, "su_executed: unknown 'nowhere'"),
     ],
 )
 def test_bad_scenario_config_names_the_field(overrides, message):
@@ -382,7 +399,8 @@ def test_quick_scenario_smoke(tmp_path):
     assert ((frame["efficiency"] >= 0) & (frame["efficiency"] <= 1)).all()
     module = load_scenario(SCENARIO).module
     table = module.tables(frame)
-    assert set(table["algorithm"]) == {"opt", "rand", "su", "tg", "wlu", "lb"} and len(table) == 24
+    assert set(table["algorithm"]) == {"opt", "lp", "rand", "su", "tg", "wlu", "lb"} and len(table) == 28
+    assert (frame["efficiency"] <= frame["lp_bound"] + 1e-9).all()  # the LP bound of the last run holds
     assert table.loc[table["algorithm"] == "rand", "paper_efficiency"].tolist() == [0.9318, 0.6435, 0.626, 0.1944]
     assert len(list((tmp_path / "curves").glob("*.csv"))) == 20
     written = module.report(results, tmp_path / "figs")  # what `schedlab run` calls after saving

@@ -2,9 +2,11 @@
 
 A run's state (eqs. 4-5) is, per job k that entered during the run, its weight w_k,
 whether it was executed e_k, and for each agent eta whether eta touched it,
-I_k^eta (decided on it at least once). Utilities are computed for all agents at once
-from a :class:`~schedlab.processes.ring.RunOutcome`-like object with ``weights``,
-``executed``, ``touch_agent``, ``touch_job`` and ``agents``.
+I_k^eta (what counts as a touch is the network's choice, see
+:class:`~schedlab.processes.ring.ServerNetwork`). Utilities are computed for all
+agents at once from a :class:`~schedlab.processes.run_outcome.RunOutcome`-like object
+with ``weights``, ``executed``, ``touch_agent``, ``touch_job`` and ``agents`` (and
+``executed_agent`` for the selfish utility's ``"agent"`` reading).
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ from typing import Protocol
 import numpy as np
 
 __all__ = [
+    "SU_EXECUTED",
     "UTILITIES",
     "clamped_world_utility",
     "selfish",
+    "selfish_at_agent",
     "team_game",
     "touch_matrix",
     "wonderful_life",
@@ -81,14 +85,39 @@ def wonderful_life(state: RunState) -> np.ndarray:
     return _touched_executed_weight(state) / total
 
 
-def selfish(state: RunState) -> np.ndarray:
-    """SU (eq. 9): sum_k w_k e_k I_k^eta / sum_k w_k I_k^eta; ``nan`` for an agent that touched no job."""
-    touched_weight = np.bincount(
-        state.touch_agent, weights=np.asarray(state.weights, dtype=float)[state.touch_job], minlength=state.agents
-    )
+#: the two readings of e_k in the selfish utility: eq. 9's e_k^t, or eq. 4's e_k^{eta,t}
+SU_EXECUTED = ("system", "agent")
+
+
+def selfish(state: RunState, executed: str = "system") -> np.ndarray:
+    """SU (eq. 9): sum_k w_k e_k I_k^eta / sum_k w_k I_k^eta; ``nan`` for an agent that touched no job.
+
+    Parameters
+    ----------
+    state
+        The run's state.
+    executed
+        ``"system"`` (eq. 9 as printed, e_k^t: job k was executed anywhere) or ``"agent"``
+        (eq. 4's e_k^{eta,t}: executed *at agent eta*, i.e. at eta's server; needs
+        ``state.executed_agent``). The paper writes both; see ``docs/collectives.md``.
+    """
+    if executed not in SU_EXECUTED:
+        raise ValueError(f"executed: unknown {executed!r}; choose from {', '.join(SU_EXECUTED)}")
+    weights = np.asarray(state.weights, dtype=float)
+    touched_weight = np.bincount(state.touch_agent, weights=weights[state.touch_job], minlength=state.agents)
+    if executed == "system":
+        numerator = _touched_executed_weight(state)
+    else:
+        here = np.asarray(state.executed_agent)[state.touch_job] == state.touch_agent
+        numerator = np.bincount(state.touch_agent, weights=weights[state.touch_job] * here, minlength=state.agents)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(touched_weight > 0, _touched_executed_weight(state) / touched_weight, math.nan)
+        return np.where(touched_weight > 0, numerator / touched_weight, math.nan)
+
+
+def selfish_at_agent(state: RunState) -> np.ndarray:
+    """SU with eq. 4's e_k^{eta,t}: the share of the jobs eta touched that were executed at eta's server."""
+    return selfish(state, "agent")
 
 
 #: the private utilities by the names the scenario uses
-UTILITIES = {"tg": team_game, "wlu": wonderful_life, "su": selfish}
+UTILITIES = {"tg": team_game, "wlu": wonderful_life, "su": selfish, "su_agent": selfish_at_agent}

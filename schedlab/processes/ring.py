@@ -26,9 +26,7 @@ jobs), clears every queue, link and running job, and hands the outcome to the ru
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
 import networkx as nx
@@ -38,6 +36,7 @@ import simpy
 from schedlab.model.job import Job
 from schedlab.model.records import JobRecord
 from schedlab.processes.ring_server import RingServer
+from schedlab.processes.run_outcome import TOUCHES, RunOutcome
 from schedlab.processes.shipping_agents import ShippingAgents, _whole, job_classes, random_vectors
 from schedlab.processes.signal import Signal
 
@@ -50,38 +49,6 @@ __all__ = [
     "job_classes",
     "random_vectors",
 ]
-
-
-@dataclass(frozen=True)
-class RunOutcome:
-    """What one run did: per job of the run (index = job id minus the run's first id), and the touches.
-
-    Attributes
-    ----------
-    run
-        Index of the run (t in the paper).
-    weights
-        w_k of each job that entered during the run.
-    executed
-        e_k: whether the job completed within the run.
-    touch_agent, touch_job
-        Each (agent, job) pair where the agent decided on the job during the run, once per pair.
-    agents
-        Number of agents (N * 2^K).
-    """
-
-    run: int
-    weights: np.ndarray
-    executed: np.ndarray
-    touch_agent: np.ndarray
-    touch_job: np.ndarray
-    agents: int
-
-    @property
-    def efficiency(self) -> float:
-        """G of eq. 6: the weighted fraction of the run's jobs that were executed within it."""
-        total = float(self.weights.sum())
-        return float(self.weights @ self.executed) / total if total > 0 else math.nan
 
 
 class ShippingRule(Protocol):
@@ -128,6 +95,11 @@ class ServerNetwork:
     whole_steps
         Servers work in whole steps (ceil(c / speed) per job, the default) or in
         continuous time (c / speed); see :class:`RingServer`.
+    touches
+        What sets I_k^eta (an agent "touched" job k): ``"visit"`` (the default) when the
+        job entered the queue of the agent's server, by arrival or delivery, whether or
+        not it ever reached the head; ``"decision"`` only when the agent decided on it
+        (kept or shipped it as the head job). See ``docs/collectives.md``.
 
     Attributes
     ----------
@@ -152,7 +124,10 @@ class ServerNetwork:
         runs: int = 400,
         keep_records: bool = False,
         whole_steps: bool = True,
+        touches: str = "visit",
     ) -> None:
+        if touches not in TOUCHES:
+            raise ValueError(f"touches: unknown {touches!r}; choose from {', '.join(TOUCHES)}")
         if not (isinstance(arrival_prob, int | float) and 0 <= arrival_prob <= 1):
             raise ValueError(f"r (arrival probability per server per step) must be in [0, 1], got {arrival_prob!r}")
         self.m = _whole("M (largest requirement/capacity)", max_requirement, 1)
@@ -177,8 +152,10 @@ class ServerNetwork:
             RingServer(env, row, name=f"server{i}", keep_records=keep_records, whole_steps=whole_steps)
             for i, row in enumerate(caps)
         ]
-        for server in self.servers:
-            server.completed.connect(self._completed)
+        for i, server in enumerate(self.servers):
+            server.completed.connect(self._completion_receiver(i))
+        self.touches = touches
+        self._visits = touches == "visit"
         #: the links: one batch of (next server, job, destination) per step, delivered the next step
         self.links = simpy.Store(env)
         self._outgoing: list[tuple[int, Job, int]] = []
@@ -194,6 +171,8 @@ class ServerNetwork:
         self._weights: list[float] = []
         self._classes: list[int] = []
         self._executed = bytearray()
+        self._where: list[int] = []  # server where each job of the run completed, -1 if not
+        self._reqs: list[list[int]] = []
         self._touched: set[tuple[int, int]] = set()
         rule.bind(self)
         self.clock = env.process(self._clock())
@@ -207,8 +186,13 @@ class ServerNetwork:
         """Record that ``agent`` decided on ``job`` in this run (I_k = 1 for that agent)."""
         self._touched.add((agent, job.id - self._first_id))
 
-    def _completed(self, record: JobRecord) -> None:
-        self._executed[record.id - self._first_id] = 1
+    def _completion_receiver(self, server: int):  # type: ignore[no-untyped-def]
+        def completed(record: JobRecord) -> None:
+            index = record.id - self._first_id
+            self._executed[index] = 1
+            self._where[index] = server
+
+        return completed
 
     def heads(self) -> list[tuple[int, Job]]:
         """``(server, head job)`` for every server with a waiting job, in server order."""
@@ -233,8 +217,12 @@ class ServerNetwork:
             return
         batch = self.links.get().value  # a get on a non-empty store succeeds at once
         servers, outgoing, next_hop = self.servers, self._outgoing, self.next_hop
+        visits, touched, classes, first = self._visits, self._touched, self.classes, self._first_id
         for i, job, dest in batch:
             if dest == i:
+                if visits:
+                    index = job.id - first
+                    touched.add((i * classes + self._classes[index], index))
                 servers[i].submit(job, front=True)
             else:  # load balancing: the job travels on, one link per step
                 outgoing.append((next_hop[i][dest], job, dest))
@@ -249,8 +237,11 @@ class ServerNetwork:
         classes = [sum(1 << k for k, v in enumerate(row) if v > half) for row in req]  # as job_classes()
         now = float(self.env.now)
         names, servers, next_id = self._names, self.servers, self._next_id
-        for i, row in zip(where.tolist(), req, strict=True):
+        visits, touched, n_classes, first = self._visits, self._touched, self.classes, self._first_id
+        for i, row, c in zip(where.tolist(), req, classes, strict=True):
             job = Job(next_id, now, float(row[0]), demands=dict(zip(names, row[1:], strict=True)), origin=i)
+            if visits:
+                touched.add((i * n_classes + c, next_id - first))
             next_id += 1
             servers[i].submit(job)
         count = where.size
@@ -258,6 +249,8 @@ class ServerNetwork:
         self._weights.extend([1.0] * count)  # the jobs' default weight w_k = 1
         self._classes.extend(classes)
         self._executed.extend(bytes(count))
+        self._where.extend([-1] * count)
+        self._reqs.extend(req)
         self.arrived += count
 
     def add_job(self, server: int, requirements: Sequence[int], weight: float = 1.0) -> Job:
@@ -275,7 +268,11 @@ class ServerNetwork:
         self._weights.append(float(weight))
         self._classes.append(int(job_classes(np.array([req]), self.m)[0]))
         self._executed.append(0)
+        self._where.append(-1)
+        self._reqs.append(req)
         self.arrived += 1
+        if self._visits:
+            self.touch(server * self.classes + self._classes[-1], job)
         self.servers[server].submit(job)
         return job
 
@@ -290,6 +287,8 @@ class ServerNetwork:
             agents, jobs = pairs[:, 0], pairs[:, 1]
         else:
             agents = jobs = np.zeros(0, dtype=np.int64)
+        where = np.array(self._where, dtype=np.int64)
+        executed_agent = np.where(where >= 0, where * self.classes + np.array(self._classes, dtype=np.int64), -1)
         return RunOutcome(
             self.run,
             np.array(self._weights, dtype=float),
@@ -297,6 +296,8 @@ class ServerNetwork:
             agents,
             jobs,
             self.n * self.classes,
+            executed_agent,
+            np.array(self._reqs, dtype=np.int64).reshape(-1, self.k),
         )
 
     def _clear(self) -> None:
@@ -307,6 +308,7 @@ class ServerNetwork:
         self._first_id = self._next_id
         self.arrived = 0
         self._weights, self._classes, self._executed = [], [], bytearray()
+        self._where, self._reqs = [], []
         self._touched = set()
 
     def _clock(self):  # type: ignore[no-untyped-def]
