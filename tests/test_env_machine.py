@@ -173,6 +173,7 @@ def test_observation_fields():
         # free cpus, free memory; slot 0: present, fits, cpus, memory, runtime, waited; slot 1 empty
         assert obs[:8].tolist() == pytest.approx([1, 1, 1, 1, 0.5, 0.25, seen / (seen + 4), 0])
         assert obs[8:14].tolist() == [0] * 6
+        assert env.observer.slots(obs).tolist() == [obs[2:8].tolist(), obs[8:14].tolist()]
         assert obs[14] == pytest.approx(1 / 3)  # one waiting job, window 2
         obs, *_ = env.step(0)  # t=1: job 1 arrives and fits beside job 0
         assert obs[:8].tolist() == pytest.approx([0.5, 0.75, 1, 1, 0.25, 0.25, 2 / 6, 0])

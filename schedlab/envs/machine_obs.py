@@ -114,6 +114,15 @@ class MachineObserver:
     def action_space(self) -> spaces.Discrete:
         return spaces.Discrete(self.n_actions)
 
+    def slots(self, obs: np.ndarray) -> np.ndarray:
+        """The window part of ``obs`` as a ``(K, R + 4)`` view, one row per slot.
+
+        Columns: present, fits, the ``R`` demands, runtime, waited; so ``slots(obs)[:, -2]``
+        are the (squashed) runtimes an agent sees.
+        """
+        r = self.n_resources
+        return obs[..., r : r + self.window * self.slot_size].reshape(*obs.shape[:-1], self.window, self.slot_size)
+
     # ------------------------------------------------------------------ reading the view
     def _capacities(self, view: MachineView) -> list[float]:
         caps = view.resources
