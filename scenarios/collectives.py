@@ -111,6 +111,11 @@ class Config:
         for name in ("networks", "runs", "steps", "candidates"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        for name in ("sigma", "alpha_t", "alpha_p"):
+            if not getattr(self, name) >= 0:
+                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
+        if not self.temperature > 0:
+            raise ValueError(f"temperature must be > 0, got {self.temperature}")
         if self.touches not in TOUCHES:
             raise ValueError(f"touches: unknown {self.touches!r}; choose from {', '.join(TOUCHES)}")
         if self.su_executed not in SU_EXECUTED:
