@@ -89,6 +89,12 @@ class Config:
     mask_actions: bool = True
     #: discount per decision ("step") or per time step ("time": placing a job takes no time)
     discount: str = "step"
+    #: the mask hides the void action while a visible job fits now (a work-conserving DQN)
+    work_conserving: bool = False
+    #: heuristic whose actions replace some random exploration: none, sjf, tetris or fcfs
+    guide: str = "none"
+    #: share of exploratory actions taken from the guide
+    guide_fraction: float = 0.5
     #: seed of the training run (episodes, exploration, weights)
     train_seed: int = 0
     #: steps between greedy evaluations on the validation sequences (the training curve)
@@ -108,6 +114,8 @@ class Config:
             raise ValueError(f"policies: unknown {unknown}; choose from {', '.join(POLICIES)}")
         if self.sequences < 1:
             raise ValueError(f"sequences must be >= 1, got {self.sequences}")
+        if self.guide != "none" and self.guide not in BASELINES:
+            raise ValueError(f"guide: unknown {self.guide!r}; choose from none, {', '.join(BASELINES)}")
         if self.discount not in ("step", "time"):
             raise ValueError(f"discount must be 'step' or 'time', got {self.discount!r}")
         self.env_config(self.loads + self.train_loads)  # the environment checks the rest
@@ -122,6 +130,7 @@ class Config:
             arrival_steps=self.arrival_steps,
             trials=self.trials,
             flatten=flatten,
+            work_conserving=self.work_conserving,
         )
 
     def training_key(self) -> str:
@@ -205,6 +214,7 @@ def checkpoint(cfg: Config) -> Path:
         dueling=cfg.dueling,
         mask_actions=cfg.mask_actions,
         discount=cfg.discount,
+        guide_fraction=cfg.guide_fraction if cfg.guide != "none" else 0.0,
     )
     env = DeepRMEnv(cfg.env_config(cfg.train_loads, flatten=True))
     validation = _validation(cfg)
@@ -215,7 +225,7 @@ def checkpoint(cfg: Config) -> Path:
     def on_eval(agent, step):
         # validated as evaluated: epsilon-greedy, from a stream of its own (the training draws are untouched)
         explore = np.random.default_rng([cfg.train_seed, 2, step])
-        policy = _epsilon_greedy(_greedy(agent, cfg.mask_actions), cfg.eval_epsilon, explore, cfg.mask_actions)
+        policy = _epsilon_greedy(_greedy(agent, cfg), cfg.eval_epsilon, explore, cfg)
         row = _evaluate(cfg, policy, validation)
         # the validation score weighs each load alike: the mean of slowdown / SJF's slowdown
         row["score"] = float(np.mean([v / reference[f"sjf_{k}"] for k, v in row.items()]))
@@ -229,7 +239,10 @@ def checkpoint(cfg: Config) -> Path:
         )
         return row | {"seconds": time.perf_counter() - began}
 
-    agent, curve = train(env, dqn_cfg, seed=cfg.train_seed, callback=on_eval, callback_every=cfg.eval_every)
+    guide = None if cfg.guide == "none" else _guide(BASELINES[cfg.guide])
+    agent, curve = train(
+        env, dqn_cfg, seed=cfg.train_seed, callback=on_eval, callback_every=cfg.eval_every, guide=guide
+    )
     if cfg.keep_best and "policy" in best:
         agent.policy.load_state_dict(best["policy"])
         agent.sync_target()
@@ -246,15 +259,22 @@ def checkpoint(cfg: Config) -> Path:
     return path
 
 
-def _greedy(agent, masked: bool) -> Agent:
-    """The Q-network's best action; among the valid ones (the env's action mask) if ``masked``."""
-    if masked:
-        return lambda machine: agent.act(machine.observation(flat=True), machine.action_mask())
-    return lambda machine: agent.act(machine.observation(flat=True))
+def _guide(heuristic: Agent):
+    """A baseline as the DQN's exploration guide: it reads the environment's model."""
+    return lambda env: heuristic(env.unwrapped.model)
 
 
-def _epsilon_greedy(agent: Agent, epsilon: float, rng: np.random.Generator, masked: bool) -> Agent:
-    """``agent``, except for a uniformly random action (a valid one if ``masked``) with probability ``epsilon``.
+def _mask(machine: SlottedMachine, cfg: Config) -> np.ndarray | None:
+    return machine.action_mask(work_conserving=cfg.work_conserving) if cfg.mask_actions else None
+
+
+def _greedy(agent, cfg: Config) -> Agent:
+    """The Q-network's best action; among the valid ones (the env's action mask) if ``cfg.mask_actions``."""
+    return lambda machine: agent.act(machine.observation(flat=True), _mask(machine, cfg))
+
+
+def _epsilon_greedy(agent: Agent, epsilon: float, rng: np.random.Generator, cfg: Config) -> Agent:
+    """``agent``, except for a uniformly random action (a valid one if masked) with probability ``epsilon``.
 
     A deterministic greedy Q-policy can loop for ever in a state it never learned well
     (the void action while jobs wait and nothing changes); a small epsilon at
@@ -266,18 +286,17 @@ def _epsilon_greedy(agent: Agent, epsilon: float, rng: np.random.Generator, mask
     def act(machine: SlottedMachine) -> int:
         if rng.random() >= epsilon:
             return agent(machine)
-        if masked:
-            return int(rng.choice(np.flatnonzero(machine.action_mask())))
-        return int(rng.integers(machine.slots + 1))
+        mask = _mask(machine, cfg)
+        return int(rng.integers(machine.slots + 1)) if mask is None else int(rng.choice(np.flatnonzero(mask)))
 
     return act
 
 
 @cache
-def _trained(path: str, masked: bool) -> Agent:
+def _trained(path: str, cfg: Config) -> Agent:
     from schedlab.learners.dqn import DQN
 
-    return _greedy(DQN.load(path), masked)
+    return _greedy(DQN.load(path), cfg)
 
 
 # --------------------------------------------------------------------------- one replication
@@ -289,8 +308,8 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
         env, dict(env_cfg.resources), jobs, horizon=cfg.horizon, slots=cfg.slots, backlog=cfg.backlog
     )
     if policy == "dqn":
-        trained = _trained(str(checkpoint(cfg)), cfg.mask_actions)
-        agent = _epsilon_greedy(trained, cfg.eval_epsilon, streams["exploration"], cfg.mask_actions)
+        trained = _trained(str(checkpoint(cfg)), cfg)
+        agent = _epsilon_greedy(trained, cfg.eval_epsilon, streams["exploration"], cfg)
     elif policy == "random":
         agent = random_agent(streams["random"])
     else:

@@ -67,6 +67,8 @@ class DeepRMConfig:
     reward: Literal["slowdown_sum", "slowdown_mean"] = "slowdown_sum"
     #: observe one flat float32 vector (backlog, machine, slots) instead of a Dict
     flatten: bool = False
+    #: the action mask hides the void action while a visible job fits now (a work-conserving agent)
+    work_conserving: bool = False
 
     def __post_init__(self) -> None:
         for what in ("horizon", "slots", "backlog", "arrival_steps", "trials", "max_time"):
@@ -167,11 +169,12 @@ class DeepRMEnv(gym.Env[Any, np.int64]):
 
         The masked-out actions are legal and advance time as the void action does; the
         mask (also in ``info["action_mask"]``, and named as sb3-contrib's MaskablePPO
-        reads it) only tells a learner which actions differ from waiting.
+        reads it) only tells a learner which actions differ from waiting. With
+        ``work_conserving``, it also hides waiting while a visible job fits now.
         """
         if self.model is None:
             raise RuntimeError("call reset() before action_masks()")
-        return self.model.action_mask()
+        return self.model.action_mask(work_conserving=self.config.work_conserving)
 
     def _observe(self) -> Any:
         assert self.model is not None
@@ -185,5 +188,5 @@ class DeepRMEnv(gym.Env[Any, np.int64]):
             "scheduled": scheduled,
             "backlog": model.backlog,
             "completed": model.completed,
-            "action_mask": model.action_mask(),
+            "action_mask": model.action_mask(work_conserving=self.config.work_conserving),
         }

@@ -214,16 +214,21 @@ class SlottedMachine:
         ok = np.flatnonzero(blocked[length:] == blocked[: self.horizon - length + 1])
         return int(ok[0]) if ok.size else None
 
-    def action_mask(self) -> np.ndarray:
+    def action_mask(self, *, work_conserving: bool = False) -> np.ndarray:
         """Which actions do something: slots whose job fits somewhere in the horizon, and the void action (last).
 
         An empty slot, or a job that fits nowhere, advances time exactly as the void
         action does; masking them lets a learner skip actions that only alias another.
+        With ``work_conserving``, the void action is masked too while a visible job
+        fits now: the scheduler may choose which job, not whether to idle.
         """
         mask = np.zeros(self.slots + 1, dtype=bool)
-        mask[-1] = True
+        fits_now = False
         for i, job in enumerate(self.queue[: self.slots]):
-            mask[i] = self.earliest(job) is not None
+            offset = self.earliest(job)
+            mask[i] = offset is not None
+            fits_now = fits_now or offset == 0
+        mask[-1] = not (work_conserving and fits_now)
         return mask
 
     def place(self, i: int) -> bool:

@@ -96,6 +96,8 @@ class DQNConfig:
     mask_actions: bool = True
     #: discount per decision ("step") or per unit of simulated time ("time": gamma ** elapsed info["time"])
     discount: Literal["step", "time"] = "step"
+    #: share of the exploratory actions taken from train's ``guide`` policy instead of uniformly at random
+    guide_fraction: float = 0.0
 
     def __post_init__(self) -> None:
         for name in ("total_steps", "buffer_size", "target_every", "batch_size", "train_every", "n_step"):
@@ -111,6 +113,8 @@ class DQNConfig:
             )
         if not self.learning_rate > 0:
             raise ValueError(f"learning_rate must be > 0, got {self.learning_rate!r}")
+        if not 0 <= self.guide_fraction <= 1:
+            raise ValueError(f"guide_fraction must be in [0, 1], got {self.guide_fraction!r}")
         if self.discount not in ("step", "time"):
             raise ValueError(f"discount must be 'step' or 'time', got {self.discount!r}")
 
@@ -358,12 +362,19 @@ def train(
     seed: int = 0,
     callback: Callable[[DQN, int], dict[str, float] | None] | None = None,
     callback_every: int = 10_000,
+    guide: Callable[[gym.Env], int] | None = None,
 ) -> tuple[DQN, list[dict[str, float]]]:
     """Train a DQN on ``env`` (a flat Box observation, Discrete actions).
 
     Returns the agent and the training curve: one row per finished episode (step,
     return, length, epsilon, mean loss since the last row), and every
     ``callback_every`` steps a row with what ``callback(agent, step)`` returns.
+
+    ``guide(env)``, a heuristic's action, replaces the uniform draw for a share
+    ``config.guide_fraction`` of the exploratory actions: Q-learning is off-policy,
+    so a behaviour that visits the states a sensible scheduler visits teaches the
+    values there (as demonstrations do in DQfD, Hester et al. 2018) without the
+    heuristic's choices entering the targets.
     """
     from gymnasium import spaces  # the rl extra; the learner itself needs only torch
 
@@ -387,7 +398,12 @@ def train(
     for step in range(1, cfg.total_steps + 1):
         epsilon = linear_schedule(cfg.start_epsilon, cfg.end_epsilon, cfg.exploration_fraction * cfg.total_steps, step)
         if rng.random() < epsilon:
-            action = int(rng.integers(n_actions)) if mask is None else int(rng.choice(np.flatnonzero(mask)))
+            if guide is not None and rng.random() < cfg.guide_fraction:
+                action = int(guide(env))
+            elif mask is None:
+                action = int(rng.integers(n_actions))
+            else:
+                action = int(rng.choice(np.flatnonzero(mask)))
         else:
             action = agent.act(obs, mask)
         next_obs, reward, terminated, truncated, next_info = env.step(action)
