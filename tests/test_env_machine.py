@@ -313,3 +313,24 @@ def test_any_agent_completes_every_job_without_overallocating(shape, seed):
     records = env.records()
     assert len(records) == len(jobs) and all(r.status is Status.COMPLETED for r in records)
     assert total == pytest.approx(-metrics.slowdown(records).sum())
+
+
+def _obs_driven(obs, mask):
+    """A deterministic agent whose choice depends on every cell of the observation."""
+    valid = np.flatnonzero(mask)
+    return int(valid[int(obs.sum() * 1000) % len(valid)])
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2), st.integers(1, 4), st.integers(1, 4)), min_size=1, max_size=14))
+def test_env_and_policy_agree_with_same_instant_arrivals_and_completions(shape):
+    # whole-number times with gaps of 0: arrivals and completions share instants
+    submits = np.cumsum([s for s, _, _ in shape]).tolist()
+    jobs = [job(i, t, r, c) for i, (t, (_, r, c)) in enumerate(zip(submits, shape, strict=True))]
+    env = MachineEnv(cpus=4, window=3)
+    run_episode(env, _obs_driven, options={"jobs": jobs})
+    sim = simpy.Environment()
+    machine = agent_machine(sim, 4, env.as_policy(_obs_driven))
+    Source(sim, jobs, machine)
+    sim.run()
+    assert machine.records == env.machine.records
