@@ -232,6 +232,12 @@ def test_agent_policy_takes_an_object_with_act_and_refuses_anything_else():
     assert policy.invalid_actions == 2  # slot 0 (J1) did not fit at t=2 and t=3: waits
     with pytest.raises(TypeError, match="act"):
         AgentPolicy(42, env.observer)
+    with_memory = MachineEnv(cpus=4, window=3, resources={"memory": 8.0})
+    sim = simpy.Environment()
+    machine = agent_machine(sim, 4, with_memory.as_policy(Agent()))
+    Source(sim, TINY, machine)
+    with pytest.raises(ValueError, match="machine 'machine' has no resource 'memory'"):
+        sim.run()
 
 
 @pytest.mark.parametrize(

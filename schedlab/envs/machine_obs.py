@@ -126,6 +126,9 @@ class MachineObserver:
     # ------------------------------------------------------------------ reading the view
     def _capacities(self, view: MachineView) -> list[float]:
         caps = view.resources
+        missing = [r for r in self.resources if r not in caps]
+        if missing:  # an agent trained with memory in its observation, run on a machine without it
+            raise ValueError(f"machine {view.name!r} has no resource {missing[0]!r}, which the observation shows")
         return [float(view.capacity)] + [float(caps[r]) for r in self.resources]
 
     def mask(self, view: MachineView) -> np.ndarray:
