@@ -225,3 +225,10 @@ def test_a_dueling_network_trains_and_round_trips(tmp_path):
     agent.save(tmp_path / "dueling.pt")
     obs = np.ones(8, dtype=np.float32)
     assert np.array_equal(DQN.load(tmp_path / "dueling.pt").q_values(obs), agent.q_values(obs))
+
+
+def test_compact_replay_refuses_observations_that_are_not_whole_bytes():
+    buffer = ReplayBuffer(4, 2, compact=True)
+    buffer.add(np.array([0.0, 255.0]), 0, 0.0, np.array([1.0, 2.0]), 0.9)
+    with pytest.raises(ValueError, match="compact=False"):
+        buffer.add(np.array([0.5, 1.0]), 0, 0.0, np.array([1.0, 2.0]), 0.9)

@@ -162,6 +162,10 @@ class QNetwork(nn.Module):
         return self.value(x) + advantage - advantage.mean(dim=1, keepdim=True)
 
 
+def _whole_bytes(x: np.ndarray) -> bool:
+    return bool(np.all((x >= 0) & (x <= 255) & (x == np.round(x))))
+
+
 class ReplayBuffer:
     """A ring buffer of transitions ``(obs, action, reward, next_obs, discount, next_mask)``.
 
@@ -194,6 +198,11 @@ class ReplayBuffer:
         next_mask: np.ndarray | None = None,
     ) -> None:
         i = self.pos
+        if self.obs.dtype == np.uint8 and not (_whole_bytes(obs) and _whole_bytes(next_obs)):
+            raise ValueError(
+                "compact replay stores observations as uint8, but this one has values that are not whole numbers "
+                "in 0..255: train with DQNConfig(compact=False)"
+            )
         self.obs[i], self.next_obs[i] = obs, next_obs
         self.actions[i], self.rewards[i], self.discounts[i] = action, reward, discount
         self.next_masks[i] = True if next_mask is None else next_mask
