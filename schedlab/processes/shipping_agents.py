@@ -53,7 +53,9 @@ class ShippingAgents:
     ``k >= 1`` ships it to the server's k-th neighbour (in increasing order). At each
     step, for every server with a waiting job, the agent owning the head job's class
     draws an action from its vector (one uniform number per server per step from
-    ``rng``, drawn for all servers at once) and the decision is recorded as a touch.
+    ``rng``, drawn for all servers at once). Under the network's ``touches="decision"``
+    reading the decision is recorded as a touch (under ``"visit"`` the network has
+    already recorded it when the job entered the queue).
 
     Parameters
     ----------
@@ -100,18 +102,19 @@ class ShippingAgents:
         self._targets = self.targets.tolist()
 
     def decide(self, network: ServerNetwork) -> list[tuple[int, Job, int]]:
-        """Draw each head job's fate; record every decision as a touch of the job by its agent."""
+        """Draw each head job's fate; under ``touches="decision"`` record it as a touch of the job by its agent."""
         heads = network.heads()
         if not heads:
             return []
         draws = self.rng.random(self.servers).tolist()
         classes, cumulative, targets = self.classes, self._cumulative, self._targets
-        touch = network.touch
+        touch = network.touch if network.touches == "decision" else None
         job_class = network.job_class
         out = []
         for s, job in heads:
             a = s * classes + job_class(job)
-            touch(a, job)
+            if touch is not None:
+                touch(a, job)
             u, row = draws[s], cumulative[a]
             k = 0
             while u >= row[k]:
