@@ -1,0 +1,379 @@
+"""A DQN scheduler trained on windows of a real log, against FCFS, SJF and EASY backfilling.
+
+The researcher's workflow on a real workload, end to end. One machine of the log's
+processors (MaxProcs; the Lublin model log by default: 256 processors, offered load
+1.06, so queues grow). The log's cleaned jobs are split in two by position: training
+windows are drawn from the first ``train_fraction`` of the jobs, test windows from the
+rest, so no test job was ever seen in training. A DQN
+(:mod:`schedlab.learners.dqn`) is trained once, before the cells run, on
+:class:`~schedlab.envs.machine_env.MachineEnv` episodes of ``length`` consecutive
+jobs (a fresh window per episode, its clock starting at the window's first job); it
+sees the ``window`` oldest waiting jobs and their requested times, and its reward is
+minus the slowdown integral (the return is minus the episode's total slowdown). The
+checkpoint and training curve (greedy mean slowdown on fixed validation windows of
+the training part, every ``eval_every`` steps) are saved under ``out_dir``, keyed by
+a hash of the training settings and of the log's bytes, and reused by later runs.
+
+Each cell evaluates one policy on ``windows`` held-out test windows (the
+replications): window r starts at a position drawn from replication r's ``window``
+stream, so every policy replays the same windows (common random numbers). Every
+policy runs on the same kind of Machine, :func:`~schedlab.envs.machine_env.agent_machine`
+(deciding once per instant, after every arrival and completion of it): ``dqn`` is the
+trained agent through :class:`~schedlab.envs.agent_policy.AgentPolicy` (greedy over
+the valid actions), ``random`` a uniform choice among them; ``fcfs`` and ``sjf`` are
+strict priority orders (by submit time, by requested time), ``easy`` and ``sjf_easy``
+the same with EASY backfilling (:mod:`schedlab.policies.backfilling`). The heuristics
+see the whole queue; the agent only its window. ``report`` writes ``paired.csv``: per
+window, DQN minus each other policy, and the paired mean difference to the best
+heuristic with its 95% half-width.
+
+    schedlab run scenarios/machine_rl.py --quick --workers 1
+    schedlab run scenarios/machine_rl.py --workers 1
+    schedlab run scenarios/machine_rl.py --set trace=UniLu-Gaia-2014-1 --set train_steps=400000
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import dataclasses
+import hashlib
+import json
+import math
+import sys
+import time
+from dataclasses import dataclass, replace
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import simpy
+
+from schedlab.envs.agent_policy import AgentPolicy
+from schedlab.envs.machine_env import MachineEnv, agent_machine
+from schedlab.envs.machine_obs import MachineObserver
+from schedlab.experiment import cli_main
+from schedlab.experiment.replay import BSLD_THRESHOLD, load_trace, make_policy, trace_path
+from schedlab.experiment.results import ci95_halfwidth
+from schedlab.experiment.seeding import Streams
+from schedlab.model import metrics
+from schedlab.model.job import Job
+from schedlab.model.records import JobRecord
+from schedlab.processes import Model, Source
+
+#: the heuristics, as (priority order, backfilling) of :func:`schedlab.experiment.replay.make_policy`
+HEURISTICS = {"fcfs": ("fcfs", "none"), "sjf": ("sjf", "none"), "easy": ("fcfs", "easy"), "sjf_easy": ("sjf", "easy")}
+POLICIES = ("dqn", *HEURISTICS, "random")
+#: settings that do not change the trained agent (left out of its checkpoint's key)
+EVALUATION_ONLY = ("policies", "windows", "threshold", "out_dir", "traces_dir", "trace")
+
+
+@dataclass(frozen=True)
+class Config:
+    #: SWF log, by path or by name in traces_dir
+    trace: str = "lublin_256"
+    #: where traces named without a path are looked up
+    traces_dir: str = "../shared/traces"
+    #: policies evaluated: dqn, fcfs, sjf, easy, sjf_easy, random
+    policies: tuple[str, ...] = POLICIES
+    #: held-out test windows per policy (the replications)
+    windows: int = 20
+    #: consecutive jobs per window (training episode and test window alike)
+    length: int = 128
+    #: training windows come from this first fraction of the log's jobs, test windows from the rest
+    train_fraction: float = 0.75
+    #: waiting jobs the agent sees and may start (the oldest ones)
+    window: int = 16
+    #: bounded slowdown threshold, in seconds
+    threshold: float = BSLD_THRESHOLD
+    #: environment steps of DQN training
+    train_steps: int = 400_000
+    #: environment steps before the first update
+    learning_starts: int = 10_000
+    #: replay buffer size
+    buffer_size: int = 100_000
+    #: widths of the Q-network's hidden layers
+    hidden: tuple[int, ...] = (128, 64)
+    #: AdamW learning rate
+    learning_rate: float = 2.5e-4
+    #: reward multiplier for learning (a reward is minus the slowdown accrued during the step)
+    reward_scale: float = 0.001
+    #: discount per decision
+    gamma: float = 0.99
+    #: fraction of training over which epsilon decays
+    exploration_fraction: float = 0.3
+    #: seed of the training run (episodes, exploration, weights)
+    train_seed: int = 0
+    #: steps between greedy evaluations on the validation windows (the training curve)
+    eval_every: int = 25_000
+    #: validation windows (from the training part, fixed by train_seed)
+    validation: int = 8
+    #: keep the weights that did best on the validation windows, not the last ones
+    keep_best: bool = True
+    #: where the checkpoint and training curve go
+    out_dir: str = "results/machine_rl"
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.policies) - set(POLICIES))
+        if unknown or not self.policies:
+            raise ValueError(f"policies: unknown {unknown or 'none given'}; choose from {', '.join(POLICIES)}")
+        for key in ("windows", "length", "window", "train_steps", "eval_every", "validation", "buffer_size"):
+            value = getattr(self, key)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{key} must be a whole number >= 1, got {value!r}")
+        if self.learning_starts < 0:
+            raise ValueError(f"learning_starts must be >= 0, got {self.learning_starts!r}")
+        if not 0 < self.train_fraction < 1:
+            raise ValueError(f"train_fraction must be in (0, 1), got {self.train_fraction!r}")
+        if not (math.isfinite(self.reward_scale) and self.reward_scale > 0):
+            raise ValueError(f"reward_scale must be a finite number > 0, got {self.reward_scale!r}")
+        if not self.threshold > 0:
+            raise ValueError(f"threshold must be > 0, got {self.threshold!r}")
+        self.split()  # the log exists and both parts hold a window
+
+    def path(self) -> Path:
+        return trace_path(self.trace, Path(self.traces_dir))
+
+    def split(self) -> tuple[tuple[Job, ...], int, int]:
+        """The log's cleaned jobs, its processors, and the first test position."""
+        log = load_trace(str(self.path()))
+        cut = int(len(log.jobs) * self.train_fraction)
+        if min(cut, len(log.jobs) - cut) < self.length:
+            raise ValueError(
+                f"length={self.length} is more than a part of {self.trace!r} holds "
+                f"({cut} training jobs, {len(log.jobs) - cut} test jobs at train_fraction={self.train_fraction})"
+            )
+        return log.jobs, log.procs, cut
+
+    def training_key(self) -> str:
+        """A short hash of every setting that changes the trained agent, and of the log's bytes."""
+        fields = [f.name for f in dataclasses.fields(self) if f.name not in EVALUATION_ONLY]
+        text = json.dumps({k: getattr(self, k) for k in fields}, sort_keys=True)
+        digest = hashlib.sha256(text.encode())
+        digest.update(self.path().read_bytes())
+        return digest.hexdigest()[:12]
+
+
+QUICK = dict(windows=6, train_steps=20_000, learning_starts=2_000, buffer_size=20_000, eval_every=5_000, validation=4)
+
+
+def REPS(cfg: Config) -> int:
+    """One replication per test window."""
+    return cfg.windows
+
+
+def cells(cfg: Config) -> list[dict]:
+    if "dqn" in cfg.policies:
+        checkpoint(cfg)  # train once, in the parent, before the cells run
+    return [{"policy": p} for p in cfg.policies]
+
+
+# --------------------------------------------------------------------------- windows of the log
+@dataclass(frozen=True)
+class PartWindows:
+    """Windows of ``length`` jobs starting in ``[lo, hi - length]``: a workload ``jobs(rng)`` for MachineEnv.
+
+    Parameters
+    ----------
+    jobs
+        The log's cleaned jobs.
+    lo, hi
+        The part of the log windows are drawn from (positions, ``hi`` excluded).
+    length
+        Jobs per window.
+    cpus
+        Processors of the log's machine.
+    time_scale
+        A typical runtime (the observation's time unit): the training part's median.
+    """
+
+    jobs: tuple[Job, ...]
+    lo: int
+    hi: int
+    length: int
+    cpus: int
+    time_scale: float
+
+    def at(self, start: int) -> list[Job]:
+        """The window starting at position ``start``, its clock shifted to start at 0."""
+        window = self.jobs[start : start + self.length]
+        return [replace(job, submit=job.submit - window[0].submit) for job in window]
+
+    def draw_start(self, rng: np.random.Generator) -> int:
+        return int(rng.integers(self.lo, self.hi - self.length + 1))
+
+    def __call__(self, rng: np.random.Generator) -> list[Job]:
+        return self.at(self.draw_start(rng))
+
+
+@cache
+def parts(cfg: Config) -> tuple[PartWindows, PartWindows]:
+    """The training and the test windows of ``cfg``'s log (disjoint: split at position ``cut``)."""
+    jobs, procs, cut = cfg.split()
+    scale = float(np.median([job.runtime for job in jobs[:cut]]))
+    return (
+        PartWindows(jobs, 0, cut, cfg.length, procs, scale),
+        PartWindows(jobs, cut, len(jobs), cfg.length, procs, scale),
+    )
+
+
+def observer(cfg: Config) -> MachineObserver:
+    """What the agent sees: the same in training (MachineEnv) and evaluation (AgentPolicy)."""
+    return MachineObserver((), cfg.window, parts(cfg)[0].time_scale, "estimate")
+
+
+def heuristic(name: str):
+    return make_policy(*HEURISTICS[name])
+
+
+def replay(jobs: list[Job], cpus: int, policy) -> list[JobRecord]:
+    """Run ``jobs`` on an empty :func:`agent_machine` under ``policy`` to the end; the Machine's records."""
+    sim = simpy.Environment()
+    machine = agent_machine(sim, cpus, policy)
+    Source(sim, jobs, machine)
+    sim.run()
+    return machine.all_records()
+
+
+# --------------------------------------------------------------------------- training
+def checkpoint(cfg: Config) -> Path:
+    """The trained agent's checkpoint: trained now unless this configuration's already exists."""
+    from schedlab.learners.dqn import DQNConfig, train  # torch is only needed for the DQN cells
+
+    out = Path(cfg.out_dir)
+    key = cfg.training_key()
+    path = out / f"dqn_{key}.pt"
+    if path.exists():
+        return path
+    import torch
+
+    torch.set_num_threads(1)  # a small network: one thread is fastest and leaves the other cores free
+    dqn_cfg = DQNConfig(
+        total_steps=cfg.train_steps,
+        learning_starts=cfg.learning_starts,
+        buffer_size=cfg.buffer_size,
+        hidden=cfg.hidden,
+        learning_rate=cfg.learning_rate,
+        reward_scale=cfg.reward_scale,
+        gamma=cfg.gamma,
+        exploration_fraction=cfg.exploration_fraction,
+        compact=False,  # fractional observations
+    )
+    training, _ = parts(cfg)
+    env = MachineEnv(workload=training, cpus=training.cpus, window=cfg.window, time_scale=training.time_scale)
+    starts = np.random.default_rng([cfg.train_seed, 1])  # validation windows: neither training draws nor test
+    validation = [training.at(training.draw_start(starts)) for _ in range(cfg.validation)]
+    reference = {
+        name: [metrics.slowdown(replay(jobs, training.cpus, heuristic(name))).mean() for jobs in validation]
+        for name in ("fcfs", "easy")
+    }
+    began = time.perf_counter()
+    best: dict = {"score": math.inf}
+
+    def on_eval(agent, step):
+        policy = AgentPolicy(agent, env.observer)
+        slowdowns = [metrics.slowdown(replay(jobs, training.cpus, policy)).mean() for jobs in validation]
+        score = float(np.mean(slowdowns))  # the evaluation's own measure: mean slowdown over windows
+        if score < best["score"]:
+            best.update(score=score, step=step, policy=copy.deepcopy(agent.policy.state_dict()))
+        row = {"slowdown": score}
+        row |= {f"{name}_slowdown": float(np.mean(v)) for name, v in reference.items()}
+        print(f"machine_rl: step {step}: " + ", ".join(f"{k}={v:.3f}" for k, v in row.items()), file=sys.stderr)
+        return row | {"seconds": time.perf_counter() - began}
+
+    agent, curve = train(env, dqn_cfg, seed=cfg.train_seed, callback=on_eval, callback_every=cfg.eval_every)
+    if cfg.keep_best and "policy" in best:
+        agent.policy.load_state_dict(best["policy"])
+        agent.sync_target()
+        print(
+            f"machine_rl: kept the weights of step {best['step']} (mean slowdown {best['score']:.3f})", file=sys.stderr
+        )
+    out.mkdir(parents=True, exist_ok=True)
+    names = sorted({k for row in curve for k in row})
+    with open(out / f"curve_{key}.csv", "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=names)
+        writer.writeheader()
+        writer.writerows(curve)
+    tmp = path.with_suffix(".tmp")
+    agent.save(tmp)
+    tmp.replace(path)  # whole or absent: a worker never reads half a checkpoint
+    return path
+
+
+@cache
+def _trained(path: str):
+    import torch
+
+    from schedlab.learners.dqn import DQN
+
+    torch.set_num_threads(1)
+    return DQN.load(path)
+
+
+def _random_agent(rng: np.random.Generator):
+    return lambda obs, mask: int(rng.choice(np.flatnonzero(mask)))
+
+
+# --------------------------------------------------------------------------- one replication
+def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> Model:
+    _, test = parts(cfg)
+    start = test.draw_start(streams["window"])  # the same window for replication r of every policy
+    name = cell["policy"]
+    if name == "dqn":
+        policy = AgentPolicy(_trained(str(checkpoint(cfg))), observer(cfg))
+    elif name == "random":
+        policy = AgentPolicy(_random_agent(streams["random"]), observer(cfg))
+    else:
+        policy = heuristic(name)
+    machine = agent_machine(env, test.cpus, policy)
+    Source(env, test.at(start), machine)
+    return Model(env, [machine], parts={"cfg": cfg, "machine": machine, "start": start})
+
+
+def measure(model: Model) -> dict[str, float]:
+    cfg: Config = model["cfg"]
+    machine = model["machine"]
+    done = machine.records
+    first, last = min(r.submit for r in done), max(r.end for r in done)
+    return {
+        "slowdown_mean": float(metrics.slowdown(done).mean()),
+        "bounded_slowdown_mean": float(metrics.bounded_slowdown(done, cfg.threshold).mean()),
+        "response_mean": float(metrics.response(done).mean()),
+        "wait_mean": float(metrics.wait(done).mean()),
+        "utilization": metrics.utilization(done, machine.capacity, first, last) if last > first else math.nan,
+        "window_start": float(model["start"]),
+    }
+
+
+# --------------------------------------------------------------------------- after the run
+def report(results, out: Path) -> list[Path]:
+    """``paired.csv``: per test window, DQN minus each other policy; print the difference to the best heuristic."""
+    reps = results.replications
+    by = {(r["policy"], r["rep"]): r for r in reps}
+    others = [p for p in dict.fromkeys(r["policy"] for r in reps) if p != "dqn"]
+    if "dqn" not in {r["policy"] for r in reps} or not others:
+        return []
+    windows = sorted({r["rep"] for r in reps})
+    rows = []
+    for rep in windows:
+        row = {"rep": rep, "window_start": by["dqn", rep]["window_start"]}
+        row |= {f"dqn_minus_{p}": by["dqn", rep]["slowdown_mean"] - by[p, rep]["slowdown_mean"] for p in others}
+        rows.append(row)
+    path = Path(out) / "paired.csv"
+    with open(path, "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    heuristics = [p for p in others if p in HEURISTICS]
+    if heuristics:
+        best = min(heuristics, key=lambda p: np.mean([by[p, rep]["slowdown_mean"] for rep in windows]))
+        diff = [row[f"dqn_minus_{best}"] for row in rows]
+        print(
+            f"paired mean slowdown, dqn - {best} (the best heuristic): "
+            f"{np.mean(diff):.3f} ± {ci95_halfwidth(diff):.3f} over {len(diff)} windows"
+        )
+    return [path]
+
+
+if __name__ == "__main__":
+    cli_main()
