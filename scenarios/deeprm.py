@@ -2,7 +2,10 @@
 
 One machine with CPUs and memory, DeepRM's jobs (80% short, 20% long, one dominant
 resource) arriving in Bernoulli trials for ``arrival_steps`` steps; an episode ends
-when every job has completed. The DQN is trained once (on job sequences drawn at
+when every job has completed. The DQN acts through the environment's action mask,
+work-conserving by default: it picks which visible job to place (now, or reserved
+ahead at its earliest fit), and waits only when no visible job fits now. It is
+trained once (on job sequences drawn at
 ``train_loads``, a fresh seeded sequence per episode) before the cells run; its
 checkpoint and training curve are saved under ``out_dir``, keyed by the training
 settings, and reused by later runs. Each cell evaluates one policy at one load on
@@ -68,7 +71,7 @@ class Config:
     #: loads of the training job sequences (one drawn per episode)
     train_loads: tuple[float, ...] = (1.0, 1.3, 1.6, 1.9)
     #: environment steps of DQN training
-    train_steps: int = 300_000
+    train_steps: int = 150_000
     #: environment steps before the first update
     learning_starts: int = 10_000
     #: replay buffer size
@@ -90,7 +93,7 @@ class Config:
     #: discount per decision ("step") or per time step ("time": placing a job takes no time)
     discount: str = "step"
     #: the mask hides the void action while a visible job fits now (a work-conserving DQN)
-    work_conserving: bool = False
+    work_conserving: bool = True
     #: heuristic whose actions replace some random exploration: none, sjf, tetris or fcfs
     guide: str = "none"
     #: share of exploratory actions taken from the guide
@@ -105,8 +108,8 @@ class Config:
     keep_best: bool = True
     #: where the checkpoint and training curve go
     out_dir: str = "results/deeprm"
-    #: exploration rate of the evaluated DQN (Mnih et al. 2015 evaluate at 0.05; 0 is greedy)
-    eval_epsilon: float = 0.05
+    #: exploration rate of the evaluated DQN (0 is greedy; Mnih et al. 2015 evaluate at 0.05)
+    eval_epsilon: float = 0.0
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.policies) - set(POLICIES))

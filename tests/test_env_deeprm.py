@@ -103,6 +103,17 @@ def test_the_action_mask_marks_what_differs_from_waiting():
     assert np.array_equal(env.action_masks(), info["action_mask"])
 
 
+def test_a_work_conserving_mask_hides_waiting_only_while_a_job_fits_now():
+    env = DeepRMEnv(**SMALL, work_conserving=True)
+    _, info = env.reset(options={"jobs": [job(0, 0, 15, 10, 1), job(1, 0, 1, 10, 1)]})
+    assert info["action_mask"].tolist() == [True, True, False, False]
+    _, _, _, _, info = env.step(0)  # nothing else fits now, nor anywhere in the horizon: waiting is the one choice
+    assert info["action_mask"].tolist() == [False, False, False, True]
+    env.reset(options={"jobs": [job(0, 0, 3, 10, 1), job(1, 0, 2, 5, 1)]})
+    _, _, _, _, info = env.step(0)  # job 1 fits only from step 3: it may be reserved, or the agent may wait
+    assert info["action_mask"].tolist() == [True, False, False, True]
+
+
 def test_an_action_outside_the_space_is_an_error_naming_it():
     env = DeepRMEnv(**SMALL)
     env.reset(seed=0)
