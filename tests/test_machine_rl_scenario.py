@@ -1,0 +1,104 @@
+"""scenarios/machine_rl.py with a tiny budget: trains once on the log's first part, evaluates on its last part."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+import torch
+
+from schedlab.experiment import run
+from schedlab.experiment.cli import main as cli
+from schedlab.experiment.scenario import load_scenario
+
+ROOT = Path(__file__).resolve().parent.parent
+SCENARIO = ROOT / "scenarios" / "machine_rl.py"
+TRACES = ROOT.parent / "shared" / "traces"
+COLUMNS = {"policy", "slowdown_mean", "bounded_slowdown_mean", "response_mean", "utilization"}
+POLICIES = ("dqn", "fcfs", "sjf", "easy", "sjf_easy", "random")
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    before = torch.get_num_threads()
+    yield {
+        "train_steps": 300,
+        "learning_starts": 100,
+        "buffer_size": 300,
+        "eval_every": 150,
+        "validation": 2,
+        "hidden": "16",
+        "length": 32,
+        "window": 4,
+        "windows": 3,
+        "out_dir": str(tmp_path / "agent"),
+        "traces_dir": str(TRACES),
+    }
+    torch.set_num_threads(before)
+
+
+def test_the_scenario_trains_once_and_evaluates_every_policy_on_held_out_windows(tiny, tmp_path):
+    results = run(SCENARIO, overrides=tiny, seed=1, executor="serial", progress=False)
+    assert results.reps == 3  # one replication per test window
+    assert [row["policy"] for row in results.rows] == list(POLICIES)
+    for row in results.rows:
+        assert set(row) >= COLUMNS
+        assert row["slowdown_mean"] >= 1 and row["bounded_slowdown_mean"] >= 1 and 0 < row["utilization"] <= 1
+    # replication r replays the same window under every policy, all of it in the test part of the log
+    scenario = load_scenario(SCENARIO)
+    cfg = scenario.config(tiny)
+    jobs, _, cut = cfg.split()
+    starts = {}
+    for rep in results.replications:
+        starts.setdefault(rep["rep"], set()).add(rep["window_start"])
+    assert sorted(starts) == [0, 1, 2] and all(len(s) == 1 for s in starts.values())
+    assert all(cut <= s <= len(jobs) - cfg.length for (s,) in starts.values())
+    # the checkpoint and the training curve, with a greedy validation row every eval_every steps
+    (checkpoint,) = (tmp_path / "agent").glob("dqn_*.pt")
+    (curve_path,) = (tmp_path / "agent").glob("curve_*.csv")
+    with open(curve_path) as fh:
+        curve = list(csv.DictReader(fh))
+    assert [row["step"] for row in curve if row["slowdown"]] == ["150", "300"]
+    # a second run with the same training settings reuses the checkpoint: same file, same DQN rows
+    stamp = checkpoint.stat().st_mtime_ns
+    again = run(SCENARIO, overrides={**tiny, "policies": "dqn"}, seed=1, executor="serial", progress=False)
+    assert checkpoint.stat().st_mtime_ns == stamp
+    assert list((tmp_path / "agent").glob("dqn_*.pt")) == [checkpoint]
+    assert again.rows[0]["slowdown_mean"] == results.rows[0]["slowdown_mean"]
+    # report: DQN minus every other policy, window by window
+    (paired,) = scenario.module.report(results, tmp_path)
+    with open(paired) as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 3 and set(rows[0]) == {"rep", "window_start"} | {f"dqn_minus_{p}" for p in POLICIES[1:]}
+
+
+def test_evaluation_settings_do_not_change_the_training_key(tiny):
+    scenario = load_scenario(SCENARIO)
+    key = scenario.config(tiny).training_key()
+    assert scenario.config({**tiny, "windows": 9, "policies": "dqn,fcfs"}).training_key() == key
+    assert scenario.config({**tiny, "train_steps": 301}).training_key() != key
+
+
+@pytest.mark.parametrize(
+    "key, value, message",
+    [
+        ("policies", "sjf,lottery", r"policies: unknown \['lottery'\]"),
+        ("window", "0", "window must be a whole number >= 1, got 0"),
+        ("length", "0", "length must be a whole number >= 1, got 0"),
+        ("windows", "0", "windows must be a whole number >= 1, got 0"),
+        ("length", "9000", "length=9000 is more than a part of 'lublin_256' holds"),
+    ],
+)
+def test_a_bad_setting_is_one_line_naming_the_key_and_value(key, value, message, capsys):
+    with pytest.raises(ValueError, match=message) as info:
+        run(SCENARIO, overrides={key: value, "traces_dir": str(TRACES)}, executor="serial", progress=False)
+    assert "\n" not in str(info.value)
+    assert cli(["run", str(SCENARIO), "--set", f"{key}={value}", "--set", f"traces_dir={TRACES}"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and err[0].startswith("error: ") and key in err[0] and value.split(",")[-1] in err[0]
+
+
+def test_an_unknown_trace_is_named():
+    with pytest.raises(FileNotFoundError, match="trace 'no-such-log' not found"):
+        run(SCENARIO, overrides={"trace": "no-such-log"}, executor="serial", progress=False)
