@@ -29,7 +29,11 @@ heuristic with its 95% half-width.
 
     schedlab run scenarios/machine_rl.py --quick --workers 1
     schedlab run scenarios/machine_rl.py --workers 1
-    schedlab run scenarios/machine_rl.py --set trace=UniLu-Gaia-2014-1 --set train_steps=400000
+    schedlab run scenarios/machine_rl.py --workers 1 --set train_steps=800000 --set window=32
+
+Another log is ``--set trace=NAME_OR_PATH``. The real logs in ``../shared/traces``
+are lightly loaded (offered load 0.45 to 0.70, see its PROVENANCE.md): on windows of
+128 jobs hardly any job waits there, and every policy ties (Gaia, checked: slowdown 1).
 """
 
 from __future__ import annotations
