@@ -19,13 +19,9 @@ random numbers), drawn from the run's seed, never from the training seeds.
 
 from __future__ import annotations
 
-import copy
-import csv
 import dataclasses
 import hashlib
 import json
-import sys
-import time
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -196,13 +192,16 @@ def _evaluate(cfg: Config, agent: Agent, sequences: list[tuple[float, list]]) ->
 
 def checkpoint(cfg: Config) -> Path:
     """The trained agent's checkpoint: trained now unless this configuration's already exists."""
-    from schedlab.learners.dqn import DQNConfig, train  # torch is only needed for the DQN cells
+    from schedlab.learners.dqn_checkpoint import cached_checkpoint  # torch is only needed for the DQN cells
 
-    out = Path(cfg.out_dir)
-    path = out / f"dqn_{cfg.training_key()}.pt"
-    if path.exists():
-        return path
+    return cached_checkpoint(cfg.out_dir, cfg.training_key(), lambda: _train(cfg))
+
+
+def _train(cfg: Config):
     import torch
+
+    from schedlab.learners.dqn import DQNConfig
+    from schedlab.learners.dqn_checkpoint import train_keeping_best
 
     torch.set_num_threads(1)  # a small network: one thread is fastest and leaves the other core free
     dqn_cfg = DQNConfig(
@@ -222,44 +221,30 @@ def checkpoint(cfg: Config) -> Path:
     env = DeepRMEnv(cfg.env_config(cfg.train_loads, flatten=True))
     validation = _validation(cfg)
     reference = {f"sjf_{k}": v for k, v in _evaluate(cfg, BASELINES["sjf"], validation).items()}
-    began = time.perf_counter()
-    best: dict = {"score": float("inf")}
+    evaluations = 0
 
-    def on_eval(agent, step):
-        # validated as evaluated: epsilon-greedy, from a stream of its own (the training draws are untouched)
-        explore = np.random.default_rng([cfg.train_seed, 2, step])
+    def validate(agent) -> dict[str, float]:
+        # validated as evaluated, exploring (if eval_epsilon > 0) from a stream of its own
+        nonlocal evaluations
+        evaluations += 1
+        explore = np.random.default_rng([cfg.train_seed, 2, evaluations * cfg.eval_every])
         policy = _epsilon_greedy(_greedy(agent, cfg), cfg.eval_epsilon, explore, cfg)
         row = _evaluate(cfg, policy, validation)
         # the validation score weighs each load alike: the mean of slowdown / SJF's slowdown
         row["score"] = float(np.mean([v / reference[f"sjf_{k}"] for k, v in row.items()]))
-        if row["score"] < best["score"]:
-            best.update(score=row["score"], step=step, policy=copy.deepcopy(agent.policy.state_dict()))
-        row |= reference
-        print(
-            f"deeprm: step {step}: " + ", ".join(f"{k}={v:.3f}" for k, v in sorted(row.items())),
-            file=sys.stderr,
-            flush=True,
-        )
-        return row | {"seconds": time.perf_counter() - began}
+        return row | reference
 
     guide = None if cfg.guide == "none" else _guide(BASELINES[cfg.guide])
-    agent, curve = train(
-        env, dqn_cfg, seed=cfg.train_seed, callback=on_eval, callback_every=cfg.eval_every, guide=guide
+    return train_keeping_best(
+        env,
+        dqn_cfg,
+        seed=cfg.train_seed,
+        validate=validate,
+        every=cfg.eval_every,
+        keep_best=cfg.keep_best,
+        name="deeprm",
+        guide=guide,
     )
-    if cfg.keep_best and "policy" in best:
-        agent.policy.load_state_dict(best["policy"])
-        agent.sync_target()
-        print(f"deeprm: kept the weights of step {best['step']} (score {best['score']:.3f})", file=sys.stderr)
-    out.mkdir(parents=True, exist_ok=True)
-    names = sorted({k for row in curve for k in row})
-    with open(out / f"curve_{cfg.training_key()}.csv", "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=names)
-        writer.writeheader()
-        writer.writerows(curve)
-    tmp = path.with_suffix(".tmp")
-    agent.save(tmp)
-    tmp.replace(path)  # whole or absent: a worker never reads half a checkpoint
-    return path
 
 
 def _guide(heuristic: Agent):

@@ -38,14 +38,11 @@ are lightly loaded (offered load 0.45 to 0.70, see its PROVENANCE.md): on window
 
 from __future__ import annotations
 
-import copy
 import csv
 import dataclasses
 import hashlib
 import json
 import math
-import sys
-import time
 from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
@@ -242,14 +239,16 @@ def replay(jobs: list[Job], cpus: int, policy) -> list[JobRecord]:
 # --------------------------------------------------------------------------- training
 def checkpoint(cfg: Config) -> Path:
     """The trained agent's checkpoint: trained now unless this configuration's already exists."""
-    from schedlab.learners.dqn import DQNConfig, train  # torch is only needed for the DQN cells
+    from schedlab.learners.dqn_checkpoint import cached_checkpoint  # torch is only needed for the DQN cells
 
-    out = Path(cfg.out_dir)
-    key = cfg.training_key()
-    path = out / f"dqn_{key}.pt"
-    if path.exists():
-        return path
+    return cached_checkpoint(cfg.out_dir, cfg.training_key(), lambda: _train(cfg))
+
+
+def _train(cfg: Config):
     import torch
+
+    from schedlab.learners.dqn import DQNConfig
+    from schedlab.learners.dqn_checkpoint import train_keeping_best
 
     torch.set_num_threads(1)  # a small network: one thread is fastest and leaves the other cores free
     dqn_cfg = DQNConfig(
@@ -268,40 +267,27 @@ def checkpoint(cfg: Config) -> Path:
     starts = np.random.default_rng([cfg.train_seed, 1])  # validation windows: neither training draws nor test
     validation = [training.at(training.draw_start(starts)) for _ in range(cfg.validation)]
     reference = {
-        name: [metrics.slowdown(replay(jobs, training.cpus, heuristic(name))).mean() for jobs in validation]
+        f"{name}_slowdown": float(
+            np.mean([metrics.slowdown(replay(jobs, training.cpus, heuristic(name))).mean() for jobs in validation])
+        )
         for name in ("fcfs", "easy")
     }
-    began = time.perf_counter()
-    best: dict = {"score": math.inf}
 
-    def on_eval(agent, step):
+    def validate(agent) -> dict[str, float]:
         policy = AgentPolicy(agent, env.observer)
         slowdowns = [metrics.slowdown(replay(jobs, training.cpus, policy)).mean() for jobs in validation]
         score = float(np.mean(slowdowns))  # the evaluation's own measure: mean slowdown over windows
-        if score < best["score"]:
-            best.update(score=score, step=step, policy=copy.deepcopy(agent.policy.state_dict()))
-        row = {"slowdown": score}
-        row |= {f"{name}_slowdown": float(np.mean(v)) for name, v in reference.items()}
-        print(f"machine_rl: step {step}: " + ", ".join(f"{k}={v:.3f}" for k, v in row.items()), file=sys.stderr)
-        return row | {"seconds": time.perf_counter() - began}
+        return {"score": score, "slowdown": score} | reference
 
-    agent, curve = train(env, dqn_cfg, seed=cfg.train_seed, callback=on_eval, callback_every=cfg.eval_every)
-    if cfg.keep_best and "policy" in best:
-        agent.policy.load_state_dict(best["policy"])
-        agent.sync_target()
-        print(
-            f"machine_rl: kept the weights of step {best['step']} (mean slowdown {best['score']:.3f})", file=sys.stderr
-        )
-    out.mkdir(parents=True, exist_ok=True)
-    names = sorted({k for row in curve for k in row})
-    with open(out / f"curve_{key}.csv", "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=names)
-        writer.writeheader()
-        writer.writerows(curve)
-    tmp = path.with_suffix(".tmp")
-    agent.save(tmp)
-    tmp.replace(path)  # whole or absent: a worker never reads half a checkpoint
-    return path
+    return train_keeping_best(
+        env,
+        dqn_cfg,
+        seed=cfg.train_seed,
+        validate=validate,
+        every=cfg.eval_every,
+        keep_best=cfg.keep_best,
+        name="machine_rl",
+    )
 
 
 @cache

@@ -232,3 +232,26 @@ def test_compact_replay_refuses_observations_that_are_not_whole_bytes():
     buffer.add(np.array([0.0, 255.0]), 0, 0.0, np.array([1.0, 2.0]), 0.9)
     with pytest.raises(ValueError, match="compact=False"):
         buffer.add(np.array([0.5, 1.0]), 0, 0.0, np.array([1.0, 2.0]), 0.9)
+
+
+def test_training_keeps_the_best_validated_weights_and_caches_the_checkpoint(tmp_path):
+    from schedlab.learners.dqn_checkpoint import cached_checkpoint, train_keeping_best
+
+    env = DeepRMEnv(flatten=True, arrival_steps=5, load=1.3)
+    cfg = DQNConfig(total_steps=400, learning_starts=50, hidden=(8,), buffer_size=400)
+    snapshots = {}
+
+    def validate(agent):  # scores 3, 1, 2, 4 at steps 100..400: the kept weights are those of step 200
+        snapshots[len(snapshots)] = {k: v.clone() for k, v in agent.policy.state_dict().items()}
+        return {"score": [3.0, 1.0, 2.0, 4.0][len(snapshots) - 1]}
+
+    def make():
+        return train_keeping_best(env, cfg, seed=0, validate=validate, every=100)
+
+    path = cached_checkpoint(tmp_path, "k", make)
+    kept = DQN.load(path)
+    assert all(torch.equal(v, snapshots[1][k]) for k, v in kept.policy.state_dict().items())
+    assert all(torch.equal(v, snapshots[1][k]) for k, v in kept.target.state_dict().items())
+    curve = (tmp_path / "curve_k.csv").read_text().splitlines()
+    assert "score" in curve[0] and "seconds" in curve[0]
+    assert cached_checkpoint(tmp_path, "k", lambda: pytest.fail("trained twice")) == path
