@@ -1,0 +1,280 @@
+"""Seed 003's grid as a PettingZoo AEC environment: N scheduler agents, each job one decision.
+
+Each episode builds a fresh :class:`~schedlab.processes.agents.GridModel` (the model of
+``scenarios/osl_grid.py``, built by :func:`~schedlab.envs.grid_obs.grid_model`) and runs
+it; the agents are its N schedulers (``scheduler_0`` ... in ring order), and an agent
+acts once for each of its new jobs: the action is the resource (``Discrete(M)``) the
+job is queued at. Observation and rewards are those of :mod:`schedlab.envs.grid_obs`.
+
+Why AEC, not Parallel: inside a step the model's agents decide one after the other, in
+ring order, and each decision reads the loads its predecessors' submissions left (an
+agent's own earlier jobs of the step included). Parallel would have every agent choose
+on the step's opening loads, which is not this model (its LLS, for one, would herd);
+so the environment selects, one job at a time, the agent whose turn it is, exactly as
+the model's phases order them. Agents without new jobs are not asked in that step (as
+in the model, where they have nothing to do); their rewards wait for their next turn,
+as AEC's cumulative rewards do. The number of actions per step varies, so there is no
+Parallel view of it.
+
+How the model is driven: each turn on the ring is a point where the environment stops
+the simulation (:class:`_SteppedGrid`, a GridModel whose ``pass_turn`` waits for it);
+there it takes the agent's jobs from its buffer and asks for them one by one, queuing
+each at once with ``GridResources.submit`` (the call the agent's process makes), then
+lets the turn pass on. The clock, arrivals, execution, the completion signal, the step
+ends and the series are the model's own: with a policy equal to LLS the records and
+ALoR series are those of ``GridModel`` with :class:`~schedlab.policies.grid.LeastLoaded`.
+
+Rewards arrive at each step's end for every agent (with ``reward="tpt"`` the return of
+agent i is minus the total time its jobs spent unfinished). The episode never
+terminates; every agent is truncated after ``steps`` steps. ``infos`` (one dict shared
+by every agent) carry the system's state: ``time``, ``step``, ``alor``, ``lor_max``,
+``lor_std`` (eq. 2, now), ``system_load`` (eq. 7 with this episode's capacities),
+``completed`` (jobs so far) and, once a job completed, ``atpt`` (eq. 1, so far).
+Every resource accepts every job: there is no action mask.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import gymnasium as gym
+import numpy as np
+import simpy
+from pettingzoo import AECEnv
+
+from schedlab.envs.grid_obs import AgentJobs, EpisodeStreams, GridAgentsConfig, grid_model, resource_index
+from schedlab.envs.grid_policy import PolicyDecider
+from schedlab.model import metrics
+from schedlab.model.job import Job
+from schedlab.model.records import JobRecord
+from schedlab.processes.agents import GridModel
+from schedlab.processes.grid import GridView
+
+__all__ = ["GridAgentsEnv"]
+
+
+class _SteppedGrid(GridModel):
+    """A GridModel whose turns wait for the environment: passing the turn only notes that one is owed."""
+
+    owed = False
+
+    def pass_turn(self) -> None:
+        self.owed = True
+
+    def release_turn(self) -> None:
+        """Let the owed turn go on, as GridModel's ``pass_turn`` would have done at once."""
+        super().pass_turn()
+
+
+class _EnvDecider:
+    """The model's decider in the environment: the bookkeeping, and the step's end; no decisions.
+
+    The environment queues every job itself before the agent's turn runs, so the
+    model never asks :meth:`assign`.
+    """
+
+    shares = False
+
+    def __init__(self, on_step_end: Any) -> None:
+        self._on_step_end = on_step_end
+
+    def bind(self, view: GridView) -> None:
+        self.jobs = AgentJobs(view.agents, view.resources)
+
+    def message(self, agent: int) -> None:
+        return None
+
+    def receive(self, agent: int, message: object) -> None:
+        pass
+
+    def assign(self, agent: int, lengths: np.ndarray) -> list[tuple[int, int]]:
+        raise RuntimeError(f"agent {agent} found jobs in its buffer: the environment should have placed them")
+
+    def completed(self, agent: int, resource: int, record: JobRecord) -> None:
+        self.jobs.completed(agent, resource, record)
+
+    def end_step(self) -> None:
+        self._on_step_end()
+
+
+class GridAgentsEnv(AECEnv):
+    """Seed 003's grid with the N schedulers as PettingZoo agents (see the module's notes).
+
+    Parameters
+    ----------
+    config
+        A :class:`~schedlab.envs.grid_obs.GridAgentsConfig`; keyword arguments override its fields.
+
+    Notes
+    -----
+    ``reset(seed=s)`` draws capacities and jobs from the named streams of seed ``s``
+    (those of ``Streams(s)`` in a scenario); a reset without a seed takes the next
+    child of the last seed (fresh OS entropy the first time). ``options`` are unused.
+    After an episode ``env.model`` is its GridModel (``series``, ``all_records()``).
+    :meth:`as_decider` turns a policy into a GridDecider for scenarios.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": [], "name": "schedlab_grid_agents_v0"}
+
+    def __init__(self, config: GridAgentsConfig | None = None, **overrides: Any) -> None:
+        super().__init__()
+        cfg = config or GridAgentsConfig()
+        if overrides:
+            cfg = GridAgentsConfig(**{**cfg.__dict__, **overrides})
+        self.config = cfg
+        self.observer = cfg.observer
+        self.possible_agents = [f"scheduler_{i}" for i in range(cfg.agents)]
+        self._index = {a: i for i, a in enumerate(self.possible_agents)}
+        self.agents = []
+        self.observation_spaces = {a: self.observer.observation_space() for a in self.possible_agents}
+        self.action_spaces = {a: gym.spaces.Discrete(cfg.resources) for a in self.possible_agents}
+        self.render_mode = None
+        self.model: GridModel | None = None
+        self._root: np.random.SeedSequence | None = None
+
+    def observation_space(self, agent: str) -> gym.spaces.Box:
+        # the same object each time (PettingZoo seeds spaces through it): one space per agent, kept
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gym.spaces.Discrete:
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ the model
+    def _step_ended(self) -> None:
+        self._pending += self._decider.jobs.end_step(self.config.reward)
+
+    def _advance(self) -> bool:
+        """Run the model to the next job to place; False once the horizon is reached."""
+        sim, model = self._sim, self.model
+        assert model is not None
+        while True:
+            if self._jobs:  # the turn goes on: the agent's next job, at the same instant
+                return True
+            if model.owed:
+                model.owed = False
+                if model.step != self._turn_step:
+                    # the first turn owed in a step comes from its arrivals: the model's own turn list,
+                    # the agents with new jobs in ring order (reversed, to pop from the end as it does)
+                    self._turn_step = model.step
+                    self._turns = [i for i in reversed(model.order) if model.agent_list[i].buffer]
+                if self._turns:
+                    agent = self._turns.pop()
+                    scheduler = model.agent_list[agent]
+                    self._jobs, scheduler.buffer = scheduler.buffer, []
+                    self._agent, self._next = agent, 0
+                    return True
+                model.release_turn()  # the step has no more turns: nothing to wake
+            if not model.done.is_alive:
+                return False
+            sim.step()
+
+    def _place(self, resource: int) -> None:
+        """Queue the current job at ``resource``; after the turn's last job, let the turn pass."""
+        assert self.model is not None
+        job: Job = self._jobs[self._next]
+        self.model.resources.submit(resource, job)
+        self._decider.jobs.submitted(self._agent, resource)
+        self._next += 1
+        if self._next == len(self._jobs):
+            self._jobs = []
+            self.model.release_turn()
+
+    def _system_info(self) -> dict[str, Any]:
+        model = self.model
+        assert model is not None
+        summary = metrics.load_summary(model.view.lor())
+        info = {
+            "time": float(model.env.now),
+            "step": model.step,
+            "alor": summary["alor"],
+            "lor_max": summary["max_lor"],
+            "lor_std": summary["std_lor"],
+            "system_load": model.load,
+            "completed": model.series.completed,
+        }
+        if model.series.completed:  # ATPT is undefined (nan) before the first completion: left out, not nan
+            info["atpt"] = model.series.atpt
+        return info
+
+    # ------------------------------------------------------------------ PettingZoo
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if seed is not None:
+            self._root = sequence = np.random.SeedSequence(seed)
+        else:
+            if self._root is None:
+                self._root = np.random.SeedSequence()
+            sequence = self._root.spawn(1)[0]
+        self._sim = simpy.Environment()
+        self._decider = _EnvDecider(self._step_ended)
+        self.model = grid_model(self._sim, self.config, self._decider, EpisodeStreams(sequence), _SteppedGrid)
+        self._pending = np.zeros(self.config.agents)
+        self._turn_step, self._turns = -1, []
+        self._jobs: list[Job] = []
+        self._agent, self._next = 0, 0
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        # before the first job is placed no job is unfinished: every reward so far is 0
+        more = self._advance()
+        self._pending.fill(0.0)
+        self._settle(more)
+
+    def _settle(self, more: bool) -> None:
+        """After the model ran: the rewards it paid, the infos, and who acts next (or the truncation)."""
+        info = self._system_info()
+        self.infos = {a: info for a in self.agents}
+        names = self.possible_agents
+        for i in np.flatnonzero(self._pending).tolist():
+            if names[i] in self.rewards:
+                self.rewards[names[i]] = float(self._pending[i]) * self.config.reward_scale
+        if more:
+            self.agent_selection = names[self._agent]
+        else:
+            self.truncations = dict.fromkeys(self.agents, True)
+            self._jobs = []
+            self.agent_selection = self.agents[0]
+
+    def observe(self, agent: str) -> np.ndarray:
+        if self.model is None:
+            raise RuntimeError("call reset() before observe()")
+        i = self._index[agent]
+        mine = bool(self._jobs) and i == self._agent
+        length = self._jobs[self._next].runtime if mine else 0.0
+        left = len(self._jobs) - self._next if mine else 0
+        return self.observer.observe(self.model.view, length, left, self._decider.jobs.unfinished[i])
+
+    def step(self, action: Any) -> None:
+        if self.model is None:
+            raise RuntimeError("call reset() before step()")
+        if not self.agents:
+            raise RuntimeError("the episode is over (every agent was truncated and stepped): call reset()")
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        resource = resource_index(action, self.config.resources, agent)
+        self._cumulative_rewards[agent] = 0.0
+        self._clear_rewards()
+        self._place(resource)
+        self._pending.fill(0.0)
+        self._settle(self._advance())
+        self._accumulate_rewards()
+
+    def close(self) -> None:
+        self.agents = []
+
+    # ------------------------------------------------------------------ helpers
+    def as_decider(self, policy: Any) -> PolicyDecider:
+        """``policy`` (obs -> resource, ``act(obs)``, or N of them) as a GridDecider seeing these observations."""
+        return PolicyDecider(policy, self.observer)
+
+    def records(self) -> list[JobRecord]:
+        """The episode's job records (completed first, then any still queued or running)."""
+        if self.model is None:
+            raise RuntimeError("call reset() before records()")
+        return self.model.all_records()
+
+    def __str__(self) -> str:
+        return str(self.metadata["name"])
