@@ -8,10 +8,13 @@ import math
 import numpy as np
 import pytest
 import simpy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("pettingzoo")
 
 from pettingzoo.test import api_test, seed_test
+from pettingzoo.utils import wrappers
 
 import schedlab.envs
 from schedlab.envs import EpisodeStreams, GridAgentsConfig, PolicyDecider, grid_model, least_loaded
@@ -47,6 +50,8 @@ def same_records(a, b):
 @pytest.mark.filterwarnings("ignore::UserWarning:pettingzoo.test.api_test")
 def test_pettingzoo_api_and_seed_tests_pass():
     api_test(GridAgentsEnv(agents=3, resources=4, steps=12), num_cycles=30)
+    wrapped = wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(GridAgentsEnv(agents=2, steps=6)))
+    api_test(wrapped, num_cycles=10)  # PettingZoo's usual wrappers take it
     seed_test(lambda: GridAgentsEnv(agents=3, resources=4, steps=12), num_cycles=30)
 
 
@@ -95,14 +100,16 @@ def test_same_seed_same_episode_and_streams_match_scenarios():
     assert np.array_equal(a, env.model.resources.capacities)
 
 
-def test_least_loaded_policy_reproduces_the_models_lls_exactly():
-    seed = 11
+# overloaded (queues everywhere, few ties) and lightly loaded (idle resources tie: LLS draws from its stream)
+@pytest.mark.parametrize("rate, seed", [(1.0, 11), (0.25, 3)])
+def test_least_loaded_policy_reproduces_the_models_lls_exactly(rate, seed):
+    config = GridAgentsConfig(agents=4, resources=6, rate=rate, steps=40)
     streams = Streams(seed)
     sim = simpy.Environment()
-    reference = grid_model(sim, SMALL, LeastLoaded(streams["routing"]), streams)
+    reference = grid_model(sim, config, LeastLoaded(streams["routing"]), streams)
     sim.run(until=reference.done)
 
-    env = GridAgentsEnv(SMALL)
+    env = GridAgentsEnv(config)
     _, actions = play(env, least_loaded(Streams(seed)["routing"], env.observer), seed)
     assert actions == reference.resources.submitted > 0
     assert same_records(env.records(), reference.all_records())
@@ -113,10 +120,39 @@ def test_least_loaded_policy_reproduces_the_models_lls_exactly():
     streams = Streams(seed)
     sim = simpy.Environment()
     decider = env.as_decider(least_loaded(streams["routing"], env.observer))
-    adapted = grid_model(sim, SMALL, decider, streams)
+    adapted = grid_model(sim, config, decider, streams)
     sim.run(until=adapted.done)
     assert same_records(adapted.all_records(), reference.all_records())
     assert decider.decisions == actions
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    agents=st.integers(1, 4),
+    resources=st.integers(1, 4),
+    rate=st.sampled_from([0.0, 0.5, 2.0]),
+    steps=st.integers(1, 12),
+    seed=st.integers(0, 2**16),
+)
+def test_every_job_is_placed_once_at_its_arrival_by_its_own_agent(agents, resources, rate, steps, seed):
+    config = GridAgentsConfig(agents=agents, resources=resources, rate=rate, steps=steps, cmin=100.0, cmax=100.0)
+    env = GridAgentsEnv(config)
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    placed = []
+    for agent in env.agent_iter():
+        obs, _, terminated, truncated, info = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        assert env.observation_space(agent).contains(obs) and obs[1] >= 1
+        assert info["time"] == info["step"] == int(obs[2] * steps + 0.5)  # decisions happen at a step's start
+        action = int(rng.integers(resources))
+        placed.append((agent, action, info["time"]))
+        env.step(action)
+    records = sorted(env.records(), key=lambda r: r.id)
+    assert [(f"scheduler_{r.origin}", int(r.machine[1:]), r.submit) for r in records] == placed
+    assert env.model.resources.submitted == len(placed)
 
 
 def test_tpt_return_is_minus_the_time_jobs_spent_unfinished_and_infos_carry_alor():

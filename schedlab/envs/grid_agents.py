@@ -35,6 +35,7 @@ Every resource accepts every job: there is no action mask.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -75,7 +76,7 @@ class _EnvDecider:
 
     shares = False
 
-    def __init__(self, on_step_end: Any) -> None:
+    def __init__(self, on_step_end: Callable[[], None]) -> None:
         self._on_step_end = on_step_end
 
     def bind(self, view: GridView) -> None:
