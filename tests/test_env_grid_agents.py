@@ -77,7 +77,11 @@ def test_spaces_and_first_observation():
     assert 0 < obs[0] <= 1 and obs[1] >= 1 and obs[2] == 0.0
     assert np.array_equal(env.observer.capacities(obs), env.model.resources.capacities / SMALL.cmax)
     assert not env.observer.unfinished(obs).any() and not env.observer.loads(obs).any()
-    others = [a for a in env.possible_agents if a != agent]
+    env.step(0)
+    state = env.state()
+    assert env.state_space.contains(state) and state.shape == (1 + 3 * 6,)
+    assert state[1 + 2 * 6 :].sum() == 1  # every agent's unfinished jobs: the one placed so far
+    others = [a for a in env.possible_agents if a != env.agent_selection]
     assert all(env.observe(a)[0] == 0 and env.observe(a)[1] == 0 for a in others)  # no job to place: no length
 
 

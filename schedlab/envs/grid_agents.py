@@ -30,7 +30,9 @@ terminates; every agent is truncated after ``steps`` steps. ``infos`` (one dict 
 by every agent) carry the system's state: ``time``, ``step``, ``alor``, ``lor_max``,
 ``lor_std`` (eq. 2, now), ``system_load`` (eq. 7 with this episode's capacities),
 ``completed`` (jobs so far) and, once a job completed, ``atpt`` (eq. 1, so far).
-Every resource accepts every job: there is no action mask.
+Every resource accepts every job: there is no action mask. :meth:`GridAgentsEnv.state`
+is the global state for centralised critics: ``now / steps``, then per resource its
+load, its capacity (scaled as in the observation) and every agent's unfinished jobs there.
 """
 
 from __future__ import annotations
@@ -129,6 +131,9 @@ class GridAgentsEnv(AECEnv):
         self.agents = []
         self.observation_spaces = {a: self.observer.observation_space() for a in self.possible_agents}
         self.action_spaces = {a: gym.spaces.Discrete(cfg.resources) for a in self.possible_agents}
+        m = cfg.resources
+        high = np.concatenate([[1.0], np.full(m, np.inf), np.ones(m), np.full(m, np.inf)])
+        self.state_space = gym.spaces.Box(np.zeros(1 + 3 * m), high, dtype=np.float64)
         self.render_mode = None
         self.model: GridModel | None = None
         self._root: np.random.SeedSequence | None = None
@@ -245,6 +250,14 @@ class GridAgentsEnv(AECEnv):
         length = self._jobs[self._next].runtime if mine else 0.0
         left = len(self._jobs) - self._next if mine else 0
         return self.observer.observe(self.model.view, length, left, self._decider.jobs.unfinished[i])
+
+    def state(self) -> np.ndarray:
+        """``now / steps``, each resource's load and capacity (as observed) and all agents' unfinished jobs there."""
+        if self.model is None:
+            raise RuntimeError("call reset() before state()")
+        # an observation with no job to place carries the time, loads and capacities; only the job counts differ
+        obs = self.observer.observe(self.model.view, 0.0, 0, self._decider.jobs.unfinished.sum(axis=0))
+        return obs[2:]
 
     def step(self, action: Any) -> None:
         if self.model is None:
