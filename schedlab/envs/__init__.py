@@ -25,7 +25,7 @@ from schedlab.envs.agent_policy import AgentPolicy
 from schedlab.envs.baselines import BASELINES, fcfs, random_agent, sjf, tetris
 from schedlab.envs.deeprm import DeepRMConfig, DeepRMEnv
 from schedlab.envs.episode import drive, episode_metrics
-from schedlab.envs.grid_obs import EpisodeStreams, GridAgentsConfig, GridObserver, grid_model
+from schedlab.envs.grid_obs import GridAgentsConfig, GridObserver, grid_model
 from schedlab.envs.grid_policy import PolicyDecider, least_loaded, random_resource
 from schedlab.envs.jobs import DeepRMJobs
 from schedlab.envs.machine_env import MachineEnv, MachineEnvConfig, agent_machine
@@ -39,7 +39,6 @@ __all__ = [
     "DeepRMConfig",
     "DeepRMEnv",
     "DeepRMJobs",
-    "EpisodeStreams",
     "GridAgentsConfig",
     "GridAgentsEnv",
     "GridObserver",

@@ -45,11 +45,12 @@ import numpy as np
 import simpy
 from pettingzoo import AECEnv
 
-from schedlab.envs.grid_obs import AgentJobs, EpisodeStreams, GridAgentsConfig, grid_model, resource_index
+from schedlab.envs.grid_obs import AgentJobs, GridAgentsConfig, grid_model, resource_index
 from schedlab.envs.grid_policy import PolicyDecider
 from schedlab.model import metrics
 from schedlab.model.job import Job
 from schedlab.model.records import JobRecord
+from schedlab.model.streams import Streams
 from schedlab.processes.agents import GridModel
 from schedlab.processes.grid import GridView
 
@@ -212,7 +213,7 @@ class GridAgentsEnv(AECEnv):
             sequence = self._root.spawn(1)[0]
         self._sim = simpy.Environment()
         self._decider = _EnvDecider(self._step_ended)
-        self.model = grid_model(self._sim, self.config, self._decider, EpisodeStreams(sequence), _SteppedGrid)
+        self.model = grid_model(self._sim, self.config, self._decider, Streams(sequence), _SteppedGrid)
         self._pending = np.zeros(self.config.agents)
         self._turn_step, self._turns = -1, []
         self._jobs: list[Job] = []

@@ -30,15 +30,15 @@ a decentralised learner may ignore them and use its own unfinished jobs, as OSL 
 from __future__ import annotations
 
 import math
-import zlib
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 import gymnasium as gym
 import numpy as np
 import simpy
 
 from schedlab.model.records import JobRecord
+from schedlab.model.streams import Streams
 from schedlab.processes.agents import GridDecider, GridModel, PoissonJobs
 from schedlab.processes.grid import GridView
 from schedlab.topologies import ordinal_ring, resource_capacities
@@ -46,7 +46,6 @@ from schedlab.topologies import ordinal_ring, resource_capacities
 __all__ = [
     "REWARDS",
     "AgentJobs",
-    "EpisodeStreams",
     "GridAgentsConfig",
     "GridObserver",
     "grid_model",
@@ -140,44 +139,18 @@ class GridAgentsConfig:
         return GridObserver(self.resources, **scales)
 
 
-class NamedStreams(Protocol):
-    def __getitem__(self, name: str) -> np.random.Generator: ...
-
-
-class EpisodeStreams:
-    """An episode's named random streams, drawn as :class:`schedlab.experiment.seeding.Streams` draws them.
-
-    ``EpisodeStreams(s)["arrivals"]`` gives the draws of ``Streams(s)["arrivals"]`` (the
-    CRC-32 of the name appended to the seed's spawn key), so an environment reset with
-    ``seed=s`` sees the jobs a scenario replication seeded with ``s`` sees; ``envs`` does
-    not import ``experiment`` (the package's layering), hence this small twin.
-    """
-
-    def __init__(self, seed: np.random.SeedSequence | int) -> None:
-        self.seed = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
-        self._streams: dict[str, np.random.Generator] = {}
-
-    def __getitem__(self, name: str) -> np.random.Generator:
-        rng = self._streams.get(name)
-        if rng is None:
-            key = (*self.seed.spawn_key, zlib.crc32(name.encode("utf-8")))
-            rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(self.seed.entropy, spawn_key=key)))
-            self._streams[name] = rng
-        return rng
-
-
 def grid_model(
     sim: simpy.Environment,
     config: GridAgentsConfig,
     decider: GridDecider,
-    streams: NamedStreams,
+    streams: Streams,
     model_class: type[GridModel] = GridModel,
 ) -> GridModel:
     """The GridModel the environment runs for ``config``, with ``decider`` deciding for every agent.
 
     Capacities come from ``streams["capacities"]``, job counts from ``arrivals`` and
     lengths from ``lengths``, as in ``scenarios/osl_grid.py``: an environment reset with
-    ``seed=s`` and this model with ``Streams(s)`` (or ``EpisodeStreams(s)``) see the same
+    ``seed=s`` and this model with ``Streams(s)`` see the same
     resources and jobs.
     """
     capacities = resource_capacities(config.resources, (config.cmin, config.cmax), streams["capacities"])

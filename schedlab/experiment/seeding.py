@@ -15,16 +15,11 @@ cells without biasing any one of them.
 
 from __future__ import annotations
 
-import zlib
-
 import numpy as np
 
+from schedlab.model.streams import Streams, stream_key
+
 __all__ = ["Streams", "replication_seeds", "stream_key"]
-
-
-def stream_key(name: str) -> int:
-    """A stable 32-bit key for a stream name (CRC-32 of its UTF-8 bytes)."""
-    return zlib.crc32(name.encode("utf-8"))
 
 
 def replication_seeds(seed: int, reps: int) -> list[np.random.SeedSequence]:
@@ -34,37 +29,3 @@ def replication_seeds(seed: int, reps: int) -> list[np.random.SeedSequence]:
     if isinstance(reps, bool) or not isinstance(reps, int | np.integer) or reps < 1:
         raise ValueError(f"reps must be a whole number >= 1, got {reps!r}")
     return np.random.SeedSequence(int(seed)).spawn(int(reps))
-
-
-class Streams:
-    """The named random streams of one replication.
-
-    ``streams["arrivals"]`` is a :class:`numpy.random.Generator`; asking twice for a
-    name gives the same Generator, so a stream's draws continue where they stopped.
-    ``replication`` is the replication's index, for scenarios whose replications are
-    not random draws but, say, the windows of a trace.
-    """
-
-    def __init__(self, seed: np.random.SeedSequence | int, replication: int = 0) -> None:
-        if not isinstance(seed, np.random.SeedSequence):
-            seed = np.random.SeedSequence(seed)
-        self.seed = seed
-        self.replication = replication
-        self._streams: dict[str, np.random.Generator] = {}
-
-    def sequence(self, name: str) -> np.random.SeedSequence:
-        """The SeedSequence of stream ``name`` (for libraries that take one)."""
-        return np.random.SeedSequence(self.seed.entropy, spawn_key=(*self.seed.spawn_key, stream_key(name)))
-
-    def __getitem__(self, name: str) -> np.random.Generator:
-        rng = self._streams.get(name)
-        if rng is None:
-            rng = self._streams[name] = np.random.Generator(np.random.PCG64(self.sequence(name)))
-        return rng
-
-    def names(self) -> list[str]:
-        """Streams drawn from so far."""
-        return sorted(self._streams)
-
-    def __repr__(self) -> str:
-        return f"Streams(entropy={self.seed.entropy}, spawn_key={self.seed.spawn_key})"
