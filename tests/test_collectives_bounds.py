@@ -106,3 +106,18 @@ def test_selfish_reading_is_checked():
     state = ServerNetwork  # any object: the reading is checked first
     with pytest.raises(ValueError, match="executed: unknown 'somewhere'"):
         selfish(state, "somewhere")
+
+
+@pytest.mark.slow
+def test_reproduction_at_a_small_budget_wlu_beats_tg_and_rand_and_lb_falls_below_rand():
+    """(r, M) = (0.2, 8), 2 networks, 80 runs (30 random + 50 learning): the paper's ordering of Table II."""
+    from pathlib import Path
+
+    from schedlab.experiment import run
+
+    scenario = Path(__file__).resolve().parent.parent / "scenarios" / "collectives.py"
+    overrides = {"arrival_probs": (0.2,), "max_requirements": (8,), "algorithms": ("rand", "tg", "wlu", "lb"),
+                 "runs": 80, "warmup": 30, "curves_dir": ""}  # fmt: skip
+    frame = run(scenario, overrides=overrides, reps=2, executor="serial", keep_records=False).frame()
+    g = frame.set_index("algorithm")["efficiency_last10"]
+    assert g["wlu"] > g["tg"] > g["rand"] > g["lb"]
