@@ -113,6 +113,8 @@ class Config:
             raise ValueError(f"policies: unknown {unknown}; choose from {', '.join(POLICIES)}")
         if self.sequences < 1:
             raise ValueError(f"sequences must be >= 1, got {self.sequences}")
+        if not 0 <= self.guide_fraction <= 1:
+            raise ValueError(f"guide_fraction must be in [0, 1], got {self.guide_fraction!r}")
         if self.guide != "none" and self.guide not in BASELINES:
             raise ValueError(f"guide: unknown {self.guide!r}; choose from none, {', '.join(BASELINES)}")
         if self.discount not in ("step", "time"):

@@ -57,3 +57,17 @@ def test_the_scenario_trains_once_and_reports_every_policy_at_every_load(tiny, t
 def test_an_unknown_policy_is_named():
     with pytest.raises(ValueError, match=r"policies: unknown \['lottery'\]"):
         run(SCENARIO, overrides={"policies": "sjf,lottery"}, reps=1, executor="serial", progress=False)
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        ("policies", "dqn,lottery", "policies: unknown"),
+        ("guide", "foo", "guide: unknown 'foo'"),
+        ("guide_fraction", "2", r"guide_fraction must be in \[0, 1\], got 2.0"),
+        ("discount", "x", "discount must be 'step' or 'time', got 'x'"),
+    ],
+)
+def test_a_bad_setting_is_one_error_naming_it(tiny, key, value, message):
+    with pytest.raises(ValueError, match=message):
+        run(SCENARIO, overrides={**tiny, key: value}, reps=1, seed=1, executor="serial", progress=False)
