@@ -223,13 +223,10 @@ def _train(cfg: Config):
     env = DeepRMEnv(cfg.env_config(cfg.train_loads, flatten=True))
     validation = _validation(cfg)
     reference = {f"sjf_{k}": v for k, v in _evaluate(cfg, BASELINES["sjf"], validation).items()}
-    evaluations = 0
 
-    def validate(agent) -> dict[str, float]:
+    def validate(agent, step: int) -> dict[str, float]:
         # validated as evaluated, exploring (if eval_epsilon > 0) from a stream of its own
-        nonlocal evaluations
-        evaluations += 1
-        explore = np.random.default_rng([cfg.train_seed, 2, evaluations * cfg.eval_every])
+        explore = np.random.default_rng([cfg.train_seed, 2, step])
         policy = _epsilon_greedy(_greedy(agent, cfg), cfg.eval_epsilon, explore, cfg)
         row = _evaluate(cfg, policy, validation)
         # the validation score weighs each load alike: the mean of slowdown / SJF's slowdown

@@ -273,7 +273,7 @@ def _train(cfg: Config):
         for name in ("fcfs", "easy")
     }
 
-    def validate(agent) -> dict[str, float]:
+    def validate(agent, step: int) -> dict[str, float]:
         policy = AgentPolicy(agent, env.observer)
         slowdowns = [metrics.slowdown(replay(jobs, training.cpus, policy)).mean() for jobs in validation]
         score = float(np.mean(slowdowns))  # the evaluation's own measure: mean slowdown over windows

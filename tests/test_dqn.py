@@ -241,17 +241,18 @@ def test_training_keeps_the_best_validated_weights_and_caches_the_checkpoint(tmp
     cfg = DQNConfig(total_steps=400, learning_starts=50, hidden=(8,), buffer_size=400)
     snapshots = {}
 
-    def validate(agent):  # scores 3, 1, 2, 4 at steps 100..400: the kept weights are those of step 200
-        snapshots[len(snapshots)] = {k: v.clone() for k, v in agent.policy.state_dict().items()}
-        return {"score": [3.0, 1.0, 2.0, 4.0][len(snapshots) - 1]}
+    def validate(agent, step):  # scores 3, 1, 2, 4 at steps 100..400: the kept weights are those of step 200
+        snapshots[step] = {k: v.clone() for k, v in agent.policy.state_dict().items()}
+        return {"score": {100: 3.0, 200: 1.0, 300: 2.0, 400: 4.0}[step]}
 
     def make():
         return train_keeping_best(env, cfg, seed=0, validate=validate, every=100)
 
     path = cached_checkpoint(tmp_path, "k", make)
     kept = DQN.load(path)
-    assert all(torch.equal(v, snapshots[1][k]) for k, v in kept.policy.state_dict().items())
-    assert all(torch.equal(v, snapshots[1][k]) for k, v in kept.target.state_dict().items())
+    assert sorted(snapshots) == [100, 200, 300, 400]
+    assert all(torch.equal(v, snapshots[200][k]) for k, v in kept.policy.state_dict().items())
+    assert all(torch.equal(v, snapshots[200][k]) for k, v in kept.target.state_dict().items())
     curve = (tmp_path / "curve_k.csv").read_text().splitlines()
     assert "score" in curve[0] and "seconds" in curve[0]
     assert cached_checkpoint(tmp_path, "k", lambda: pytest.fail("trained twice")) == path

@@ -32,7 +32,7 @@ def train_keeping_best(
     config: DQNConfig,
     *,
     seed: int,
-    validate: Callable[[DQN], dict[str, float]],
+    validate: Callable[[DQN, int], dict[str, float]],
     every: int,
     keep_best: bool = True,
     name: str = "dqn",
@@ -43,7 +43,7 @@ def train_keeping_best(
     Parameters
     ----------
     validate
-        ``validate(agent)`` returns a row for the training curve with a ``"score"``
+        ``validate(agent, step)`` returns a row for the training curve with a ``"score"``
         (lower is better), e.g. the mean slowdown on fixed validation sequences.
     keep_best
         Load the weights of the best score into the returned agent (and its target
@@ -60,7 +60,7 @@ def train_keeping_best(
     best: dict = {"score": math.inf}
 
     def on_eval(agent: DQN, step: int) -> dict[str, float]:
-        row = validate(agent)
+        row = validate(agent, step)
         if row["score"] < best["score"]:
             best.update(score=row["score"], step=step, policy=copy.deepcopy(agent.policy.state_dict()))
         print(f"{name}: step {step}: " + ", ".join(f"{k}={v:.3f}" for k, v in sorted(row.items())), file=sys.stderr)
