@@ -256,3 +256,31 @@ def test_training_keeps_the_best_validated_weights_and_caches_the_checkpoint(tmp
     curve = (tmp_path / "curve_k.csv").read_text().splitlines()
     assert "score" in curve[0] and "seconds" in curve[0]
     assert cached_checkpoint(tmp_path, "k", lambda: pytest.fail("trained twice")) == path
+
+
+def test_a_guide_replaces_its_share_of_the_random_exploration():
+    from schedlab.envs.deeprm import DeepRMEnv
+
+    class Recorder(DeepRMEnv):
+        def step(self, action):
+            self.actions.append(int(action))
+            return super().step(action)
+
+    def always_explore(fraction):
+        env = Recorder(flatten=True, arrival_steps=5, load=1.3)
+        env.actions = []
+        cfg = DQNConfig(
+            total_steps=300,
+            learning_starts=1000,
+            hidden=(8,),
+            buffer_size=300,
+            start_epsilon=1.0,
+            end_epsilon=1.0,
+            guide_fraction=fraction,
+        )
+        train(env, cfg, seed=0, guide=lambda e: e.unwrapped.config.slots)  # the guide always waits
+        return env.actions
+
+    assert set(always_explore(1.0)) == {5}
+    mixed = always_explore(0.5)
+    assert 0.35 < mixed.count(5) / len(mixed) < 0.9 and len(set(mixed)) > 1
