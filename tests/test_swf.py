@@ -304,6 +304,22 @@ def test_missing_maxprocs_hint_names_maxnodes():
         _ = read_swf(LUBLIN).machine_procs
 
 
+def test_nodes_as_procs_reads_a_maxnodes_only_header_as_one_processor_per_node(tmp_path: Path):
+    path = tmp_path / "nodes.swf"
+    path.write_text(
+        "; MaxNodes: 8\n"
+        "1 0 -1 10 2 -1 -1 2 -1 -1 1 -1 -1 -1 -1 -1 -1 -1\n"
+        "2 1 -1 10 9 -1 -1 9 -1 -1 1 -1 -1 -1 -1 -1 -1 -1\n"
+    )
+    trace = read_swf(path, nodes_as_procs=True)
+    assert trace.machine_procs == 8
+    assert [job.cpus for job in trace.jobs()] == [2]  # the 9-wide job is dropped as wider than the machine
+    assert read_swf(path, nodes_as_procs=True, machine_procs=16).machine_procs == 16  # an explicit size wins
+    with_procs = tmp_path / "procs.swf"
+    with_procs.write_text("; MaxProcs: 32\n; MaxNodes: 8\n1 0 -1 10 2 -1 -1 2 -1 -1 1 -1 -1 -1 -1 -1 -1 -1\n")
+    assert read_swf(with_procs, nodes_as_procs=True).machine_procs == 32  # MaxProcs, where given, is the size
+
+
 def test_gzip_is_detected_by_content_not_name(tmp_path: Path):
     """A gzip file named .swf and a plain file named .gz both read."""
     text = (DATA / "small.swf").read_bytes()

@@ -90,10 +90,7 @@ class SyntheticJobs:
 @lru_cache(maxsize=4)
 def _trace_jobs(path: str) -> tuple[tuple[Job, ...], int]:
     """The cleaned jobs of an SWF log and its processors, read once per process."""
-    trace = read_swf(path)
-    if trace.header.max_procs is None and trace.header.max_nodes:
-        # the Lublin model's log gives only MaxNodes: one processor per node (as schedlab replay reads it)
-        trace = read_swf(path, machine_procs=trace.header.max_nodes)
+    trace = read_swf(path, nodes_as_procs=True)  # as schedlab replay reads the Lublin model's MaxNodes-only logs
     return tuple(trace.jobs()), trace.machine_procs
 
 

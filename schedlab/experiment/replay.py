@@ -69,10 +69,8 @@ def load_trace(path: str, compat: str = "none", strict: bool = False) -> LoadedT
     if compat not in COMPATS:
         raise ValueError(f"unknown compat {compat!r}; choose from {', '.join(COMPATS)}")
     mode = None if compat == "none" else compat
-    trace: SWFTrace = read_swf(path, strict=strict, compat=mode)
-    if trace.header.max_procs is None and trace.header.max_nodes:
-        # e.g. the Lublin model's log gives only MaxNodes: one processor per node
-        trace = read_swf(path, strict=strict, compat=mode, machine_procs=trace.header.max_nodes)
+    # e.g. the Lublin model's log gives only MaxNodes: one processor per node
+    trace: SWFTrace = read_swf(path, strict=strict, compat=mode, nodes_as_procs=True)
     procs = trace.machine_procs
     records: list[SWFRecord] = []
     jobs: list[Job] = []

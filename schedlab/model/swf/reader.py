@@ -239,6 +239,7 @@ def read_swf(
     index: tuple[int, int | None] | None = None,
     compat: str | None = None,
     machine_procs: int | None = None,
+    nodes_as_procs: bool = False,
 ) -> SWFTrace:
     """Open an SWF file (plain or gzip): parse its header now, stream its jobs later.
 
@@ -272,6 +273,11 @@ def read_swf(
         counted), and a header without MaxProcs means one processor per node.
     machine_procs
         Processors of the machine, instead of the header's MaxProcs.
+    nodes_as_procs
+        Where the header gives MaxNodes but no MaxProcs (the Lublin model's logs),
+        read the machine as MaxNodes processors, one per node, as if
+        ``machine_procs=MaxNodes`` had been given. Off by default: the reader does not
+        guess a machine's size.
 
     Returns
     -------
@@ -317,6 +323,8 @@ def read_swf(
             raise
         raise _error(name, None, None, None, f"cannot be read: {exc}") from exc
     header = _parse_header(comments, problems)
+    if machine_procs is None and nodes_as_procs and header.max_procs is None and header.max_nodes:
+        machine_procs = header.max_nodes
     if not has_data:
         problems.add(DropReason.EMPTY, None, None, None, "no jobs: the file has no data lines")
     return SWFTrace(
