@@ -43,6 +43,7 @@ import dataclasses
 import hashlib
 import json
 import math
+import sys
 from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
@@ -142,7 +143,8 @@ class Config:
         if min(cut, len(log.jobs) - cut) < self.length:
             raise ValueError(
                 f"length={self.length} is more than a part of {self.trace!r} holds "
-                f"({cut} training jobs, {len(log.jobs) - cut} test jobs at train_fraction={self.train_fraction})"
+                f"({cut} training jobs, {len(log.jobs) - cut} test jobs at train_fraction={self.train_fraction}). "
+                f"Reading it: {log.report}"
             )
         return log.jobs, log.procs, cut
 
@@ -164,6 +166,7 @@ def REPS(cfg: Config) -> int:
 
 
 def cells(cfg: Config) -> list[dict]:
+    print(f"machine_rl: {load_trace(str(cfg.path())).report}", file=sys.stderr)  # what reading the log kept, dropped
     if "dqn" in cfg.policies:
         checkpoint(cfg)  # train once, in the parent, before the cells run
     return [{"policy": p} for p in cfg.policies]

@@ -102,3 +102,15 @@ def test_a_bad_setting_is_one_line_naming_the_key_and_value(key, value, message,
 def test_an_unknown_trace_is_named():
     with pytest.raises(FileNotFoundError, match="trace 'no-such-log' not found"):
         run(SCENARIO, overrides={"trace": "no-such-log"}, executor="serial", progress=False)
+
+
+def test_a_malformed_log_line_is_counted_and_said(tiny, tmp_path, capsys):
+    lines = [f"{i} {i * 10} -1 {50 + i % 7} 2 -1 -1 2 100 -1 1 1 1 1 1 -1 -1 -1" for i in range(1, 200)]
+    lines.insert(60, "61 600 x 50 2 -1 -1 2 100 -1 1 1 1 1 1 -1 -1 -1")
+    log = tmp_path / "small.swf"
+    log.write_text("; MaxProcs: 8\n" + "\n".join(lines) + "\n")
+    settings = {**tiny, "trace": str(log), "policies": "fcfs,sjf"}
+    run(SCENARIO, overrides=settings, seed=1, executor="serial", progress=False)
+    assert "kept 199, dropped 1" in capsys.readouterr().err
+    with pytest.raises(ValueError, match=r"Reading it: .*dropped 1"):
+        run(SCENARIO, overrides={**settings, "length": 80}, seed=1, executor="serial", progress=False)
