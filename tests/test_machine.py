@@ -482,6 +482,15 @@ def test_source_refuses_a_workload_out_of_order():
         env.run()
 
 
+def test_source_submits_jobs_of_the_same_time_whatever_the_clock_rounding():
+    """The clock reaches a submit time as now + delay, which may round a hair past it; a job
+    submitted at the same time as the previous one is still in order (found by Hypothesis)."""
+    t = 257.1452315456016
+    env, machine = build([Job(0, 1.0440999990421176, 1.0), Job(1, t, 1.0), Job(2, t, 1.0)])
+    env.run()
+    assert [r.submit for r in machine.records] == [1.0440999990421176, t, t]
+
+
 def test_trace_of_a_preempted_job():
     """On a TracedEnvironment the machine logs each event with its time, in order."""
     env = TracedEnvironment()

@@ -40,7 +40,10 @@ class Source:
         last = None
         for job in jobs:
             delay = job.submit - env.now
-            if delay < 0:
+            # order is checked against the previous job's submit time, not the clock: the clock
+            # reached it as now + delay, which floating point may leave a hair past it, and a
+            # job submitted at the same time must still be in order
+            if job.submit < (last.submit if last is not None else env.now):
                 before = f"job {last.id} at {last.submit}" if last is not None else f"the clock at {env.now}"
                 raise ValueError(
                     f"source {self.name!r}: workload is not in submission order: job {job.id} "
