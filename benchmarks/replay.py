@@ -7,10 +7,10 @@ jobs/s (jobs replayed / simulation wall time), peak memory, and the mean wait an
 mean bounded slowdown ``max(1, (wait + run) / max(run, 10))`` of its schedule; then
 the time ratios AccaSim / schedlab.
 
-- **schedlab**: :func:`schedlab.experiment.replay.load_trace` (read, clean), then
-  :func:`~schedlab.experiment.replay.replay_model` with ``make_policy("fcfs",
+- **schedlab**: :func:`schedlab.model.traces.load_trace` (read, clean), then
+  :func:`~schedlab.processes.replay.replay_model` with ``make_policy("fcfs",
   "easy")`` on a machine of the header's MaxProcs processors, run to the end, and
-  :func:`~schedlab.experiment.replay.evaluate` (timed apart, as "metrics").
+  :func:`~schedlab.model.traces.evaluate` (timed apart, as "metrics").
 - **AccaSim** 1.1.3 (``pip install accasim`` into its own venv, default
   ``../accasim-venv``): FIFO with ``EASYBackfilling`` and the ``FirstFit`` allocator,
   run by ``_accasim_driver.py`` with that venv's interpreter. Its reader turns a
@@ -123,7 +123,8 @@ def _machine_takes_iterators() -> bool:
 
 def build_schedlab(env: Any, jobs: Sequence[Any], procs: int, batch: bool) -> tuple[Any, str]:
     """The replay model, built as ``replay_model`` builds it where this checkout allows."""
-    from schedlab.experiment.replay import make_policy, replay_model
+    from schedlab.policies.batch import make_policy
+    from schedlab.processes.replay import replay_model
     from schedlab.processes.machine import Machine
     from schedlab.processes.model import Model
     from schedlab.processes.source import Source
@@ -151,7 +152,7 @@ def build_schedlab(env: Any, jobs: Sequence[Any], procs: int, batch: bool) -> tu
 def worker_schedlab(trace: str, schedule: str, traced: bool, batch: bool) -> dict[str, Any]:
     import simpy
 
-    from schedlab.experiment.replay import evaluate, load_trace
+    from schedlab.model.traces import evaluate, load_trace
     from schedlab.model.records import Status
 
     rss_imported = _maxrss_kib()
@@ -269,7 +270,7 @@ def profile_schedlab(trace: str, top: int, batch: bool) -> str:
     """cProfile of schedlab's simulation of the whole trace (load excluded): top functions two ways."""
     import simpy
 
-    from schedlab.experiment.replay import load_trace
+    from schedlab.model.traces import load_trace
 
     loaded = load_trace(trace)
     env = simpy.Environment()
@@ -323,7 +324,7 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--repeat must be >= 1")
     nodes = [int(n) for n in args.nodes.split(",") if n.strip()]
 
-    from schedlab.experiment.replay import load_trace
+    from schedlab.model.traces import load_trace
 
     trace = str(Path(args.trace).resolve())
     loaded = load_trace(trace)

@@ -55,7 +55,8 @@ from schedlab.envs.agent_policy import AgentPolicy
 from schedlab.envs.machine_env import MachineEnv, agent_machine
 from schedlab.envs.machine_obs import MachineObserver
 from schedlab.experiment import cli_main
-from schedlab.experiment.replay import BSLD_THRESHOLD, load_trace, make_policy, trace_path
+from schedlab.model.traces import BSLD_THRESHOLD, load_trace, trace_path
+from schedlab.policies.batch import make_policy
 from schedlab.experiment.results import ci95_halfwidth
 from schedlab.experiment.seeding import Streams
 from schedlab.model import metrics
@@ -63,7 +64,7 @@ from schedlab.model.job import Job
 from schedlab.model.records import JobRecord
 from schedlab.processes import Model, Source
 
-#: the heuristics, as (priority order, backfilling) of :func:`schedlab.experiment.replay.make_policy`
+#: the heuristics, as (priority order, backfilling) of :func:`schedlab.policies.batch.make_policy`
 HEURISTICS = {"fcfs": ("fcfs", "none"), "sjf": ("sjf", "none"), "easy": ("fcfs", "easy"), "sjf_easy": ("sjf", "easy")}
 POLICIES = ("dqn", *HEURISTICS, "random")
 #: settings that do not change the trained agent (left out of its checkpoint's key)

@@ -41,7 +41,7 @@ import simpy
 import torch
 
 from schedlab.experiment import cli_main
-from schedlab.experiment.replay import NativeSchedule, load_trace, trace_path
+from schedlab.model.traces import NativeSchedule, load_trace, trace_path
 from schedlab.experiment.seeding import Streams
 from schedlab.learners.approximators import ApproximatorConfig, make_approximator
 from schedlab.learners.sarsa import Sarsa, SarsaConfig

@@ -10,14 +10,9 @@ import pytest
 import simpy
 
 from schedlab.experiment.cli import main
-from schedlab.experiment.replay import (
-    NativeSchedule,
-    evaluate,
-    load_trace,
-    make_policy,
-    pick_windows,
-    replay_model,
-)
+from schedlab.model.traces import NativeSchedule, evaluate, load_trace, pick_windows
+from schedlab.policies.batch import make_policy
+from schedlab.processes.replay import replay_model
 from schedlab.model import Job
 from schedlab.policies.scoring import f1, unicep, wfp3
 

@@ -175,8 +175,8 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from schedlab.experiment import trace_scenario
-    from schedlab.experiment.replay import load_trace, trace_path
+    from schedlab.scenarios import trace_replay as trace_scenario
+    from schedlab.model.traces import load_trace, trace_path
     from schedlab.experiment.runner import run
     from schedlab.experiment.scenario import load_scenario
 

@@ -1,11 +1,12 @@
-"""Trace replay: windows of a real log replayed on a machine sized from its header.
+"""Real logs as replay input: a cleaned trace in memory, windows of it, the schedule that ran, a window's metrics.
 
-The protocol of RL-scheduling papers: take windows of L consecutive jobs of the loaded,
-cleaned log, replay each alone on an empty machine (only its jobs arrive, at their
-recorded submit times, and run for their recorded run times), and report per window
-and on average the bounded slowdown (10 s threshold), mean wait, mean response and
-utilization. The *native* baseline is the schedule that actually ran, rebuilt from the
-waits the log records.
+Plain data (no SimPy). The protocol of RL-scheduling papers: take windows of L
+consecutive jobs of the loaded, cleaned log, replay each alone on an empty machine
+(:func:`schedlab.processes.replay.replay_model`; only its jobs arrive, at their recorded
+submit times, and run for their recorded run times), and report per window and on
+average the bounded slowdown (10 s threshold), mean wait, mean response and
+utilization (:func:`evaluate`). The *native* baseline is the schedule that actually
+ran, rebuilt from the waits the log records (:class:`NativeSchedule`).
 """
 
 from __future__ import annotations
@@ -17,25 +18,17 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
-import simpy
 
 from schedlab.model import metrics
-from schedlab.model.decisions import Policy
 from schedlab.model.job import Job
 from schedlab.model.records import JobRecord, Status, job_record
 from schedlab.model.swf import SWFRecord, SWFTrace, read_swf
-from schedlab.policies.backfilling import EASY, Committed
-from schedlab.policies.scoring import SCORES, Priority
-from schedlab.processes.machine import Machine
-from schedlab.processes.model import Model
-from schedlab.processes.source import Source
 
 __all__ = [
-    "BACKFILLS", "COMPATS", "LoadedTrace", "NativeSchedule", "evaluate", "load_trace", "make_policy",
-    "pick_windows", "replay_model",
+    "BSLD_THRESHOLD", "COMPATS", "LoadedTrace", "NativeSchedule", "evaluate", "load_trace", "pick_windows",
+    "trace_path",
 ]
 
-BACKFILLS = ("none", "easy")
 COMPATS = ("none", "rlscheduler")
 #: bounded-slowdown threshold for traces (seconds), as in the RL-scheduling papers
 BSLD_THRESHOLD = 10.0
@@ -110,26 +103,6 @@ def pick_windows(
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(0x57F,)))
     replace_ = count > last + 1
     return sorted(int(s) for s in rng.choice(last + 1, size=count, replace=replace_))
-
-
-def make_policy(score: str, backfill: str = "none", compat: str = "none") -> Policy:
-    """The policy named on the command line: a score, with or without EASY backfilling."""
-    if score not in SCORES:
-        raise ValueError(f"unknown policy {score!r}; choose from {', '.join(SCORES)}")
-    if backfill not in BACKFILLS:
-        raise ValueError(f"unknown backfill {backfill!r}; choose from {', '.join(BACKFILLS)}")
-    if compat == "rlscheduler":
-        return Committed(score, backfill=backfill == "easy")
-    order = Priority(score)
-    return EASY(order) if backfill == "easy" else order
-
-
-def replay_model(env: simpy.Environment, jobs: Sequence[Job], procs: int, policy: Policy,
-                 *, batch_decisions: bool = False) -> Model:
-    """A model that replays ``jobs`` (in submit order) on an empty machine of ``procs`` processors."""
-    machine = Machine(env, procs, policy, name="trace", batch_decisions=batch_decisions)
-    Source(env, jobs, machine)
-    return Model(env, [machine], parts={"machine": machine})
 
 
 class NativeSchedule:

@@ -14,20 +14,12 @@ from typing import Any
 import numpy as np
 import simpy
 
-from schedlab.experiment.replay import (
-    BACKFILLS,
-    COMPATS,
-    NativeSchedule,
-    evaluate,
-    load_trace,
-    make_policy,
-    pick_windows,
-    replay_model,
-    trace_path,
-)
-from schedlab.experiment.seeding import Streams
+from schedlab.model.streams import Streams
+from schedlab.model.traces import COMPATS, NativeSchedule, evaluate, load_trace, pick_windows, trace_path
+from schedlab.policies.batch import BACKFILLS, make_policy
 from schedlab.policies.scoring import SCORES
 from schedlab.processes.model import Model
+from schedlab.processes.replay import replay_model
 
 NAME = "trace_replay"
 

@@ -1,0 +1,23 @@
+"""The trace-replay model: a window of a log's jobs arriving at an empty machine."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import simpy
+
+from schedlab.model.decisions import Policy
+from schedlab.model.job import Job
+from schedlab.processes.machine import Machine
+from schedlab.processes.model import Model
+from schedlab.processes.source import Source
+
+__all__ = ["replay_model"]
+
+
+def replay_model(env: simpy.Environment, jobs: Sequence[Job], procs: int, policy: Policy,
+                 *, batch_decisions: bool = False) -> Model:
+    """A model that replays ``jobs`` (in submit order) on an empty machine of ``procs`` processors."""
+    machine = Machine(env, procs, policy, name="trace", batch_decisions=batch_decisions)
+    Source(env, jobs, machine)
+    return Model(env, [machine], parts={"machine": machine})
