@@ -124,9 +124,9 @@ def _machine_takes_iterators() -> bool:
 def build_schedlab(env: Any, jobs: Sequence[Any], procs: int, batch: bool) -> tuple[Any, str]:
     """The replay model, built as ``replay_model`` builds it where this checkout allows."""
     from schedlab.policies.batch import make_policy
-    from schedlab.processes.replay import replay_model
     from schedlab.processes.machine import Machine
     from schedlab.processes.model import Model
+    from schedlab.processes.replay import replay_model
     from schedlab.processes.source import Source
 
     policy = make_policy("fcfs", "easy")
@@ -152,8 +152,8 @@ def build_schedlab(env: Any, jobs: Sequence[Any], procs: int, batch: bool) -> tu
 def worker_schedlab(trace: str, schedule: str, traced: bool, batch: bool) -> dict[str, Any]:
     import simpy
 
-    from schedlab.model.traces import evaluate, load_trace
     from schedlab.model.records import Status
+    from schedlab.model.traces import evaluate, load_trace
 
     rss_imported = _maxrss_kib()
     if traced:

@@ -55,13 +55,13 @@ from schedlab.envs.agent_policy import AgentPolicy
 from schedlab.envs.machine_env import MachineEnv, agent_machine
 from schedlab.envs.machine_obs import MachineObserver
 from schedlab.experiment import cli_main
-from schedlab.model.traces import BSLD_THRESHOLD, load_trace, trace_path
-from schedlab.policies.batch import make_policy
 from schedlab.experiment.results import ci95_halfwidth
 from schedlab.experiment.seeding import Streams
 from schedlab.model import metrics
 from schedlab.model.job import Job
 from schedlab.model.records import JobRecord
+from schedlab.model.traces import BSLD_THRESHOLD, load_trace, trace_path
+from schedlab.policies.batch import make_policy
 from schedlab.processes import Model, Source
 
 #: the heuristics, as (priority order, backfilling) of :func:`schedlab.policies.batch.make_policy`

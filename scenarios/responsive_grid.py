@@ -41,7 +41,6 @@ import simpy
 import torch
 
 from schedlab.experiment import cli_main
-from schedlab.model.traces import NativeSchedule, load_trace, trace_path
 from schedlab.experiment.seeding import Streams
 from schedlab.learners.approximators import ApproximatorConfig, make_approximator
 from schedlab.learners.sarsa import Sarsa, SarsaConfig
@@ -51,6 +50,7 @@ from schedlab.model.fair_share import FairShare
 from schedlab.model.job import Job
 from schedlab.model.records import JobRecord, Status
 from schedlab.model.site_state import INTERACTIVE, SiteFeatures
+from schedlab.model.traces import NativeSchedule, load_trace, trace_path
 from schedlab.policies import FCFS
 from schedlab.policies.site_supervisor import FirstFit, SarsaScheduler
 from schedlab.processes import Machine, Model, Source

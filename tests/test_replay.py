@@ -10,11 +10,11 @@ import pytest
 import simpy
 
 from schedlab.experiment.cli import main
+from schedlab.model import Job
 from schedlab.model.traces import NativeSchedule, evaluate, load_trace, pick_windows
 from schedlab.policies.batch import make_policy
-from schedlab.processes.replay import replay_model
-from schedlab.model import Job
 from schedlab.policies.scoring import f1, unicep, wfp3
+from schedlab.processes.replay import replay_model
 
 DATA = Path(__file__).parent / "data"
 EXAMPLE = DATA / "easy_example.swf"

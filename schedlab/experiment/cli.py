@@ -175,10 +175,10 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from schedlab.scenarios import trace_replay as trace_scenario
-    from schedlab.model.traces import load_trace, trace_path
     from schedlab.experiment.runner import run
     from schedlab.experiment.scenario import load_scenario
+    from schedlab.model.traces import load_trace, trace_path
+    from schedlab.scenarios import trace_replay as trace_scenario
 
     overrides: dict[str, object] = {
         "traces": tuple(args.traces), "policies": tuple(args.policy or ["fcfs"]),
