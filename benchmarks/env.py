@@ -33,10 +33,10 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from schedlab.envs.baselines import sjf
 from schedlab.envs.deeprm import DeepRMEnv
 from schedlab.envs.machine_env import MachineEnv
 from schedlab.learners.dqn import DQN, DQNConfig, ReplayBuffer, train
+from schedlab.policies.slotted import sjf
 
 
 def env_rate(load: float, steps: int, *, flatten: bool, agent: str = "random") -> tuple[float, float, float]:

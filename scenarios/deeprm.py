@@ -29,13 +29,13 @@ from pathlib import Path
 import numpy as np
 import simpy
 
-from schedlab.envs.baselines import BASELINES, Agent, random_agent
 from schedlab.envs.deeprm import DeepRMConfig, DeepRMEnv
-from schedlab.envs.episode import drive, episode_metrics
-from schedlab.envs.slotted import SlottedMachine
 from schedlab.experiment import cli_main
 from schedlab.experiment.seeding import Streams
+from schedlab.model.slotted import Agent, episode_metrics
+from schedlab.policies.slotted import BASELINES, random_agent
 from schedlab.processes import Model
+from schedlab.processes.slotted import SlottedMachine, drive
 
 POLICIES = ("dqn", "sjf", "tetris", "fcfs", "random")
 

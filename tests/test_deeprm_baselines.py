@@ -25,13 +25,13 @@ import numpy as np
 import pytest
 import simpy
 
-from schedlab.envs.baselines import BASELINES, fcfs, random_agent, sjf, tetris
 from schedlab.envs.deeprm import DeepRMEnv
-from schedlab.envs.episode import drive, episode_metrics
-from schedlab.envs.slotted import SlottedMachine
 from schedlab.model import Job
+from schedlab.model.slotted import episode_metrics
 from schedlab.policies.packing import Tetris, alignment
+from schedlab.policies.slotted import BASELINES, fcfs, random_agent, sjf, tetris
 from schedlab.processes import Machine, Source
+from schedlab.processes.slotted import SlottedMachine, drive
 
 A, B, C = 0, 1, 2
 CAPACITIES = {"cpus": 10, "memory": 10}

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schedlab.envs.deeprm import DeepRMEnv
-from schedlab.envs.jobs import DeepRMJobs
 from schedlab.model import Job, metrics
+from schedlab.model.deeprm_jobs import DeepRMJobs
 
 SMALL = dict(resources={"cpus": 10, "memory": 10}, horizon=15, slots=3)
 
@@ -152,9 +152,9 @@ def test_the_image_is_the_machines_state_and_jobs_are_conserved(seed, load, acti
         assert info["time"] >= last_time
         last_time = info["time"]
         arrived = model.source.count
-        assert model.completed + len(machine.running) + len(machine.waiting) == arrived
+        assert model.n_completed + len(machine.running) + len(machine.waiting) == arrived
         assert len(model.queue) <= len(machine.waiting)
-    assert terminated and model.completed == model.n_jobs
+    assert terminated and model.n_completed == model.n_jobs
 
 
 def test_cpu_utilization_agrees_with_the_records_metric():

@@ -2,9 +2,10 @@
 
 ``DeepRMEnv`` is DeepRM's single multi-resource machine (seed 002): it is registered
 with Gymnasium as ``schedlab/DeepRM-v0``, so ``gymnasium.make("schedlab/DeepRM-v0")``
-works once ``schedlab.envs`` is imported. The pieces under it are usable on their own:
-``SlottedMachine`` (the SimPy model), ``DeepRMJobs`` (the job sequences), the baseline
-agents, and ``drive``/``episode_metrics`` to run any agent inside a scenario.
+works once ``schedlab.envs`` is imported. It is an adapter over the slotted model kind:
+its contract is :mod:`schedlab.model.slotted` (with the job sequences of
+:mod:`schedlab.model.deeprm_jobs`), its process :mod:`schedlab.processes.slotted`
+(``SlottedMachine``, ``drive``) and its baselines :mod:`schedlab.policies.slotted`.
 
 ``MachineEnv`` (``schedlab/Machine-v0``) is any schedlab Machine, in continuous time,
 with the agent as its scheduler, fed synthetic jobs (``SyntheticJobs``), windows of an
@@ -22,23 +23,15 @@ from typing import Any
 import gymnasium as gym
 
 from schedlab.envs.agent_policy import AgentPolicy
-from schedlab.envs.baselines import BASELINES, fcfs, random_agent, sjf, tetris
 from schedlab.envs.deeprm import DeepRMConfig, DeepRMEnv
-from schedlab.envs.episode import drive, episode_metrics
-from schedlab.envs.grid_obs import GridAgentsConfig, GridObserver, grid_model
-from schedlab.envs.grid_policy import PolicyDecider, least_loaded, random_resource
-from schedlab.envs.jobs import DeepRMJobs
 from schedlab.envs.machine_env import MachineEnv, MachineEnvConfig, agent_machine
 from schedlab.envs.machine_jobs import SyntheticJobs, TraceWindows
 from schedlab.envs.machine_obs import MachineObserver
-from schedlab.envs.slotted import SlottedMachine
 
 __all__ = [
-    "BASELINES",
     "AgentPolicy",
     "DeepRMConfig",
     "DeepRMEnv",
-    "DeepRMJobs",
     "GridAgentsConfig",
     "GridAgentsEnv",
     "GridObserver",
@@ -46,19 +39,12 @@ __all__ = [
     "MachineEnvConfig",
     "MachineObserver",
     "PolicyDecider",
-    "SlottedMachine",
     "SyntheticJobs",
     "TraceWindows",
     "agent_machine",
-    "drive",
-    "episode_metrics",
-    "fcfs",
     "grid_model",
     "least_loaded",
-    "random_agent",
     "random_resource",
-    "sjf",
-    "tetris",
 ]
 
 if "schedlab/DeepRM-v0" not in gym.registry:
@@ -67,10 +53,22 @@ if "schedlab/Machine-v0" not in gym.registry:
     gym.register(id="schedlab/Machine-v0", entry_point="schedlab.envs.machine_env:MachineEnv")
 
 
-def __getattr__(name: str) -> Any:
-    # PettingZoo is optional: GridAgentsEnv is imported when first asked for, not with schedlab.envs
-    if name == "GridAgentsEnv":
-        from schedlab.envs.grid_agents import GridAgentsEnv
+#: names imported on first use: the grid's pieces (and PettingZoo, for the environments) load only when asked for
+_LAZY = {
+    "GridAgentsEnv": "schedlab.envs.grid_agents",
+    "GridAgentsConfig": "schedlab.envs.grid_obs",
+    "GridObserver": "schedlab.envs.grid_obs",
+    "grid_model": "schedlab.envs.grid_obs",
+    "PolicyDecider": "schedlab.envs.grid_policy",
+    "least_loaded": "schedlab.envs.grid_policy",
+    "random_resource": "schedlab.envs.grid_policy",
+}
 
-        return GridAgentsEnv
+
+def __getattr__(name: str) -> Any:
+    # PettingZoo is optional: the multi-agent environments are imported when first asked for
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,6 +1,6 @@
 """A Gymnasium environment over the DeepRM machine (seed 002, section 6).
 
-Each episode builds a fresh SimPy model: a :class:`~schedlab.envs.slotted.SlottedMachine`
+Each episode builds a fresh SimPy model: a :class:`~schedlab.processes.slotted.SlottedMachine`
 fed a DeepRM job sequence drawn from the episode's seed. A step is one decision:
 
 - action ``i < M`` places the job of slot ``i`` at its earliest fit in the horizon;
@@ -32,9 +32,9 @@ import numpy as np
 import simpy
 from gymnasium import spaces
 
-from schedlab.envs.jobs import DeepRMJobs
-from schedlab.envs.slotted import SlottedMachine
+from schedlab.model.deeprm_jobs import DeepRMJobs
 from schedlab.model.job import Job
+from schedlab.processes.slotted import SlottedMachine
 
 __all__ = ["DeepRMConfig", "DeepRMEnv"]
 
@@ -187,6 +187,6 @@ class DeepRMEnv(gym.Env[Any, np.int64]):
             "time": model.now,
             "scheduled": scheduled,
             "backlog": model.backlog,
-            "completed": model.completed,
+            "completed": model.n_completed,
             "action_mask": model.action_mask(work_conserving=self.config.work_conserving),
         }

@@ -1,8 +1,8 @@
-"""Baseline agents on the DeepRM environment: FCFS, SJF, Tetris and random.
+"""Baseline agents on the slotted (DeepRM) machine: FCFS, SJF, Tetris and random.
 
-Each agent is a function of a :class:`~schedlab.envs.slotted.SlottedMachine` that
-returns an action of :class:`~schedlab.envs.deeprm.DeepRMEnv`: a slot index, or
-``M`` (the number of slots) to let time move on. They see what the learned agent
+Each agent is a function of a :class:`~schedlab.model.slotted.SlottedView` that
+returns an action of the slotted contract (and of :class:`~schedlab.envs.deeprm.DeepRMEnv`):
+a slot index, or ``M`` (the number of slots) to let time move on. They see what the learned agent
 sees, the visible slots, and act through the same actions, as DeepRM's baselines do:
 a heuristic only starts a job that can run *now* for its whole length (no look-ahead
 reservations), and advances time when none can.
@@ -21,48 +21,43 @@ reinforcement learning", HotNets 2016 (section 4, the baselines).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
-from schedlab.envs.slotted import SlottedMachine
+from schedlab.model.slotted import Agent, SlottedView
 from schedlab.policies.packing import alignment
 
 __all__ = ["BASELINES", "Agent", "fcfs", "random_agent", "sjf", "tetris"]
 
-#: an agent: the machine's state in, an action out
-Agent = Callable[[SlottedMachine], int]
 
-
-def fcfs(machine: SlottedMachine) -> int:
+def fcfs(view: SlottedView) -> int:
     """The oldest waiting job if it fits now, else the void action."""
-    job = machine.slot(0)
-    return 0 if job is not None and machine.fits_now(job) else machine.slots
+    job = view.slot(0)
+    return 0 if job is not None and view.fits_now(job) else view.slots
 
 
-def sjf(machine: SlottedMachine) -> int:
+def sjf(view: SlottedView) -> int:
     """The shortest visible job that fits now, else the void action."""
-    best, best_len = machine.slots, None
-    for i in range(machine.slots):
-        job = machine.slot(i)
+    best, best_len = view.slots, None
+    for i in range(view.slots):
+        job = view.slot(i)
         if job is None:
             break
-        length = machine.length(job)
-        if (best_len is None or length < best_len) and machine.fits_now(job):
+        length = view.length(job)
+        if (best_len is None or length < best_len) and view.fits_now(job):
             best, best_len = i, length
     return best
 
 
-def tetris(machine: SlottedMachine) -> int:
+def tetris(view: SlottedView) -> int:
     """The visible job that fits now with the best alignment to the free resources, else void."""
-    free, cap = machine.free_now(), machine.cap
-    best, best_score = machine.slots, -1.0
-    for i in range(machine.slots):
-        job = machine.slot(i)
+    free, cap = view.free_now(), view.capacities
+    best, best_score = view.slots, -1.0
+    for i in range(view.slots):
+        job = view.slot(i)
         if job is None:
             break
-        if machine.fits_now(job):
-            score = alignment(machine.demand(job), free, cap)
+        if view.fits_now(job):
+            score = alignment(view.demand(job), free, cap)
             if score > best_score:
                 best, best_score = i, score
     return best
@@ -71,8 +66,8 @@ def tetris(machine: SlottedMachine) -> int:
 def random_agent(rng: np.random.Generator) -> Agent:
     """An agent choosing uniformly among all actions (void included), drawing from ``rng``."""
 
-    def act(machine: SlottedMachine) -> int:
-        return int(rng.integers(machine.slots + 1))
+    def act(view: SlottedView) -> int:
+        return int(rng.integers(view.slots + 1))
 
     return act
 

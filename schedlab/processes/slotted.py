@@ -1,4 +1,4 @@
-"""The DeepRM machine: a schedlab :class:`~schedlab.processes.Machine` run in time steps.
+"""The DeepRM machine: a schedlab :class:`~schedlab.processes.Machine` run in time steps, and its agent's process.
 
 A :class:`SlottedMachine` wires, on a given SimPy environment, a schedlab Machine
 with ``d`` resources (the first is its CPUs, the others named resources), a
@@ -19,12 +19,17 @@ tests check that the Machine's own accounting always agrees with its first row.
 Ordering within an instant is explicit: completions and arrivals (SimPy's normal
 priority) come first, then reserved starts, then the decision tick, so a decision at
 time t sees every event of time t.
+
+The machine is a :class:`~schedlab.model.slotted.SlottedView`: agents (the baselines of
+:mod:`schedlab.policies.slotted`, a trained network) and learners are written against
+that contract. :func:`drive` is the agent's SimPy process, the scenario-side twin of
+:class:`~schedlab.envs.deeprm.DeepRMEnv`'s step.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
 
 import numpy as np
 import simpy
@@ -32,10 +37,12 @@ import simpy
 from schedlab.model.decisions import MachineView
 from schedlab.model.job import Job
 from schedlab.model.records import JobRecord
+from schedlab.model.slotted import Agent, SlottedStep
 from schedlab.processes.machine import Machine
+from schedlab.processes.signal import Signal
 from schedlab.processes.source import Source
 
-__all__ = ["SlottedMachine"]
+__all__ = ["SlottedMachine", "drive"]
 
 #: SimPy priorities below NORMAL (1): reserved starts after completions, the tick last
 _RESERVED, _TICK = 2, 3
@@ -116,7 +123,9 @@ class SlottedMachine:
         self.occ = np.zeros((horizon, len(self.names)), dtype=np.int64)  # the plan, row 0 = now
         self.queue: list[Job] = []  # waiting and not placed, in arrival order
         self.area = np.zeros(len(self.names))  # unit-steps used so far, per resource
-        self.completed = 0
+        self.n_completed = 0
+        #: emitted with the step's time and cost when a step closes (:meth:`end_step`)
+        self.step_ended: Signal[SlottedStep] = Signal()
         # jobs in the system by length: the per-step cost sum(1/T_j) without a loop over jobs
         self._present = np.zeros(horizon + 1, dtype=np.int64)
         self._inverse = np.concatenate([[0.0], 1.0 / np.arange(1, horizon + 1)])
@@ -165,7 +174,7 @@ class SlottedMachine:
 
     def _on_complete(self, record: JobRecord) -> None:
         self._present[int(record.runtime)] -= 1
-        self.completed += 1
+        self.n_completed += 1
 
     def tick(self, delay: int = 1) -> simpy.Event:
         """The next decision event: ``delay`` steps on, after every other event of that instant."""
@@ -179,7 +188,17 @@ class SlottedMachine:
     @property
     def done(self) -> bool:
         """Has every job of the sequence arrived and completed?"""
-        return self.completed == self.n_jobs
+        return self.n_completed == self.n_jobs
+
+    @property
+    def capacities(self) -> np.ndarray:
+        """Each resource's capacity in whole units (the CPUs first; read-only)."""
+        return self.cap
+
+    @property
+    def completed(self) -> Signal[JobRecord]:
+        """The Machine's completion signal: a job's record at its completion time."""
+        return self.machine.completed
 
     def slot(self, i: int) -> Job | None:
         """The job in slot ``i``, or None for an empty slot."""
@@ -258,6 +277,8 @@ class SlottedMachine:
         cost = float(self._present @ self._inverse)
         self.occ[:-1] = self.occ[1:]
         self.occ[-1] = 0
+        if self.step_ended:
+            self.step_ended.emit(SlottedStep(self.now, cost))
         return cost
 
     def utilization(self) -> np.ndarray:
@@ -302,5 +323,28 @@ class SlottedMachine:
     def __repr__(self) -> str:
         return (
             f"SlottedMachine(t={self.now}, queue={len(self.queue)}, running={len(self.machine.running)}, "
-            f"completed={self.completed}/{self.n_jobs})"
+            f"completed={self.n_completed}/{self.n_jobs})"
         )
+
+
+def drive(model: SlottedMachine, agent: Agent, *, max_time: int) -> Generator[simpy.Event, object, float]:
+    """The agent's process: decide at each step until every job completed or ``max_time``.
+
+    At each decision event (a time step, after every arrival, completion and reserved
+    start of that instant) it asks the agent for actions until the agent lets time move
+    on, exactly as :class:`~schedlab.envs.deeprm.DeepRMEnv` steps. Scenarios run it on
+    their own SimPy environment to evaluate trained agents and baselines.
+
+    Returns the episode's total cost ``sum_t sum_j 1/T_j`` (minus the environment's
+    return with the ``slowdown_sum`` reward).
+    """
+    total = 0.0
+    yield model.tick(0)
+    while not model.done and model.now < max_time:
+        while True:
+            action = agent(model)
+            if not 0 <= action < model.slots or not model.place(action):
+                break  # the void action, an empty slot or a job that fits nowhere: time moves on
+        total += model.end_step()
+        yield model.tick()
+    return total
