@@ -10,23 +10,26 @@ elastic supervisor also sizes the pool every 15 minutes, with reward
 Two experiments (``--set experiment=synthetic|trace|both``):
 
 - **synthetic** (section 5, Tables 1-2): M/M/50 at rho = 0.99, 6000 single-core jobs
-  with 20/40/50% interactive, four VOs with load shares 0.7/0.2/0.05/0.05, under the
-  feasible targets (the same shares) and the unfeasible ones (0.4/0.2/0.2/0.2); FIFO
-  against RL (rigid pool, oracle execution times). Rows per cell: wait mean/std/max
-  per class, the final fair-share utility, and the fraction of interactive jobs that
-  waited under 2 minutes.
-- **trace** (section 6, Tables 3-4) on the real log UniLu-Gaia-2014-1 (the paper's
-  EGEE log is not public): interactive = run time under 900 s; VOs = the log's groups,
-  the six largest in the window and the rest folded into one; fair-share targets =
-  each VO's share of the window's work (a feasible schedule). Multi-core jobs hold all
-  their cores at once and are candidates only while they fit. Settings: NATIVE (the
-  waits the log recorded), FIFO, and RIG/ELA x ORA/EST x lambda in {0.5, 1}.
+  with 20/40/50% interactive, four VOs with load shares 0.7/0.2/0.05/0.05 and feasible
+  targets (the unfeasible ones, 0.4/0.2/0.2/0.2, with ``--set fair_shares=feasible,unfeasible``).
+  Every setting runs on the same jobs in a replication (common random numbers):
+  the bounds FIFO, EDF (the pre-training rule), PRIO (non-preemptive priority to
+  interactive jobs), SJF-ORA and SJF-EST, and RL under the paper's reading (``RL``)
+  or another (``RL+waited``, ``RL+oldest``, ``RL+site``, ``RL+smdp``, combinable:
+  ``RL+waited+oldest``). The report prints paired differences against FIFO and EDF
+  with 95% t intervals, and Kleinrock's conservation sum against FIFO's.
+- **trace** (section 6, Tables 3-4) on the real EGEE log LPC-EGEE-2004 (140 cores,
+  sequential jobs; ``--set trace=UniLu-Gaia-2014-1`` for Gaia): monitoring jobs removed
+  (:mod:`schedlab.model.egee`), the busiest 7-week segment, interactive = run time
+  under 900 s, VOs = the log's groups (the six largest, the rest folded), fair-share
+  targets = each VO's share of the segment's work. Settings: NATIVE (the recorded
+  waits), FIFO, EDF, PRIO and RIG/ELA x ORA/EST x lambda in {0, 0.5, 1}.
 
 The first and last ``drop`` jobs of every run are left out of the statistics.
 
     schedlab run scenarios/responsive_grid.py --quick
-    schedlab run scenarios/responsive_grid.py --set experiment=synthetic
-    schedlab run scenarios/responsive_grid.py --set experiment=trace --set approximator=mlp
+    schedlab run scenarios/responsive_grid.py --workers 1
+    schedlab run scenarios/responsive_grid.py --set experiment=trace --workers 1
 """
 
 from __future__ import annotations
@@ -35,24 +38,28 @@ import dataclasses
 import math
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import simpy
 import torch
 
 from schedlab.experiment import cli_main
-from schedlab.experiment.seeding import Streams
 from schedlab.learners.approximators import ApproximatorConfig, make_approximator
 from schedlab.learners.sarsa import Sarsa, SarsaConfig
 from schedlab.model import Exponential, metrics, poisson_workload
+from schedlab.model.conservation import class_terms, conservation_sum
+from schedlab.model.egee import busiest_segment, without_monitoring
 from schedlab.model.estimates import MedianRuntime, OracleRuntime
-from schedlab.model.fair_share import FairShare
+from schedlab.model.fair_share import FairShare, responsiveness_utility
 from schedlab.model.job import Job
 from schedlab.model.records import JobRecord, Status
+from schedlab.model.responsive_tables import reading_of, report_text
 from schedlab.model.site_state import INTERACTIVE, SiteFeatures
+from schedlab.model.streams import Streams
 from schedlab.model.traces import NativeSchedule, load_trace, trace_path
 from schedlab.policies import FCFS
-from schedlab.policies.site_supervisor import FirstFit, SarsaScheduler
+from schedlab.policies.site_supervisor import EarliestDeadlineFirst, InteractiveFirst, SarsaScheduler, ShortestFirst
 from schedlab.processes import Machine, Model, Source
 from schedlab.processes.elastic import ElasticPool
 
@@ -60,24 +67,15 @@ from schedlab.processes.elastic import ElasticPool
 INTERACTIVE_LIMIT = 900.0
 VOS = ("vo1", "vo2", "vo3", "vo4")
 FAIRNESS = {"feasible": (0.7, 0.2, 0.05, 0.05), "unfeasible": (0.4, 0.2, 0.2, 0.2)}
-SETTINGS = (
-    "NATIVE",
-    "FIFO",
-    "FIRST-FIT",
-    "RIG-ORA-0.5",
-    "RIG-ORA-1",
-    "RIG-EST-0.5",
-    "RIG-EST-1",
-    "ELA-ORA-0.5",
-    "ELA-ORA-1",
-    "ELA-EST-0.5",
-    "ELA-EST-1",
-)
+HEURISTICS = ("FIFO", "EDF", "PRIO", "SJF-ORA", "SJF-EST")
+SYNTHETIC = (*HEURISTICS, "RL", "RL+waited", "RL+oldest", "RL+site", "RL+smdp")
+LEARNED = tuple(f"{k}-{r}-{lam}" for k in ("RIG", "ELA") for r in ("ORA", "EST") for lam in ("0", "0.5", "1"))
+SETTINGS = ("NATIVE", "FIFO", "EDF", "PRIO", *LEARNED)
 
 
 @dataclass(frozen=True)
 class Config:
-    #: synthetic (Tables 1-2), trace (Tables 3-4) or both (with reps_synthetic replications each)
+    #: synthetic (Tables 1-2), trace (Tables 3-4) or both
     experiment: str = "synthetic"
     #: synthetic: cores P
     cores: int = 50
@@ -89,20 +87,28 @@ class Config:
     vo_shares: tuple[float, ...] = (0.7, 0.2, 0.05, 0.05)
     #: synthetic: fractions of interactive jobs (one cell each)
     interactive_shares: tuple[float, ...] = (0.2, 0.4, 0.5)
-    #: synthetic: the schedulers compared (FIFO, RL)
-    synthetic_settings: tuple[str, ...] = ("FIFO", "RL")
+    #: synthetic: fair-share targets, feasible (0.7/0.2/0.05/0.05) and/or unfeasible (0.4/0.2/0.2/0.2)
+    fair_shares: tuple[str, ...] = ("feasible",)
+    #: synthetic: the schedulers compared on the same jobs: FIFO, EDF, PRIO, SJF-ORA, SJF-EST, RL[+reading...]
+    synthetic_settings: tuple[str, ...] = SYNTHETIC
     #: jobs left out of the statistics at each end of a run (ramp-up and drain)
     drop: int = 500
-    #: the real log (a path, or a name in ../shared/traces)
-    trace: str = "UniLu-Gaia-2014-1"
-    #: trace: index of the window's first job in the cleaned log (0: 47 days at load 0.53, like the paper's)
-    trace_start: int = 0
-    #: trace: jobs in the window
-    trace_jobs: int = 9000
+    #: the real log (a path, or a name in ../shared/traces); UniLu-Gaia-2014-1 is the other option
+    trace: str = "LPC-EGEE-2004-1.2-cln"
+    #: trace: weeks in the segment (seed 001: seven)
+    trace_weeks: int = 7
+    #: trace: first week of the segment counted from the log's start, from 1; 0 for the busiest segment
+    trace_week: int = 0
+    #: trace: the queue whose short jobs are monitoring jobs ("auto": the test queue, 1, of an EGEE log; "" none)
+    monitoring_queue: str = "auto"
+    #: trace: the longest run time (s) of a monitoring job
+    monitoring_max_runtime: float = 300.0
     #: trace: cores of the simulated site; 0 for the log's own (wider jobs are rejected and counted)
     trace_cores: int = 0
-    #: trace: settings (one cell each) among NATIVE, FIFO, FIRST-FIT, RIG|ELA-ORA|EST-lambda
+    #: trace: settings (one cell each) among NATIVE, FIFO, EDF, PRIO, RIG|ELA-ORA|EST-lambda
     settings: tuple[str, ...] = SETTINGS
+    #: trace: the reading of the RIG/ELA learners ("" the paper's, or e.g. "waited+oldest")
+    trace_reading: str = ""
     #: value-function approximator: esn or mlp
     approximator: str = "esn"
     #: SARSA exploration probability epsilon
@@ -115,8 +121,8 @@ class Config:
     refit_every: int = 50
     #: synthetic: lambda_s, the weight of responsiveness against fair share
     lambda_s: float = 0.5
-    #: describe each waiting job also by the time it has waited (an extension; seed 001 does not)
-    action_waited: bool = False
+    #: smdp reading: gamma applies per this many seconds between elections (set a priori, not tuned)
+    smdp_time: float = 600.0
     #: elections made by earliest deadline first (pre-training) before SARSA elects
     pretrain: int = 500
     #: estimated model: completed jobs per class the median execution time is taken over
@@ -125,14 +131,16 @@ class Config:
     pool_period_minutes: float = 15.0
     #: elastic: the fewest cores the pool may have
     pool_floor: int = 30
-    #: elastic: candidate pool sizes as fractions of the rigid pool's cores (the largest is the pool's ceiling)
-    pool_fractions: tuple[float, ...] = (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0, 1.25)
+    #: elastic: candidate pool sizes as fractions of the site's cores (above 1: cloud cores behind the site)
+    pool_fractions: tuple[float, ...] = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0)
     #: elastic: periods sized by demand (pre-training) before SARSA sizes the pool
     pool_pretrain: int = 50
-    #: replications of a synthetic cell (fresh workloads)
-    reps_synthetic: int = 10
+    #: replications of a synthetic cell (fresh workloads, the same for every setting)
+    reps_synthetic: int = 30
     #: replications of a trace cell (fresh exploration and weights, same jobs)
-    reps_trace: int = 3
+    reps_trace: int = 1
+    #: folder the elastic pools' sizes over time are written to ("" for none)
+    pool_log: str = "results/responsive_grid/pools"
 
     def __post_init__(self) -> None:
         def need(ok: bool, what: str) -> None:
@@ -155,15 +163,19 @@ class Config:
             all(0 < s < 1 for s in self.interactive_shares),
             f"interactive_shares must be in (0, 1), got {self.interactive_shares}",
         )
-        need(self.trace_jobs > 2 * self.drop, f"trace_jobs={self.trace_jobs} must exceed 2 x drop={self.drop}")
-        need(
-            all(s in ("FIFO", "RL") for s in self.synthetic_settings),
-            f"synthetic_settings are FIFO and RL, got {self.synthetic_settings}",
-        )
+        bad = [f for f in self.fair_shares if f not in FAIRNESS]
+        need(not bad, f"unknown fair_shares {bad}; choose from {tuple(FAIRNESS)}")
+        for s in self.synthetic_settings:
+            need(s in HEURISTICS or s.startswith("RL"), f"unknown synthetic setting {s!r}; choose from {SYNTHETIC}")
+            if s.startswith("RL"):
+                reading_of(s)  # names an unknown reading
+        reading_of("RL+" + self.trace_reading if self.trace_reading else "RL")
         bad = [s for s in self.settings if s not in SETTINGS]
         need(not bad, f"unknown settings {bad}; choose from {SETTINGS}")
         for name in ("epsilon", "gamma", "eta", "lambda_s"):
             need(0 <= getattr(self, name) <= 1, f"{name} must be in [0, 1], got {getattr(self, name)}")
+        need(self.smdp_time > 0, f"smdp_time must be > 0, got {self.smdp_time}")
+        need(self.trace_weeks >= 1, f"trace_weeks must be >= 1, got {self.trace_weeks}")
         need(self.estimate_window >= 1, f"estimate_window must hold at least 1 job, got {self.estimate_window}")
         need(self.pool_period_minutes > 0, f"pool_period_minutes must be > 0, got {self.pool_period_minutes}")
         need(self.trace_cores >= 0, f"trace_cores must be >= 0 (0: the log's own), got {self.trace_cores}")
@@ -174,17 +186,19 @@ class Config:
         ApproximatorConfig(kind=self.approximator)  # names a bad approximator
 
 
+# quick: RL under the reading that won the tuning seeds (docs/responsive.md), against FIFO and EDF
 QUICK = dict(
     experiment="both",
     jobs=1500,
     drop=200,
-    trace_jobs=1500,
     interactive_shares=(0.2, 0.5),
+    synthetic_settings=("FIFO", "EDF", "RL", "RL+waited+oldest"),
+    trace_weeks=1,
     reps_synthetic=2,
     reps_trace=1,
     pretrain=200,
     pool_pretrain=10,
-    settings=("NATIVE", "FIFO", "RIG-EST-0.5", "ELA-EST-0.5"),
+    settings=("NATIVE", "FIFO", "EDF", "RIG-EST-0.5", "ELA-EST-0.5"),
 )
 
 
@@ -198,7 +212,7 @@ def cells(cfg: Config) -> list[dict]:
         out += [
             {"experiment": "synthetic", "interactive": share, "fairness": fairness, "setting": setting}
             for share in cfg.interactive_shares
-            for fairness in FAIRNESS
+            for fairness in cfg.fair_shares
             for setting in cfg.synthetic_settings
         ]
     if cfg.experiment in ("trace", "both"):
@@ -224,33 +238,43 @@ def synthetic_jobs(cfg: Config, share: float, rng: np.random.Generator) -> list[
     return [_tagged(j) for j in jobs]
 
 
-def trace_window(cfg: Config) -> tuple[list[Job], list[float], int, dict[str, float]]:
-    """The window's jobs (VOs folded, classes tagged), their recorded waits, the cores, the VO targets."""
+def trace_window(cfg: Config) -> tuple[list[Job], list[float], int, dict[str, float], str]:
+    """The segment's jobs (VOs folded, classes tagged), recorded waits, cores, VO targets, and what was kept."""
     loaded = load_trace(str(trace_path(cfg.trace)))
-    end = cfg.trace_start + cfg.trace_jobs
-    if end > len(loaded.jobs):
-        raise ValueError(
-            f"trace window {cfg.trace_start}..{end} is beyond the {len(loaded.jobs)} jobs of {cfg.trace}; "
-            f"set trace_start and trace_jobs inside it. Reading it: {loaded.report}"
-        )
-    window = loaded.jobs[cfg.trace_start : end]
+    queue = cfg.monitoring_queue
+    if queue == "auto":
+        queue = "1" if "EGEE" in Path(cfg.trace).name.upper() else ""
+    jobs, waits, removed = list(loaded.jobs), list(loaded.recorded_wait), 0
+    if queue:
+        jobs, waits, removed = without_monitoring(jobs, waits, queue, cfg.monitoring_max_runtime)
+    seg = busiest_segment(jobs, loaded.procs, cfg.trace_weeks, cfg.trace_week - 1 if cfg.trace_week else None)
+    window, waits = jobs[seg.first : seg.last], waits[seg.first : seg.last]
+    if len(window) <= 2 * cfg.drop:
+        raise ValueError(f"the segment of {cfg.trace} holds {len(window)} jobs, not more than 2 x drop={cfg.drop}")
     largest = [g for g, _ in Counter(j.group for j in window).most_common(6)]
-    t0 = window[0].submit  # the window starts at time 0: utilization is measured from there
+    t0 = window[0].submit  # the segment starts at time 0: utilization is measured from there
     jobs = [
         dataclasses.replace(_tagged(j, j.group if j.group in largest else "rest"), submit=j.submit - t0) for j in window
     ]
-    work = Counter()
+    work: Counter[str] = Counter()
     for j in jobs:
         work[j.group] += j.cpus * j.runtime
     total = sum(work.values())
     targets = {g: w / total for g, w in sorted(work.items())}
-    return jobs, list(loaded.recorded_wait[cfg.trace_start : end]), cfg.trace_cores or loaded.procs, targets
+    note = (
+        f"{len(loaded.jobs)} jobs read, {removed} monitoring jobs removed (queue {queue or '-'}, run <= "
+        f"{cfg.monitoring_max_runtime:g} s); weeks {round((seg.start - loaded.jobs[0].submit) / 604800)}+"
+        f"{cfg.trace_weeks}: {len(jobs)} jobs, load {seg.load:.2f}"
+    )
+    return jobs, waits, cfg.trace_cores or loaded.procs, targets, note
 
 
 # ---------------------------------------------------------------------- models
-def _sarsa(cfg: Config, inputs: int, streams: Streams, name: str) -> Sarsa:
+def _sarsa(cfg: Config, inputs: int, streams: Streams, name: str, discount_time: float = 0.0) -> Sarsa:
     approximator = make_approximator(inputs, ApproximatorConfig(kind=cfg.approximator), streams[f"weights-{name}"])
-    config = SarsaConfig(epsilon=cfg.epsilon, gamma=cfg.gamma, eta=cfg.eta, refit_every=cfg.refit_every)
+    config = SarsaConfig(
+        epsilon=cfg.epsilon, gamma=cfg.gamma, eta=cfg.eta, refit_every=cfg.refit_every, discount_time=discount_time
+    )
     return Sarsa(approximator, config, streams[f"exploration-{name}"])
 
 
@@ -265,36 +289,62 @@ def _all_done(env: simpy.Environment, machine: Machine, n: int) -> simpy.Event:
     return done
 
 
+def _plan(cfg: Config, cell: dict) -> tuple[str, str, float, frozenset[str]]:
+    """(kind, runtime model, lambda, reading) of a cell's setting."""
+    setting = cell["setting"]
+    if cell["experiment"] == "synthetic":
+        if setting.startswith("RL"):
+            return "RIG", "ORA", cfg.lambda_s, reading_of(setting)
+        kind, _, runtime = setting.partition("-")
+        return kind, runtime or "ORA", cfg.lambda_s, frozenset()
+    if setting.startswith(("RIG", "ELA")):
+        kind, runtime, lam = setting.split("-")
+        return kind, runtime, float(lam), reading_of("RL+" + cfg.trace_reading if cfg.trace_reading else "RL")
+    return setting, "ORA", 1.0, frozenset()
+
+
 def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> Model:
     # the networks' matrices are tiny: more than one thread only adds latency to every decision
     torch.set_num_threads(1)
-    setting = cell["setting"]
-    if cfg.experiment == "synthetic":
+    note = ""
+    if cell["experiment"] == "synthetic":
         jobs = synthetic_jobs(cfg, cell["interactive"], streams["arrivals"])
         cores, targets = cfg.cores, dict(zip(VOS, FAIRNESS[cell["fairness"]], strict=True))
         waits = None
-        kind, runtime, weight = ("RIG", "ORA", cfg.lambda_s) if setting == "RL" else (setting, "ORA", 1.0)
     else:
-        jobs, waits, cores, targets = trace_window(cfg)
-        kind, runtime, weight = setting, "ORA", 1.0
-        if setting.startswith(("RIG", "ELA")):
-            kind, runtime, lam = setting.split("-")
-            weight = float(lam)
-    parts = {"cfg": cfg, "cell": cell, "jobs": jobs, "cores": cores, "targets": targets, "pool": None}
+        jobs, waits, cores, targets, note = trace_window(cfg)
+    kind, runtime, weight, reading = _plan(cfg, cell)
+    parts = {
+        "cfg": cfg,
+        "cell": cell,
+        "jobs": jobs,
+        "cores": cores,
+        "targets": targets,
+        "pool": None,
+        "weight": weight,
+        "note": note,
+        "scheduler": None,
+        "replication": streams.replication,
+    }
     if kind == "NATIVE":  # what ran on the log's own machine, whatever trace_cores says
         parts["cores"] = load_trace(str(trace_path(cfg.trace))).procs
         native = NativeSchedule(jobs, waits)
         return Model(env, [native], parts={**parts, "machine": None, "native": native})
 
     estimate = OracleRuntime() if runtime == "ORA" else MedianRuntime(cfg.estimate_window, INTERACTIVE_LIMIT / 2)
-    features = SiteFeatures(tuple(targets), cores, waited=cfg.action_waited)
+    features = SiteFeatures(tuple(targets), cores, waited="waited" in reading, oldest="oldest" in reading)
     scheduler = None
     if kind == "FIFO":
-        policy = FCFS()  # strict arrival order: the head of the queue waits for its cores
-    elif kind == "FIRST-FIT":
-        policy = FirstFit()  # arrival order among the jobs that fit: work-conserving, as every supervisor here
+        policy = FCFS()  # strict arrival order (every job here fits one core: work-conserving)
+    elif kind == "EDF":
+        policy = EarliestDeadlineFirst(estimate)
+    elif kind == "PRIO":
+        policy = InteractiveFirst()
+    elif kind == "SJF":
+        policy = ShortestFirst(estimate)
     else:
-        learner = _sarsa(cfg, features.state_size + features.action_size, streams, "jobs")
+        discount = cfg.smdp_time if "smdp" in reading else 0.0
+        learner = _sarsa(cfg, features.state_size + features.action_size, streams, "jobs", discount)
         # the elastic MDP drops fairness (seed 001 section 3.2): its job elections weigh responsiveness only
         scheduler = SarsaScheduler(
             learner,
@@ -303,9 +353,10 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
             fair_share=FairShare(targets),
             weight=1.0 if kind == "ELA" else weight,
             pretrain=cfg.pretrain,
+            site_reward="site" in reading,
         )
         policy = scheduler
-    # an elastic pool may grow past the rigid pool (seed 001's settled at 90 cores for a site of 81)
+    # an elastic pool may grow past the site's cores: an IaaS cloud behind the site
     largest = max(cores, max(round(f * cores) for f in cfg.pool_fractions)) if kind == "ELA" else cores
     machine = Machine(env, largest, policy, name="site")
     if isinstance(estimate, MedianRuntime):
@@ -314,14 +365,14 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
         machine.completed.connect(scheduler.completed)
     pool = None
     if kind == "ELA":
-        sizes = [max(cfg.pool_floor, round(f * cores)) for f in cfg.pool_fractions]
+        pool_features = dataclasses.replace(features, waited=False)
         pool = ElasticPool(
             env,
             machine,
-            _sarsa(cfg, features.state_size + 1, streams, "pool"),
-            features,
+            _sarsa(cfg, pool_features.state_size + 1, streams, "pool"),
+            pool_features,
             estimate,
-            sizes=sizes,
+            sizes=[max(cfg.pool_floor, round(f * cores)) for f in cfg.pool_fractions],
             period=60 * cfg.pool_period_minutes,
             floor=cfg.pool_floor,
             weight=weight,
@@ -329,7 +380,7 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
         )
     Source(env, jobs, machine)
     until = _all_done(env, machine, len(jobs)) if pool is not None else None
-    return Model(env, [machine], until=until, parts={**parts, "machine": machine, "pool": pool})
+    return Model(env, [machine], until=until, parts={**parts, "machine": machine, "pool": pool, "scheduler": scheduler})
 
 
 # ---------------------------------------------------------------------- measures
@@ -343,6 +394,18 @@ def _stats(prefix: str, values: np.ndarray) -> dict[str, float]:
     }
 
 
+def _objective(records: list[JobRecord], kept: set[int], targets: dict[str, float], weight: float) -> float:
+    """Mean of ``lambda W + (1 - lambda) F`` over the kept jobs, F at each job's election (start order)."""
+    fair = FairShare(targets)
+    total, n = 0.0, 0
+    for r in sorted(records, key=lambda r: (r.start, r.id)):
+        f = fair.elect(r.group, r.cpus * r.service) if r.group in targets else fair.utility()
+        if r.id in kept:
+            total += weight * responsiveness_utility(r.service, r.wait) + (1 - weight) * f
+            n += 1
+    return total / n if n else math.nan
+
+
 def measure(model: Model) -> dict[str, float]:
     cfg: Config = model["cfg"]
     records = sorted((r for r in model.records() if r.status is Status.COMPLETED), key=lambda r: r.id)
@@ -354,24 +417,50 @@ def measure(model: Model) -> dict[str, float]:
         mine = [r for r in kept if r.job_class == label]
         out.update(_stats(f"wait_{label}", metrics.wait(mine)))
         w = metrics.responsiveness(mine)
-        out[f"responsiveness_{label}_mean"] = float(w.mean()) if len(w) else math.nan
-        out[f"responsiveness_{label}_std"] = float(w.std()) if len(w) else math.nan
+        out[f"W_{label}_mean"] = float(w.mean()) if len(w) else math.nan
+        out[f"W_{label}_std"] = float(w.std()) if len(w) else math.nan
+        out[f"W_{label}_over_0.9"] = float((w > 0.9).mean()) if len(w) else math.nan
+        waits = metrics.wait(mine)
+        out[f"{label}_under_2min"] = float((waits < 120).mean()) if len(waits) else math.nan
     waits = metrics.wait(kept)
-    out["queue_delay_mean"], out["queue_delay_std"] = float(waits.mean()), float(waits.std())
-    interactive = metrics.wait([r for r in kept if r.job_class == INTERACTIVE])
-    out["interactive_under_2min"] = float((interactive < 120).mean()) if len(interactive) else math.nan
+    out["wait_mean"], out["wait_std"], out["wait_max"] = float(waits.mean()), float(waits.std()), float(waits.max())
     fairness = metrics.fair_share(records, model["targets"])  # F after each election, in election order
     out["fair_share_final"] = float(fairness[-1])
-    out["fair_share_mean"] = float(fairness.mean())  # how far from the targets the run was along the way
+    out["objective"] = _objective(records, {r.id for r in kept}, model["targets"], model["weight"])
     machine: Machine | None = model["machine"]
     start, end = min(r.submit for r in records), max(r.end for r in records)
+    # Kleinrock's sum over the kept jobs, loads against the site's own cores over the kept jobs' span
+    span = max(r.end for r in kept) - min(r.submit for r in kept)
+    terms = class_terms(kept, model["cores"] * span)
+    out["conservation_sum"] = conservation_sum(terms)
+    for label, (rho, _) in terms.items():
+        out[f"rho_{label}"] = rho
     if machine is None:  # the native schedule: the log's own cores
         out["utilization"] = metrics.utilization(records, model["cores"], start, end)
     else:
         out["utilization"] = machine.busy_time() / machine.capacity_time()
     pool: ElasticPool | None = model["pool"]
     out["pool_mean"] = pool.mean_size(start, end) if pool is not None else float(model["cores"])
+    if pool is not None:
+        out["pool_max"] = float(max(s for _, s in pool.history))
+        if cfg.pool_log:
+            folder = Path(cfg.pool_log)
+            folder.mkdir(parents=True, exist_ok=True)
+            name = f"{model['cell']['setting']}_rep{model['replication']}.csv"
+            (folder / name).write_text("time,size\n" + "".join(f"{t:.0f},{s}\n" for t, s in pool.history))
+    scheduler: SarsaScheduler | None = model["scheduler"]
+    if scheduler is not None:
+        out["elections"] = scheduler.elections
     return out
+
+
+def report(results, out: Path) -> list[Path]:
+    """Print and save the paired comparisons (synthetic) and Tables 3-4 (trace); plot the pools."""
+    text, figure = report_text(results, Path(results.config.get("pool_log") or ""), Path(out))
+    print(text)
+    path = Path(out) / "report.md"
+    path.write_text(text + "\n")
+    return [path, *([figure] if figure else [])]
 
 
 if __name__ == "__main__":

@@ -9,7 +9,10 @@ the next decision ``(s_t+1, a_t+1)`` are known, with the SARSA target::
 
     y_t = Q(s_t, a_t) + eta * (r_t + gamma * Q(s_t+1, a_t+1) - Q(s_t, a_t))
 
-(both Q as the approximator scored them when the decisions were made). Every
+(both Q as the approximator scored them when the decisions were made). Under the
+semi-Markov reading (``discount_time > 0``) the discount is ``gamma ** (dt /
+discount_time)``, ``dt`` the time between the two decisions: a decision followed
+at once by another is not discounted as one an hour before its successor. Every
 ``refit_every`` new examples the approximator is re-fit on the most recent ``window``
 of them: the batch re-learning of section 3.3.
 
@@ -46,6 +49,8 @@ class SarsaConfig:
     refit_every: int = 50
     #: most recent examples a re-fit uses
     window: int = 5000
+    #: semi-Markov reading: discount gamma per this much elapsed time (0: gamma per decision, the paper's)
+    discount_time: float = 0.0
 
     def __post_init__(self) -> None:
         for name in ("epsilon", "gamma", "eta"):
@@ -54,15 +59,18 @@ class SarsaConfig:
                 raise ValueError(f"SARSA {name} must be in [0, 1], got {value!r}")
         if self.refit_every < 1 or self.window < 1:
             raise ValueError(f"refit_every and window must be >= 1, got {self.refit_every}, {self.window}")
+        if not (math.isfinite(self.discount_time) and self.discount_time >= 0):
+            raise ValueError(f"SARSA discount_time must be finite and >= 0, got {self.discount_time!r}")
 
 
 class _Decision:
-    __slots__ = ("next_q", "q", "reward", "z")
+    __slots__ = ("at", "discount", "next_q", "q", "reward", "z")
 
-    def __init__(self, z: torch.Tensor, q: float) -> None:
-        self.z, self.q = z, q
+    def __init__(self, z: torch.Tensor, q: float, at: float = 0.0) -> None:
+        self.z, self.q, self.at = z, q, at
         self.reward: float | None = None
         self.next_q: float | None = None
+        self.discount = 1.0  # gamma's exponent's scale: dt / discount_time, or 1 per decision
 
 
 class Sarsa:
@@ -94,10 +102,11 @@ class Sarsa:
         self._y: deque[float] = deque(maxlen=config.window)
         self._since_fit = 0
 
-    def choose(self, x: np.ndarray | torch.Tensor, forced: int | None = None) -> tuple[int, int]:
+    def choose(self, x: np.ndarray | torch.Tensor, forced: int | None = None, at: float = 0.0) -> tuple[int, int]:
         """Pick one of the candidate rows of ``x``; returns (row, decision id).
 
         ``forced`` makes the choice (a behaviour policy's), still scored and learned from.
+        ``at`` is the decision's time, used by the semi-Markov discount only.
         """
         x = torch.as_tensor(x, dtype=torch.float32)
         if x.ndim != 2 or len(x) == 0:
@@ -116,8 +125,10 @@ class Sarsa:
         previous = self._open.get(decision - 1)
         if previous is not None:
             previous.next_q = float(q[row])
+            if self.config.discount_time > 0:
+                previous.discount = max(at - previous.at, 0.0) / self.config.discount_time
             self._close(decision - 1)
-        self._open[decision] = _Decision(z[row].clone(), float(q[row]))
+        self._open[decision] = _Decision(z[row].clone(), float(q[row]), float(at))
         return row, decision
 
     def reward(self, decision: int, r: float) -> None:
@@ -137,7 +148,7 @@ class Sarsa:
         del self._open[decision]
         c = self.config
         self._z.append(d.z)
-        self._y.append(d.q + c.eta * (d.reward + c.gamma * d.next_q - d.q))
+        self._y.append(d.q + c.eta * (d.reward + c.gamma**d.discount * d.next_q - d.q))
         self.examples += 1
         self._since_fit += 1
         if self._since_fit >= c.refit_every:
@@ -165,6 +176,8 @@ class Sarsa:
             "open_q": [self._open[i].q for i in opened],
             "open_reward": [self._open[i].reward for i in opened],
             "open_next_q": [self._open[i].next_q for i in opened],
+            "open_at": [self._open[i].at for i in opened],
+            "open_discount": [self._open[i].discount for i in opened],
             "rng": _rng_state(self.rng),
         }
 
@@ -174,9 +187,11 @@ class Sarsa:
         self._z = deque(state["z"], maxlen=self.config.window) if len(state["y"]) else deque(maxlen=self.config.window)
         self._y = deque(state["y"].tolist(), maxlen=self.config.window)
         self._open = {}
+        n = len(state["open_ids"])
+        at, discount = state.get("open_at", [0.0] * n), state.get("open_discount", [1.0] * n)  # older checkpoints
         for k, i in enumerate(state["open_ids"]):
-            d = _Decision(state["open_z"][k], state["open_q"][k])
-            d.reward, d.next_q = state["open_reward"][k], state["open_next_q"][k]
+            d = _Decision(state["open_z"][k], state["open_q"][k], at[k])
+            d.reward, d.next_q, d.discount = state["open_reward"][k], state["open_next_q"][k], discount[k]
             self._open[i] = d
         self.rng.bit_generator.state = _rng_from(state["rng"])
 

@@ -42,17 +42,22 @@ class SiteFeatures:
         The scale of times, in simulated time units.
     waited
         Also describe each job by the time it has waited so far. Seed 001's action is
-        type, VO and execution time only; this extension is off by default.
+        type, VO and execution time only; this reading is off by default.
+    oldest
+        Also describe the state by the longest wait in the queue of each class
+        (interactive, batch): a reading in which the learner can see starvation. Off
+        by default (seed 001's state has five quantities).
     """
 
     groups: tuple[str, ...]
     cores: int
     time_scale: float = 3600.0
     waited: bool = False
+    oldest: bool = False
 
     @property
     def state_size(self) -> int:
-        return 4 + len(self.groups)
+        return 4 + len(self.groups) + 2 * self.oldest
 
     @property
     def action_size(self) -> int:
@@ -62,7 +67,7 @@ class SiteFeatures:
         return math.log1p(max(t, 0.0) / self.time_scale)
 
     def state(self, view: MachineView, estimate: RuntimeEstimate) -> np.ndarray:
-        """[running work, time to a free core, backlog, idle cores, VO shares of the queue]."""
+        """[running work, time to a free core, backlog, idle cores, VO shares of the queue (, oldest waits)]."""
         now = view.now
         left = [max(estimate.estimate(r.job) - (now - r.first_start), 0.0) for r in view.running]
         running_work = sum(t * r.cpus for t, r in zip(left, view.running, strict=True))
@@ -82,7 +87,16 @@ class SiteFeatures:
             self._t(backlog / self.cores),
             view.free / self.cores,
         ]
-        return np.concatenate([head, shares])
+        if not self.oldest:
+            return np.concatenate([head, shares])
+        # the queue is in arrival order: each class's first job is its oldest
+        first: dict[bool, float] = {}
+        for job in view.waiting:
+            first.setdefault(job.job_class == INTERACTIVE, job.submit)
+            if len(first) == 2:
+                break
+        tail = [self._t(now - first[k]) if k in first else 0.0 for k in (True, False)]
+        return np.concatenate([head, shares, tail])
 
     def actions(self, jobs: Sequence[Job], estimate: RuntimeEstimate, now: float = 0.0) -> np.ndarray:
         """One row per job: [interactive?, execution time, VO one-hot (, time waited by ``now``)]."""

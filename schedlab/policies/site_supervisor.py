@@ -26,9 +26,9 @@ from schedlab.model.estimates import RuntimeEstimate
 from schedlab.model.fair_share import FairShare, responsiveness_utility
 from schedlab.model.job import Job
 from schedlab.model.records import JobRecord
-from schedlab.model.site_state import SiteFeatures
+from schedlab.model.site_state import INTERACTIVE, SiteFeatures
 
-__all__ = ["EarliestDeadlineFirst", "FirstFit", "SarsaScheduler"]
+__all__ = ["EarliestDeadlineFirst", "FirstFit", "InteractiveFirst", "SarsaScheduler", "ShortestFirst"]
 
 
 def _deadline(job: Job, estimate: RuntimeEstimate) -> float:
@@ -65,6 +65,38 @@ class FirstFit:
         return None
 
 
+@dataclass(frozen=True)
+class InteractiveFirst:
+    """Non-preemptive priority to interactive jobs: the oldest fitting interactive job, else the oldest fitting one."""
+
+    def __call__(self, view: MachineView) -> Start | None:
+        fallback = None
+        for job in view.waiting:
+            if view.fits(job):
+                if job.job_class == INTERACTIVE:
+                    return Start(job)
+                fallback = fallback or job
+        return Start(fallback) if fallback is not None else None
+
+
+@dataclass
+class ShortestFirst:
+    """Shortest (estimated) execution time first among the fitting jobs; ties go to the earlier arrival.
+
+    With :class:`~schedlab.model.estimates.OracleRuntime` this is the SJF oracle; with
+    :class:`~schedlab.model.estimates.MedianRuntime` every job of a class has the same
+    estimate, so it is priority to the class with the shorter median, FIFO within it.
+    """
+
+    estimate: RuntimeEstimate
+
+    def __call__(self, view: MachineView) -> Start | None:
+        fitting = [j for j in view.waiting if view.fits(j)]
+        if not fitting:
+            return None
+        return Start(min(fitting, key=lambda j: self.estimate.estimate(j)))  # min keeps the first of ties
+
+
 class SarsaScheduler:
     """Work-conserving job election by SARSA (seed 001, scheduling MDP).
 
@@ -84,6 +116,17 @@ class SarsaScheduler:
     pretrain
         Elections made by earliest deadline first (and learned from) before the
         learner elects.
+    site_reward
+        The site-level reading: an election's reward is the mean reward of the jobs
+        that completed between it and the next election (if none did, the mean
+        responsiveness the waiting jobs would have if started then, as the elastic
+        pool does). Off by default: seed 001 rewards an election by its own job.
+
+    Attributes
+    ----------
+    objective
+        Election index -> ``lambda W + (1 - lambda) F`` of the elected job, filled as
+        jobs complete (the learner's objective, for learning curves).
 
     Notes
     -----
@@ -101,6 +144,7 @@ class SarsaScheduler:
         fair_share: FairShare | None = None,
         weight: float = 0.5,
         pretrain: int = 500,
+        site_reward: bool = False,
     ) -> None:
         if not 0.0 <= weight <= 1.0:
             raise ValueError(f"lambda (the responsiveness weight) must be in [0, 1], got {weight!r}")
@@ -109,8 +153,12 @@ class SarsaScheduler:
         self.learner, self.features, self.estimate = learner, features, estimate
         self.fair_share, self.weight, self.pretrain = fair_share, weight, pretrain
         self.behaviour = EarliestDeadlineFirst(estimate)
+        self.site_reward = site_reward
         self.elections = 0
-        self._elected: dict[int, tuple[int, float]] = {}  # job id -> (decision, F at election)
+        self.objective: dict[int, float] = {}
+        self._elected: dict[int, tuple[int, float, int]] = {}  # job id -> (decision, F at election, election)
+        self._last: int | None = None  # site reading: the decision the jobs completing now reward
+        self._interval: list[float] = []
 
     def __call__(self, view: MachineView) -> Start | None:
         fitting = [j for j in view.waiting if view.fits(j)]
@@ -124,12 +172,26 @@ class SarsaScheduler:
             ]
         )
         forced = self.behaviour.pick(fitting) if self.elections < self.pretrain else None
-        row, decision = self.learner.choose(rows, forced=forced)
+        if self.site_reward and self._last is not None:
+            self.learner.reward(self._last, self._site_value(view))
+        row, decision = self.learner.choose(rows, forced=forced, at=view.now)
         job = fitting[row]
         fairness = self.fair_share.elect(job.group, job.cpus * job.runtime) if self.fair_share else 1.0
-        self._elected[job.id] = (decision, fairness)
+        self._elected[job.id] = (decision, fairness, self.elections)
+        self._last = decision
         self.elections += 1
         return Start(job)
+
+    def _site_value(self, view: MachineView) -> float:
+        if self._interval:
+            value = float(np.mean(self._interval))
+        else:
+            now = view.now
+            w = [responsiveness_utility(self.estimate.estimate(j), now - j.submit) for j in view.waiting]
+            fairness = self.fair_share.utility() if self.fair_share else 1.0
+            value = self.weight * float(np.mean(w)) + (1.0 - self.weight) * fairness if w else 1.0
+        self._interval.clear()
+        return value
 
     def reward(self, record: JobRecord, fairness: float) -> float:
         """``R_s = lambda W + (1 - lambda) F`` of a completed job."""
@@ -141,5 +203,10 @@ class SarsaScheduler:
         elected = self._elected.pop(record.id, None)
         if elected is None:
             return  # started by someone else (none here), or rejected
-        decision, fairness = elected
-        self.learner.reward(decision, self.reward(record, fairness))
+        decision, fairness, election = elected
+        r = self.reward(record, fairness)
+        self.objective[election] = r
+        if self.site_reward:
+            self._interval.append(r)
+        else:
+            self.learner.reward(decision, r)
