@@ -37,9 +37,10 @@ import simpy
 from schedlab.experiment import cli_main
 from schedlab.experiment.seeding import Streams
 from schedlab.learners import OrdinalSharing, SimpleLearning
+from schedlab.model.fields import number
 from schedlab.policies import DecentralisedMinMin, LeastLoaded, RandomSelection
 from schedlab.processes import Model
-from schedlab.processes.agents import GridModel, PoissonJobs
+from schedlab.processes.grid_model import GridModel, PoissonJobs
 from schedlab.topologies import ordinal_ring, resource_capacities
 
 POLICIES = ("osl", "lls", "rs", "sls", "dmms")
@@ -53,7 +54,7 @@ class Config:
     #: selection rules compared: osl, lls, rs, sls, dmms
     policies: tuple[str, ...] = POLICIES
     #: time steps per run
-    steps: int = 2000
+    steps: int = number(2000, low=1, work=True)
     #: shortest job length J_min
     jmin: float = 5.0
     #: longest job length J_max
@@ -71,7 +72,7 @@ class Config:
     #: SLS learning rate
     sls_alpha: float = 0.5
     #: SLS probability of a uniformly random resource (exploration)
-    sls_epsilon: float = 0.1
+    sls_epsilon: float = number(0.1, high=1)
     #: sample ALoR, LoR max/std and ATPT every this many steps
     record_every: int = 10
     #: folder for each run's time series CSV ('' writes none)
@@ -79,7 +80,7 @@ class Config:
     #: keep one record per job (large: about N * xi * steps rows per run)
     job_records: bool = False
     #: replications per cell when --reps is not given
-    replications: int = 3
+    replications: int = number(3, low=1, work=True)
 
     def __post_init__(self) -> None:
         for name, allowed in (("experiments", EXPERIMENTS), ("policies", POLICIES)):

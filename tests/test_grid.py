@@ -17,8 +17,9 @@ from schedlab.learners import OrdinalSharing, SimpleLearning
 from schedlab.model import Job, metrics
 from schedlab.model.records import Status, records_frame
 from schedlab.policies import DecentralisedMinMin, LeastLoaded, RandomSelection
-from schedlab.processes.agents import GridModel, PoissonJobs
-from schedlab.processes.grid import GridResources, GridView
+from schedlab.processes.grid_model import GridModel, PoissonJobs
+from schedlab.processes.grid import GridModelView as GridView
+from schedlab.processes.grid import GridResources
 from schedlab.topologies import ordinal_ring
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -187,9 +188,9 @@ def test_dmms_sees_others_only_at_refresh_and_runs_min_min():
     grid.submit(1, Job(0, 0.0, 11.0))
     # agent 1 has not heard of agent 0's jobs: r1 still looks idle
     assert list(dmms.assign(1, np.array([5.0]))) == [(0, 1)]
-    dmms.end_step()  # step 1 of period 2: no refresh
+    dmms.end_step(0)  # step 1 of period 2: no refresh
     assert dmms.ready[1, 1] == pytest.approx(0.5)
-    dmms.end_step()  # refresh: every agent now has the service's exact figure
+    dmms.end_step(1)  # refresh: every agent now has the service's exact figure
     np.testing.assert_allclose(dmms.ready[1], grid.busy_until)
     with pytest.raises(ValueError, match=r"period \(DMMS refresh, in steps\) must be a whole number >= 1, got 0"):
         DecentralisedMinMin(period=0)

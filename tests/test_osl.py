@@ -12,7 +12,7 @@ import simpy
 
 from schedlab.learners import OrdinalSharing, SimpleLearning
 from schedlab.model.records import Status
-from schedlab.processes.agents import GridModel
+from schedlab.processes.grid_model import GridModel
 
 
 class FixedJobs:
@@ -81,12 +81,12 @@ def test_sharing_factor_zero_keeps_agents_independent_and_one_copies_the_predece
     osl = OrdinalSharing(0.5, 1.0, ties="first")
     GridModel(env, [1.0, 2.0], 3, osl, FixedJobs({}), steps=1)
     osl.utility[:] = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]
-    osl.receive(1, osl.message(0))
+    osl.receive(1, [osl.message(0)])
     np.testing.assert_array_equal(osl.utility[1], [1.0, 2.0])
     lone = OrdinalSharing(0.5, 0.0, ties="first")
     GridModel(simpy.Environment(), [1.0, 2.0], 2, lone, FixedJobs({}), steps=1)
     lone.utility[:] = [[1.0, 2.0], [3.0, 4.0]]
-    lone.receive(1, lone.message(0))
+    lone.receive(1, [lone.message(0)])
     np.testing.assert_array_equal(lone.utility[1], [3.0, 4.0])
 
 

@@ -6,7 +6,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from schedlab.processes.agents import ring_order
+from schedlab.processes.grid_model import ring_order
 from schedlab.topologies import bipartite_grid, grid_capacities, ordinal_ring
 
 

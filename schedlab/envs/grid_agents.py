@@ -1,6 +1,6 @@
 """Seed 003's grid as a PettingZoo AEC environment: N scheduler agents, each job one decision.
 
-Each episode builds a fresh :class:`~schedlab.processes.agents.GridModel` (the model of
+Each episode builds a fresh :class:`~schedlab.processes.grid_model.GridModel` (the model of
 ``scenarios/osl_grid.py``, built by :func:`~schedlab.envs.grid_obs.grid_model`) and runs
 it; the agents are its N schedulers (``scheduler_0`` ... in ring order), and an agent
 acts once for each of its new jobs: the action is the resource (``Discrete(M)``) the
@@ -48,11 +48,11 @@ from pettingzoo import AECEnv
 from schedlab.envs.grid_obs import AgentJobs, GridAgentsConfig, grid_model, resource_index
 from schedlab.envs.grid_policy import PolicyDecider
 from schedlab.model import metrics
+from schedlab.model.grid import GridCompletion, GridView
 from schedlab.model.job import Job
 from schedlab.model.records import JobRecord
 from schedlab.model.streams import Streams
-from schedlab.processes.agents import GridModel
-from schedlab.processes.grid import GridView
+from schedlab.processes.grid_model import GridModel
 
 __all__ = ["GridAgentsEnv"]
 
@@ -84,6 +84,8 @@ class _EnvDecider:
 
     def bind(self, view: GridView) -> None:
         self.jobs = AgentJobs(view.agents, view.resources)
+        view.completed.connect(self.completed)
+        view.step_ended.connect(self.end_step)
 
     def message(self, agent: int) -> None:
         return None
@@ -94,10 +96,10 @@ class _EnvDecider:
     def assign(self, agent: int, lengths: np.ndarray) -> list[tuple[int, int]]:
         raise RuntimeError(f"agent {agent} found jobs in its buffer: the environment should have placed them")
 
-    def completed(self, agent: int, resource: int, record: JobRecord) -> None:
-        self.jobs.completed(agent, resource, record)
+    def completed(self, event: GridCompletion) -> None:
+        self.jobs.completed(event.agent, event.resource, event.record)
 
-    def end_step(self) -> None:
+    def end_step(self, step: int) -> None:
         self._on_step_end()
 
 

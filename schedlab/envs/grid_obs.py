@@ -2,8 +2,8 @@
 
 Shared by the PettingZoo environment (:mod:`schedlab.envs.grid_agents`) and by
 :class:`~schedlab.envs.grid_policy.PolicyDecider`, which runs a per-agent policy back
-inside an ordinary :class:`~schedlab.processes.agents.GridModel`: both build the same
-observation from the same :class:`~schedlab.processes.grid.GridView` and the same
+inside an ordinary :class:`~schedlab.processes.grid_model.GridModel`: both build the same
+observation from the same :class:`~schedlab.model.grid.GridView` and the same
 bookkeeping, so a policy decides alike in both. Nothing here needs PettingZoo.
 
 The observation of agent i, one float64 vector of ``3 + 3 M`` numbers (float64, not
@@ -37,10 +37,10 @@ import gymnasium as gym
 import numpy as np
 import simpy
 
+from schedlab.model.grid import GridDecider, GridView, PoissonJobs
 from schedlab.model.records import JobRecord
 from schedlab.model.streams import Streams
-from schedlab.processes.agents import GridDecider, GridModel, PoissonJobs
-from schedlab.processes.grid import GridView
+from schedlab.processes.grid_model import GridModel
 from schedlab.topologies import ordinal_ring, resource_capacities
 
 __all__ = [

@@ -4,8 +4,8 @@ A *policy* maps one agent's observation (:mod:`schedlab.envs.grid_obs`) to a res
 index: a callable ``policy(obs) -> int`` or an object with ``act(obs)``. The PettingZoo
 environment (:class:`~schedlab.envs.grid_agents.GridAgentsEnv`) asks it once per job;
 :class:`PolicyDecider` turns the same policy into a
-:class:`~schedlab.processes.agents.GridDecider`, so a trained policy decides in any
-scenario that builds a :class:`~schedlab.processes.agents.GridModel`, with the
+:class:`~schedlab.model.grid.GridDecider`, so a trained policy decides in any
+scenario that builds a :class:`~schedlab.processes.grid_model.GridModel`, with the
 observations it was trained on and the same decisions on the same jobs.
 """
 
@@ -17,8 +17,7 @@ from typing import Any
 import numpy as np
 
 from schedlab.envs.grid_obs import AgentJobs, GridAgentsConfig, GridObserver, resource_index
-from schedlab.model.records import JobRecord
-from schedlab.processes.grid import GridView
+from schedlab.model.grid import GridCompletion, GridView
 
 __all__ = ["PolicyDecider", "least_loaded", "random_resource"]
 
@@ -79,6 +78,8 @@ class PolicyDecider:
             raise ValueError(f"policy: {len(self._policies)} policies given for a grid of {view.agents} agents")
         self._view = view
         self.jobs = AgentJobs(view.agents, view.resources)
+        view.completed.connect(self.completed)
+        view.step_ended.connect(self.end_step)
 
     def message(self, agent: int) -> None:
         return None
@@ -97,10 +98,10 @@ class PolicyDecider:
             jobs.submitted(agent, resource)
             yield pos, resource
 
-    def completed(self, agent: int, resource: int, record: JobRecord) -> None:
-        self.jobs.completed(agent, resource, record)
+    def completed(self, event: GridCompletion) -> None:
+        self.jobs.completed(event.agent, event.resource, event.record)
 
-    def end_step(self) -> None:
+    def end_step(self, step: int) -> None:
         self.jobs.end_step()
 
     def __repr__(self) -> str:

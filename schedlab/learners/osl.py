@@ -8,28 +8,34 @@ rows of one N x M array). In each step, in ring order, agent i
    reward -1: ``U^i(j) <- (1 - alpha) U^i(j) - alpha`` (eq. 3);
 3. sends a copy of U^i to agent i+1;
 
-then, at the step's end, turns the completion signals into the reward vector of
-eqs. 4-5: for each resource, +1 per job of agent i finished during the step, -1 per
-job of agent i still unfinished there (whenever it was submitted), and updates every
+then, at the step's end (it subscribes to the grid's ``step_ended`` signal), turns the
+completions it heard (the ``completed`` signal) into the reward vector of eqs. 4-5:
+for each resource, +1 per job of agent i finished during the step, -1 per job of
+agent i still unfinished there (whenever it was submitted), and updates every
 cell, ``U^i <- (1 - alpha) U^i + alpha r`` (a resource with none of i's jobs gets r = 0,
 so its utility decays towards 0 and becomes attractive again: the exploration).
+
+On a topology where the sharing graph gives an agent several predecessors it mixes in
+their mean table; where a broker reaches only some resources, it chooses among those.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Literal
 
 import numpy as np
 
-from schedlab.model.records import JobRecord
+from schedlab.model.grid import Assign, GridCompletion, GridView
 
 __all__ = ["OrdinalSharing", "greedy_choice"]
 
 
-def greedy_choice(row: np.ndarray, rng: np.random.Generator | None) -> int:
-    """Index of the largest value of ``row``; ties broken uniformly at random with ``rng`` (or the first)."""
+def greedy_choice(row: np.ndarray, rng: np.random.Generator | None, reach: np.ndarray | None = None) -> int:
+    """Index of the largest value of ``row`` (among ``reach``, if given); ties at random with ``rng`` (or the first)."""
+    if reach is not None:
+        row = np.where(reach, row, -np.inf)
     j = int(row.argmax())
     if rng is not None:
         ties = (row == row[j]).nonzero()[0]
@@ -45,7 +51,7 @@ def _rate(name: str, value: float) -> float:
 
 
 class OrdinalSharing:
-    """The OSL learner of every agent of a grid: a decider for :class:`~schedlab.processes.agents.GridModel`.
+    """The OSL learner of every agent of a grid: a :class:`~schedlab.model.grid.GridDecider`.
 
     Parameters
     ----------
@@ -84,35 +90,48 @@ class OrdinalSharing:
         self._rng = rng if ties == "random" else None
         self.utility = np.empty((0, 0))
 
-    def bind(self, view: object) -> None:
-        n, m = view.agents, view.resources  # type: ignore[attr-defined]
+    #: a broker's turn carries its table to its successors
+    shares = True
+
+    def bind(self, view: GridView) -> None:
+        n, m = view.agents, view.resources
         self.utility = np.full((n, m), -1.0)
         self.outstanding = np.zeros((n, m))
         self.finished = np.zeros((n, m))
+        self._reach = None if view.topology.reach.all() else view.topology.reach
+        view.completed.connect(self.completed)
+        view.step_ended.connect(self.end_step)
 
     def message(self, agent: int) -> np.ndarray:
         return self.utility[agent].copy()
 
-    def receive(self, agent: int, message: object) -> None:
+    def receive(self, agent: int, messages: Sequence[np.ndarray]) -> None:
         row = self.utility[agent]
         row *= 1.0 - self.beta
-        # the message is this agent's own copy (see message()): scale it in place, no temporary
-        np.multiply(message, self.beta, out=message)  # type: ignore[call-overload]
-        row += message  # type: ignore[arg-type]
+        if len(messages) == 1:
+            # the message is this agent's own copy (see message()): scale it in place, no temporary
+            message = messages[0]
+            np.multiply(message, self.beta, out=message)
+            row += message
+        else:  # several predecessors on the sharing graph: their mean table
+            row += self.beta * np.mean(messages, axis=0)
 
-    def assign(self, agent: int, lengths: np.ndarray) -> Iterator[tuple[int, int]]:
+    def assign(self, agent: int, lengths: np.ndarray) -> Iterator[Assign]:
         row, outstanding = self.utility[agent], self.outstanding[agent]
         keep, step, rng = 1.0 - self.alpha, self.alpha, self._rng
+        reach = None if self._reach is None else self._reach[agent]
         for pos in range(len(lengths)):
-            j = greedy_choice(row, rng)
+            j = greedy_choice(row, rng, reach)
             row[j] = keep * row[j] - step  # eq. 3 with r(j) = -1, at once
             outstanding[j] += 1
-            yield pos, j
+            yield Assign(pos, j)
 
-    def completed(self, agent: int, resource: int, record: JobRecord) -> None:
-        self.finished[agent, resource] += 1
+    def completed(self, event: GridCompletion) -> None:
+        """The ``completed`` signal: one more finished job of that agent at that resource."""
+        self.finished[event.agent, event.resource] += 1
 
-    def end_step(self) -> None:
+    def end_step(self, step: int) -> None:
+        """The ``step_ended`` signal: the reward of eqs. 4-5 and the update of every table."""
         # r = (+1) x finished - (-1 x) still unfinished, per (agent, resource): eqs. 4-5
         finished, outstanding, u = self.finished, self.outstanding, self.utility
         outstanding -= finished

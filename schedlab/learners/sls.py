@@ -18,7 +18,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from schedlab.learners.osl import greedy_choice
-from schedlab.model.records import JobRecord
+from schedlab.model.grid import Assign, GridCompletion, GridView
 
 __all__ = ["SimpleLearning"]
 
@@ -52,27 +52,35 @@ class SimpleLearning:
         self.alpha, self.epsilon, self._rng = float(alpha), float(epsilon), rng
         self.efficiency = np.empty((0, 0))
 
-    def bind(self, view: object) -> None:
-        self.efficiency = np.zeros((view.agents, view.resources))  # type: ignore[attr-defined]
-        self._m = view.resources  # type: ignore[attr-defined]
+    def bind(self, view: GridView) -> None:
+        self.efficiency = np.zeros((view.agents, view.resources))
+        self._m = view.resources
+        reach = view.topology.reach
+        #: per agent, the resources it may send to (None: all of them, the paper's grid)
+        self._reachable = None if reach.all() else [np.flatnonzero(row) for row in reach]
+        view.completed.connect(self.completed)
 
     def message(self, agent: int) -> None:
         return None  # independent learners: nothing travels on the ring
 
-    def receive(self, agent: int, message: object) -> None:
+    def receive(self, agent: int, messages: object) -> None:
         pass
 
-    def assign(self, agent: int, lengths: np.ndarray) -> Iterator[tuple[int, int]]:
+    def assign(self, agent: int, lengths: np.ndarray) -> Iterator[Assign]:
         row, rng, eps, m = self.efficiency[agent], self._rng, self.epsilon, self._m
+        reachable = None if self._reachable is None else self._reachable[agent]
+        reach = None if reachable is None else np.isin(np.arange(m), reachable)
         for pos in range(len(lengths)):
             if eps > 0 and rng.random() < eps:
-                yield pos, int(rng.integers(m))
+                j = int(rng.integers(m)) if reachable is None else int(reachable[rng.integers(reachable.size)])
+                yield Assign(pos, j)
             else:
-                yield pos, greedy_choice(row, rng)
+                yield Assign(pos, greedy_choice(row, rng, reach))
 
-    def completed(self, agent: int, resource: int, record: JobRecord) -> None:
-        q = self.efficiency[agent, resource]
-        self.efficiency[agent, resource] = q + self.alpha * (record.runtime / (record.end - record.submit) - q)
-
-    def end_step(self) -> None:
-        pass
+    def completed(self, event: GridCompletion) -> None:
+        """The ``completed`` signal: the job's effective rate updates its agent's estimate of its resource."""
+        record = event.record
+        q = self.efficiency[event.agent, event.resource]
+        self.efficiency[event.agent, event.resource] = q + self.alpha * (
+            record.runtime / (record.end - record.submit) - q
+        )

@@ -1,7 +1,7 @@
 """Grid selection rules without learning (Wu et al. 2011, section 4): RS, LLS and decentralised Min-Min.
 
-Each is a decider for :class:`~schedlab.processes.agents.GridModel`: every agent applies
-it to its new jobs in its turn on the ring. They differ in what they know:
+Each is a :class:`~schedlab.model.grid.GridDecider`: every broker applies it to its new
+jobs in its turn. They differ in what they know:
 
 - :class:`RandomSelection` (RS) knows nothing: a resource drawn uniformly per job;
 - :class:`LeastLoaded` (LLS) knows every resource's exact load at every decision (an
@@ -10,49 +10,39 @@ it to its new jobs in its turn on the ring. They differ in what they know:
   new jobs over a picture of the resources that a grid information service refreshes
   only every ``period`` steps, plus the agent's own submissions since: other agents'
   submissions in between are invisible, so their decisions collide.
+
+On a topology with link latency LLS sees each load as it was one latency ago
+(``view.seen_lor``), and every rule keeps to the resources a broker may reach.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Protocol
 
 import numpy as np
 
-from schedlab.model.records import JobRecord
+from schedlab.model.grid import Assign, GridView
 
 __all__ = ["DecentralisedMinMin", "LeastLoaded", "RandomSelection"]
 
 
-class _View(Protocol):
-    agents: int
-    resources: int
-    capacities: np.ndarray
-    busy_until: np.ndarray
-
-    @property
-    def now(self) -> float: ...
-
-    def lor(self) -> np.ndarray: ...
-
-
 class _Stateless:
-    """No ring message, no learning: the parts of a decider these rules do not use."""
+    """No message on the sharing graph: the hooks of a decider these rules do not use."""
 
-    #: nothing travels on the ring: only agents with new jobs need a turn
+    #: nothing travels between brokers: only agents with new jobs need a turn
     shares = False
 
     def message(self, agent: int) -> None:
         return None
 
-    def receive(self, agent: int, message: object) -> None:
+    def receive(self, agent: int, messages: object) -> None:
         pass
 
-    def completed(self, agent: int, resource: int, record: JobRecord) -> None:
-        pass
 
-    def end_step(self) -> None:
-        pass
+def _reachable(view: GridView) -> list[np.ndarray] | None:
+    """Per broker, the resources it may send to; ``None`` when every broker reaches every resource."""
+    reach = view.topology.reach
+    return None if reach.all() else [np.flatnonzero(row) for row in reach]
 
 
 class RandomSelection(_Stateless):
@@ -61,29 +51,38 @@ class RandomSelection(_Stateless):
     def __init__(self, rng: np.random.Generator) -> None:
         self._rng = rng
 
-    def bind(self, view: _View) -> None:
+    def bind(self, view: GridView) -> None:
         self._m = view.resources
+        self._reachable = _reachable(view)
 
-    def assign(self, agent: int, lengths: np.ndarray) -> Iterator[tuple[int, int]]:
-        picks = self._rng.integers(self._m, size=len(lengths))
-        return enumerate(picks.tolist())
+    def assign(self, agent: int, lengths: np.ndarray) -> Iterator[Assign]:
+        if self._reachable is None:
+            picks = self._rng.integers(self._m, size=len(lengths))
+            return (Assign(pos, j) for pos, j in enumerate(picks.tolist()))
+        mine = self._reachable[agent]
+        picks = mine[self._rng.integers(mine.size, size=len(lengths))]
+        return (Assign(pos, j) for pos, j in enumerate(picks.tolist()))
 
 
 class LeastLoaded(_Stateless):
-    """LLS: each job to the resource of least LoR now (exact global information), ties at random."""
+    """LLS: each job to the resource of least LoR as the broker sees it (exact on the paper's grid), ties at random."""
 
     def __init__(self, rng: np.random.Generator) -> None:
         self._rng = rng
 
-    def bind(self, view: _View) -> None:
+    def bind(self, view: GridView) -> None:
         self._view = view
+        reach = view.topology.reach
+        self._out_of_reach = None if reach.all() else ~reach
 
-    def assign(self, agent: int, lengths: np.ndarray) -> Iterator[tuple[int, int]]:
-        view, rng = self._view, self._rng
+    def assign(self, agent: int, lengths: np.ndarray) -> Iterator[Assign]:
+        view, rng, hidden = self._view, self._rng, self._out_of_reach
         for pos in range(len(lengths)):
-            lor = view.lor()  # read again for each job: the previous one is already queued
+            lor = view.seen_lor(agent)  # read again for each job: the previous one may already be queued
+            if hidden is not None:
+                lor = np.where(hidden[agent], np.inf, lor)
             ties = np.flatnonzero(lor == lor.min())
-            yield pos, int(ties[rng.integers(ties.size)]) if ties.size > 1 else int(ties[0])
+            yield Assign(pos, int(ties[rng.integers(ties.size)]) if ties.size > 1 else int(ties[0]))
 
 
 class DecentralisedMinMin(_Stateless):
@@ -107,21 +106,27 @@ class DecentralisedMinMin(_Stateless):
             raise ValueError(f"period (DMMS refresh, in steps) must be a whole number >= 1, got {period!r}")
         self.period = period
 
-    def bind(self, view: _View) -> None:
+    def bind(self, view: GridView) -> None:
         self._view = view
         self._steps = 0
         self.ready = np.tile(np.asarray(view.busy_until, dtype=float), (view.agents, 1))
+        reach = view.topology.reach
+        self._out_of_reach = None if reach.all() else ~reach
+        view.step_ended.connect(self.end_step)
 
-    def end_step(self) -> None:
+    def end_step(self, step: int) -> None:
+        """The ``step_ended`` signal: every ``period`` steps, the information service refreshes."""
         self._steps += 1
         if self._steps % self.period == 0:
             self.ready[:] = self._view.busy_until  # the information service's refresh, to every agent
 
-    def assign(self, agent: int, lengths: np.ndarray) -> Iterator[tuple[int, int]]:
+    def assign(self, agent: int, lengths: np.ndarray) -> Iterator[Assign]:
         view = self._view
         now, caps = view.now, view.capacities
         ready = np.maximum(self.ready[agent], now)
         run = lengths[:, None] / caps[None, :]  # jobs x resources
+        if self._out_of_reach is not None:
+            run = np.where(self._out_of_reach[agent][None, :], np.inf, run)
         ect = ready[None, :] + run
         left = np.ones(len(lengths), dtype=bool)
         for _ in range(len(lengths)):
@@ -133,5 +138,5 @@ class DecentralisedMinMin(_Stateless):
             left[pos] = False
             ready[j] += run[pos, j]  # ready is already >= now
             ect[:, j] = ready[j] + run[:, j]
-            yield pos, j
+            yield Assign(pos, j)
         self.ready[agent] = ready

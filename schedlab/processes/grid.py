@@ -8,23 +8,30 @@ empty if nothing more arrives. For a FIFO server that never idles while jobs wai
 counted by what is left of it: the LoR of eq. 2. Keeping it as one numpy array makes
 LoR of every resource one vector operation, which the least-loaded baseline asks for at
 every decision and the metrics at every step, instead of M walks over M queues.
+
+On a topology with link latency a broker sees a resource's load as it was one latency
+ago: :class:`GridResources` then also keeps each resource's busy-until history (its
+change points, pruned past the largest latency), so :meth:`GridModelView.seen_lor` can
+read it back.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
-from functools import partial
+from bisect import bisect_right
+from collections.abc import Sequence
 
 import numpy as np
 import simpy
 
 from schedlab.model import metrics
+from schedlab.model.grid import SERIES_COLUMNS, GridCompletion, GridTopology
 from schedlab.model.job import Job
 from schedlab.model.records import JobRecord, Status, job_record
 from schedlab.processes.server import Server
+from schedlab.processes.signal import Signal
 
-__all__ = ["GridResources", "GridSeries", "GridServer", "GridView"]
+__all__ = ["GridModelView", "GridResources", "GridSeries", "GridServer"]
 
 
 class GridServer(Server):
@@ -70,27 +77,32 @@ class GridServer(Server):
             emit(record)
 
 
-class GridView:
-    """What a grid scheduler may read: capacities, the clock, and (global information) loads.
+class GridModelView:
+    """The live :class:`~schedlab.model.grid.GridView` of a grid model: what a decider may read.
 
     Learners that model a decentralised scheduler (OSL, SLS) read only ``agents``,
-    ``resources`` and ``capacities``'s length; the least-loaded rule reads :meth:`lor`
-    (an ideal grid information service); decentralised Min-Min reads
-    :attr:`busy_until` only when its information service refreshes.
+    ``resources``, the topology and their signals; the least-loaded rule reads
+    :meth:`seen_lor` (a grid information service: exact on a zero-latency grid);
+    decentralised Min-Min reads :attr:`busy_until` only when its service refreshes.
     """
 
-    __slots__ = ("_env", "_grid", "agents", "busy_until", "capacities", "resources")
+    __slots__ = ("_env", "_grid", "agents", "busy_until", "capacities", "completed", "resources", "step_ended",
+                 "topology")
 
-    def __init__(self, env: simpy.Environment, grid: GridResources, agents: int) -> None:
+    def __init__(self, env: simpy.Environment, grid: GridResources, agents: int,
+                 topology: GridTopology | None = None, step_ended: Signal[int] | None = None) -> None:
         self._env = env
         self._grid = grid
         self.agents = agents
         self.resources = len(grid.servers)
+        self.topology = topology if topology is not None else GridTopology.complete(agents, self.resources)
         self.capacities: np.ndarray = grid.capacities.view()
         self.capacities.flags.writeable = False
         #: absolute time each resource's queue empties (read-only; ``lor()`` is the load)
         self.busy_until: np.ndarray = grid.busy_until.view()
         self.busy_until.flags.writeable = False
+        self.completed: Signal[GridCompletion] = grid.completed
+        self.step_ended: Signal[int] = step_ended if step_ended is not None else Signal()
 
     @property
     def now(self) -> float:
@@ -99,6 +111,12 @@ class GridView:
     def lor(self) -> np.ndarray:
         """LoR of every resource now (eq. 2): queued length over capacity."""
         return self._grid.lor()
+
+    def seen_lor(self, agent: int) -> np.ndarray:
+        """LoR of every resource as ``agent`` sees it: as it was one link latency ago."""
+        if self._grid.history is None:
+            return self._grid.lor()
+        return self._grid.lor_at(self._env.now - self.topology.latency[agent])
 
 
 class GridResources:
@@ -116,11 +134,15 @@ class GridResources:
     servers
         The M servers, resource j named ``r<j>``.
     completed
-        Called as ``completed(resource, record)`` at each completion, after the server's
-        own signal: how learners and metrics hear of completions.
+        Emits a :class:`~schedlab.model.grid.GridCompletion` at each completion, after
+        the server's own signal: how learners and metrics hear of completions.
+    history
+        Per resource, the times and values of its busy-until changes (``None`` unless
+        ``keep_history``: a grid with link latency, whose brokers see past loads).
     """
 
-    def __init__(self, env: simpy.Environment, capacities: Sequence[float] | np.ndarray) -> None:
+    def __init__(self, env: simpy.Environment, capacities: Sequence[float] | np.ndarray, *,
+                 keep_history: float | None = None) -> None:
         caps = np.array(capacities, dtype=float)
         if caps.ndim != 1 or caps.size < 1:
             raise ValueError(f"resources: need at least one resource (M >= 1), got {caps.size} capacities")
@@ -131,19 +153,17 @@ class GridResources:
         self.capacities = caps
         self.busy_until = np.zeros(caps.size)
         self.servers = [GridServer(env, speed=float(c), name=f"r{j}") for j, c in enumerate(caps)]
-        self._receivers: list[Callable[[int, JobRecord], object]] = []
+        self.completed: Signal[GridCompletion] = Signal()
         self.submitted = 0
         self.offered_work = 0.0
+        emit = self.completed.emit
         for j, server in enumerate(self.servers):
-            server.completed.connect(partial(self._emit, j))
-
-    def connect(self, receiver: Callable[[int, JobRecord], object]) -> None:
-        """Call ``receiver(resource, record)`` at every completion, in connection order."""
-        self._receivers.append(receiver)
-
-    def _emit(self, resource: int, record: JobRecord) -> None:
-        for receiver in self._receivers:
-            receiver(resource, record)
+            server.completed.connect(lambda record, j=j: emit(GridCompletion(record.origin, j, record)))
+        #: how far back brokers look (the largest latency), or None: no history kept
+        self.horizon = keep_history
+        self.history: list[tuple[list[float], list[float]]] | None = (
+            None if keep_history is None else [([0.0], [0.0]) for _ in range(caps.size)]
+        )
 
     def submit(self, resource: int, job: Job) -> None:
         """Queue ``job`` at ``resource`` and push that resource's busy-until time."""
@@ -153,13 +173,36 @@ class GridResources:
         if start < now:
             start = now
         busy[resource] = start + job.runtime / self.capacities[resource]
+        if self.history is not None:
+            self._remember(resource, now, float(busy[resource]))
         self.submitted += 1
         self.offered_work += job.runtime
         self.servers[resource].submit(job)
 
+    def _remember(self, resource: int, now: float, busy: float) -> None:
+        times, values = self.history[resource]  # type: ignore[index]
+        if times[-1] == now:
+            values[-1] = busy
+        else:
+            times.append(now)
+            values.append(busy)
+        # forget what no broker can look back to any more (keep the last change before that)
+        cut = bisect_right(times, now - self.horizon) - 1  # type: ignore[operator]
+        if cut > 64:
+            del times[:cut], values[:cut]
+
     def lor(self) -> np.ndarray:
         """LoR of every resource now: ``max(busy_until - now, 0)`` (eq. 2)."""
         return np.maximum(self.busy_until - self.env.now, 0.0)
+
+    def lor_at(self, when: np.ndarray) -> np.ndarray:
+        """LoR of resource j as it was at ``when[j]`` (a past time per resource), from the history."""
+        out = np.empty(len(self.servers))
+        for j, (times, values) in enumerate(self.history):  # type: ignore[arg-type]
+            t = float(when[j])
+            k = bisect_right(times, t) - 1
+            out[j] = max(values[k] - t, 0.0) if k >= 0 else 0.0
+        return out
 
     def all_records(self) -> list[JobRecord]:
         out: list[JobRecord] = []
@@ -175,16 +218,17 @@ class GridSeries:
     time-per-token of all jobs completed so far (eq. 1 over the jobs completed by then).
     """
 
-    COLUMNS = ("time", "alor", "lor_max", "lor_std", "atpt", "completed", "submitted")
+    COLUMNS = SERIES_COLUMNS
 
     def __init__(self, grid: GridResources) -> None:
         self._grid = grid
         self._rows: list[tuple[float, ...]] = []
         self.completed = 0
         self.tpt_total = 0.0
-        grid.connect(self._on_completion)
+        grid.completed.connect(self._on_completion)
 
-    def _on_completion(self, resource: int, record: JobRecord) -> None:
+    def _on_completion(self, event: GridCompletion) -> None:
+        record = event.record
         self.completed += 1
         self.tpt_total += record.end - record.submit
 

@@ -1,125 +1,56 @@
-"""Scheduler agents on an ordinal ring, and the clock of the time-stepped grid (seed 003).
+"""Brokers taking turns, and the clock of the time-stepped grid (seed 003).
 
-N scheduler agents share M resources (:class:`~schedlab.processes.grid.GridResources`).
-Time advances in unit steps; inside step t the phases are explicit and ordered:
+N scheduler agents (brokers) share M resources (:class:`~schedlab.processes.grid.GridResources`),
+placed on a topology (:class:`~schedlab.model.grid.GridTopology`: latency, reach, the
+sharing graph). Time advances in unit steps; inside step t the phases are explicit
+and ordered:
 
 1. *arrivals* (the clock): each agent's new jobs of the step land in its job buffer;
-2. *decisions* (the agents, in ring order): agent i takes the message agent i-1 left
-   in its mailbox (a :class:`simpy.Store`), lets its decider read it (OSL shares the
-   utility table), submits each new job where the decider says, and leaves its own
-   message in agent i+1's mailbox. The first agent of the ring also waits for the
-   step to start; its mailbox holds the last agent's message of the previous step.
-   With a decider that shares nothing (``shares = False``) the turn skips the agents
-   without new jobs: they would neither decide nor send anything;
+2. *decisions* (the agents, in the topology's turn order): agent i reads the messages
+   its predecessors left (OSL's utility tables), submits each new job where the
+   decider says, and leaves a message for each of its successors. A job sent to a
+   resource L away (the link latency) reaches its queue L later;
 3. *execution*: the resources serve their queues in continuous time until t + 1;
-   each completion reaches the decider through the completion signal;
-4. *step end* (the clock, at t + 1, after every completion at t + 1): the decider's
-   per-step update (OSL's reward of eqs. 4-5) and a sample of the load time series.
+   each completion is emitted on the ``completed`` signal;
+4. *step end* (the clock, at t + 1, after every completion at t + 1): the
+   ``step_ended`` signal (OSL's reward of eqs. 4-5 subscribes to it) and a sample of
+   the load time series.
 
-A decider is any object with the methods of :class:`GridDecider`: the learners
-(:mod:`schedlab.learners.osl`, :mod:`schedlab.learners.sls`) and the baselines
-(:mod:`schedlab.policies.grid`).
+A decider is any object with the hooks of :class:`~schedlab.model.grid.GridDecider`:
+the learners (:mod:`schedlab.learners.osl`, :mod:`schedlab.learners.sls`) and the
+baselines (:mod:`schedlab.policies.grid`). Learners subscribe to the signals in their
+``bind``; the model never calls a learner by name.
+
+How the turn passes (two schemes, on purpose). The turn is a token in the agents'
+:class:`Mailbox` (a ``simpy.Store``), so each turn is one SimPy event and a teacher can
+step through it. With a decider that shares (``shares = True``, OSL) every agent has
+work in every step, so the token makes the full round: agent k waits for agent k-1's
+post, and the first agent waits for the step to start. With a decider that shares
+nothing (the baselines, SLS), an agent without new jobs would neither decide nor send:
+the clock lists the agents with new jobs at arrival and the token visits only them
+(:meth:`GridModel.pass_turn`). Same decisions and draws, far fewer process switches:
+on the paper's (300, 1000) grid at 70% load about a third of the agents have a job in
+a given step.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
-from typing import Protocol
+from collections.abc import Sequence
 
 import networkx as nx
 import numpy as np
 import simpy
 
 from schedlab.model import metrics
+from schedlab.model.grid import GridDecider, GridTopology, JobSource, PoissonJobs, ring_order
 from schedlab.model.job import Job
 from schedlab.model.records import JobRecord
-from schedlab.processes.grid import GridResources, GridSeries, GridView
+from schedlab.processes.grid import GridModelView, GridResources, GridSeries
+from schedlab.processes.signal import Signal
 
+# PoissonJobs, ring_order and GridDecider are the contract's (schedlab.model.grid), named here for the model's users
 __all__ = ["GridDecider", "GridModel", "Mailbox", "PoissonJobs", "SchedulerAgent", "ring_order"]
-
-
-class GridDecider(Protocol):
-    """How every agent of a grid decides; agents' state may live in rows of one array."""
-
-    def bind(self, view: GridView) -> None:
-        """Called once, before the run: the grid's view (sizes, capacities, loads)."""
-
-    def message(self, agent: int) -> object:
-        """What ``agent`` sends to its successor on the ring (a copy: later updates must not leak)."""
-
-    def receive(self, agent: int, message: object) -> None:
-        """``agent`` reads its predecessor's message at the start of its turn."""
-
-    def assign(self, agent: int, lengths: np.ndarray) -> Iterable[tuple[int, int]]:
-        """``(job position, resource)`` for each new job, in submission order.
-
-        Each pair is submitted before the next is asked for, so a rule reading loads
-        sees its own earlier submissions.
-        """
-
-    def completed(self, agent: int, resource: int, record: JobRecord) -> None:
-        """The completion signal of a job ``agent`` submitted to ``resource``."""
-
-    def end_step(self) -> None:
-        """The step's end, after every completion up to and including it."""
-
-
-class JobSource(Protocol):
-    def lengths(self, step: int, agents: int) -> Sequence[Sequence[float]]:
-        """The lengths of each agent's new jobs in ``step``, one sequence per agent."""
-
-
-class PoissonJobs:
-    """Poisson(``rate``) jobs per agent per step, lengths uniform in ``[low, high]``.
-
-    Counts come from the ``arrivals`` Generator, lengths from ``lengths``, all agents
-    of a step in one draw each, so every decider sees the same jobs for the same seeds.
-    """
-
-    def __init__(
-        self, rate: float, low: float, high: float, arrivals: np.random.Generator, lengths: np.random.Generator
-    ) -> None:
-        if not (math.isfinite(rate) and rate >= 0):
-            raise ValueError(f"arrival rate xi must be finite and >= 0, got {rate!r}")
-        if not (math.isfinite(low) and low > 0):
-            raise ValueError(f"job length range: Jmin must be finite and > 0, got {low!r}")
-        if not (math.isfinite(high) and high >= low):
-            raise ValueError(f"job length range [Jmin, Jmax] = [{low!r}, {high!r}] is empty")
-        self.rate, self.low, self.high = float(rate), float(low), float(high)
-        self._arrivals, self._lengths = arrivals, lengths
-
-    @property
-    def mean_length(self) -> float:
-        return (self.low + self.high) / 2
-
-    def lengths(self, step: int, agents: int) -> list[list[float]]:
-        counts = self._arrivals.poisson(self.rate, agents).tolist()
-        drawn = self._lengths.uniform(self.low, self.high, sum(counts)).tolist()
-        out, k = [], 0
-        for c in counts:  # plain slices: np.split into N arrays costs more than the whole step's draws
-            out.append(drawn[k : k + c])
-            k += c
-        return out
-
-
-def ring_order(ring: nx.DiGraph, agents: int) -> list[int]:
-    """The agents in ring order from agent 0, checking ``ring`` is one directed cycle over them all."""
-    if agents < 1:
-        raise ValueError(f"agents: need N >= 1 scheduler agents, got {agents}")
-    if set(ring.nodes) != set(range(agents)):
-        raise ValueError(f"ring: nodes must be the agents 0..{agents - 1}, got {sorted(ring.nodes)[:10]}...")
-    order = [0]
-    for _ in range(agents):
-        succ = list(ring.successors(order[-1]))
-        if len(succ) != 1:
-            raise ValueError(f"ring: agent {order[-1]} must have exactly one successor, has {len(succ)}")
-        if succ[0] == 0:
-            break
-        order.append(succ[0])
-    if len(order) != agents or len(set(order)) != agents:
-        raise ValueError(f"ring: not one cycle through all {agents} agents (cycle from 0 has {len(order)})")
-    return order
 
 
 class Mailbox(simpy.Store):
@@ -137,7 +68,7 @@ class Mailbox(simpy.Store):
 
 
 class SchedulerAgent:
-    """One scheduler: a SimPy process taking its turn on the ring once per step."""
+    """One broker: a SimPy process taking its turn once per step (see the module's note on turns)."""
 
     def __init__(self, model: GridModel, index: int, inbox: Mailbox, outbox: Mailbox, first: bool) -> None:
         self.model = model
@@ -151,15 +82,21 @@ class SchedulerAgent:
 
     def _run(self):  # type: ignore[no-untyped-def]
         model, i = self.model, self.index
-        decider, submit = model.decider, model.resources.submit
+        decider, submit = model.decider, model.submitter(i)
         inbox, inbox_get, outbox_post = self.inbox.items, self.inbox.get, self.outbox.post
-        shares = model.shares
+        shares, board = model.shares, model.board
+        reads = [(p, i) for p in model.topology.predecessors[i]]
+        writes = [(i, s) for s in model.successors[i]]
         while True:
             if self.first:
                 yield model.step_started
-            # the first agent's message has waited since the last step: take it without an event
-            message = inbox.pop(0) if inbox else (yield inbox_get())
-            decider.receive(i, message)
+            # the turn: the first agent's token has waited since the last step, take it without an event
+            if inbox:
+                inbox.pop(0)
+            else:
+                yield inbox_get()
+            if shares:
+                decider.receive(i, [board[edge] for edge in reads])
             jobs = self.buffer
             if jobs:
                 self.buffer = []
@@ -167,13 +104,15 @@ class SchedulerAgent:
                 for pos, resource in decider.assign(i, lengths):
                     submit(resource, jobs[pos])
             if shares:
-                outbox_post(decider.message(i))
+                for edge in writes:  # one copy per successor: a reader may change what it was given
+                    board[edge] = decider.message(i)
+                outbox_post(None)
             else:
                 model.pass_turn()
 
 
 class GridModel:
-    """N agents on a ring, M FIFO resources, a decider, stepped ``steps`` times.
+    """N brokers on a topology, M FIFO resources, a decider, stepped ``steps`` times.
 
     Parameters
     ----------
@@ -184,16 +123,29 @@ class GridModel:
     agents
         Number of scheduler agents N.
     decider
-        The agents' decision rule (a :class:`GridDecider`).
+        The agents' decision rule (a :class:`~schedlab.model.grid.GridDecider`).
     jobs
-        Where each step's new jobs come from (:class:`PoissonJobs`).
+        Where each step's new jobs come from (:class:`~schedlab.model.grid.PoissonJobs`).
     steps
         The horizon: how many steps to run; ``None`` runs for ever, which needs a
         system load (eq. 7) below 1.
     ring
-        Directed cycle over the agents (default 0 -> 1 -> ... -> N-1 -> 0).
+        Directed cycle over the agents, the sharing ring (default 0 -> 1 -> ... -> N-1 -> 0).
+    topology
+        Where brokers and resources sit: latency, reach and the sharing graph
+        (:func:`schedlab.topologies.grid_topology`). Default: the complete grid with no
+        latency, sharing along ``ring``.
     record_every
         Sample ALoR, max/std LoR and ATPT every this many steps (and at the last).
+
+    Attributes
+    ----------
+    completed
+        Signal: a :class:`~schedlab.model.grid.GridCompletion` at each completion.
+    step_ended
+        Signal: the step's index at its end, after every completion up to and including it.
+    in_transit
+        Jobs sent and still on a link (always 0 without latency).
     """
 
     def __init__(
@@ -206,6 +158,7 @@ class GridModel:
         *,
         steps: int | None,
         ring: nx.DiGraph | None = None,
+        topology: GridTopology | None = None,
         record_every: int = 1,
     ) -> None:
         if isinstance(agents, bool) or not isinstance(agents, int | np.integer) or agents < 1:
@@ -215,8 +168,22 @@ class GridModel:
         if isinstance(record_every, bool) or not isinstance(record_every, int) or record_every < 1:
             raise ValueError(f"record_every must be a whole number >= 1, got {record_every!r}")
         self.env = env
-        self.resources = GridResources(env, capacities)
         self.agents = int(agents)
+        latency = 0.0 if topology is None else float(topology.latency.max())
+        self.resources = GridResources(env, capacities, keep_history=latency if latency > 0 else None)
+        m = len(self.resources.servers)
+        if topology is None:
+            order = list(range(self.agents)) if ring is None else ring_order(ring, self.agents)
+            topology = GridTopology(self.agents, m, np.zeros((self.agents, m)), np.ones((self.agents, m), dtype=bool),
+                                    tuple(order), tuple((order[k - 1],) for k in range(self.agents)))
+            topology = topology if ring is None else _reorder(topology, order)
+        elif ring is not None:
+            raise ValueError("give the sharing ring in the topology (topologies.grid_topology(..., sharing=ring)), "
+                             "not both ring= and topology=")
+        if (topology.agents, topology.resources) != (self.agents, m):
+            raise ValueError(f"topology: built for {topology.agents} brokers x {topology.resources} resources, "
+                             f"the grid has {self.agents} x {m}")
+        self.topology = topology
         self.steps = steps
         self.jobs = jobs
         mean = getattr(jobs, "mean_length", None)
@@ -233,32 +200,64 @@ class GridModel:
                 "lower xi, add resources, or give steps="
             )
         self.decider = decider
-        self.view = GridView(env, self.resources, self.agents)
-        decider.bind(self.view)
-        self.resources.connect(self._completed)
+        self.step_ended: Signal[int] = Signal()
+        self.completed = self.resources.completed
+        self.view = GridModelView(env, self.resources, self.agents, topology, self.step_ended)
+        decider.bind(self.view)  # learners subscribe here, before the series: they hear completions first
         self.series = GridSeries(self.resources)
         self.record_every = record_every
-        self.order = list(range(self.agents)) if ring is None else ring_order(ring, self.agents)
+        self.order = list(topology.order)
         self.step = 0
+        self.in_transit = 0
         self.step_started = env.event()
-        # A decider that shares nothing (``shares = False``: the baselines, SLS) needs no message on the
-        # ring, and an agent without new jobs has nothing to do in its turn: the turn then goes, in ring
-        # order, only to the agents with new jobs (the same decisions and draws, fewer process switches).
         self.shares = bool(getattr(decider, "shares", True))
         self._turns: list[int] = []
+        self.successors: list[list[int]] = [[] for _ in range(self.agents)]
+        for i, preds in enumerate(topology.predecessors):
+            for p in preds:
+                self.successors[p].append(i)
+        #: the messages on the sharing graph's edges: (sender, receiver) -> the sender's latest message
+        self.board: dict[tuple[int, int], object] = {}
         boxes = [Mailbox(env) for _ in range(self.agents)]  # boxes[k]: the inbox of order[k]
         self.agent_list: list[SchedulerAgent] = [None] * self.agents  # type: ignore[list-item]
         for k, i in enumerate(self.order):
             nxt = (k + 1) % self.agents
             self.agent_list[i] = SchedulerAgent(self, i, boxes[k], boxes[nxt], first=k == 0 and self.shares)
         if self.shares:
-            # the first agent's first turn reads the last agent's (initial) table: "the previous step"
-            boxes[0].post(decider.message(self.order[-1]))
+            # a message from a broker later in the turn order is read in the next step: its first read
+            # is of the broker's initial state ("the previous step"); on a ring, only the last agent's
+            place = {i: k for k, i in enumerate(self.order)}
+            for i, preds in enumerate(topology.predecessors):
+                for p in preds:
+                    if place[p] >= place[i]:
+                        self.board[p, i] = decider.message(p)
+            boxes[0].post(None)  # the first agent's first turn
         self._next_id = 0
         self.clock = env.process(self._clock())
 
-    def _completed(self, resource: int, record: JobRecord) -> None:
-        self.decider.completed(record.origin, resource, record)  # type: ignore[arg-type]
+    def submitter(self, agent: int):  # type: ignore[no-untyped-def]
+        """How broker ``agent`` sends a job: at once on a complete grid, else checked and over its links."""
+        if self.topology.is_complete:
+            return self.resources.submit  # the paper's grid: nothing to check, nothing in flight
+        reach, latency = self.topology.reach[agent], self.topology.latency[agent].tolist()
+        resources, env = self.resources, self.env
+
+        def submit(resource: int, job: Job) -> None:
+            if not 0 <= resource < len(latency) or not reach[resource]:
+                raise ValueError(f"broker {agent} sent job {job.id} to resource {resource!r}, "
+                                 "which its topology does not let it reach")
+            delay = latency[resource]
+            if delay > 0:
+                self.in_transit += 1
+                env.timeout(delay).callbacks.append(lambda _event: self._arrive_at(resource, job))
+            else:
+                resources.submit(resource, job)
+
+        return submit
+
+    def _arrive_at(self, resource: int, job: Job) -> None:
+        self.in_transit -= 1
+        self.resources.submit(resource, job)
 
     def _arrive(self, step: int) -> None:
         now, next_id = float(self.env.now), self._next_id
@@ -275,12 +274,12 @@ class GridModel:
             self.pass_turn()
 
     def pass_turn(self) -> None:
-        """Wake the next agent with new jobs, in ring order (deciders that share nothing)."""
+        """Wake the next agent with new jobs, in turn order (deciders that share nothing)."""
         if self._turns:
             self.agent_list[self._turns.pop()].inbox.post(None)
 
     def _clock(self):  # type: ignore[no-untyped-def]
-        env, decider, series, every = self.env, self.decider, self.series, self.record_every
+        env, emit, series, every = self.env, self.step_ended.emit, self.series, self.record_every
         series.sample()
         step = 0
         while self.steps is None or step < self.steps:
@@ -291,7 +290,7 @@ class GridModel:
             # A zero delay puts the step's end after every completion at exactly t + 1:
             # their events were all scheduled before this one.
             yield env.timeout(0)
-            decider.end_step()
+            emit(step)
             step += 1
             self.step = step
             if step % every == 0 or step == self.steps:
@@ -304,3 +303,12 @@ class GridModel:
 
     def all_records(self) -> list[JobRecord]:
         return self.resources.all_records()
+
+
+def _reorder(topology: GridTopology, order: list[int]) -> GridTopology:
+    """The complete topology with the ring's turn order and predecessors."""
+    preds = [()] * topology.agents
+    for k, i in enumerate(order):
+        preds[i] = (order[k - 1],)
+    return GridTopology(topology.agents, topology.resources, topology.latency, topology.reach, tuple(order),
+                        tuple(preds))
