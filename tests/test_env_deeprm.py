@@ -67,7 +67,7 @@ def test_the_return_is_minus_the_total_slowdown_and_mean_mode_divides_by_the_job
 
 
 def test_placing_a_job_takes_no_time_and_a_job_that_does_not_fit_now_is_reserved_ahead():
-    env = DeepRMEnv(**SMALL)
+    env = DeepRMEnv(**SMALL, images=True)  # the observation as pictures: (horizon, resource, unit)
     env.reset(options={"jobs": [job(0, 0, 3, 10, 1), job(1, 0, 2, 5, 1)]})
     obs, reward, *_, info = env.step(0)  # job 0 fills the CPUs for 3 steps
     assert (reward, info["time"], info["scheduled"]) == (0.0, 0, True)
@@ -95,7 +95,7 @@ def test_invalid_actions_advance_time_as_the_void_action_does(why):
 
 
 def test_the_action_mask_marks_what_differs_from_waiting():
-    env = DeepRMEnv(**SMALL)
+    env = DeepRMEnv(**SMALL, work_conserving=False)
     _, info = env.reset(options={"jobs": [job(0, 0, 15, 10, 1), job(1, 0, 1, 10, 1)]})
     assert info["action_mask"].tolist() == [True, True, False, True]  # two jobs, an empty slot, void
     _, _, _, _, info = env.step(0)  # job 0 holds every CPU for the whole horizon: job 1 fits nowhere
@@ -104,7 +104,7 @@ def test_the_action_mask_marks_what_differs_from_waiting():
 
 
 def test_a_work_conserving_mask_hides_waiting_only_while_a_job_fits_now():
-    env = DeepRMEnv(**SMALL, work_conserving=True)
+    env = DeepRMEnv(**SMALL)  # work_conserving=True is the default
     _, info = env.reset(options={"jobs": [job(0, 0, 15, 10, 1), job(1, 0, 1, 10, 1)]})
     assert info["action_mask"].tolist() == [True, True, False, False]
     _, _, _, _, info = env.step(0)  # nothing else fits now, nor anywhere in the horizon: waiting is the one choice

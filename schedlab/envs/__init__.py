@@ -29,6 +29,7 @@ from schedlab.envs.machine_jobs import SyntheticJobs, TraceWindows
 from schedlab.envs.machine_obs import MachineObserver
 
 __all__ = [
+    "MAX_EPISODE_STEPS",
     "AgentPolicy",
     "DeepRMConfig",
     "DeepRMEnv",
@@ -47,10 +48,23 @@ __all__ = [
     "random_resource",
 ]
 
+#: env steps after which ``gymnasium.make`` truncates an episode (a TimeLimit): far above a default
+#: episode's steps (DeepRM: at most max_time=1000 waits plus one placement per job; Machine: a start per
+#: job and a wait per event), so they only stop an agent that loops, in an environment made with other settings
+MAX_EPISODE_STEPS = {"schedlab/DeepRM-v0": 5_000, "schedlab/Machine-v0": 10_000}
+
 if "schedlab/DeepRM-v0" not in gym.registry:
-    gym.register(id="schedlab/DeepRM-v0", entry_point="schedlab.envs.deeprm:DeepRMEnv")
+    gym.register(
+        id="schedlab/DeepRM-v0",
+        entry_point="schedlab.envs.deeprm:DeepRMEnv",
+        max_episode_steps=MAX_EPISODE_STEPS["schedlab/DeepRM-v0"],
+    )
 if "schedlab/Machine-v0" not in gym.registry:
-    gym.register(id="schedlab/Machine-v0", entry_point="schedlab.envs.machine_env:MachineEnv")
+    gym.register(
+        id="schedlab/Machine-v0",
+        entry_point="schedlab.envs.machine_env:MachineEnv",
+        max_episode_steps=MAX_EPISODE_STEPS["schedlab/Machine-v0"],
+    )
 
 
 #: names imported on first use: the grid's pieces (and PettingZoo, for the environments) load only when asked for

@@ -15,6 +15,18 @@ fed a DeepRM job sequence drawn from the episode's seed. A step is one decision:
 The episode terminates when every job has arrived and completed, and is truncated at
 ``max_time`` steps.
 
+The mask (``action_masks()``, ``info["action_mask"]``) is work-conserving by default
+(``work_conserving=True``, as ``scenarios/deeprm.py`` trains): it hides the void action
+while a visible job fits now, so an agent chooses which job, not whether to idle.
+
+Observations suit Stable-Baselines3 as they are: a Dict of 1-D float32 vectors
+(``backlog``, ``machine``: the occupation image row by row, ``slots``: the slot images
+one after the other), or with ``flatten=True`` one vector, in the order of
+``gymnasium.spaces.flatten``. ``images=True`` keeps the pictures' shapes
+(``(horizon, d, C)`` and ``(slots, horizon, d, C)``) for feature extractors of one's
+own; SB3's ``check_env`` warns about such float "images". ``render_mode="ansi"``
+renders the state as text.
+
 References
 ----------
 H. Mao, M. Alizadeh, I. Menache, S. Kandula, "Resource management with deep
@@ -67,14 +79,18 @@ class DeepRMConfig:
     reward: Literal["slowdown_sum", "slowdown_mean"] = "slowdown_sum"
     #: observe one flat float32 vector (backlog, machine, slots) instead of a Dict
     flatten: bool = False
+    #: the Dict's machine and slots as pictures (horizon, d, C) instead of 1-D vectors
+    images: bool = False
     #: the action mask hides the void action while a visible job fits now (a work-conserving agent)
-    work_conserving: bool = False
+    work_conserving: bool = True
 
     def __post_init__(self) -> None:
         for what in ("horizon", "slots", "backlog", "arrival_steps", "trials", "max_time"):
             value = getattr(self, what)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{what} must be a whole number >= 1, got {value!r}")
+        if self.flatten and self.images:
+            raise ValueError("flatten and images exclude each other: a flat vector has no pictures")
         if self.reward not in ("slowdown_sum", "slowdown_mean"):
             raise ValueError(f"reward must be 'slowdown_sum' or 'slowdown_mean', got {self.reward!r}")
         jobs = self.jobs  # checks the capacities and the job ranges
@@ -109,20 +125,26 @@ class DeepRMEnv(gym.Env[Any, np.int64]):
     records, utilization and Machine.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": []}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 4}
 
-    def __init__(self, config: DeepRMConfig | None = None, **overrides: Any) -> None:
+    def __init__(self, config: DeepRMConfig | None = None, *, render_mode: str | None = None, **overrides: Any) -> None:
         cfg = config or DeepRMConfig()
         if overrides:
             cfg = DeepRMConfig(**{**cfg.__dict__, **overrides})
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.config = cfg
+        self.render_mode = render_mode
         d, cap = len(cfg.resources), max(cfg.resources.values())
         t, m = cfg.horizon, cfg.slots
+        self._shapes = {"machine": (t, d, cap), "slots": (m, t, d, cap)}
+        if not cfg.images:  # 1-D vectors: SB3's MultiInputPolicy takes them as they are
+            self._shapes = {"machine": (t * d * cap,), "slots": (m * t * d * cap,)}
         self._dict_space = spaces.Dict(
             {
                 "backlog": spaces.Box(0.0, float(cfg.backlog), shape=(1,), dtype=np.float32),
-                "machine": spaces.Box(0.0, 1.0, shape=(t, d, cap), dtype=np.float32),
-                "slots": spaces.Box(0.0, 1.0, shape=(m, t, d, cap), dtype=np.float32),
+                "machine": spaces.Box(0.0, 1.0, shape=self._shapes["machine"], dtype=np.float32),
+                "slots": spaces.Box(0.0, 1.0, shape=self._shapes["slots"], dtype=np.float32),
             }
         )
         if cfg.flatten:
@@ -178,7 +200,37 @@ class DeepRMEnv(gym.Env[Any, np.int64]):
 
     def _observe(self) -> Any:
         assert self.model is not None
-        return self.model.observation(flat=self.config.flatten)
+        obs = self.model.observation(flat=self.config.flatten)
+        if self.config.flatten or self.config.images:
+            return obs
+        assert isinstance(obs, dict)
+        return {"backlog": obs["backlog"], **{k: obs[k].reshape(shape) for k, shape in self._shapes.items()}}
+
+    def render(self) -> str | None:
+        """The state as text (``render_mode="ansi"``): the clock, the plan and the visible slots.
+
+        One line per resource and time step ahead would be long; instead each resource's
+        row shows the units held in each step of the horizon (``.`` for none, a digit
+        for tens of percent, ``#`` for full), then each slot's job as ``len x demands``.
+        """
+        if self.render_mode is None:
+            return None
+        model = self.model
+        if model is None:
+            return "DeepRMEnv (not reset)"
+        lines = [
+            f"t={model.now}  waiting={len(model.queue)} (backlog {model.backlog})  "
+            f"running={len(model.machine.running)}  completed={model.n_completed}/{model.n_jobs}"
+        ]
+        for r, name in enumerate(model.names):
+            share = model.occ[:, r] / model.capacities[r]
+            row = "".join("." if x == 0 else "#" if x >= 1 else str(min(9, int(x * 10))) for x in share)
+            lines.append(f"  {name:>8} |{row}|")
+        for i in range(model.slots):
+            job = model.slot(i)
+            what = "-" if job is None else f"job {job.id}: {model.length(job)} x {model.demand(job).tolist()}"
+            lines.append(f"  slot {i}: {what}")
+        return "\n".join(lines)
 
     def _info(self, *, scheduled: bool) -> dict[str, Any]:
         model = self.model

@@ -234,13 +234,18 @@ class MachineEnv(gym.Env[np.ndarray, np.int64]):
     sees the same observations, for scenarios.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": []}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 4}
 
-    def __init__(self, config: MachineEnvConfig | None = None, **overrides: Any) -> None:
+    def __init__(
+        self, config: MachineEnvConfig | None = None, *, render_mode: str | None = None, **overrides: Any
+    ) -> None:
         cfg = config or MachineEnvConfig()
         if overrides:
             cfg = MachineEnvConfig(**{**cfg.__dict__, **overrides})
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.config = cfg
+        self.render_mode = render_mode
         self.cpus = cfg.machine_cpus
         self.resources = dict(cfg.resources)
         self.observer = cfg.observer
@@ -350,6 +355,27 @@ class MachineEnv(gym.Env[np.ndarray, np.int64]):
             "running": len(machine.running),
             "completed": len(machine.records),
         }
+
+    def render(self) -> str | None:
+        """The state as text (``render_mode="ansi"``): the clock, free resources, the window and the running jobs."""
+        if self.render_mode is None:
+            return None
+        machine = self.machine
+        if machine is None:
+            return "MachineEnv (not reset)"
+        view = machine.view
+        free = [f"cpus {view.free}/{view.capacity}"]
+        free += [f"{r} {cap - view.used.get(r, 0.0):g}/{cap:g}" for r, cap in view.resources.items()]
+        lines = [
+            f"t={view.now:g}  free: {', '.join(free)}  waiting={len(view.waiting)}  running={len(view.running)}  "
+            f"completed={len(machine.records)}/{self.n_jobs}"
+        ]
+        for i, job in enumerate(view.waiting[: self.observer.window]):
+            fits = "fits" if self._mask[i] else "    "
+            lines.append(f"  slot {i}: {fits} job {job.id}: {job.cpus} cpus, estimate {job.requested_time:g}")
+        for run in view.running:
+            lines.append(f"  running job {run.job.id}: {run.cpus} cpus until ~{run.expected_end(view.now):g}")
+        return "\n".join(lines)
 
     def records(self) -> list[JobRecord]:
         """The episode's job records (completed first, then any still running or waiting)."""
