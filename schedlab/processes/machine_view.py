@@ -3,19 +3,39 @@
 It implements :class:`schedlab.model.decisions.MachineView`. A policy reads the view at
 every decision event, so each property is a C-level ``attrgetter`` and ``fits`` is the
 machine's own bound method: no extra Python call between the policy and the machine.
+
+The view is typed against :class:`ViewedMachine`, the few attributes it reads, rather
+than against ``Machine`` itself: ``machine.py`` builds the view, so importing ``Machine``
+here (even for type checking only) would make the two modules import each other.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from operator import attrgetter
-from typing import TYPE_CHECKING
+from typing import Protocol
+
+import simpy
 
 from schedlab.model.job import Job
+from schedlab.processes.running import Running
 
-if TYPE_CHECKING:
-    from schedlab.processes.machine import Machine
+__all__ = ["PolicyView", "ViewedMachine"]
 
-__all__ = ["PolicyView"]
+
+class ViewedMachine(Protocol):
+    """What :class:`PolicyView` reads of the machine it shows (``Machine`` has all of it)."""
+
+    name: str
+    env: simpy.Environment
+    capacity: int
+    free: int
+    waiting: Sequence[Job]
+    running: Sequence[Running]
+    resources: Mapping[str, float]
+    used: Mapping[str, float]
+    _suspended: Mapping[Job, Running]
+    fits: Callable[..., bool]
 
 
 class PolicyView:
@@ -23,7 +43,7 @@ class PolicyView:
 
     __slots__ = ("_m", "fits")
 
-    def __init__(self, machine: Machine) -> None:
+    def __init__(self, machine: ViewedMachine) -> None:
         self._m = machine
         self.fits = machine.fits
 
