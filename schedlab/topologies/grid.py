@@ -150,8 +150,33 @@ def bipartite_grid(
 
 
 def grid_capacities(grid: nx.Graph) -> np.ndarray:
-    """The resources' capacities of a :func:`bipartite_grid`, in resource order."""
-    nodes = sorted(j for kind, j in grid.nodes if kind == "resource")
+    """The resources' capacities of any grid graph, in resource order.
+
+    Reads the ``capacity`` attribute of the nodes ``("resource", 0)`` ..
+    ``("resource", M-1)``; every other node (brokers, sites, routers) is ignored, so
+    it serves :func:`bipartite_grid`, :func:`~schedlab.topologies.hierarchical_grid`,
+    :func:`~schedlab.topologies.small_world_grid` and hand-built graphs alike.
+
+    Examples
+    --------
+    >>> g = nx.Graph([(("agent", 0), "router"), ("router", ("resource", 0))])
+    >>> g.nodes["resource", 0]["capacity"] = 120.0
+    >>> grid_capacities(g).tolist()
+    [120.0]
+    """
+    nodes = sorted(node[1] for node in grid.nodes if _is_resource(node))
     if nodes != list(range(len(nodes))) or not nodes:
         raise ValueError(f"grid: resources must be ('resource', 0..M-1), got {len(nodes)} resource nodes")
-    return np.array([grid.nodes["resource", j]["capacity"] for j in nodes], dtype=float)
+    caps = []
+    for j in nodes:
+        c = grid.nodes["resource", j].get("capacity")
+        if c is None or isinstance(c, bool) or not isinstance(c, int | float | np.number) or not (
+            math.isfinite(c) and c > 0
+        ):
+            raise ValueError(f"grid: node ('resource', {j}) needs a capacity > 0 (node attribute 'capacity'), got {c!r}")
+        caps.append(float(c))
+    return np.array(caps, dtype=float)
+
+
+def _is_resource(node: object) -> bool:
+    return isinstance(node, tuple) and len(node) == 2 and node[0] == "resource" and isinstance(node[1], int | np.integer)
