@@ -21,8 +21,8 @@ import numpy as np
 import simpy
 
 from schedlab.experiment.seeding import Streams
-from schedlab.policies import RandomVectors
-from schedlab.processes.ring import ServerNetwork, ShippingAgents
+from schedlab.policies import RandomVectors, ShippingAgents
+from schedlab.processes.network import ServerNetwork
 from schedlab.topologies import neighbour_lists, small_world_ring
 
 

@@ -37,13 +37,14 @@ import simpy
 
 from schedlab.experiment import cli_main
 from schedlab.experiment.seeding import Streams
-from schedlab.learners import CollectiveRule, VectorLearner
+from schedlab.learners import CollectiveLearner, VectorLearner
 from schedlab.learners.utilities import SU_EXECUTED
+from schedlab.model.fields import items, number
+from schedlab.model.network import TOUCHES
 from schedlab.model.ring_bounds import paper_estimate, throughput_bound
-from schedlab.policies import LoadBalancing, RandomVectors
+from schedlab.policies import LoadBalancing, RandomVectors, ShippingAgents
 from schedlab.processes import Model
-from schedlab.processes.ring import ServerNetwork, ShippingAgents
-from schedlab.processes.run_outcome import TOUCHES
+from schedlab.processes.network import ServerNetwork
 from schedlab.topologies import neighbour_lists, small_world_ring
 
 ALGORITHMS = ("rand", "su", "tg", "wlu", "lb")
@@ -52,25 +53,25 @@ ALGORITHMS = ("rand", "su", "tg", "wlu", "lb")
 @dataclass(frozen=True)
 class Config:
     #: N: servers on the ring
-    servers: int = 50
+    servers: int = number(50, low=1, work=True)
     #: K: resources per server and requirements per job (2^K agents per server)
     resources: int = 2
     #: r values: each server's probability of a new job per step
-    arrival_probs: tuple[float, ...] = (0.2, 0.8)
+    arrival_probs: tuple[float, ...] = items((0.2, 0.8), high=1)
     #: M values: capacities and requirements uniform on {1..M}
     max_requirements: tuple[int, ...] = (2, 8)
     #: algorithms compared: rand, su, tg, wlu, lb
     algorithms: tuple[str, ...] = ALGORITHMS
     #: network configurations (replications) per cell
-    networks: int = 50
+    networks: int = number(50, low=1, work=True)
     #: runs t (the learning time scale)
-    runs: int = 400
+    runs: int = number(400, low=1, work=True)
     #: steps tau per run
-    steps: int = 400
+    steps: int = number(400, low=1, work=True)
     #: runs with random vectors before learning starts
     warmup: int = 100
     #: probability that a server opens a shortcut (degrees stay 2-4)
-    shortcut_prob: float = 0.5
+    shortcut_prob: float = number(0.5, high=1)
     #: LB: relative margin above the mean load before a server sheds a job
     lb_tolerance: float = 0.1
     #: candidate vectors per agent and run (besides the current one)
@@ -150,12 +151,14 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
     graph = small_world_ring(cfg.servers, cfg.shortcut_prob, seed=streams["topology"])
     capacities = streams["capacities"].integers(1, m + 1, size=(cfg.servers, cfg.resources))
     agents = ShippingAgents(neighbour_lists(graph), 2**cfg.resources, streams["routing"])
+    learner: CollectiveLearner | None = None
     if algorithm == "lb":
         rule = LoadBalancing(cfg.lb_tolerance, streams["routing"])
     elif algorithm == "rand":
         rule = RandomVectors(agents, streams["exploration"])
-    else:
-        learner = VectorLearner(
+    else:  # the agents ship; the learner listens to the runs and sets their vectors
+        rule = agents
+        vectors = VectorLearner(
             agents.mask,
             cfg.runs,
             streams["exploration"],
@@ -167,7 +170,7 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
             temperature=cfg.temperature,
         )
         utility = "su_agent" if algorithm == "su" and cfg.su_executed == "agent" else algorithm
-        rule = CollectiveRule(agents, utility, learner)
+        learner = CollectiveLearner(agents, utility, vectors)
     network = ServerNetwork(
         env,
         graph,
@@ -182,6 +185,8 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
         keep_records=cfg.job_records,
         touches=cfg.touches,
     )
+    if learner is not None:
+        learner.subscribe(network)
     bound: list[float] = []  # the fluid bound of the last run's jobs (measure() reads it)
     network.run_ended.connect(lambda o: _bound_of_last_run(o, network, bound))
     return Model(

@@ -16,7 +16,7 @@ from schedlab.experiment import run
 from schedlab.experiment.scenario import load_scenario
 from schedlab.experiment.seeding import Streams
 from schedlab.learners import (
-    CollectiveRule,
+    CollectiveLearner,
     VectorLearner,
     clamped_world_utility,
     selfish,
@@ -24,8 +24,9 @@ from schedlab.learners import (
     wonderful_life,
     world_utility,
 )
-from schedlab.policies import LoadBalancing, RandomVectors, job_load, server_loads
-from schedlab.processes.ring import ServerNetwork, ShippingAgents, job_classes, random_vectors
+from schedlab.model.network import job_classes, random_vectors
+from schedlab.policies import LoadBalancing, RandomVectors, ShippingAgents, job_load, server_loads
+from schedlab.processes.network import ServerNetwork
 from schedlab.topologies import neighbour_lists, small_world_ring
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -99,7 +100,7 @@ class Scripted:
         self.outcomes = []
 
     def bind(self, network):
-        pass
+        network.run_ended.connect(self.outcomes.append)
 
     def begin_run(self, run):
         pass
@@ -109,9 +110,6 @@ class Scripted:
             network.add_job(server, req)
         self.step += 1
         return self.agents.decide(network)
-
-    def end_run(self, outcome):
-        self.outcomes.append(outcome)
 
 
 def _keep_all(agents):
@@ -301,9 +299,6 @@ def test_lb_routes_hop_by_hop_and_the_job_lands_at_the_destination_front():
                 return [(0, network.servers[0].queue.items[0], 3)]  # three links away: 0 -> 1 -> 2 -> 3
             return []
 
-        def end_run(self, outcome):
-            pass
-
     net = ServerNetwork(env, graph, caps, 0.0, 2, ShipOnce(), np.random.default_rng(), np.random.default_rng(),
                         steps=10, runs=1)  # fmt: skip
     where = []
@@ -355,15 +350,15 @@ def test_candidates_are_probability_vectors_on_each_agents_actions():
     np.testing.assert_array_equal(cand[:, 0], current)
 
 
-def test_collective_rule_records_one_reward_per_agent_per_run():
+def test_collective_learner_subscribes_and_records_one_reward_per_agent_per_run():
     s = Streams(2)
     graph = small_world_ring(8, seed=s["topology"])
-    agents = ShippingAgents(neighbour_lists(graph), 4, s["routing"])
+    agents = ShippingAgents(neighbour_lists(graph), 4, s["routing"])  # the rule: the agents ship
     learner = VectorLearner(agents.mask, 6, s["exploration"], warmup=3)
-    rule = CollectiveRule(agents, "wlu", learner)
     env = simpy.Environment()
-    net = ServerNetwork(env, graph, s["capacities"].integers(1, 3, (8, 2)), 0.5, 2, rule, s["arrivals"],
+    net = ServerNetwork(env, graph, s["capacities"].integers(1, 3, (8, 2)), 0.5, 2, agents, s["arrivals"],
                         s["requirements"], steps=20, runs=6)  # fmt: skip
+    CollectiveLearner(agents, "wlu", learner).subscribe(net)  # the learner listens to the runs
     outcomes = []
     net.run_ended.connect(outcomes.append)
     env.run(net.done)
@@ -371,7 +366,7 @@ def test_collective_rule_records_one_reward_per_agent_per_run():
     for k, o in enumerate(outcomes):
         np.testing.assert_allclose(learner.data_rewards[:, k][learner.data_valid[:, k]], wonderful_life(o))
     with pytest.raises(ValueError, match="utility: unknown"):
-        CollectiveRule(agents, "gdp", learner)
+        CollectiveLearner(agents, "gdp", learner)
 
 
 # --------------------------------------------------------------------------- the scenario

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from schedlab.experiment.seeding import Streams
 from schedlab.learners.utilities import selfish, wonderful_life, world_utility
 from schedlab.model.ring_bounds import fluid_bound, paper_estimate, throughput_bound
-from schedlab.policies import LoadBalancing, RandomVectors
-from schedlab.processes.ring import ServerNetwork, ShippingAgents
+from schedlab.policies import LoadBalancing, RandomVectors, ShippingAgents
+from schedlab.processes.network import ServerNetwork
 from schedlab.topologies import neighbour_lists, small_world_ring
 
 

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schedlab.experiment.seeding import Streams
-from schedlab.policies import LoadBalancing, RandomVectors
-from schedlab.processes.ring import ServerNetwork, ShippingAgents
+from schedlab.policies import LoadBalancing, RandomVectors, ShippingAgents
+from schedlab.processes.network import ServerNetwork
 from schedlab.topologies import neighbour_lists, small_world_ring
 
 
@@ -44,9 +44,6 @@ class Watched:
         nh = network.next_hop
         self.shipped = [(nh[s][d], job, d) for s, job, d in decisions]
         return decisions
-
-    def end_run(self, outcome):
-        self.rule.end_run(outcome)
 
 
 @settings(max_examples=25, deadline=None)

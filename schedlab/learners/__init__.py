@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from schedlab.learners.collectives import CollectiveRule, VectorLearner
+from schedlab.learners.collectives import CollectiveLearner, VectorLearner
 from schedlab.learners.fuzzy_rulebase import FuzzyRulebase
 from schedlab.learners.osl import OrdinalSharing
 from schedlab.learners.sls import SimpleLearning
@@ -34,7 +34,7 @@ _TORCH = {
 
 __all__ = [
     "AverageRewardTD",
-    "CollectiveRule",
+    "CollectiveLearner",
     "FuzzyRulebase",
     "LearningRate",
     "OrdinalSharing",

@@ -10,19 +10,39 @@ vector, estimates each candidate's reward by eq. 3,
 
 and samples its new vector from a Boltzmann distribution over the estimates. All
 agents are updated at once as rows of arrays.
+
+:class:`CollectiveLearner` connects a :class:`VectorLearner` to a network: it
+subscribes to the network's ``run_started`` signal (set the run's vectors on the
+shipping agents) and ``run_ended`` (score the run with a private utility and record it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any, Protocol
 
 import numpy as np
 
 from schedlab.learners.utilities import UTILITIES
-from schedlab.model.job import Job
-from schedlab.processes.ring import RunOutcome, ServerNetwork, ShippingAgents, random_vectors
+from schedlab.model.network import RunOutcome, random_vectors
 
-__all__ = ["CollectiveRule", "VectorLearner"]
+__all__ = ["CollectiveLearner", "VectorLearner"]
+
+
+class _Agents(Protocol):
+    """The shipping agents a learner sets (:class:`~schedlab.policies.shipping.ShippingAgents`)."""
+
+    mask: np.ndarray
+    vectors: np.ndarray
+
+    def set_vectors(self, vectors: np.ndarray) -> None: ...
+
+
+class _Signals(Protocol):
+    """The network's run signals (:class:`~schedlab.processes.network.ServerNetwork`)."""
+
+    run_started: Any
+    run_ended: Any
 
 
 class VectorLearner:
@@ -158,16 +178,17 @@ class VectorLearner:
         return self.current
 
 
-class CollectiveRule:
+class CollectiveLearner:
     """Agents learning their vectors from a private utility: ``"wlu"``, ``"tg"`` or ``"su"``.
 
     Parameters
     ----------
     agents
-        The network's :class:`~schedlab.processes.ring.ShippingAgents`.
+        The network's shipping agents (:class:`~schedlab.policies.ShippingAgents`), the
+        rule the network runs; the learner sets their vectors.
     utility
         ``"wlu"`` (eq. 8), ``"tg"`` (G, eq. 6), ``"su"`` (eq. 9), or a function of a
-        :class:`~schedlab.processes.ring.RunOutcome` giving one reward per agent.
+        :class:`~schedlab.model.network.RunOutcome` giving one reward per agent.
     learner
         The :class:`VectorLearner` (its mask must be ``agents.mask``).
 
@@ -175,11 +196,17 @@ class CollectiveRule:
     -----
     Each run's rewards are recorded with the run's vectors when the run ends (the
     network's queues already cleared); the next run's vectors are chosen when it begins.
+    Connect it with :meth:`subscribe` before the model runs.
+
+    Examples
+    --------
+    >>> # network = ServerNetwork(env, graph, caps, r, m, agents, ...)   # the agents ship
+    >>> # CollectiveLearner(agents, "wlu", learner).subscribe(network)   # the learner listens
     """
 
     def __init__(
         self,
-        agents: ShippingAgents,
+        agents: _Agents,
         utility: str | Callable[[RunOutcome], np.ndarray],
         learner: VectorLearner,
     ) -> None:
@@ -192,15 +219,17 @@ class CollectiveRule:
         self.agents, self.utility, self.learner = agents, utility, learner
         self.rewards: list[np.ndarray] = []
 
-    def bind(self, network: ServerNetwork) -> None:
-        pass
+    def subscribe(self, network: _Signals) -> CollectiveLearner:
+        """Listen to ``network``'s run signals; returns the learner, for chaining."""
+        network.run_started.connect(self.begin_run)
+        network.run_ended.connect(self.end_run)
+        return self
 
     def begin_run(self, run: int) -> None:
+        """The ``run_started`` signal: the run's vectors (random during warm-up, then learned)."""
         self.agents.set_vectors(self.learner.propose(run))
 
-    def decide(self, network: ServerNetwork) -> list[tuple[int, Job, int]]:
-        return self.agents.decide(network)
-
     def end_run(self, outcome: RunOutcome) -> None:
+        """The ``run_ended`` signal: each agent's reward for the run, recorded with its vector."""
         rewards = np.asarray(self.utility(outcome), dtype=float)
         self.learner.record(outcome.run, self.agents.vectors, rewards)

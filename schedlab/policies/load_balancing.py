@@ -1,7 +1,8 @@
-"""The baselines of seed 004: multi-resource load balancing (LB, section 3.4) and random vectors (RAND).
+"""Seed 004's load-balancing baseline (LB, section 3.4): a :class:`~schedlab.model.network.ShippingRule`.
 
-Both are :class:`~schedlab.processes.ring.ShippingRule` objects for a
-:class:`~schedlab.processes.ring.ServerNetwork`.
+It reads only the :class:`~schedlab.model.network.NetworkView` (loads, waiting jobs,
+the graph), so it runs on any connected graph of servers. RAND is
+:class:`~schedlab.policies.shipping.RandomVectors`.
 """
 
 from __future__ import annotations
@@ -9,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from schedlab.model.job import Job
-from schedlab.processes.ring import RunOutcome, ServerNetwork, ShippingAgents, random_vectors
-from schedlab.topologies.small_world import hop_distances
+from schedlab.model.network import NetworkView, Ship
+from schedlab.model.routing import hop_distances
 
-__all__ = ["LoadBalancing", "RandomVectors", "job_load", "server_loads"]
+__all__ = ["LoadBalancing", "job_load", "server_loads"]
 
 
 def job_load(job: Job, capacities: np.ndarray | list[int]) -> float:
@@ -23,13 +24,13 @@ def job_load(job: Job, capacities: np.ndarray | list[int]) -> float:
     return float(total / len(capacities))
 
 
-def server_loads(network: ServerNetwork) -> np.ndarray:
+def server_loads(network: NetworkView) -> np.ndarray:
     """L_i = Avg_k(l_k), l_k = sum over the server's jobs (waiting and running) of j_k / s_k.
 
     Each server keeps its summed requirements up to date as jobs come and go
-    (:meth:`~schedlab.processes.ring.RingServer.load`), so this costs O(N), not O(jobs).
+    (:meth:`~schedlab.processes.network_server.NetworkServer.load`), so this costs O(N), not O(jobs).
     """
-    return np.array([server.load() for server in network.servers])
+    return network.loads()
 
 
 class LoadBalancing:
@@ -65,61 +66,30 @@ class LoadBalancing:
         self.rng = rng if rng is not None else np.random.default_rng(0)
         self._distance = np.zeros((0, 0))
 
-    def bind(self, network: ServerNetwork) -> None:
+    def bind(self, network: NetworkView) -> None:
         self._distance = hop_distances(network.graph)
 
     def begin_run(self, run: int) -> None:
         pass
 
-    def decide(self, network: ServerNetwork) -> list[tuple[int, Job, int]]:
-        loads = server_loads(network)
+    def decide(self, network: NetworkView) -> list[Ship]:
+        loads = network.loads()
         mean = loads.mean()
         if mean <= 0:
             return []
         low = np.flatnonzero(loads == loads.min())
         out = []
         for i in np.flatnonzero(loads > (1 + self.tolerance) * mean).tolist():
-            server = network.servers[i]
-            if not server.queue.items:
+            waiting = network.waiting(i)
+            if not waiting:
                 continue
             caps = network.capacities[i].tolist()
-            job = max(server.queue.items, key=lambda j: job_load(j, caps))  # the first of equal loads
+            job = max(waiting, key=lambda j: job_load(j, caps))  # the first of equal loads
             others = low[low != i]
             if others.size == 0:
                 continue
             d = self._distance[i, others]
             nearest = others[d == d.min()]
             dest = int(nearest[self.rng.integers(nearest.size)]) if nearest.size > 1 else int(nearest[0])
-            out.append((i, job, dest))
+            out.append(Ship(i, job, dest))
         return out
-
-    def end_run(self, outcome: RunOutcome) -> None:
-        pass
-
-
-class RandomVectors:
-    """RAND: every agent's vector drawn uniformly from its simplex at the start of every run.
-
-    Parameters
-    ----------
-    agents
-        The network's :class:`~schedlab.processes.ring.ShippingAgents`.
-    rng
-        The stream the vectors are drawn from (``streams["exploration"]``).
-    """
-
-    def __init__(self, agents: ShippingAgents, rng: np.random.Generator) -> None:
-        self.agents = agents
-        self.rng = rng
-
-    def bind(self, network: ServerNetwork) -> None:
-        pass
-
-    def begin_run(self, run: int) -> None:
-        self.agents.set_vectors(random_vectors(self.agents.mask, self.rng))
-
-    def decide(self, network: ServerNetwork) -> list[tuple[int, Job, int]]:
-        return self.agents.decide(network)
-
-    def end_run(self, outcome: RunOutcome) -> None:
-        pass

@@ -1,49 +1,20 @@
-"""The agents of seed 004 (section 3.2): 2^K per server, one per job class, each a probability vector.
+"""The shipping agents of seed 004 (section 3.2) and RAND: a :class:`~schedlab.model.network.ShippingRule`.
 
-Also the job classes (which agent owns a job) and random vectors (uniform on each
-agent's simplex), shared by RAND and the learners' warm-up.
+2^K agents per server, one per job class, each with a probability vector over
+{keep, each neighbour}. RAND draws every vector at random at the start of every run;
+a learner (:class:`schedlab.learners.CollectiveLearner`) subscribes to the network's
+signals and sets the vectors instead.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from schedlab.model.job import Job
+from schedlab.model.network import NetworkView, Ship, random_vectors, whole
 
-if TYPE_CHECKING:
-    from schedlab.processes.ring import ServerNetwork
-
-__all__ = ["ShippingAgents", "job_classes", "random_vectors"]
-
-
-def _whole(name: str, value: int, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
-        raise ValueError(f"{name} must be a whole number >= {low}, got {value!r}")
-    return int(value)
-
-
-def job_classes(requirements: np.ndarray, m: int) -> np.ndarray:
-    """The agent class of each job: bit k set where requirement k is in the upper half ``[M/2 + 1, M]``.
-
-    With K resources there are 2^K classes; class 0 holds the jobs whose requirements
-    are all in the lower half ``[1, M/2]`` (section 3.2). ``M/2`` is rounded down.
-    """
-    req = np.atleast_2d(np.asarray(requirements))
-    bits = (req > m // 2).astype(np.int64)
-    return (bits << np.arange(req.shape[1])).sum(axis=1)
-
-
-def random_vectors(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One probability vector per row, uniform on the simplex of that row's allowed actions.
-
-    ``mask[a, k]`` says whether agent ``a`` has action ``k``; the vectors are zero
-    elsewhere. Uniform on the simplex = normalised unit exponentials (Dirichlet(1, ..., 1)).
-    """
-    draws = rng.exponential(1.0, mask.shape) * mask
-    return draws / draws.sum(axis=1, keepdims=True)
+__all__ = ["RandomVectors", "ShippingAgents"]
 
 
 class ShippingAgents:
@@ -70,7 +41,7 @@ class ShippingAgents:
     def __init__(self, neighbours: Sequence[Sequence[int]], classes: int, rng: np.random.Generator) -> None:
         self.neighbours = [list(map(int, nb)) for nb in neighbours]
         self.servers = len(self.neighbours)
-        self.classes = _whole("classes (agents per server)", classes, 1)
+        self.classes = whole("classes (agents per server)", classes, 1)
         self.agents = self.servers * self.classes
         width = 1 + max(len(nb) for nb in self.neighbours)
         degree = np.repeat([len(nb) for nb in self.neighbours], self.classes)
@@ -101,7 +72,14 @@ class ShippingAgents:
         self._cumulative = cumulative.tolist()  # Python floats: the per-decision scan is a few comparisons
         self._targets = self.targets.tolist()
 
-    def decide(self, network: ServerNetwork) -> list[tuple[int, Job, int]]:
+    def bind(self, network: NetworkView) -> None:
+        if len(self.neighbours) != network.n:
+            raise ValueError(f"agents: built for {len(self.neighbours)} servers, the network has {network.n}")
+
+    def begin_run(self, run: int) -> None:
+        pass  # the vectors stay as set (by set_vectors, a learner or RAND)
+
+    def decide(self, network: NetworkView) -> list[Ship]:
         """Draw each head job's fate; under ``touches="decision"`` record it as a touch of the job by its agent."""
         heads = network.heads()
         if not heads:
@@ -120,5 +98,30 @@ class ShippingAgents:
             while u >= row[k]:
                 k += 1
             if k:
-                out.append((s, job, targets[a][k]))
+                out.append(Ship(s, job, targets[a][k]))
         return out
+
+
+class RandomVectors:
+    """RAND: the shipping agents with every vector drawn uniformly from its simplex at the start of every run.
+
+    Parameters
+    ----------
+    agents
+        The network's :class:`ShippingAgents` (RAND decides through them).
+    rng
+        The stream the vectors are drawn from (``streams["exploration"]``).
+    """
+
+    def __init__(self, agents: ShippingAgents, rng: np.random.Generator) -> None:
+        self.agents = agents
+        self.rng = rng
+
+    def bind(self, network: NetworkView) -> None:
+        self.agents.bind(network)
+
+    def begin_run(self, run: int) -> None:
+        self.agents.set_vectors(random_vectors(self.agents.mask, self.rng))
+
+    def decide(self, network: NetworkView) -> list[Ship]:
+        return self.agents.decide(network)

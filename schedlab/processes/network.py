@@ -1,8 +1,8 @@
-"""Servers on a small-world ring that ship jobs to their neighbours (seed 004, Tumer and Lawson).
+"""Servers on a graph that ship jobs to each other (seed 004, Tumer and Lawson: a small-world ring).
 
 N servers with K integer resources each (resource 1 is the speed, 2..K gate
-admission) run one job at a time, first in first out, and block while their head job
-does not fit (:class:`RingServer`, a :class:`~schedlab.processes.server.Server`).
+admission) sit on any connected graph, run one job at a time, first in first out, and
+block while their head job does not fit (:class:`~schedlab.processes.network_server.NetworkServer`).
 Time advances in unit steps tau; inside step t the phases are explicit and ordered:
 
 1. *deliveries*: jobs shipped during step t-1 leave the links (a :class:`simpy.Store`
@@ -18,64 +18,44 @@ Time advances in unit steps tau; inside step t the phases are explicit and order
    shipment or a completion can start a job at once. Completions reach the network
    through each server's completion signal.
 
-A *run* is ``steps`` such steps with the rule's vectors fixed; at its end the network
-scores it (:class:`RunOutcome`: which jobs were executed, which agents touched which
-jobs), clears every queue, link and running job, and hands the outcome to the rule
-(where learners update) and to :attr:`ServerNetwork.run_ended`.
+A *run* is ``steps`` such steps with the rule's vectors fixed; at its start the rule's
+``begin_run`` hook and the :attr:`~ServerNetwork.run_started` signal (where a learner
+sets the vectors); at its end the network scores it
+(:class:`~schedlab.model.network.RunOutcome`: which jobs were executed, which agents
+touched which jobs), clears every queue, link and running job, and emits the outcome
+on :attr:`~ServerNetwork.run_ended`, where learners (WLU, TG, SU) record their rewards.
+The contract a rule is written against is :mod:`schedlab.model.network`; the network
+itself is the :class:`~schedlab.model.network.NetworkView` the rule reads.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
 
 import networkx as nx
 import numpy as np
 import simpy
 
 from schedlab.model.job import Job
+from schedlab.model.network import TOUCHES, RunOutcome, ShippingRule, job_classes, whole
 from schedlab.model.records import JobRecord
-from schedlab.processes.ring_server import RingServer
-from schedlab.processes.run_outcome import TOUCHES, RunOutcome
-from schedlab.processes.shipping_agents import ShippingAgents, _whole, job_classes, random_vectors
+from schedlab.model.routing import next_hops
+from schedlab.processes.network_server import NetworkServer
 from schedlab.processes.signal import Signal
 
-__all__ = [
-    "RingServer",
-    "RunOutcome",
-    "ServerNetwork",
-    "ShippingAgents",
-    "ShippingRule",
-    "job_classes",
-    "random_vectors",
-]
-
-
-class ShippingRule(Protocol):
-    """What ships jobs: the agents of section 3.2 under a learner or RAND, or load balancing."""
-
-    def bind(self, network: ServerNetwork) -> None:
-        """Called once before the first run."""
-
-    def begin_run(self, run: int) -> None:
-        """A run starts: fix the vectors it will use."""
-
-    def decide(self, network: ServerNetwork) -> list[tuple[int, Job, int]]:
-        """The decisions phase: ``(server, job, destination)`` for each job to ship now."""
-
-    def end_run(self, outcome: RunOutcome) -> None:
-        """A run ended (the system is already cleared): score and learn."""
+__all__ = ["ServerNetwork"]
 
 
 class ServerNetwork:
-    """N :class:`RingServer` on a graph, external arrivals, links, a shipping rule, run after run.
+    """N :class:`NetworkServer` on a graph, external arrivals, links, a shipping rule, run after run.
 
     Parameters
     ----------
     env
         The SimPy environment.
     graph
-        Connected graph over servers ``0..N-1`` (e.g. :func:`~schedlab.topologies.small_world_ring`).
+        Connected graph over servers ``0..N-1`` (e.g. :func:`~schedlab.topologies.small_world_ring`,
+        or any connected NetworkX graph relabelled to ``0..N-1``).
     capacities
         ``(N, K)`` integer capacities, column 0 the speeds.
     arrival_prob
@@ -83,7 +63,7 @@ class ServerNetwork:
     max_requirement
         M: job requirements are uniform on ``{1..M}``, M >= 1.
     rule
-        The :class:`ShippingRule`.
+        The :class:`~schedlab.model.network.ShippingRule` (e.g. :class:`~schedlab.policies.ShippingAgents`).
     arrivals, requirements
         The streams of the arrival coin flips and of the job requirements.
     steps
@@ -94,7 +74,7 @@ class ServerNetwork:
         Keep the servers' job records of the current run.
     whole_steps
         Servers work in whole steps (ceil(c / speed) per job, the default) or in
-        continuous time (c / speed); see :class:`RingServer`.
+        continuous time (c / speed); see :class:`NetworkServer`.
     touches
         What sets I_k^eta (an agent "touched" job k): ``"visit"`` (the default) when the
         job entered the queue of the agent's server, by arrival or delivery, whether or
@@ -105,8 +85,10 @@ class ServerNetwork:
     ----------
     curve
         G of each run so far.
+    run_started
+        Signal emitted with the run's index as it starts, after the rule's ``begin_run``.
     run_ended
-        Signal emitted with each run's :class:`RunOutcome`, after the rule's ``end_run``.
+        Signal emitted with each run's :class:`~schedlab.model.network.RunOutcome`, the system already cleared.
     """
 
     def __init__(
@@ -130,9 +112,9 @@ class ServerNetwork:
             raise ValueError(f"touches: unknown {touches!r}; choose from {', '.join(TOUCHES)}")
         if not (isinstance(arrival_prob, int | float) and 0 <= arrival_prob <= 1):
             raise ValueError(f"r (arrival probability per server per step) must be in [0, 1], got {arrival_prob!r}")
-        self.m = _whole("M (largest requirement/capacity)", max_requirement, 1)
-        self.steps = _whole("steps (per run)", steps, 1)
-        self.runs = _whole("runs", runs, 1)
+        self.m = whole("M (largest requirement/capacity)", max_requirement, 1)
+        self.steps = whole("steps (per run)", steps, 1)
+        self.runs = whole("runs", runs, 1)
         caps = np.asarray(capacities)
         n = graph.number_of_nodes()
         if caps.ndim != 2 or caps.shape[0] != n or caps.shape[1] < 1:
@@ -149,7 +131,7 @@ class ServerNetwork:
         self.rule = rule
         self._arrivals, self._requirements = arrivals, requirements
         self.servers = [
-            RingServer(env, row, name=f"server{i}", keep_records=keep_records, whole_steps=whole_steps)
+            NetworkServer(env, row, name=f"server{i}", keep_records=keep_records, whole_steps=whole_steps)
             for i, row in enumerate(caps)
         ]
         for i, server in enumerate(self.servers):
@@ -159,11 +141,10 @@ class ServerNetwork:
         #: the links: one batch of (next server, job, destination) per step, delivered the next step
         self.links = simpy.Store(env)
         self._outgoing: list[tuple[int, Job, int]] = []
-        from schedlab.topologies.small_world import next_hops  # topologies import nothing of processes
-
         self.next_hop = next_hops(graph).tolist()
         self.run = 0
         self.curve: list[float] = []
+        self.run_started: Signal[int] = Signal()
         self.run_ended: Signal[RunOutcome] = Signal()
         self.arrived = 0  # jobs of the current run so far
         self._first_id = 0
@@ -197,6 +178,14 @@ class ServerNetwork:
     def heads(self) -> list[tuple[int, Job]]:
         """``(server, head job)`` for every server with a waiting job, in server order."""
         return [(i, s.queue.items[0]) for i, s in enumerate(self.servers) if s.queue.items]
+
+    def waiting(self, server: int) -> Sequence[Job]:
+        """The jobs waiting at ``server``, head first (do not mutate)."""
+        return self.servers[server].queue.items
+
+    def loads(self) -> np.ndarray:
+        """L_i of section 3.4 for every server (each keeps its held requirements up to date: O(N))."""
+        return np.array([server.load() for server in self.servers])
 
     def in_transit(self) -> int:
         return sum(len(batch) for batch in self.links.items) + len(self._outgoing)
@@ -316,6 +305,7 @@ class ServerNetwork:
         for run in range(self.runs):
             self.run = run
             rule.begin_run(run)
+            self.run_started.emit(run)
             for _ in range(self.steps):
                 self._deliver()
                 self._arrive()
@@ -333,7 +323,6 @@ class ServerNetwork:
             self.curve.append(outcome.efficiency)
             self._clear()
             yield env.timeout(0)  # let the cleared servers' processes take their interrupts
-            rule.end_run(outcome)
             self.run_ended.emit(outcome)
 
     @property

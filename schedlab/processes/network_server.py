@@ -1,6 +1,6 @@
 """The servers of seed 004: FIFO, one job at a time, a blocking head job, cleared between runs.
 
-A :class:`RingServer` is a :class:`~schedlab.processes.server.Server` whose queue tells
+A :class:`NetworkServer` is a :class:`~schedlab.processes.server.Server` whose queue tells
 it the moment it hands a job over, which keeps a running sum of the requirements it
 holds (the load of section 3.4), serves in whole steps, and can be cleared.
 """
@@ -17,13 +17,13 @@ from schedlab.model.job import Job
 from schedlab.model.records import Status, job_record
 from schedlab.processes.server import JobQueue, Server
 
-__all__ = ["RingServer"]
+__all__ = ["NetworkServer"]
 
 
 class _StartingQueue(JobQueue):
     """A :class:`JobQueue` that tells its server the moment it hands the head job over."""
 
-    def __init__(self, env: simpy.Environment, server: RingServer) -> None:
+    def __init__(self, env: simpy.Environment, server: NetworkServer) -> None:
         super().__init__(env, server.fits)
         self.server = server
 
@@ -58,7 +58,7 @@ class _StartingQueue(JobQueue):
             self._trigger_get(None)
 
 
-class RingServer(Server):
+class NetworkServer(Server):
     """A :class:`Server` whose queue and running job can be cleared between runs.
 
     Parameters
