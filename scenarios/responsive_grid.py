@@ -14,7 +14,8 @@ Two experiments (``--set experiment=synthetic|trace|both``):
   targets (the unfeasible ones, 0.4/0.2/0.2/0.2, with ``--set fair_shares=feasible,unfeasible``).
   Every setting runs on the same jobs in a replication (common random numbers):
   the bounds FIFO, EDF (the pre-training rule), PRIO (non-preemptive priority to
-  interactive jobs), SJF-ORA and SJF-EST, and RL under the paper's reading (``RL``)
+  interactive jobs), SJF-ORA and SJF-EST (GREEDY, the reward maximised at each election, on
+  demand), and RL under the paper's reading (``RL``)
   or another (``RL+waited``, ``RL+oldest``, ``RL+site``, ``RL+smdp``, combinable:
   ``RL+waited+oldest``). The report prints paired differences against FIFO and EDF
   with 95% t intervals, and Kleinrock's conservation sum against FIFO's.
@@ -59,7 +60,13 @@ from schedlab.model.site_state import INTERACTIVE, SiteFeatures
 from schedlab.model.streams import Streams
 from schedlab.model.traces import NativeSchedule, load_trace, trace_path
 from schedlab.policies import FCFS
-from schedlab.policies.site_supervisor import EarliestDeadlineFirst, InteractiveFirst, SarsaScheduler, ShortestFirst
+from schedlab.policies.site_supervisor import (
+    EarliestDeadlineFirst,
+    GreedyReward,
+    InteractiveFirst,
+    SarsaScheduler,
+    ShortestFirst,
+)
 from schedlab.processes import Machine, Model, Source
 from schedlab.processes.elastic import ElasticPool
 
@@ -99,6 +106,8 @@ class Config:
     trace_weeks: int = 7
     #: trace: first week of the segment counted from the log's start, from 1; 0 for the busiest segment
     trace_week: int = 0
+    #: trace: at most this many jobs from the segment's start (0: all; for tests and quick looks)
+    trace_jobs: int = 0
     #: trace: the queue whose short jobs are monitoring jobs ("auto": the test queue, 1, of an EGEE log; "" none)
     monitoring_queue: str = "auto"
     #: trace: the longest run time (s) of a monitoring job
@@ -166,7 +175,10 @@ class Config:
         bad = [f for f in self.fair_shares if f not in FAIRNESS]
         need(not bad, f"unknown fair_shares {bad}; choose from {tuple(FAIRNESS)}")
         for s in self.synthetic_settings:
-            need(s in HEURISTICS or s.startswith("RL"), f"unknown synthetic setting {s!r}; choose from {SYNTHETIC}")
+            need(
+                s in (*HEURISTICS, "GREEDY") or s.startswith("RL"),
+                f"unknown synthetic setting {s!r}; choose from {(*SYNTHETIC, 'GREEDY')}",
+            )
             if s.startswith("RL"):
                 reading_of(s)  # names an unknown reading
         reading_of("RL+" + self.trace_reading if self.trace_reading else "RL")
@@ -248,7 +260,8 @@ def trace_window(cfg: Config) -> tuple[list[Job], list[float], int, dict[str, fl
     if queue:
         jobs, waits, removed = without_monitoring(jobs, waits, queue, cfg.monitoring_max_runtime)
     seg = busiest_segment(jobs, loaded.procs, cfg.trace_weeks, cfg.trace_week - 1 if cfg.trace_week else None)
-    window, waits = jobs[seg.first : seg.last], waits[seg.first : seg.last]
+    last = min(seg.last, seg.first + cfg.trace_jobs) if cfg.trace_jobs else seg.last
+    window, waits = jobs[seg.first : last], waits[seg.first : last]
     if len(window) <= 2 * cfg.drop:
         raise ValueError(f"the segment of {cfg.trace} holds {len(window)} jobs, not more than 2 x drop={cfg.drop}")
     largest = [g for g, _ in Counter(j.group for j in window).most_common(6)]
@@ -342,6 +355,8 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
         policy = InteractiveFirst()
     elif kind == "SJF":
         policy = ShortestFirst(estimate)
+    elif kind == "GREEDY":  # diagnostic: the elected job's own reward, maximised at each election
+        policy = GreedyReward(estimate, FairShare(targets), weight)
     else:
         discount = cfg.smdp_time if "smdp" in reading else 0.0
         learner = _sarsa(cfg, features.state_size + features.action_size, streams, "jobs", discount)

@@ -145,3 +145,16 @@ def test_a_resumed_learner_continues_identically(kind, tmp_path):
     other.load(tmp_path / "learner.pt")
     play(other, steps[25:], log_resumed)
     assert log_resumed == log_straight
+
+
+def test_semi_markov_discount_applies_gamma_per_elapsed_time():
+    table = Table()
+    config = SarsaConfig(epsilon=0.0, gamma=0.5, eta=1.0, refit_every=1, discount_time=100.0)
+    learner = Sarsa(table, config, np.random.default_rng(0))
+    _, d0 = learner.choose([[1.0]], at=0.0)
+    _, d1 = learner.choose([[8.0]], at=200.0)  # two discount_times later: gamma ** 2
+    learner.reward(d0, 1.0)
+    ((_, y),) = table.fits
+    assert y.tolist() == pytest.approx([1.0 + 0.25 * 8.0])  # eta = 1: y = r + gamma^(dt / 100) Q'
+    with pytest.raises(ValueError, match="discount_time"):
+        SarsaConfig(discount_time=-1.0)

@@ -28,7 +28,7 @@ from schedlab.model.job import Job
 from schedlab.model.records import JobRecord
 from schedlab.model.site_state import INTERACTIVE, SiteFeatures
 
-__all__ = ["EarliestDeadlineFirst", "FirstFit", "InteractiveFirst", "SarsaScheduler", "ShortestFirst"]
+__all__ = ["EarliestDeadlineFirst", "FirstFit", "GreedyReward", "InteractiveFirst", "SarsaScheduler", "ShortestFirst"]
 
 
 def _deadline(job: Job, estimate: RuntimeEstimate) -> float:
@@ -95,6 +95,40 @@ class ShortestFirst:
         if not fitting:
             return None
         return Start(min(fitting, key=lambda j: self.estimate.estimate(j)))  # min keeps the first of ties
+
+
+class GreedyReward:
+    """Elect the job whose own reward ``lambda W + (1 - lambda) F`` would be highest if elected now.
+
+    A diagnostic, not a scheduler to use: it is what a SARSA learner with gamma = 0 and a
+    perfect fit of seed 001's reward would do (with an oracle, W is fixed at election:
+    the job has waited ``now - submit`` and will run its execution time). Comparing it
+    with EDF on waits and on the reward tells whether the reward itself leads away from
+    responsive schedules.
+    """
+
+    def __init__(self, estimate: RuntimeEstimate, fair_share: FairShare | None = None, weight: float = 1.0) -> None:
+        self.estimate, self.fair_share, self.weight = estimate, fair_share, weight
+
+    def _value(self, job: Job, now: float) -> float:
+        w = responsiveness_utility(self.estimate.estimate(job), now - job.submit)
+        if self.fair_share is None or self.weight == 1.0:
+            return w
+        fs, amount = self.fair_share, job.cpus * self.estimate.estimate(job)
+        total = fs.total + amount
+        deficit = max(
+            0.0, max(t - (fs.served[g] + (amount if g == job.group else 0.0)) / total for g, t in fs.targets.items())
+        )
+        return self.weight * w + (1.0 - self.weight) * (1.0 - deficit / fs.bound if fs.bound > 0 else 1.0)
+
+    def __call__(self, view: MachineView) -> Start | None:
+        fitting = [j for j in view.waiting if view.fits(j)]
+        if not fitting:
+            return None
+        job = max(fitting, key=lambda j: self._value(j, view.now))  # max keeps the first (oldest) of ties
+        if self.fair_share is not None:
+            self.fair_share.elect(job.group, job.cpus * job.runtime)
+        return Start(job)
 
 
 class SarsaScheduler:
