@@ -1,31 +1,80 @@
-"""Decision rules called at decision events: each gets a read-only view, returns an action."""
+"""Decision rules called at decision events: each gets a read-only view, returns an action.
 
+Every policy of every model kind is exported here, grouped by the contract it is
+written against (see docs/models.md):
+
+- machine (:class:`~schedlab.model.decisions.MachineView` -> actions): FCFS, SJF,
+  BestFit, Tetris, Priority (scores: SCORES), EASY and Committed backfilling,
+  UtilityScheduler, AggressiveScheduler, the site supervisor's FirstFit, EDF,
+  InteractiveFirst, ShortestFirst, GreedyReward and SarsaScheduler; ``make_policy``
+  builds the batch policies by name.
+- grid (:class:`~schedlab.model.grid.GridView` -> a resource): RandomSelection (RS),
+  LeastLoaded (LLS), DecentralisedMinMin (DMMS).
+- server network (:class:`~schedlab.model.network.NetworkView` -> ``Ship``):
+  LoadBalancing (LB), RandomVectors (RAND), ShippingAgents (the learners' rule).
+- slotted DeepRM machine (:class:`~schedlab.model.slotted.SlottedView` -> a slot):
+  ``slotted_fcfs``, ``slotted_sjf``, ``slotted_tetris``, ``slotted_random`` and
+  ``SLOTTED_BASELINES`` by name. They carry a ``slotted_`` prefix here because
+  ``fcfs`` and ``sjf`` in :mod:`schedlab.policies.scoring` are the machine's priority
+  scores; :mod:`schedlab.policies.slotted` keeps their short names.
+"""
+
+from schedlab.policies.backfilling import EASY, Committed, reservation
+from schedlab.policies.batch import BACKFILLS, make_policy
 from schedlab.policies.grid import DecentralisedMinMin, LeastLoaded, RandomSelection
 from schedlab.policies.load_balancing import LoadBalancing, job_load, server_loads
 from schedlab.policies.ordering import FCFS, SJF, BestFit, expected_utility
 from schedlab.policies.packing import Tetris, alignment
+from schedlab.policies.scoring import SCORES, Priority
 from schedlab.policies.shipping import RandomVectors, ShippingAgents
-from schedlab.policies.site_supervisor import EarliestDeadlineFirst, FirstFit, SarsaScheduler
+from schedlab.policies.site_supervisor import (
+    EarliestDeadlineFirst,
+    FirstFit,
+    GreedyReward,
+    InteractiveFirst,
+    SarsaScheduler,
+    ShortestFirst,
+)
+from schedlab.policies.slotted import BASELINES as SLOTTED_BASELINES
+from schedlab.policies.slotted import fcfs as slotted_fcfs
+from schedlab.policies.slotted import random_agent as slotted_random
+from schedlab.policies.slotted import sjf as slotted_sjf
+from schedlab.policies.slotted import tetris as slotted_tetris
 from schedlab.policies.utility_scheduling import AggressiveScheduler, UtilityScheduler
 
 __all__ = [
+    "BACKFILLS",
+    "EASY",
     "FCFS",
+    "SCORES",
     "SJF",
+    "SLOTTED_BASELINES",
     "AggressiveScheduler",
     "BestFit",
+    "Committed",
     "DecentralisedMinMin",
     "EarliestDeadlineFirst",
     "FirstFit",
+    "GreedyReward",
+    "InteractiveFirst",
     "LeastLoaded",
     "LoadBalancing",
+    "Priority",
     "RandomSelection",
     "RandomVectors",
     "SarsaScheduler",
     "ShippingAgents",
+    "ShortestFirst",
     "Tetris",
     "UtilityScheduler",
     "alignment",
     "expected_utility",
     "job_load",
+    "make_policy",
+    "reservation",
     "server_loads",
+    "slotted_fcfs",
+    "slotted_random",
+    "slotted_sjf",
+    "slotted_tetris",
 ]
