@@ -1,4 +1,4 @@
-"""Topology builders: the ordinal ring of agents and the agent x resource bipartite grid."""
+"""Topology builders: the ordinal ring of agents, the agent x resource bipartite grid, and the server networks."""
 
 from __future__ import annotations
 
@@ -7,7 +7,17 @@ import numpy as np
 import pytest
 
 from schedlab.processes.grid_model import ring_order
-from schedlab.topologies import bipartite_grid, grid_capacities, ordinal_ring
+from schedlab.topologies import (
+    bipartite_grid,
+    grid_capacities,
+    hierarchical_grid,
+    neighbour_lists,
+    next_hops,
+    ordinal_ring,
+    scale_free_network,
+    small_world_grid,
+    torus_network,
+)
 
 
 def test_ordinal_ring_is_one_directed_cycle_in_agent_order():
@@ -51,5 +61,57 @@ def test_seed_int_or_generator_give_the_same_capacities():
     ],
 )
 def test_bad_sizes_and_ranges_are_named(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+# --- server networks for seed 004's rules beyond the small-world ring -------------------------------------
+
+
+def test_a_torus_gives_every_server_four_neighbours_on_nodes_0_to_n():
+    g = torus_network(5, 10)
+    assert sorted(g.nodes) == list(range(50)) and nx.is_connected(g)
+    assert {d for _, d in g.degree} == {4} and g.number_of_edges() == 100
+    assert g.nodes[12]["pos"] == (1, 2) and g.has_edge(12, 13) and g.has_edge(12, 22) and g.has_edge(0, 9)
+    assert neighbour_lists(g)[0] == [1, 9, 10, 40]  # right, wrap left, down, wrap up
+    assert nx.diameter(g) == 2 + 5  # half of each side
+
+
+def test_a_scale_free_network_is_connected_with_hubs_and_seeded():
+    g = scale_free_network(50, 2, seed=3)
+    assert sorted(g.nodes) == list(range(50)) and nx.is_connected(g)
+    degrees = sorted(d for _, d in g.degree)
+    assert degrees[0] == 2 and degrees[-1] >= 8 and g.number_of_edges() == 2 * (50 - 2)
+    again = scale_free_network(50, 2, seed=np.random.default_rng(3))
+    assert sorted(g.edges) == sorted(again.edges) != sorted(scale_free_network(50, 2, seed=4).edges)
+    assert next_hops(g).shape == (50, 50)  # the network model's routing works on it
+
+
+def test_grid_capacities_reads_any_graph_with_resource_nodes():
+    g = nx.Graph([("top", ("agent", 0)), (("agent", 0), ("site", 0)), (("site", 0), ("resource", 0))])
+    g.add_node(("resource", 1), capacity=2.0)
+    g.nodes["resource", 0]["capacity"] = 1.0
+    assert grid_capacities(g).tolist() == [1.0, 2.0]
+    del g.nodes["resource", 1]["capacity"]
+    with pytest.raises(ValueError, match=r"node \('resource', 1\) needs a 'capacity' attribute > 0, got None"):
+        grid_capacities(g)
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: torus_network(2, 5), "rows must be a whole number >= 3, got 2"),
+        (lambda: torus_network(3, 2.5), "cols must be a whole number >= 3"),
+        (lambda: scale_free_network(3, 3), "m \\(links per new server\\) must be below n = 3"),
+        (lambda: scale_free_network(10, 0), "m \\(links per new server\\) must be a whole number >= 1"),
+        (lambda: hierarchical_grid((2, 0)), r"fanout\[1\] must be a whole number >= 1, got 0"),
+        (lambda: hierarchical_grid((2, 2), latency=(1.0, 2.0)), "latency: need one value per link level"),
+        (lambda: hierarchical_grid((2, 2), agent_level=2), "agent_level must be a broker level in 0..1"),
+        (lambda: small_world_grid(2, 3, neighbours=3), "neighbours must be even and below N \\+ M = 5"),
+        (lambda: small_world_grid(2, 8, latency_range=(2, 1)), "latency_range = \\(2.0, 1.0\\) must be finite"),
+        (lambda: small_world_grid(2, 8, capacity_range=(0, 1)), "C_min must be finite and > 0"),
+    ],
+)
+def test_bad_builder_arguments_are_named(call, match):
     with pytest.raises(ValueError, match=match):
         call()

@@ -9,9 +9,9 @@
   :func:`scale_free_network`, and the routing helpers.
 """
 
+from schedlab.topologies.graph_topology import grid_endpoints, grid_topology
 from schedlab.topologies.grid import bipartite_grid, grid_capacities, ordinal_ring, resource_capacities
 from schedlab.topologies.grid_graphs import hierarchical_grid, small_world_grid
-from schedlab.topologies.grid_topology import grid_endpoints, grid_topology
 from schedlab.topologies.networks import scale_free_network, torus_network
 from schedlab.topologies.small_world import hop_distances, neighbour_lists, next_hops, small_world_ring
 

@@ -173,10 +173,12 @@ def grid_capacities(grid: nx.Graph) -> np.ndarray:
         if c is None or isinstance(c, bool) or not isinstance(c, int | float | np.number) or not (
             math.isfinite(c) and c > 0
         ):
-            raise ValueError(f"grid: node ('resource', {j}) needs a capacity > 0 (node attribute 'capacity'), got {c!r}")
+            raise ValueError(f"grid: node ('resource', {j}) needs a 'capacity' attribute > 0, got {c!r}")
         caps.append(float(c))
     return np.array(caps, dtype=float)
 
 
 def _is_resource(node: object) -> bool:
-    return isinstance(node, tuple) and len(node) == 2 and node[0] == "resource" and isinstance(node[1], int | np.integer)
+    return (
+        isinstance(node, tuple) and len(node) == 2 and node[0] == "resource" and isinstance(node[1], int | np.integer)
+    )

@@ -36,7 +36,7 @@ def hierarchical_grid(
     resources_per_site: int = 4,
     *,
     capacity_range: tuple[float, float] = (50.0, 350.0),
-    latency: float | Sequence[float] = (2.0, 1.0, 0.0),
+    latency: float | Sequence[float] | None = None,
     agent_level: int | None = None,
     seed: int | np.random.Generator | None = None,
 ) -> nx.Graph:
@@ -56,7 +56,9 @@ def hierarchical_grid(
     latency
         Link latency per level, one value per link level from the top (broker to
         broker, ..., lowest broker to site, site to resource): ``len(fanout) + 1``
-        values; or one number for every link.
+        values; or one number for every link. Default: 1 on every link between
+        brokers and from a broker to a site, 0 from a site to its resources (a site's
+        own network).
     agent_level
         The level whose brokers are the agents (0: the top broker alone); default
         the lowest broker level, ``len(fanout) - 1``.
@@ -118,7 +120,9 @@ def hierarchical_grid(
     if not levels:
         raise ValueError("fanout: need at least one level (the top broker's sites)")
     per_site = _count("resources_per_site", resources_per_site)
-    if isinstance(latency, int | float | np.number) and not isinstance(latency, bool):
+    if latency is None:
+        lat = (1.0,) * len(levels) + (0.0,)
+    elif isinstance(latency, int | float | np.number) and not isinstance(latency, bool):
         lat = (float(latency),) * (len(levels) + 1)
     else:
         lat = tuple(float(x) for x in latency)

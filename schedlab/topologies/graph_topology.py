@@ -20,10 +20,10 @@ def _indices(graph: nx.Graph, kind: str) -> int:
         if isinstance(node, tuple) and len(node) == 2 and node[0] == kind and isinstance(node[1], int | np.integer)
     )
     if not found:
-        raise ValueError(f"graph: no ({kind!r}, i) nodes; a grid needs brokers ('agent', i) and resources ('resource', j)")
+        raise ValueError(f"graph: no ({kind!r}, i) nodes; a grid needs brokers ('agent', i), resources ('resource', j)")
     if found != list(range(len(found))):
-        gaps = sorted(set(range(len(found))) - set(found))[:3] or found[-1:]
-        raise ValueError(f"graph: {kind} nodes must be ({kind!r}, 0..{len(found) - 1}), got index {gaps[0]!r} wrong")
+        missing = min(set(range(len(found))) - set(found))
+        raise ValueError(f"graph: {kind} nodes must be numbered from 0 without gaps: ({kind!r}, {missing}) is missing")
     return len(found)
 
 
@@ -178,7 +178,7 @@ def grid_topology(
         order, preds = base.order, base.predecessors
     else:
         if not isinstance(sharing, nx.Graph):
-            raise TypeError(f"sharing must be a networkx DiGraph over the agents 0..{n - 1}, got {type(sharing).__name__}")
+            raise TypeError(f"sharing must be a networkx DiGraph over agents 0..{n - 1}, got {type(sharing).__name__}")
         directed = sharing if sharing.is_directed() else sharing.to_directed()
         shared = GridTopology.with_sharing(base, directed)
         order, preds = shared.order, shared.predecessors
