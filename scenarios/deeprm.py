@@ -32,6 +32,7 @@ import simpy
 from schedlab.envs.deeprm import DeepRMConfig, DeepRMEnv
 from schedlab.experiment import cli_main
 from schedlab.experiment.seeding import Streams
+from schedlab.model.fields import number
 from schedlab.model.slotted import Agent, episode_metrics
 from schedlab.policies.slotted import BASELINES, random_agent
 from schedlab.processes import Model
@@ -47,7 +48,7 @@ class Config:
     #: policies evaluated: dqn, sjf, tetris, fcfs, random
     policies: tuple[str, ...] = POLICIES
     #: held-out job sequences per cell (the replications)
-    sequences: int = 20
+    sequences: int = number(20, low=1, work=True)
     #: capacity of the CPUs, in units (DeepRM's image width)
     cpus: int = 20
     #: capacity of the memory, in units
@@ -59,7 +60,7 @@ class Config:
     #: largest backlog count observed
     backlog: int = 60
     #: time steps in which jobs arrive
-    arrival_steps: int = 50
+    arrival_steps: int = number(50, low=1, work=True)
     #: Bernoulli trials per arrival step
     trials: int = 3
     #: bounded slowdown threshold, in time steps
@@ -67,7 +68,7 @@ class Config:
     #: loads of the training job sequences (one drawn per episode)
     train_loads: tuple[float, ...] = (1.0, 1.3, 1.6, 1.9)
     #: environment steps of DQN training
-    train_steps: int = 150_000
+    train_steps: int = number(150_000, low=1, work=True)
     #: environment steps before the first update
     learning_starts: int = 10_000
     #: replay buffer size
@@ -75,11 +76,11 @@ class Config:
     #: widths of the Q-network's hidden layers
     hidden: tuple[int, ...] = (64, 64)
     #: AdamW learning rate
-    learning_rate: float = 2.5e-4
+    learning_rate: float = number(2.5e-4, gt=0, high=1)
     #: reward multiplier for learning
     reward_scale: float = 0.02
     #: fraction of training over which epsilon decays
-    exploration_fraction: float = 0.3
+    exploration_fraction: float = number(0.3, high=1)
     #: rewards summed before bootstrapping (n-step returns)
     n_step: int = 1
     #: a dueling Q head (state value + action advantages)
@@ -93,7 +94,7 @@ class Config:
     #: heuristic whose actions replace some random exploration: none, sjf, tetris or fcfs
     guide: str = "none"
     #: share of exploratory actions taken from the guide
-    guide_fraction: float = 0.5
+    guide_fraction: float = number(0.5, high=1)
     #: seed of the training run (episodes, exploration, weights)
     train_seed: int = 0
     #: steps between greedy evaluations on the validation sequences (the training curve)
@@ -105,7 +106,7 @@ class Config:
     #: where the checkpoint and training curve go
     out_dir: str = "results/deeprm"
     #: exploration rate of the evaluated DQN (0 is greedy; Mnih et al. 2015 evaluate at 0.05)
-    eval_epsilon: float = 0.0
+    eval_epsilon: float = number(0.0, high=1)
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.policies) - set(POLICIES))

@@ -58,6 +58,7 @@ from schedlab.experiment import cli_main
 from schedlab.experiment.results import ci95_halfwidth
 from schedlab.experiment.seeding import Streams
 from schedlab.model import metrics
+from schedlab.model.fields import number
 from schedlab.model.job import Job
 from schedlab.model.records import JobRecord
 from schedlab.model.traces import BSLD_THRESHOLD, load_trace, trace_path
@@ -80,9 +81,9 @@ class Config:
     #: policies evaluated: dqn, fcfs, sjf, easy, sjf_easy, random
     policies: tuple[str, ...] = POLICIES
     #: held-out test windows per policy (the replications)
-    windows: int = 20
+    windows: int = number(20, low=1, work=True)
     #: consecutive jobs per window (training episode and test window alike)
-    length: int = 128
+    length: int = number(128, low=1, work=True)
     #: training windows come from this first fraction of the log's jobs, test windows from the rest
     train_fraction: float = 0.75
     #: waiting jobs the agent sees and may start (the oldest ones)
@@ -90,7 +91,7 @@ class Config:
     #: bounded slowdown threshold, in seconds
     threshold: float = BSLD_THRESHOLD
     #: environment steps of DQN training
-    train_steps: int = 400_000
+    train_steps: int = number(400_000, low=1, work=True)
     #: environment steps before the first update
     learning_starts: int = 10_000
     #: replay buffer size
@@ -98,13 +99,13 @@ class Config:
     #: widths of the Q-network's hidden layers
     hidden: tuple[int, ...] = (128, 64)
     #: AdamW learning rate
-    learning_rate: float = 2.5e-4
+    learning_rate: float = number(2.5e-4, gt=0, high=1)
     #: reward multiplier for learning (a reward is minus the slowdown accrued during the step)
     reward_scale: float = 0.001
     #: discount per decision
-    gamma: float = 0.99
+    gamma: float = number(0.99, lt=1)
     #: fraction of training over which epsilon decays
-    exploration_fraction: float = 0.3
+    exploration_fraction: float = number(0.3, high=1)
     #: seed of the training run (episodes, exploration, weights)
     train_seed: int = 0
     #: steps between greedy evaluations on the validation windows (the training curve)

@@ -19,6 +19,7 @@ import simpy
 from schedlab.experiment import cli_main
 from schedlab.experiment.seeding import Streams
 from schedlab.model import Exponential, erlang_c_wait, metrics, poisson_workload
+from schedlab.model.fields import number
 from schedlab.model.records import Status
 from schedlab.policies import FCFS
 from schedlab.processes import Machine, Model, Source
@@ -33,7 +34,7 @@ class Config:
     #: service completions per unit of time of one CPU (mu); mean runtime 1/mu
     service_rate: float = 1.0
     #: customers per replication
-    customers: int = 50_000
+    customers: int = number(50_000, low=2, work=True)
     #: fraction of the first customers left out of the statistics (warm-up)
     warmup_fraction: float = 0.1
 

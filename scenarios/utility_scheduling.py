@@ -42,6 +42,7 @@ from schedlab.learners.fuzzy_rulebase import FuzzyRulebase
 from schedlab.learners.td import AverageRewardTD, LearningRate, TDConfig
 from schedlab.model import LinearDecay, Uniform, UniformInt, metrics, poisson_workload
 from schedlab.model.decisions import Policy
+from schedlab.model.fields import number
 from schedlab.policies import BestFit
 from schedlab.policies.utility_scheduling import AggressiveScheduler, UtilityScheduler
 from schedlab.processes import Machine, Model, Source
@@ -86,15 +87,15 @@ class Config:
     #: the policy (for experiment=policies every policy is a cell; this is for single runs)
     policy: str = "utility-both"
     #: training time units before the test, learning from p = 0
-    train_time: float = 25_000.0
+    train_time: float = number(25_000.0, work=True)
     #: test time units over which every metric is measured
-    test_time: float = 20_000.0
+    test_time: float = number(20_000.0, work=True)
     #: keep learning during the test (default false: the test evaluates the learned p)
     learn_during_test: bool = False
     #: TD learning rate alpha_0 (eqs. 5-6); rewards are final utilities, of order K x L
     learning_rate: float = 0.01
     #: updates after which the learning rate has halved; inf keeps it constant
-    learning_rate_half_life: float = math.inf
+    learning_rate_half_life: float = number(math.inf, gt=0, finite=False)
     #: arrival rates of the figure-4 sweep
     arrival_rates: tuple[float, ...] = (0.05, 0.1, 0.15, 0.2, 0.25)
     #: policies of the figure-4 and figure-5 sweeps

@@ -50,11 +50,19 @@ def _parser(script: str | None = None) -> argparse.ArgumentParser:
     run.add_argument("--executor", choices=("serial", "process", "dask"), default="process",
                      help="where replications run (default: a local process pool)")
     run.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                     help="with --executor dask: a running Dask scheduler's address (default: a local cluster)")
+                     help="with --executor dask: a running Dask scheduler's address (default: a local cluster). "
+                          "Results come back unpickled, so use only a scheduler you trust; TLS settings are read "
+                          "from Dask's config (distributed.comm.tls.*)")
     run.add_argument("--sweep", action="append", default=[], metavar="KEY=V1,V2,...",
                      help="sweep a Config field over values: one cell per combination (repeatable)")
-    run.add_argument("--out", default=None, metavar="DIR", help="where to save results (default: results/<scenario>)")
+    run.add_argument("--out", default=None, metavar="DIR", help="where to save results (default: results/<scenario>, replaced by each run; a folder given here "
+                          "is replaced only with --overwrite)")
     run.add_argument("--no-records", action="store_true", help="do not keep per-job records")
+    run.add_argument("--overwrite", action="store_true", help="replace an earlier run's results in --out")
+    run.add_argument("--resume", action="store_true",
+                     help="finish the run saved in --out: only the replications not yet done are run "
+                          "(same script, settings, seed and schedlab version, else refused)")
+    run.add_argument("--force", action="store_true", help="run even when the estimated work is over the limit")
     run.add_argument("--list-config", action="store_true", help="print the scenario's Config fields and exit")
     _common(run)
 
@@ -79,6 +87,7 @@ def _parser(script: str | None = None) -> argparse.ArgumentParser:
     replay.add_argument("--executor", choices=("serial", "process", "dask"), default="process")
     replay.add_argument("--workers", type=int, default=None)
     replay.add_argument("--out", default=None, metavar="DIR", help="where to save results (default: results/replay)")
+    replay.add_argument("--overwrite", action="store_true", help="replace an earlier run's results in --out")
     replay.add_argument("--traceback", action="store_true", help="on error, show the full Python traceback")
 
     trace = sub.add_parser("trace", help="print the event trace of one replication (time, process, action, detail)")
@@ -157,16 +166,22 @@ def _run(args: argparse.Namespace) -> int:
         raise ValueError(f"--reps must be >= 1, got {args.reps}")
     if args.workers is not None and args.workers < 1:
         raise ValueError(f"--workers must be >= 1, got {args.workers}")
+    if args.scheduler and args.executor != "dask":
+        print(f"warning: --scheduler {args.scheduler} is ignored: it is used only with --executor dask",
+              file=sys.stderr)
+    out = Path(args.out) if args.out else Path("results") / scenario.name
     results = run(
         scenario, overrides=overrides, sweep=sweep, reps=args.reps, seed=args.seed, quick=args.quick,
         executor=args.executor, workers=args.workers, address=args.scheduler, keep_records=not args.no_records,
+        out=out, resume=args.resume, overwrite=args.overwrite or not args.out, force=args.force,
     )
     print(f"{results.scenario}: {results.reps} replications per cell, seed {results.seed}"
           f"{' (quick)' if results.quick else ''}")
+    if results.run_info.get("resumed_tasks"):
+        print(f"resumed: {results.run_info['resumed_tasks']} replication(s) read back from {out}")
     print(results.table())
-    out = Path(args.out) if args.out else Path("results") / scenario.name
-    results.save(out)
-    print(f"saved {out}{os.sep}summary.json, summary.csv, replications.csv, records and manifest.json")
+    records = "records and " if results.records is not None else ""
+    print(f"saved {out}{os.sep}summary.json, summary.csv, replications.csv, {records}manifest.json")
     report = getattr(scenario.module, "report", None)  # a scenario's own post-processing: figures, tables
     if callable(report):
         for path in report(results, out) or []:
@@ -177,6 +192,7 @@ def _run(args: argparse.Namespace) -> int:
 def _replay(args: argparse.Namespace) -> int:
     from schedlab.experiment.runner import run
     from schedlab.experiment.scenario import load_scenario
+    from schedlab.experiment.store import check_out
     from schedlab.model.traces import load_trace, trace_path
     from schedlab.scenarios import trace_replay as trace_scenario
 
@@ -197,6 +213,8 @@ def _replay(args: argparse.Namespace) -> int:
         overrides["windows"] = args.windows if args.windows is not None else 10
     scenario = load_scenario(trace_scenario.__file__)
     cfg = scenario.config(overrides)
+    out = Path(args.out) if args.out else Path("results") / "replay"
+    check_out(out, overwrite=args.overwrite)
     for name in cfg.traces:  # what was read, kept and dropped, and why: skips are counted, never silent
         loaded = load_trace(str(trace_path(name, Path(cfg.traces_dir))), cfg.compat, cfg.strict)
         print(f"{loaded.report}; machine {loaded.procs} {'nodes' if cfg.compat == 'rlscheduler' else 'processors'}")
@@ -205,7 +223,6 @@ def _replay(args: argparse.Namespace) -> int:
         row["windows"] = cfg.n_windows
     print(f"replay: {cfg.n_windows} window(s) of {cfg.length} jobs, compat {cfg.compat}")
     print(results.table())
-    out = Path(args.out) if args.out else Path("results") / "replay"
     results.save(out)
     print(f"saved {out}{os.sep}summary.json, summary.csv, replications.csv (per window), records and manifest.json")
     return 0

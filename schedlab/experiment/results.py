@@ -91,6 +91,8 @@ class Results:
     replications: list[dict[str, Any]] = field(default_factory=list)
     records: Any = None  # pandas.DataFrame of job records, or None
     run_info: dict[str, Any] = field(default_factory=dict)
+    #: file name (relative to the results folder) -> bytes: what measures returned beside their metrics
+    extra_files: dict[str, bytes] = field(default_factory=dict)
 
     def summary(self) -> dict[str, Any]:
         """The summary contract as a JSON-ready dict."""
@@ -130,11 +132,26 @@ class Results:
         return "\n".join(out)
 
     def save(self, out_dir: str | Path) -> Path:
-        """Write summary.json/csv, replications.csv, records (Parquet or CSV) and manifest.json."""
-        import pandas as pd
+        """Write summary.json/csv, replications.csv, records (Parquet or CSV) and manifest.json, atomically.
+
+        The files are written into a fresh folder that then replaces ``out_dir`` whole
+        (see :mod:`schedlab.experiment.store`): nothing of an earlier run stays beside
+        them, and a symlink inside ``out_dir`` is never followed. A folder holding
+        files schedlab did not write is refused.
+        """
+        from schedlab.experiment.store import OutError, _owned, replace_dir
 
         out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
+        if out.is_symlink():
+            raise OutError(f"{out} is a symlink; give the folder it points to")
+        if out.is_dir() and any(out.iterdir()) and not _owned(out):
+            raise OutError(f"{out} holds files that schedlab did not write; choose an empty or new folder")
+        replace_dir(out, self._write)
+        return out
+
+    def _write(self, out: Path) -> None:
+        import pandas as pd
+
         summary = self.summary()
         (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
         pd.DataFrame(self.rows).to_csv(out / "summary.csv", index=False)
@@ -149,6 +166,11 @@ class Results:
             except ImportError:
                 records_file = "records.csv"
                 self.records.to_csv(out / records_file, index=False)
+        files = ["summary.json", "summary.csv", "replications.csv", *([records_file] if records_file else [])]
+        for name, data in self.extra_files.items():  # a measure's curves, returned as data
+            (out / name).parent.mkdir(parents=True, exist_ok=True)
+            (out / name).write_bytes(data)
+            files.append(name)
         manifest = {
             "scenario": self.scenario,
             "seed": self.seed,
@@ -156,13 +178,12 @@ class Results:
             "quick": self.quick,
             "config": self.config,
             "run": self.run_info,
-            "files": ["summary.json", "summary.csv", "replications.csv", *([records_file] if records_file else [])],
+            "files": files,
             "versions": package_versions(),
             "command": sys.argv,
             "written": datetime.now(UTC).isoformat(timespec="seconds"),
         }
         (out / "manifest.json").write_text(json.dumps(_jsonable(manifest), indent=2) + "\n")
-        return out
 
 
 def _fmt(value: Any, digits: int) -> str:

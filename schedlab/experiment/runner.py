@@ -10,6 +10,7 @@ Results come back in task order whatever order they finished in.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import itertools
 import math
@@ -17,7 +18,7 @@ import os
 import time
 import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -68,6 +69,8 @@ class TaskResult:
     metrics: dict[str, float]
     records: Any  # pandas.DataFrame or None
     seconds: float
+    #: file name -> bytes a measure returned under ``"files"`` (curves, series), saved under --out
+    files: dict[str, bytes] = dataclasses.field(default_factory=dict)
 
 
 def standard_metrics(model: Model) -> dict[str, float]:
@@ -110,7 +113,8 @@ def run_task(task: Task) -> TaskResult:
         scenario = load_scenario(task.scenario_path)
         cfg = _cell_config(scenario, task)
         model = build_model(scenario, cfg, task.cell, task.seed, rep=task.rep).run()
-        measured = (scenario.measure or standard_metrics)(model)
+        measured = dict((scenario.measure or standard_metrics)(model))
+        files = _files(measured.pop("files", None) or {})
         values = {}
         for name, value in measured.items():
             try:
@@ -123,7 +127,17 @@ def run_task(task: Task) -> TaskResult:
     except Exception as exc:  # carry the cause to the parent with the task's coordinates
         where = f"cell {task.cell_index} {dict(task.cell)} replication {task.rep}"
         raise ExperimentError(f"{where}: {type(exc).__name__}: {exc}", traceback.format_exc()) from None
-    return TaskResult(task.cell_index, task.rep, values, frame, time.perf_counter() - began)
+    return TaskResult(task.cell_index, task.rep, values, frame, time.perf_counter() - began, files)
+
+
+def _files(given: Mapping[str, Any]) -> dict[str, bytes]:
+    """A measure's ``"files"``: name -> text, bytes or DataFrame (saved as CSV), as bytes."""
+    out = {}
+    for name, data in given.items():
+        if hasattr(data, "to_csv"):
+            data = data.to_csv(index=False)
+        out[str(name)] = data.encode() if isinstance(data, str) else bytes(data)
+    return out
 
 
 def sweep_cells(scenario: Scenario, cfg: Any, grid: Mapping[str, Sequence[Any]] | None) -> list[dict[str, Any]]:
@@ -144,6 +158,27 @@ def sweep_cells(scenario: Scenario, cfg: Any, grid: Mapping[str, Sequence[Any]] 
     return out
 
 
+def _watch_parent(parent: int) -> None:
+    """In a pool worker: exit when the process that started the pool is gone (SIGKILL leaves no orphans)."""
+    import threading
+
+    def watch() -> None:
+        while True:
+            time.sleep(0.5)
+            if os.getppid() != parent:  # re-parented: the run's process died without shutting the pool down
+                os._exit(1)
+
+    threading.Thread(target=watch, name="schedlab-parent-watch", daemon=True).start()
+
+
+def _stop_pool(pool: Executor) -> None:
+    """Cancel what has not started and stop the workers now (Ctrl-C must not wait for every task)."""
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):  # ProcessPoolExecutor's workers
+        with contextlib.suppress(Exception):
+            proc.terminate()
+
+
 @contextmanager
 def _executor(kind: ExecutorName | Executor, workers: int | None, address: str | None) -> Iterator[Executor | None]:
     if isinstance(kind, Executor):
@@ -157,18 +192,27 @@ def _executor(kind: ExecutorName | Executor, workers: int | None, address: str |
         import multiprocessing
 
         # spawn: workers start clean (no forked threads or torch state); tasks carry all they need
-        with ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("spawn")) as pool:
+        pool = ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=_watch_parent, initargs=(os.getpid(),))
+        try:
             yield pool
+        except BaseException:
+            _stop_pool(pool)
+            raise
+        pool.shutdown(wait=True)
         return
     if kind == "dask":
         try:
             from dask.distributed import Client, LocalCluster
+            from distributed.security import Security
         except ImportError:
             raise ExperimentError(
                 "--executor dask needs the dask extra: pip install 'schedlab[dask]'"
             ) from None
         if address:
-            with Client(address) as client:
+            # TLS and credentials come from Dask's own config (distributed.comm.tls.*), as `dask` reads them.
+            # Results come back unpickled: connect only to a scheduler you trust.
+            with Client(address, security=Security()) as client:
                 yield client.get_executor()
         else:
             with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
@@ -185,6 +229,23 @@ def _progress(total: int, show: bool | None) -> Any:
     return tqdm(total=total, unit="rep", disable=None if show is None else not show, leave=False)
 
 
+#: work units (the product of a config's ``work=True`` fields, times replications) a run may need without ``force``
+WORK_LIMIT = 1e12
+
+
+def estimate_work(scenario: Scenario, cfg: Any, sweep: Mapping[str, Sequence[Any]] | None, reps: int) -> float:
+    """A run's size before it starts: replications times each sweep point's declared work fields."""
+    from schedlab.model.fields import work_units
+
+    points: list[dict[str, Any]] = [{}]
+    if sweep:
+        names = list(sweep)
+        points = [dict(zip(names, combo, strict=True)) for combo in itertools.product(*(sweep[n] for n in names))]
+    where = f"scenario {scenario.name!r}"
+    return float(sum(work_units(make_config(scenario.config_type, {**config_dict(cfg), **p}, where=where))
+                     for p in points) * reps)
+
+
 def run(
     scenario: Scenario | str | Path,
     *,
@@ -199,6 +260,10 @@ def run(
     keep_records: bool = True,
     progress: bool | None = None,
     on_result: Callable[[TaskResult], None] | None = None,
+    out: str | Path | None = None,
+    resume: bool = False,
+    overwrite: bool = False,
+    force: bool = False,
 ) -> Results:
     """Run every (cell, replication) of a scenario and aggregate each cell into one row.
 
@@ -220,45 +285,89 @@ def run(
         ``"serial"``, ``"process"`` (a local pool of ``workers`` processes, the
         default), ``"dask"`` (a local Dask cluster, or the scheduler at ``address``),
         or any ``concurrent.futures.Executor`` instance.
+    address
+        A Dask scheduler's address (``executor="dask"``). Results are unpickled from
+        it, so it must be trusted; TLS settings come from Dask's config.
     keep_records
         Collect every job's record (tagged with its cell and replication).
     progress
         Show a progress bar: ``None`` shows it only on a terminal.
+    on_result
+        Called with each task's result as it finishes (in completion order).
+    out
+        Save here: checked before any work, each finished task journaled as it
+        completes, the results written atomically at the end.
+    resume
+        With ``out``: run only the tasks missing from ``out``'s journal (the same run
+        only: same script, settings, seed and schedlab version, else refused).
+    overwrite
+        With ``out``: replace an earlier run's results there (refused otherwise).
+    force
+        Run even when the estimated work exceeds :data:`WORK_LIMIT`.
     """
+    from schedlab.experiment.store import Journal, check_out, run_identity, script_digest
+
     scn = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
     overrides = dict(overrides or {})
     cfg = scn.config(overrides, quick=quick)
     n_reps = scn.default_reps(cfg) if reps is None else reps
     seeds = replication_seeds(seed, n_reps)
+    work = estimate_work(scn, cfg, sweep, n_reps)
+    if work > WORK_LIMIT and not force:
+        raise ExperimentError(
+            f"this run is estimated at {work:.3g} work units (replications x the config's work fields), over "
+            f"the limit of {WORK_LIMIT:.0e}: it would likely run out of memory or time. Lower them, or add --force"
+        )
+    journal = None
+    if out is not None:
+        out = Path(out)
+        check_out(out, overwrite=overwrite, resume=resume)
+        identity = run_identity(
+            script=str(scn.path), digest=script_digest(scn.path), config=config_dict(cfg),
+            sweep={k: list(v) for k, v in (sweep or {}).items()}, seed=seed, reps=n_reps, quick=quick,
+            keep_records=keep_records,
+        )
+        journal = Journal(out, identity, resume=resume)
     cells = sweep_cells(scn, cfg, sweep)
     tasks = [
         Task(str(scn.path), overrides, quick, i, cell, r, seeds[r], keep_records)
         for i, cell in enumerate(cells)
         for r in range(n_reps)
     ]
+    done = journal.done() if journal is not None and resume else {}
+    results: list[TaskResult] = [done[(t.cell_index, t.rep)] for t in tasks if (t.cell_index, t.rep) in done]
+    todo = [t for t in tasks if (t.cell_index, t.rep) not in done]
     began = time.perf_counter()
-    results: list[TaskResult] = []
+
+    def finished(result: TaskResult, bar: Any) -> None:
+        results.append(result)
+        if journal is not None:
+            journal.add(result)  # before anything else: a kill after this line loses nothing
+        bar.update()
+        if on_result:
+            on_result(result)
+
     with _executor(executor, workers, address) as pool, _progress(len(tasks), progress) as bar:
+        bar.update(len(results))
         if pool is None:
-            for task in tasks:
-                results.append(run_task(task))
-                bar.update()
-                if on_result:
-                    on_result(results[-1])
+            for task in todo:
+                finished(run_task(task), bar)
         else:
             try:
-                futures: list[Future[TaskResult]] = [pool.submit(run_task, t) for t in tasks]
-                for fut in futures:
-                    results.append(fut.result())
+                futures: list[Future[TaskResult]] = [pool.submit(run_task, t) for t in todo]
+                try:
+                    for fut in as_completed(futures):
+                        finished(fut.result(), bar)
+                except BaseException:
+                    for fut in futures:  # Ctrl-C or a failed task: nothing more is started
+                        fut.cancel()
+                    raise
             except BrokenProcessPool as exc:
                 raise ExperimentError(
                     "a worker process died. Called from a script? The pool starts workers with 'spawn', which "
                     "re-imports the script: put the call under `if __name__ == '__main__':`, or use "
                     "executor='serial'"
                 ) from exc
-                bar.update()
-                if on_result:
-                    on_result(results[-1])
     elapsed = time.perf_counter() - began
     results.sort(key=lambda r: (r.cell_index, r.rep))
     rows = aggregate(cells, [[r.metrics for r in results if r.cell_index == i] for i in range(len(cells))])
@@ -270,10 +379,16 @@ def run(
         frames = [r.records for r in results if r.records is not None]
         records = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     executor_name = executor if isinstance(executor, str) else type(executor).__name__
-    return Results(
+    files = {f"series/cell{r.cell_index}-rep{r.rep}/{name}": data for r in results for name, data in r.files.items()}
+    outcome = Results(
         scenario=scn.name, seed=seed, reps=n_reps, quick=quick, config=config_dict(cfg),
         rows=rows, replications=replications, records=records,
         run_info={"executor": executor_name, "workers": workers, "seconds": elapsed,
                   "sweep": {k: list(v) for k, v in (sweep or {}).items()}, "cells": len(cells),
-                  "seed_entropy": np.random.SeedSequence(seed).entropy, "script": str(scn.path)},
+                  "seed_entropy": np.random.SeedSequence(seed).entropy, "script": str(scn.path),
+                  "resumed_tasks": len(done), "estimated_work": work},
+        extra_files=files,
     )
+    if out is not None:
+        outcome.save(out)
+    return outcome

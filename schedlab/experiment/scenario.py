@@ -30,6 +30,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from schedlab.model.fields import validate
+
 __all__ = ["ConfigError", "Scenario", "ScenarioError", "load_scenario", "parse_assignments"]
 
 
@@ -164,9 +166,11 @@ def make_config(config_type: type, values: Mapping[str, Any], *, where: str = "c
     hints = typing.get_type_hints(config_type)
     kwargs = {k: coerce(k, v, hints.get(k, Any)) for k, v in values.items()}
     try:
-        return config_type(**kwargs)
+        cfg = config_type(**kwargs)
+        validate(cfg)  # every field, declared or by its type: one rule for all scenarios
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"{where}: {exc}") from exc
+    return cfg
 
 
 _TRUE = {"1", "true", "yes", "on"}

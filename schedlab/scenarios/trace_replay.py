@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import simpy
 
+from schedlab.model.fields import items, number
 from schedlab.model.streams import Streams
 from schedlab.model.traces import COMPATS, NativeSchedule, evaluate, load_trace, pick_windows, trace_path
 from schedlab.policies.batch import BACKFILLS, make_policy
@@ -33,11 +34,11 @@ class Config:
     #: backfilling variants: none, easy
     backfills: tuple[str, ...] = ("none", "easy")
     #: jobs per window
-    length: int = 1024
+    length: int = number(1024, low=1, work=True)
     #: windows drawn from window_seed (ignored when starts are given)
-    windows: int = 10
+    windows: int = number(10, low=1)
     #: explicit 0-based window start positions in the cleaned job list
-    starts: tuple[int, ...] = ()
+    starts: tuple[int, ...] = items((), nonempty=False)
     #: seed of the window draw
     window_seed: int = 0
     #: loader and machine semantics: none (schedlab's) or rlscheduler (Zhang et al. SC20)

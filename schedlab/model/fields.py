@@ -1,0 +1,159 @@
+"""Checked config fields: one mechanism, declared beside the field, for scenarios and learners.
+
+A config is a frozen dataclass. A field says what values it takes where it is
+declared::
+
+    @dataclass(frozen=True)
+    class Config:
+        #: arrivals per unit of time
+        arrival_rate: float = number(3.6, gt=0)
+        #: customers per replication
+        customers: int = number(50_000, low=2, work=True)
+        #: policies compared
+        policies: tuple[str, ...] = items(("fcfs", "sjf"))
+
+        def __post_init__(self) -> None:
+            validate(self)
+
+:func:`validate` checks every field. A field without a declaration still gets the
+rule of its type, so nothing numeric is ever unchecked:
+
+- ``float``: finite (``inf`` and ``nan`` are refused) and ``>= 0``;
+- ``int``: ``>= 0`` and at most ``2**63 - 1`` (fits a seed and a numpy integer);
+- a tuple whose default is not empty: not empty, and each number in it as above.
+
+A field that may be negative, infinite or empty says so: ``number(-1.0, low=None)``,
+``number(math.inf, finite=False)``, ``items((), nonempty=False)``. Fields marked
+``work=True`` scale the work of one replication (jobs, steps, customers); a runner
+multiplies them to estimate a run's size before it starts (see :func:`work_units`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import numbers
+import typing
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Check", "FieldValueError", "items", "number", "validate", "work_units"]
+
+INT_MAX = 2**63 - 1
+
+
+class FieldValueError(ValueError):
+    """A config field holds a value outside what it declares; the message names the field and value."""
+
+
+@dataclass(frozen=True)
+class Check:
+    """What a numeric field (or each number of a tuple field) accepts."""
+
+    low: float | None = 0  #: inclusive lower bound (None: no bound)
+    high: float | None = None  #: inclusive upper bound
+    gt: float | None = None  #: exclusive lower bound
+    lt: float | None = None  #: exclusive upper bound
+    integer: bool = False  #: a whole number
+    finite: bool = True  #: refuse inf and nan
+    nonempty: bool = True  #: a tuple field must hold at least one item
+    work: bool = False  #: the field scales the work of one replication
+
+    def problem(self, value: Any) -> str | None:
+        """Why ``value`` is refused, or None when it is accepted."""
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            return None  # not a number: types are the parser's business
+        x = float(value) if not isinstance(value, int) else value
+        if isinstance(x, float) and math.isnan(x):
+            return "is not a number (nan)"
+        if self.finite and isinstance(x, float) and math.isinf(x):
+            return "must be finite"
+        if self.integer and not float(x).is_integer():
+            return "must be a whole number"
+        if isinstance(value, int) and abs(value) > INT_MAX:
+            return f"is out of range (|value| <= {INT_MAX})"
+        if self.low is not None and x < self.low:
+            return f"must be >= {self.low:g}"
+        if self.gt is not None and not x > self.gt:
+            return f"must be > {self.gt:g}"
+        if self.high is not None and x > self.high:
+            return f"must be <= {self.high:g}"
+        if self.lt is not None and not x < self.lt:
+            return f"must be < {self.lt:g}"
+        return None
+
+
+def _meta(check: Check, help: str | None) -> dict[str, Any]:
+    return {"check": check, **({"help": help} if help else {})}
+
+
+def number(default: Any, *, low: float | None = 0, high: float | None = None, gt: float | None = None,
+           lt: float | None = None, integer: bool = False, finite: bool = True, work: bool = False,
+           help: str | None = None) -> Any:
+    """A numeric field and what it accepts (bounds inclusive; ``gt``/``lt`` exclusive).
+
+    Parameters
+    ----------
+    default
+        The field's default value.
+    low, high, gt, lt
+        Bounds; ``low`` is 0 unless given (``low=None`` lets the field go negative).
+    integer
+        Refuse values that are not whole numbers (for a float field).
+    finite
+        Refuse ``inf`` (``nan`` is always refused).
+    work
+        The field scales a replication's work (see :func:`work_units`).
+    """
+    check = Check(low=low, high=high, gt=gt, lt=lt, integer=integer, finite=finite, work=work)
+    return dataclasses.field(default=default, metadata=_meta(check, help))
+
+
+def items(default: tuple[Any, ...], *, nonempty: bool = True, low: float | None = 0, high: float | None = None,
+          gt: float | None = None, lt: float | None = None, help: str | None = None) -> Any:
+    """A tuple field: not empty unless ``nonempty=False``; numbers in it are checked like :func:`number`'s."""
+    check = Check(low=low, high=high, gt=gt, lt=lt, nonempty=nonempty)
+    return dataclasses.field(default=default, metadata=_meta(check, help))
+
+
+def _implicit(f: dataclasses.Field, hint: Any) -> Check:
+    """The rule of a field declared without a check: by its type (and, for tuples, its default)."""
+    if f.default is not dataclasses.MISSING and isinstance(f.default, tuple):
+        return Check(nonempty=bool(f.default))
+    return Check(integer=hint is int)
+
+
+def field_checks(config_type: type) -> dict[str, Check]:
+    """Each field's check: declared in its metadata, or implied by its type."""
+    try:
+        hints = typing.get_type_hints(config_type)
+    except Exception:  # a hint that cannot be resolved: fall back to no type knowledge
+        hints = {}
+    return {f.name: f.metadata.get("check") or _implicit(f, hints.get(f.name)) for f in dataclasses.fields(config_type)}
+
+
+def validate(config: Any) -> None:
+    """Check every field of the dataclass ``config``; raise :class:`FieldValueError` naming the first bad one."""
+    for name, check in field_checks(type(config)).items():
+        value = getattr(config, name)
+        if isinstance(value, tuple | list):
+            if check.nonempty and not value:
+                raise FieldValueError(f"{name} must not be empty")
+            for i, item in enumerate(value):
+                why = check.problem(item)
+                if why:
+                    raise FieldValueError(f"{name}[{i}]={item!r} {why}")
+            continue
+        why = check.problem(value)
+        if why:
+            raise FieldValueError(f"{name}={value!r} {why}")
+
+
+def work_units(config: Any) -> float:
+    """The product of the fields declared ``work=True`` (1 when none is): a replication's size, roughly."""
+    total = 1.0
+    for name, check in field_checks(type(config)).items():
+        value = getattr(config, name)
+        if check.work and isinstance(value, numbers.Real) and not isinstance(value, bool):
+            total *= max(float(value), 1.0)
+    return total
