@@ -412,3 +412,26 @@ def test_small_world_graph_used_by_the_scenario_is_connected():
 
     model = build_model(scenario, cfg, {"r": 0.5, "M": 2, "algorithm": "lb"}, np.random.SeedSequence(1))
     assert nx.is_connected(model["network"].graph)
+
+
+def test_a_learner_hears_every_signal_of_the_network():
+    """The network's signals, in the order a learner hears them: run_started, then per step its completions
+    and step_ended, then run_ended with the run's outcome."""
+    s = Streams(4)
+    graph = small_world_ring(6, seed=s["topology"])
+    agents = ShippingAgents(neighbour_lists(graph), 4, s["routing"])
+    env = simpy.Environment()
+    net = ServerNetwork(env, graph, s["capacities"].integers(1, 3, (6, 2)), 0.5, 2, agents, s["arrivals"],
+                        s["requirements"], steps=5, runs=2)  # fmt: skip
+    heard = []
+    net.run_started.connect(lambda run: heard.append(("run_started", run)))
+    net.completed.connect(lambda event: heard.append(("completed", event[0])))
+    net.step_ended.connect(lambda step: heard.append(("step_ended", step)))
+    net.run_ended.connect(lambda outcome: heard.append(("run_ended", int(outcome.executed.sum()))))
+    env.run(net.done)
+    kinds = [k for k, _ in heard]
+    assert kinds.count("run_started") == kinds.count("run_ended") == 2
+    assert [v for k, v in heard if k == "step_ended"] == [0, 1, 2, 3, 4] * 2
+    first_run = heard[: kinds.index("run_ended") + 1]
+    assert first_run[0] == ("run_started", 0)
+    assert sum(k == "completed" for k, _ in first_run) == first_run[-1][1]  # every execution was heard

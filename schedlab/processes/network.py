@@ -85,6 +85,10 @@ class ServerNetwork:
     ----------
     curve
         G of each run so far.
+    completed
+        Signal emitted with ``(server, record)`` at each completion.
+    step_ended
+        Signal emitted with the step's index (within the run) after its last phase.
     run_started
         Signal emitted with the run's index as it starts, after the rule's ``begin_run``.
     run_ended
@@ -134,6 +138,8 @@ class ServerNetwork:
             NetworkServer(env, row, name=f"server{i}", keep_records=keep_records, whole_steps=whole_steps)
             for i, row in enumerate(caps)
         ]
+        self.completed: Signal[tuple[int, JobRecord]] = Signal()
+        self.step_ended: Signal[int] = Signal()
         for i, server in enumerate(self.servers):
             server.completed.connect(self._completion_receiver(i))
         self.touches = touches
@@ -168,10 +174,14 @@ class ServerNetwork:
         self._touched.add((agent, job.id - self._first_id))
 
     def _completion_receiver(self, server: int):  # type: ignore[no-untyped-def]
+        signal = self.completed
+
         def completed(record: JobRecord) -> None:
             index = record.id - self._first_id
             self._executed[index] = 1
             self._where[index] = server
+            if signal:  # most runs have no listener: a learning experiment completes millions of jobs
+                signal.emit((server, record))
 
         return completed
 
@@ -301,12 +311,12 @@ class ServerNetwork:
         self._touched = set()
 
     def _clock(self):  # type: ignore[no-untyped-def]
-        env, rule = self.env, self.rule
+        env, rule, step_ended = self.env, self.rule, self.step_ended
         for run in range(self.runs):
             self.run = run
             rule.begin_run(run)
             self.run_started.emit(run)
-            for _ in range(self.steps):
+            for step in range(self.steps):
                 self._deliver()
                 self._arrive()
                 for server, job, destination in rule.decide(self):
@@ -319,6 +329,8 @@ class ServerNetwork:
                 # after the server processes that resumed from them.
                 yield env.timeout(0)
                 yield env.timeout(0)
+                if step_ended:
+                    step_ended.emit(step)
             outcome = self._outcome()
             self.curve.append(outcome.efficiency)
             self._clear()
