@@ -13,9 +13,12 @@ SWF log (``TraceWindows``) or any ``jobs(rng)``; ``AgentPolicy`` runs a trained 
 back inside scenarios as an ordinary machine policy.
 
 ``GridAgentsEnv`` is seed 003's grid as a PettingZoo AEC environment (the N schedulers
-are the agents, one decision per job); it is imported on first use, so PettingZoo (the
-rl extra) is needed only for it. ``PolicyDecider`` runs a per-agent policy back inside a
-``GridModel``; ``least_loaded`` and ``random_resource`` are LLS and RS as such policies.
+are the agents, one decision per job, in the model's turn order) and ``GridParallelEnv``
+the same grid behind the Parallel API (every agent with a job acts at once: the route
+to SuperSuit's vector envs and a shared Stable-Baselines3 policy, :mod:`schedlab.envs.sb3`).
+They are imported on first use, so PettingZoo (the rl extra) is needed only for them.
+``PolicyDecider`` runs a per-agent policy back inside a ``GridModel``; ``least_loaded``
+and ``random_resource`` are LLS and RS as such policies.
 """
 
 from typing import Any
@@ -36,6 +39,7 @@ __all__ = [
     "GridAgentsConfig",
     "GridAgentsEnv",
     "GridObserver",
+    "GridParallelEnv",
     "MachineEnv",
     "MachineEnvConfig",
     "MachineObserver",
@@ -70,6 +74,7 @@ if "schedlab/Machine-v0" not in gym.registry:
 #: names imported on first use: the grid's pieces (and PettingZoo, for the environments) load only when asked for
 _LAZY = {
     "GridAgentsEnv": "schedlab.envs.grid_agents",
+    "GridParallelEnv": "schedlab.envs.grid_parallel",
     "GridAgentsConfig": "schedlab.envs.grid_obs",
     "GridObserver": "schedlab.envs.grid_obs",
     "grid_model": "schedlab.envs.grid_obs",

@@ -6,18 +6,17 @@ it; the agents are its N schedulers (``scheduler_0`` ... in ring order), and an 
 acts once for each of its new jobs: the action is the resource (``Discrete(M)``) the
 job is queued at. Observation and rewards are those of :mod:`schedlab.envs.grid_obs`.
 
-Why AEC, not Parallel: inside a step the model's agents decide one after the other, in
-ring order, and each decision reads the loads its predecessors' submissions left (an
-agent's own earlier jobs of the step included). Parallel would have every agent choose
-on the step's opening loads, which is not this model (its LLS, for one, would herd);
-so the environment selects, one job at a time, the agent whose turn it is, exactly as
-the model's phases order them. Agents without new jobs are not asked in that step (as
-in the model, where they have nothing to do); their rewards wait for their next turn,
-as AEC's cumulative rewards do. The number of actions per step varies, so there is no
-Parallel view of it.
+Why AEC: inside a step the model's agents decide one after the other, in ring order,
+and each decision reads the loads its predecessors' submissions left (an agent's own
+earlier jobs of the step included); so the environment selects, one job at a time, the
+agent whose turn it is, exactly as the model's phases order them. Agents without new
+jobs are not asked in that step (as in the model, where they have nothing to do);
+their rewards wait for their next turn, as AEC's cumulative rewards do. For
+vectorised training of a shared policy, :class:`~schedlab.envs.grid_parallel.GridParallelEnv`
+is the same grid behind PettingZoo's Parallel API (every agent with a job acts at once).
 
 How the model is driven: each turn on the ring is a point where the environment stops
-the simulation (:class:`_SteppedGrid`, a GridModel whose ``pass_turn`` waits for it);
+the simulation (:class:`SteppedGrid`, a GridModel whose ``pass_turn`` waits for it);
 there it takes the agent's jobs from its buffer and asks for them one by one, queuing
 each at once with ``GridResources.submit`` (the call the agent's process makes), then
 lets the turn pass on. The clock, arrivals, execution, the completion signal, the step
@@ -57,7 +56,7 @@ from schedlab.processes.grid_model import GridModel
 __all__ = ["GridAgentsEnv"]
 
 
-class _SteppedGrid(GridModel):
+class SteppedGrid(GridModel):
     """A GridModel whose turns wait for the environment: passing the turn only notes that one is owed."""
 
     owed = False
@@ -70,7 +69,7 @@ class _SteppedGrid(GridModel):
         super().pass_turn()
 
 
-class _EnvDecider:
+class EnvDecider:
     """The model's decider in the environment: the bookkeeping, and the step's end; no decisions.
 
     The environment queues every job itself before the agent's turn runs, so the
@@ -103,6 +102,34 @@ class _EnvDecider:
         self._on_step_end()
 
 
+def system_info(model: GridModel) -> dict[str, Any]:
+    """The system's state as both grid environments report it in ``infos``."""
+    summary = metrics.load_summary(model.view.lor())
+    info = {
+        "time": float(model.env.now),
+        "step": model.step,
+        "alor": summary["alor"],
+        "lor_max": summary["max_lor"],
+        "lor_std": summary["std_lor"],
+        "system_load": model.load,
+        "completed": model.series.completed,
+    }
+    if model.series.completed:  # ATPT is undefined (nan) before the first completion: left out, not nan
+        info["atpt"] = model.series.atpt
+    return info
+
+
+def grid_text(model: GridModel, who: str, width: int = 12) -> str:
+    """The grid as text: the clock and load summary, the first ``width`` resources' LoR, who acts."""
+    info = system_info(model)
+    lor = model.view.lor()
+    shown = " ".join(f"{x:.0f}" for x in lor[:width]) + (" ..." if len(lor) > width else "")
+    return (
+        f"t={info['time']:g} step={info['step']} ALoR={info['alor']:.1f} max={info['lor_max']:.1f} "
+        f"completed={info['completed']}\n  LoR: {shown}\n  {who}"
+    )
+
+
 class GridAgentsEnv(AECEnv):
     """Seed 003's grid with the N schedulers as PettingZoo agents (see the module's notes).
 
@@ -120,13 +147,17 @@ class GridAgentsEnv(AECEnv):
     :meth:`as_decider` turns a policy into a GridDecider for scenarios.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": [], "name": "schedlab_grid_agents_v0"}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "name": "schedlab_grid_agents_v0"}
 
-    def __init__(self, config: GridAgentsConfig | None = None, **overrides: Any) -> None:
+    def __init__(
+        self, config: GridAgentsConfig | None = None, *, render_mode: str | None = None, **overrides: Any
+    ) -> None:
         super().__init__()
         cfg = config or GridAgentsConfig()
         if overrides:
             cfg = GridAgentsConfig(**{**cfg.__dict__, **overrides})
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.config = cfg
         self.observer = cfg.observer
         self.possible_agents = [f"scheduler_{i}" for i in range(cfg.agents)]
@@ -137,7 +168,7 @@ class GridAgentsEnv(AECEnv):
         m = cfg.resources
         high = np.concatenate([[1.0], np.full(m, np.inf), np.ones(m), np.full(m, np.inf)])
         self.state_space = gym.spaces.Box(np.zeros(1 + 3 * m), high, dtype=np.float64)
-        self.render_mode = None
+        self.render_mode = render_mode
         self.model: GridModel | None = None
         self._root: np.random.SeedSequence | None = None
 
@@ -188,23 +219,6 @@ class GridAgentsEnv(AECEnv):
             self._jobs = []
             self.model.release_turn()
 
-    def _system_info(self) -> dict[str, Any]:
-        model = self.model
-        assert model is not None
-        summary = metrics.load_summary(model.view.lor())
-        info = {
-            "time": float(model.env.now),
-            "step": model.step,
-            "alor": summary["alor"],
-            "lor_max": summary["max_lor"],
-            "lor_std": summary["std_lor"],
-            "system_load": model.load,
-            "completed": model.series.completed,
-        }
-        if model.series.completed:  # ATPT is undefined (nan) before the first completion: left out, not nan
-            info["atpt"] = model.series.atpt
-        return info
-
     # ------------------------------------------------------------------ PettingZoo
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         if seed is not None:
@@ -214,8 +228,8 @@ class GridAgentsEnv(AECEnv):
                 self._root = np.random.SeedSequence()
             sequence = self._root.spawn(1)[0]
         self._sim = simpy.Environment()
-        self._decider = _EnvDecider(self._step_ended)
-        self.model = grid_model(self._sim, self.config, self._decider, Streams(sequence), _SteppedGrid)
+        self._decider = EnvDecider(self._step_ended)
+        self.model = grid_model(self._sim, self.config, self._decider, Streams(sequence), SteppedGrid)
         self._pending = np.zeros(self.config.agents)
         self._turn_step, self._turns = -1, []
         self._jobs: list[Job] = []
@@ -232,7 +246,7 @@ class GridAgentsEnv(AECEnv):
 
     def _settle(self, more: bool) -> None:
         """After the model ran: the rewards it paid, the infos, and who acts next (or the truncation)."""
-        info = self._system_info()
+        info = system_info(self.model)
         self.infos = {a: info for a in self.agents}
         names = self.possible_agents
         for i in np.flatnonzero(self._pending).tolist():
@@ -278,6 +292,15 @@ class GridAgentsEnv(AECEnv):
         self._pending.fill(0.0)
         self._settle(self._advance())
         self._accumulate_rewards()
+
+    def render(self) -> str | None:
+        """The state as text (``render_mode="ansi"``): the clock, the loads, the agent to act and its job."""
+        if self.render_mode is None:
+            return None
+        if self.model is None:
+            return "GridAgentsEnv (not reset)"
+        job = f"{self._jobs[self._next].runtime:.0f}" if self._jobs else "-"
+        return grid_text(self.model, f"to act: {self.agent_selection}, job length {job}")
 
     def close(self) -> None:
         self.agents = []

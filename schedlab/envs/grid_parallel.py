@@ -1,0 +1,214 @@
+"""Seed 003's grid as a PettingZoo Parallel environment: every agent with a job to place acts at once.
+
+The same model, observations and rewards as the AEC environment
+(:class:`~schedlab.envs.grid_agents.GridAgentsEnv`, :mod:`schedlab.envs.grid_obs`); only
+who decides when differs. Inside a model step, the agents' new jobs are placed in
+*rounds*: in round k every agent with a k-th new job decides it, all on the same
+observation of the loads (the step's opening ones, plus the earlier rounds'
+submissions), and the round's jobs are queued in the model's turn order. An agent
+without a job in the round is still stepped, so the agent set never changes (what
+SuperSuit's ``pettingzoo_env_to_vec_env_v1`` needs): its observation says it has no
+job (``obs[0] == obs[1] == 0``), its ``infos[agent]["decides"]`` is False and its
+action is ignored. Steps of the model without any new job pass without a decision.
+
+Why both APIs. AEC is the model's own order: each agent reads the loads its
+predecessors' submissions left, as :class:`~schedlab.policies.grid.LeastLoaded` does.
+The Parallel step is what vectorised trainers take: SuperSuit turns it into one
+vector environment with an entry per agent, and Stable-Baselines3 trains a policy
+shared by all agents on it (``docs/rl.md``). Training a shared policy through AEC
+with ``turn_based_aec_to_parallel`` instead steps one agent at a time and gives the
+others a no-op each time, so most samples teach nothing; a PPO trained that way did
+worse than random.
+
+Rewards are paid at the model's step ends, as in AEC, and reach each agent with the
+next Parallel step's returns. ``infos[agent]`` carries the system's state (as AEC's),
+``decides`` and ``action_mask`` (every resource: the grid lets every broker reach every
+resource). Every agent is truncated after ``steps`` model steps.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import gymnasium as gym
+import numpy as np
+import simpy
+from pettingzoo import ParallelEnv
+
+from schedlab.envs.grid_agents import EnvDecider, SteppedGrid, grid_text, system_info
+from schedlab.envs.grid_obs import GridAgentsConfig, grid_model, resource_index
+from schedlab.model.job import Job
+from schedlab.model.records import JobRecord
+from schedlab.model.streams import Streams
+
+__all__ = ["GridParallelEnv"]
+
+
+class GridParallelEnv(ParallelEnv):
+    """Seed 003's grid with the N schedulers as PettingZoo Parallel agents (see the module's notes).
+
+    Parameters
+    ----------
+    config
+        A :class:`~schedlab.envs.grid_obs.GridAgentsConfig`; keyword arguments override its fields.
+    render_mode
+        ``"ansi"`` (the state as text) or None.
+
+    Notes
+    -----
+    Seeding is the AEC environment's: ``reset(seed=s)`` draws capacities and jobs from
+    the named streams of ``Streams(s)``, so both environments, and a scenario's
+    ``GridModel`` with that seed, see the same grid and jobs.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "name": "schedlab_grid_parallel_v0"}
+
+    def __init__(self, config: GridAgentsConfig | None = None, *, render_mode: str | None = None, **overrides: Any):
+        cfg = config or GridAgentsConfig()
+        if overrides:
+            cfg = GridAgentsConfig(**{**cfg.__dict__, **overrides})
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        self.config = cfg
+        self.render_mode = render_mode
+        self.observer = cfg.observer
+        self.possible_agents = [f"scheduler_{i}" for i in range(cfg.agents)]
+        self.agents: list[str] = []
+        self.observation_spaces = {a: self.observer.observation_space() for a in self.possible_agents}
+        self.action_spaces = {a: gym.spaces.Discrete(cfg.resources) for a in self.possible_agents}
+        m = cfg.resources
+        high = np.concatenate([[1.0], np.full(m, np.inf), np.ones(m), np.full(m, np.inf)])
+        self.state_space = gym.spaces.Box(np.zeros(1 + 3 * m), high, dtype=np.float64)
+        self.model: SteppedGrid | None = None
+        self._root: np.random.SeedSequence | None = None
+        self._mask = np.ones(m, dtype=np.int8)
+
+    def observation_space(self, agent: str) -> gym.spaces.Box:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gym.spaces.Discrete:
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ the model
+    def _step_ended(self) -> None:
+        self._pending += self._decider.jobs.end_step(self.config.reward)
+
+    def _advance(self) -> bool:
+        """Run the model to the next round with a job to place; False once the horizon is reached."""
+        model, sim = self.model, self._sim
+        assert model is not None
+        while True:
+            if any(self._next[i] < len(q) for i, q in enumerate(self._queues)):
+                return True
+            if self._held:  # the step's jobs are all placed: let the turn the arrivals owed go on
+                self._held = False
+                model.release_turn()
+                continue
+            if model.owed:
+                model.owed = False
+                if model.step != self._turn_step:
+                    # the step's arrivals: take every agent's new jobs; the agents' own turns then find none
+                    self._turn_step, self._held = model.step, True
+                    for i, scheduler in enumerate(model.agent_list):
+                        self._queues[i], scheduler.buffer = scheduler.buffer, []
+                        self._next[i] = 0
+                    continue
+                model.release_turn()  # an agent's (empty) turn: pass it on
+                continue
+            if not model.done.is_alive:
+                return False
+            sim.step()
+
+    def _deciding(self) -> list[int]:
+        """The agents with a job in the current round, in the model's turn order."""
+        assert self.model is not None
+        return [i for i in self.model.order if self._next[i] < len(self._queues[i])]
+
+    def _observe(self, i: int) -> np.ndarray:
+        assert self.model is not None
+        queue, k = self._queues[i], self._next[i]
+        length = queue[k].runtime if k < len(queue) else 0.0
+        return self.observer.observe(self.model.view, length, len(queue) - k, self._decider.jobs.unfinished[i])
+
+    def _returns(self, done: bool) -> tuple[dict, dict, dict, dict, dict]:
+        names = self.possible_agents
+        deciding = set() if done else set(self._deciding())
+        observations = {a: self._observe(i) for i, a in enumerate(names)}
+        rewards = {a: float(self._pending[i]) * self.config.reward_scale for i, a in enumerate(names)}
+        self._pending.fill(0.0)
+        info = system_info(self.model)
+        infos = {a: {**info, "decides": i in deciding, "action_mask": self._mask.copy()} for i, a in enumerate(names)}
+        terminations = dict.fromkeys(names, False)
+        truncations = dict.fromkeys(names, done)
+        return observations, rewards, terminations, truncations, infos
+
+    # ------------------------------------------------------------------ PettingZoo
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
+        if seed is not None:
+            self._root = sequence = np.random.SeedSequence(seed)
+        else:
+            if self._root is None:
+                self._root = np.random.SeedSequence()
+            sequence = self._root.spawn(1)[0]
+        self._sim = simpy.Environment()
+        self._decider = EnvDecider(self._step_ended)
+        self.model = grid_model(self._sim, self.config, self._decider, Streams(sequence), SteppedGrid)
+        n = self.config.agents
+        self._pending = np.zeros(n)
+        self._queues: list[list[Job]] = [[] for _ in range(n)]
+        self._next = [0] * n
+        self._turn_step, self._held = -1, False
+        self.agents = self.possible_agents[:]
+        done = not self._advance()
+        self._pending.fill(0.0)  # before the first job is placed no job is unfinished: nothing earned yet
+        observations, _, _, _, infos = self._returns(done)
+        return observations, infos
+
+    def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+        if self.model is None:
+            raise RuntimeError("call reset() before step()")
+        if not self.agents:
+            raise RuntimeError("the episode is over (every agent was truncated): call reset()")
+        names, resources = self.possible_agents, self.model.resources
+        for i in self._deciding():
+            agent = names[i]
+            if agent not in actions:
+                raise ValueError(f"{agent} has a job to place this step but no action was given")
+            resource = resource_index(actions[agent], self.config.resources, agent)
+            resources.submit(resource, self._queues[i][self._next[i]])
+            self._decider.jobs.submitted(i, resource)
+            self._next[i] += 1
+        done = not self._advance()
+        out = self._returns(done)
+        if done:
+            self.agents = []
+        return out
+
+    def state(self) -> np.ndarray:
+        """``now / steps``, each resource's load and capacity (as observed) and all agents' unfinished jobs there."""
+        if self.model is None:
+            raise RuntimeError("call reset() before state()")
+        obs = self.observer.observe(self.model.view, 0.0, 0, self._decider.jobs.unfinished.sum(axis=0))
+        return obs[2:]
+
+    def render(self) -> str | None:
+        """The state as text (``render_mode="ansi"``): the clock, the loads, who places which job."""
+        if self.render_mode is None:
+            return None
+        if self.model is None:
+            return "GridParallelEnv (not reset)"
+        jobs = [(self.possible_agents[i], self._queues[i][self._next[i]]) for i in self._deciding()]
+        deciding = [f"{agent}: {job.runtime:.0f}" for agent, job in jobs]
+        return grid_text(self.model, "to place: " + (", ".join(deciding) or "-"))
+
+    def close(self) -> None:
+        self.agents = []
+
+    def records(self) -> list[JobRecord]:
+        """The episode's job records (completed first, then any still queued or running)."""
+        if self.model is None:
+            raise RuntimeError("call reset() before records()")
+        return self.model.all_records()
+
+    def __str__(self) -> str:
+        return str(self.metadata["name"])
