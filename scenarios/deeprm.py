@@ -103,8 +103,8 @@ class Config:
     validation: int = 5
     #: keep the weights that did best on the validation sequences, not the last ones
     keep_best: bool = True
-    #: where the checkpoint and training curve go
-    out_dir: str = "results/deeprm"
+    #: where the checkpoint and training curve go (empty: the user cache folder, $SCHEDLAB_CACHE or ~/.cache/schedlab)
+    out_dir: str = ""
     #: exploration rate of the evaluated DQN (0 is greedy; Mnih et al. 2015 evaluate at 0.05)
     eval_epsilon: float = number(0.0, high=1)
 
@@ -195,19 +195,17 @@ def _evaluate(cfg: Config, agent: Agent, sequences: list[tuple[float, list]]) ->
 
 def checkpoint(cfg: Config) -> Path:
     """The trained agent's checkpoint: trained now unless this configuration's already exists."""
-    from schedlab.learners.dqn_checkpoint import cached_checkpoint  # torch is only needed for the DQN cells
+    from schedlab.learners.dqn_checkpoint import cache_dir, cached_checkpoint  # torch is only needed for the DQN cells
 
-    return cached_checkpoint(cfg.out_dir, cfg.training_key(), lambda: _train(cfg))
+    return cached_checkpoint(cfg.out_dir or cache_dir("deeprm"), cfg.training_key(), lambda: _train(cfg),
+                             config=dqn_config(cfg))
 
 
-def _train(cfg: Config):
-    import torch
-
+def dqn_config(cfg: Config):
+    """The learner's settings: part of the checkpoint's key, and checked against a cached one."""
     from schedlab.learners.dqn import DQNConfig
-    from schedlab.learners.dqn_checkpoint import train_keeping_best
 
-    torch.set_num_threads(1)  # a small network: one thread is fastest and leaves the other core free
-    dqn_cfg = DQNConfig(
+    return DQNConfig(
         total_steps=cfg.train_steps,
         learning_starts=cfg.learning_starts,
         buffer_size=cfg.buffer_size,
@@ -221,6 +219,15 @@ def _train(cfg: Config):
         discount=cfg.discount,
         guide_fraction=cfg.guide_fraction if cfg.guide != "none" else 0.0,
     )
+
+
+def _train(cfg: Config):
+    import torch
+
+    from schedlab.learners.dqn_checkpoint import train_keeping_best
+
+    torch.set_num_threads(1)  # a small network: one thread is fastest and leaves the other core free
+    dqn_cfg = dqn_config(cfg)
     env = DeepRMEnv(cfg.env_config(cfg.train_loads, flatten=True))
     validation = _validation(cfg)
     reference = {f"sjf_{k}": v for k, v in _evaluate(cfg, BASELINES["sjf"], validation).items()}

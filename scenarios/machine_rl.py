@@ -114,8 +114,8 @@ class Config:
     validation: int = 8
     #: keep the weights that did best on the validation windows, not the last ones
     keep_best: bool = True
-    #: where the checkpoint and training curve go
-    out_dir: str = "results/machine_rl"
+    #: where the checkpoint and training curve go (empty: the user cache folder, $SCHEDLAB_CACHE or ~/.cache/schedlab)
+    out_dir: str = ""
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.policies) - set(POLICIES))
@@ -244,19 +244,17 @@ def replay(jobs: list[Job], cpus: int, policy) -> list[JobRecord]:
 # --------------------------------------------------------------------------- training
 def checkpoint(cfg: Config) -> Path:
     """The trained agent's checkpoint: trained now unless this configuration's already exists."""
-    from schedlab.learners.dqn_checkpoint import cached_checkpoint  # torch is only needed for the DQN cells
+    from schedlab.learners.dqn_checkpoint import cache_dir, cached_checkpoint  # torch is only needed for the DQN cells
 
-    return cached_checkpoint(cfg.out_dir, cfg.training_key(), lambda: _train(cfg))
+    return cached_checkpoint(cfg.out_dir or cache_dir("machine_rl"), cfg.training_key(), lambda: _train(cfg),
+                             config=dqn_config(cfg))
 
 
-def _train(cfg: Config):
-    import torch
-
+def dqn_config(cfg: Config):
+    """The learner's settings: part of the checkpoint's key, and checked against a cached one."""
     from schedlab.learners.dqn import DQNConfig
-    from schedlab.learners.dqn_checkpoint import train_keeping_best
 
-    torch.set_num_threads(1)  # a small network: one thread is fastest and leaves the other cores free
-    dqn_cfg = DQNConfig(
+    return DQNConfig(
         total_steps=cfg.train_steps,
         learning_starts=cfg.learning_starts,
         buffer_size=cfg.buffer_size,
@@ -267,6 +265,15 @@ def _train(cfg: Config):
         exploration_fraction=cfg.exploration_fraction,
         compact=False,  # fractional observations
     )
+
+
+def _train(cfg: Config):
+    import torch
+
+    from schedlab.learners.dqn_checkpoint import train_keeping_best
+
+    torch.set_num_threads(1)  # a small network: one thread is fastest and leaves the other cores free
+    dqn_cfg = dqn_config(cfg)
     training, _ = parts(cfg)
     env = MachineEnv(workload=training, cpus=training.cpus, window=cfg.window, time_scale=training.time_scale)
     starts = np.random.default_rng([cfg.train_seed, 1])  # validation windows: neither training draws nor test

@@ -42,6 +42,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from schedlab.model.fields import number, validate
+
 if TYPE_CHECKING:
     import gymnasium as gym
 
@@ -55,7 +57,7 @@ class DQNConfig:
     #: environment steps of training
     total_steps: int = 200_000
     #: AdamW learning rate
-    learning_rate: float = 2.5e-4
+    learning_rate: float = number(2.5e-4, gt=0)
     #: AdamW weight decay
     weight_decay: float = 1e-4
     #: transitions the replay buffer holds
@@ -69,11 +71,11 @@ class DQNConfig:
     #: transitions per optimisation step
     batch_size: int = 64
     #: exploration rate at the start
-    start_epsilon: float = 1.0
+    start_epsilon: float = number(1.0, high=1)
     #: exploration rate after the decay
-    end_epsilon: float = 0.05
+    end_epsilon: float = number(0.05, high=1)
     #: fraction of total_steps over which epsilon decays linearly
-    exploration_fraction: float = 0.3
+    exploration_fraction: float = number(0.3, high=1)
     #: environment steps before the first optimisation step
     learning_starts: int = 5_000
     #: environment steps between optimisation steps
@@ -100,6 +102,7 @@ class DQNConfig:
     guide_fraction: float = 0.0
 
     def __post_init__(self) -> None:
+        validate(self)  # every field finite and in range (model/fields); the rules below relate fields
         for name in ("total_steps", "buffer_size", "target_every", "batch_size", "train_every", "n_step"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
@@ -326,6 +329,7 @@ class DQN:
                 "target": self.target.state_dict(),
                 "updates": self.updates,
                 "syncs": self.syncs,
+                "schedlab": _version(),
             },
             path,
         )
@@ -356,6 +360,32 @@ def _store(buffer: ReplayBuffer, pending: deque, next_obs: np.ndarray, next_mask
         scale *= discount
     obs, action, _, _ = pending.popleft()
     buffer.add(obs, action, ret, next_obs, 0.0 if terminated else scale, next_mask)
+
+
+def _version() -> str:
+    from schedlab import __version__
+
+    return __version__
+
+
+class TrainingDiverged(FloatingPointError):
+    """The loss or a weight became inf or nan: the run stops instead of reporting a broken agent."""
+
+
+def _check_finite(agent: DQN, loss: float, step: int, cfg: DQNConfig) -> None:
+    """Stop at the first non-finite loss or weight (one check of the weights per 100 updates)."""
+    bad = None
+    if not np.isfinite(loss):
+        bad = f"the loss is {loss}"
+    elif step % (100 * cfg.train_every) == 0 and not all(
+            bool(torch.isfinite(p).all()) for p in agent.policy.parameters()):
+        bad = "a weight of the Q-network is not finite"
+    if bad:
+        raise TrainingDiverged(
+            f"DQN training diverged at step {step}: {bad} (learning_rate={cfg.learning_rate!r}, "
+            f"reward_scale={cfg.reward_scale!r}, max_grad_norm={cfg.max_grad_norm!r}); lower the learning rate "
+            "or the reward scale"
+        )
 
 
 def _mask(info: dict, cfg: DQNConfig) -> np.ndarray | None:
@@ -447,6 +477,7 @@ def train(
             mask = _mask(info, cfg)
         if step > cfg.learning_starts and step % cfg.train_every == 0:
             losses.append(agent.update(buffer.sample(cfg.batch_size, rng)))
+            _check_finite(agent, losses[-1], step, cfg)
         if step % cfg.target_every == 0:
             agent.sync_target()
         if callback is not None and step % callback_every == 0:

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import copy
 import csv
+import dataclasses
 import math
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -24,7 +26,7 @@ from schedlab.learners.dqn import DQN, DQNConfig, train
 if TYPE_CHECKING:
     import gymnasium as gym
 
-__all__ = ["cached_checkpoint", "train_keeping_best"]
+__all__ = ["CheckpointError", "cache_dir", "cached_checkpoint", "check_checkpoint", "train_keeping_best"]
 
 
 def train_keeping_best(
@@ -74,18 +76,77 @@ def train_keeping_best(
     return agent, curve
 
 
-def cached_checkpoint(out_dir: str | Path, key: str, make: Callable[[], tuple[DQN, list[dict[str, float]]]]) -> Path:
-    """``out_dir/dqn_<key>.pt``, made by ``make()`` unless it exists; the curve goes to ``curve_<key>.csv``.
+class CheckpointError(ValueError):
+    """A cached checkpoint does not belong to the settings asked for, or holds broken weights."""
 
-    ``key`` should hash every setting that changes the trained agent. The checkpoint
-    appears whole or not at all (written aside, then renamed), so a worker never
-    reads half of one.
+
+def cache_dir(name: str = "") -> Path:
+    """Where trained checkpoints are cached: ``$SCHEDLAB_CACHE``, else the platform's user cache folder.
+
+    Linux ``$XDG_CACHE_HOME/schedlab`` (``~/.cache/schedlab``), macOS
+    ``~/Library/Caches/schedlab``, Windows ``%LOCALAPPDATA%\\schedlab\\Cache``; ``name``
+    (a scenario's) is a subfolder.
     """
-    out = Path(out_dir)
+    if os.environ.get("SCHEDLAB_CACHE"):
+        base = Path(os.environ["SCHEDLAB_CACHE"])
+    elif sys.platform == "win32":
+        base = Path(os.environ.get("LOCALAPPDATA", Path.home() / "AppData" / "Local")) / "schedlab" / "Cache"
+    elif sys.platform == "darwin":
+        base = Path.home() / "Library" / "Caches" / "schedlab"
+    else:
+        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "schedlab"
+    return base / name if name else base
+
+
+def _plain(config: DQNConfig) -> dict:
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(config).items()}
+
+
+def check_checkpoint(path: Path, config: DQNConfig) -> None:
+    """Refuse ``path`` unless it was trained with ``config``, by this schedlab version, and its weights are finite."""
+    import torch
+
+    from schedlab import __version__
+
+    state = torch.load(path, weights_only=True)
+    stored, asked = state.get("config", {}), _plain(config)
+    differ = sorted(k for k in set(stored) | set(asked) if stored.get(k) != asked.get(k))
+    if differ:
+        shown = ", ".join(f"{k}={stored.get(k)!r} (asked {asked.get(k)!r})" for k in differ[:4])
+        raise CheckpointError(f"{path}: was trained with other settings: {shown}; delete it to retrain")
+    if state.get("schedlab") not in (None, __version__):
+        raise CheckpointError(f"{path}: was trained by schedlab {state['schedlab']}, this is {__version__}")
+    for part in ("policy", "target"):
+        for name, tensor in state[part].items():
+            if not bool(torch.isfinite(tensor).all()):
+                raise CheckpointError(f"{path}: {part} weight {name} is not finite; delete it to retrain")
+
+
+def cached_checkpoint(
+    out_dir: str | Path, key: str, make: Callable[[], tuple[DQN, list[dict[str, float]]]],
+    *, config: DQNConfig | None = None,
+) -> Path:
+    """``out_dir/dqn_<key>-<version>.pt``, made by ``make()`` unless it exists; the curve goes beside it.
+
+    ``key`` should hash every setting that changes the trained agent; schedlab's
+    version is added to it (``out_dir`` empty: :func:`cache_dir`). With ``config``
+    (the learner's settings asked for), an existing checkpoint trained with other
+    settings, or with weights that are not finite, is refused with a
+    :class:`CheckpointError` saying why. The checkpoint appears whole or not at all
+    (written aside, then renamed), so a worker never reads half of one.
+    """
+    from schedlab import __version__
+
+    out = Path(out_dir) if str(out_dir) else cache_dir()
+    key = f"{key}-{__version__}"
     path = out / f"dqn_{key}.pt"
     if path.exists():
+        if config is not None:
+            check_checkpoint(path, config)
         return path
     agent, curve = make()
+    if config is not None and agent.config != config:
+        raise CheckpointError(f"the agent trained for {path} has other settings than the ones asked for")
     out.mkdir(parents=True, exist_ok=True)
     names = sorted({k for row in curve for k in row})
     with open(out / f"curve_{key}.csv", "w", newline="") as fh:
