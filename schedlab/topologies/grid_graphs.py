@@ -31,11 +31,23 @@ def _range(name: str, bounds: tuple[float, float]) -> tuple[float, float]:
     return low, high
 
 
+def _capacities(m: int, capacity_range, capacities, seed) -> np.ndarray:  # type: ignore[no-untyped-def]
+    if capacities is None:
+        return resource_capacities(m, capacity_range, seed)
+    caps = np.asarray(capacities, dtype=float)
+    if caps.shape != (m,):
+        raise ValueError(f"capacities: need {m} values (one per resource), got shape {caps.shape}")
+    if not np.all(np.isfinite(caps) & (caps > 0)):
+        raise ValueError("capacities must all be finite and > 0")
+    return caps
+
+
 def hierarchical_grid(
     fanout: Sequence[int] = (3, 2),
     resources_per_site: int = 4,
     *,
     capacity_range: tuple[float, float] = (50.0, 350.0),
+    capacities: Sequence[float] | np.ndarray | None = None,
     latency: float | Sequence[float] | None = None,
     agent_level: int | None = None,
     seed: int | np.random.Generator | None = None,
@@ -53,6 +65,9 @@ def hierarchical_grid(
         Resources in each site, >= 1.
     capacity_range
         ``(C_min, C_max)``: each resource's capacity is drawn uniformly from it.
+    capacities
+        The M capacities, given instead of drawn (``capacity_range`` is then not
+        used): e.g. the same capacities on several topologies.
     latency
         Link latency per level, one value per link level from the top (broker to
         broker, ..., lowest broker to site, site to resource): ``len(fanout) + 1``
@@ -135,7 +150,7 @@ def hierarchical_grid(
     if isinstance(agents_at, bool) or not isinstance(agents_at, int | np.integer) or not 0 <= agents_at <= lowest:
         raise ValueError(f"agent_level must be a broker level in 0..{lowest}, got {agent_level!r}")
     sites = math.prod(levels)
-    caps = resource_capacities(sites * per_site, capacity_range, seed).tolist()
+    caps = _capacities(sites * per_site, capacity_range, capacities, seed).tolist()
 
     graph = nx.Graph(name=f"hierarchical{tuple(levels)}x{per_site}")
 
@@ -168,6 +183,7 @@ def small_world_grid(
     neighbours: int = 4,
     shortcut_prob: float = 0.1,
     capacity_range: tuple[float, float] = (50.0, 350.0),
+    capacities: Sequence[float] | np.ndarray | None = None,
     latency_range: tuple[float, float] = (0.5, 2.0),
     seed: int | np.random.Generator | None = None,
 ) -> nx.Graph:
@@ -186,12 +202,14 @@ def small_world_grid(
         rewired, so the graph stays connected).
     capacity_range
         ``(C_min, C_max)``: each resource's capacity is drawn uniformly from it.
+    capacities
+        The M capacities, given instead of drawn (then nothing is drawn for them).
     latency_range
         ``(low, high)``, low >= 0: each link's latency is drawn uniformly from it.
     seed
         An int or a numpy Generator (e.g. a scenario's ``streams["topology"]``), or
-        None. Three draws, in this order: the M capacities, the graph, one latency
-        per link (links in sorted order).
+        None. Three draws, in this order: the M capacities (unless given), the
+        graph, one latency per link (links in sorted order).
 
     Returns
     -------
@@ -240,7 +258,7 @@ def small_world_grid(
         raise ValueError(f"shortcut_prob must be in [0, 1], got {shortcut_prob!r}")
     low, high = _range("latency_range", latency_range)
     rng = as_generator(seed)
-    caps = resource_capacities(m, capacity_range, rng)
+    caps = _capacities(m, capacity_range, capacities, rng)
     total = n + m
     ring = nx.newman_watts_strogatz_graph(total, k, shortcut_prob, seed=rng)
     broker_at = {(i * total) // n: i for i in range(n)}
