@@ -55,8 +55,9 @@ def _parser(script: str | None = None) -> argparse.ArgumentParser:
                           "from Dask's config (distributed.comm.tls.*)")
     run.add_argument("--sweep", action="append", default=[], metavar="KEY=V1,V2,...",
                      help="sweep a Config field over values: one cell per combination (repeatable)")
-    run.add_argument("--out", default=None, metavar="DIR", help="where to save results (default: results/<scenario>, replaced by each run; a folder given here "
-                          "is replaced only with --overwrite)")
+    run.add_argument("--out", default=None, metavar="DIR",
+                     help="where to save results (default: results/<scenario>, replaced by each run; a folder "
+                          "given here is replaced only with --overwrite)")
     run.add_argument("--no-records", action="store_true", help="do not keep per-job records")
     run.add_argument("--overwrite", action="store_true", help="replace an earlier run's results in --out")
     run.add_argument("--resume", action="store_true",
@@ -223,9 +224,31 @@ def _replay(args: argparse.Namespace) -> int:
         row["windows"] = cfg.n_windows
     print(f"replay: {cfg.n_windows} window(s) of {cfg.length} jobs, compat {cfg.compat}")
     print(results.table())
+    for line in left_out(results.records, cfg.length):
+        print(line)
     results.save(out)
     print(f"saved {out}{os.sep}summary.json, summary.csv, replications.csv (per window), records and manifest.json")
     return 0
+
+
+def left_out(records: typing.Any, length: int) -> list[str]:
+    """Lines naming the jobs of replayed windows that are not in the metrics, counted per reason."""
+    if records is None or records.empty or "status" not in records:
+        return []
+    lines = []
+    keys = [k for k in ("trace", "policy", "backfill") if k in records]
+    for key, group in records.groupby(keys, sort=False):
+        missing = group[group["status"] != "completed"]
+        if missing.empty:
+            continue
+        why = {"rejected": "never fits the machine (wider than it, or a resource it lacks)",
+               "waiting": "still waiting when the replay ended", "running": "still running when the replay ended"}
+        counts = ", ".join(f"{n} {why.get(str(s), str(s))}" for s, n in missing["status"].value_counts().items())
+        ids = ", ".join(map(str, missing["id"].head(5)))
+        more = ", ..." if len(missing) > 5 else ""
+        lines.append(f"left out of the metrics, {' '.join(map(str, key))}: {len(missing)} of "
+                     f"{len(group)} jobs in windows of {length}: {counts} (jobs {ids}{more})")
+    return lines
 
 
 def _trace(args: argparse.Namespace) -> int:

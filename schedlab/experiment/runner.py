@@ -237,10 +237,10 @@ def estimate_work(scenario: Scenario, cfg: Any, sweep: Mapping[str, Sequence[Any
     """A run's size before it starts: replications times each sweep point's declared work fields."""
     from schedlab.model.fields import work_units
 
-    points: list[dict[str, Any]] = [{}]
-    if sweep:
-        names = list(sweep)
-        points = [dict(zip(names, combo, strict=True)) for combo in itertools.product(*(sweep[n] for n in names))]
+    if not sweep:
+        return work_units(cfg) * reps
+    names = list(sweep)
+    points = [dict(zip(names, combo, strict=True)) for combo in itertools.product(*(sweep[n] for n in names))]
     where = f"scenario {scenario.name!r}"
     return float(sum(work_units(make_config(scenario.config_type, {**config_dict(cfg), **p}, where=where))
                      for p in points) * reps)

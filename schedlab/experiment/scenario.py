@@ -182,7 +182,7 @@ def coerce(key: str, value: Any, hint: Any) -> Any:
     origin = typing.get_origin(hint)
     args = typing.get_args(hint)
     if origin in (typing.Union, types.UnionType):
-        if isinstance(value, str) and value.lower() == "none" and type(None) in args:
+        if (value is None or (isinstance(value, str) and value.lower() == "none")) and type(None) in args:
             return None
         errors = []
         for arg in args:

@@ -70,6 +70,11 @@ def load_trace(path: str, compat: str = "none", strict: bool = False) -> LoadedT
     for record, job in trace.pairs():
         records.append(record)
         jobs.append(job)
+    # The replay machine models processors only: a memory request would make the job "never fit" and
+    # drop it from every metric (half of HPC2N's jobs). The request is left out, and the report says so.
+    with_demands = sum(1 for j in jobs if j.demands)
+    if with_demands:
+        jobs = [replace(j, demands={}) if j.demands else j for j in jobs]
     per_node = 1
     if compat == "rlscheduler":
         nodes = trace.header.max_nodes or procs
@@ -77,7 +82,11 @@ def load_trace(path: str, compat: str = "none", strict: bool = False) -> LoadedT
         procs = nodes
         jobs = [_to_nodes(j, per_node) for j in jobs]
     waits = np.array([r.wait_time if r.wait_time >= 0 else np.nan for r in records], dtype=float)
-    return LoadedTrace(str(path), tuple(jobs), waits, int(procs), per_node, str(trace.report))
+    report = str(trace.report)
+    if with_demands:
+        report += (f"\n  note: {with_demands} jobs request memory; the replay machine models processors only, "
+                   "so the requests are ignored")
+    return LoadedTrace(str(path), tuple(jobs), waits, int(procs), per_node, report)
 
 
 def pick_windows(

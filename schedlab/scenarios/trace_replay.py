@@ -39,8 +39,8 @@ class Config:
     windows: int = number(10, low=1)
     #: explicit 0-based window start positions in the cleaned job list
     starts: tuple[int, ...] = items((), nonempty=False)
-    #: seed of the window draw
-    window_seed: int = 0
+    #: seed of the window draw (none: the run's --seed draws the windows)
+    window_seed: int | None = None
     #: loader and machine semantics: none (schedlab's) or rlscheduler (Zhang et al. SC20)
     compat: str = "none"
     #: stop at the first malformed line instead of skipping and counting it
@@ -93,7 +93,7 @@ def cells(cfg: Config) -> list[dict]:
 def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> Model:
     trace = _trace(cfg, cell["trace"])
     starts = pick_windows(len(trace.jobs), cfg.length, starts=cfg.starts or None, count=cfg.windows,
-                          seed=cfg.window_seed)
+                          seed=window_seed(cfg, streams))
     r = streams.replication
     if r >= len(starts):
         raise ValueError(f"replication {r} has no window: there are {len(starts)}; run with reps <= windows")
@@ -106,6 +106,11 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
         model = replay_model(env, jobs, trace.procs, policy, batch_decisions=cfg.compat == "rlscheduler")
     model.parts.update(procs=trace.procs, window_start=lo)
     return model
+
+
+def window_seed(cfg: Config, streams: Streams) -> int:
+    """The seed of the window draw: ``window_seed`` if set, else the run's seed (``--seed``)."""
+    return cfg.window_seed if cfg.window_seed is not None else int(streams.seed.entropy)
 
 
 def measure(model: Model) -> dict[str, float]:

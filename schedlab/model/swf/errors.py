@@ -63,6 +63,8 @@ class DropReason(StrEnum):
 
     FIELD_COUNT = "wrong number of fields"
     NON_NUMERIC = "non-numeric field"
+    #: a number too large for any SWF quantity (|value| >= 2**63): it would overflow floats and arrays
+    OUT_OF_RANGE = "number out of range"
     RUN_TIME = "run time <= 0"
     PROCS = "processors <= 0"
     FRACTIONAL_PROCS = "fractional processors"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 import zlib
 from collections.abc import Iterable, Iterator
 from numbers import Integral
@@ -14,6 +15,9 @@ from schedlab.model.swf.errors import DropReason, DropReport, _error, _Problems
 from schedlab.model.swf.fields import SWF_FIELDS
 from schedlab.model.swf.header import SWFHeader, _parse_header
 from schedlab.model.swf.records import SWFRecord, _BadLine, _check_compat, _job, _parse_values, _procs_and_runtime
+
+#: whitespace str.split() takes that SWF does not (NBSP, U+3000, U+2028, \x1c-\x1f, \v, \f): refused when strict
+_ODD_SPACE = re.compile(r"[^\S \t]")
 
 __all__ = ["SWFTrace", "read_swf"]
 
@@ -174,6 +178,10 @@ class SWFTrace:
                     if not text or text[0] == ";":
                         continue  # comments are tolerated anywhere; only those before the data are the header
                     report.read += 1
+                    if strict and (odd := _ODD_SPACE.search(text)):
+                        raise _error(path, number, None, None,
+                                     f"separates fields with U+{ord(odd[0]):04X}: SWF fields are separated by "
+                                     "spaces or tabs")
                     try:
                         values = _parse_values(text)
                     except _BadLine as bad:

@@ -64,20 +64,35 @@ class _BadLine(Exception):
         self.reason, self.index, self.value, self.problem = reason, index, value, problem
 
 
+#: SWF numbers are 64-bit at most; a larger one (a 309-digit integer) would overflow float()
+_LIMIT = 2**63
+
+
+def _out_of_range(token: str, index: int) -> _BadLine:
+    problem = f"is out of range (|value| >= 2**63, {len(token)} characters)"
+    return _BadLine(DropReason.OUT_OF_RANGE, index, token, problem)
+
+
 def _number(token: str, index: int) -> int | float:
     # Only plain ASCII numbers: int() and float() would also take "1_000", "nan" or Arabic
     # digits, none of which is SWF.
     if token.isascii() and "_" not in token:
         try:
-            return int(token)
+            value = int(token)
         except ValueError:
             try:
                 value = float(token)
             except ValueError:
                 pass
             else:
+                if math.isfinite(value) and abs(value) >= _LIMIT:
+                    raise _out_of_range(token, index)
                 if math.isfinite(value):
                     return int(value) if value.is_integer() and abs(value) < _EXACT_INT else value
+        else:
+            if -_LIMIT < value < _LIMIT:
+                return value
+            raise _out_of_range(token, index)
     raise _BadLine(DropReason.NON_NUMERIC, index, token, "is not a number")
 
 
@@ -90,9 +105,12 @@ def _parse_values(text: str) -> list[int | float]:
         )
     if text.isascii() and "_" not in text:
         try:  # the common case, all integers, at C speed
-            return list(map(int, tokens))
+            values = list(map(int, tokens))
         except ValueError:
             pass
+        else:
+            if min(values) > -_LIMIT and max(values) < _LIMIT:
+                return values
     return [_number(token, i) for i, token in enumerate(tokens)]
 
 
