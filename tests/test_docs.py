@@ -48,5 +48,9 @@ def test_doc_block_runs(doc, code, tmp_path, monkeypatch):
 
 def test_docs_exist():
     assert len(DOCS) >= 3 and all(os.path.getsize(d) > 0 for d in DOCS)
+    # the architecture and the four model kinds' contracts (docs/models.md: every example runs above)
+    names = {d.name for d in DOCS}
+    assert {"architecture.md", "models.md", "scenarios.md"} <= names
+    assert len(BLOCK.findall((ROOT / "docs" / "models.md").read_text())) >= 12  # a policy, learner, topology x 4
     tutorials = sorted((ROOT / "docs" / "tutorials").glob("[0-9][0-9]_*.md"))
     assert len(tutorials) == 7 and all(os.path.getsize(t) > 0 for t in tutorials)
