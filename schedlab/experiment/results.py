@@ -36,9 +36,11 @@ def ci95_halfwidth(values: Sequence[float]) -> float:
     n = x.size
     if n < 2:
         return math.nan
-    from scipy.stats import t
+    # scipy.special's stdtrit is what scipy.stats.t.ppf calls (the same quantile, bit for
+    # bit); importing it spares a run the import of all of scipy.stats (about 0.5 s)
+    from scipy.special import stdtrit
 
-    return float(t.ppf(0.975, n - 1) * x.std(ddof=1) / math.sqrt(n))
+    return float(stdtrit(n - 1, 0.975) * x.std(ddof=1) / math.sqrt(n))
 
 
 def aggregate(cells: Sequence[Mapping[str, Any]], per_cell: Sequence[Sequence[Mapping[str, float]]]) -> list[dict]:

@@ -19,14 +19,14 @@ written against (see docs/models.md):
   scores; :mod:`schedlab.policies.slotted` keeps their short names.
 """
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from schedlab.policies.backfilling import EASY, Committed, reservation
 from schedlab.policies.batch import BACKFILLS, make_policy
-from schedlab.policies.grid import DecentralisedMinMin, LeastLoaded, RandomSelection
-from schedlab.policies.load_balancing import LoadBalancing, job_load, server_loads
 from schedlab.policies.ordering import FCFS, SJF, BestFit, expected_utility
 from schedlab.policies.packing import Tetris, alignment
 from schedlab.policies.scoring import SCORES, Priority
-from schedlab.policies.shipping import RandomVectors, ShippingAgents
 from schedlab.policies.site_supervisor import (
     EarliestDeadlineFirst,
     FirstFit,
@@ -41,6 +41,20 @@ from schedlab.policies.slotted import random_agent as slotted_random
 from schedlab.policies.slotted import sjf as slotted_sjf
 from schedlab.policies.slotted import tetris as slotted_tetris
 from schedlab.policies.utility_scheduling import AggressiveScheduler, UtilityScheduler
+
+if TYPE_CHECKING:
+    from schedlab.policies.grid import DecentralisedMinMin, LeastLoaded, RandomSelection
+    from schedlab.policies.load_balancing import LoadBalancing, job_load, server_loads
+    from schedlab.policies.shipping import RandomVectors, ShippingAgents
+
+#: the grid's and the server network's rules import on first use: their contracts
+#: (model/grid, model/network) import NetworkX, about 0.2 s a machine-only run
+#: (``schedlab run scenarios/mmc.py``) does not need
+_NETWORKX = {
+    "DecentralisedMinMin": "grid", "LeastLoaded": "grid", "RandomSelection": "grid",
+    "LoadBalancing": "load_balancing", "job_load": "load_balancing", "server_loads": "load_balancing",
+    "RandomVectors": "shipping", "ShippingAgents": "shipping",
+}
 
 __all__ = [
     "BACKFILLS",
@@ -78,3 +92,10 @@ __all__ = [
     "slotted_sjf",
     "slotted_tetris",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _NETWORKX.get(name)
+    if module is None:
+        raise AttributeError(f"module 'schedlab.policies' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"schedlab.policies.{module}"), name)

@@ -1,0 +1,133 @@
+"""``schedlab run scenarios/mmc.py`` as a user runs it: import time, and start to finish against plain SimPy.
+
+    python benchmarks/startup.py                     # --repeat 3, 300,000 customers
+    python benchmarks/startup.py --customers 50000   # quicker
+
+Two measures, each the best of ``--repeat`` runs in fresh interpreters, the two
+sides interleaved:
+
+- **imports**: ``schedlab run scenarios/mmc.py --reps 1 --executor serial --set
+  customers=2000`` under ``python -X importtime``; the sum of the top-level imports'
+  cumulative times (target <= 0.6 s), and whether scipy.stats, NetworkX or torch were
+  imported (none of them should be).
+- **start to finish**: ``schedlab run scenarios/mmc.py --reps 1 --executor serial --set
+  c=50 --set arrival_rate=45 --set customers=N`` (imports, simulation, records, saving
+  to a temporary folder) against :data:`SCRIPT`, about 40 lines of plain SimPy that
+  simulate the same queue and print its mean wait; the ratio is script / schedlab
+  (target >= 0.9).
+
+Both sides are child processes started the same way (``sys.executable``), so the
+interpreter's own start-up is in both. Nothing is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MMC = ROOT / "scenarios" / "mmc.py"
+
+#: the M/M/c queue as a SimPy user would write it, start to finish
+SCRIPT = '''
+import random
+import sys
+
+import simpy
+
+C, RATE, SERVICE, N = 50, 45.0, 1.0, int(sys.argv[1])
+
+
+def main():
+    rng = random.Random(0)
+    env = simpy.Environment()
+    servers = simpy.Resource(env, capacity=C)
+    waits = []
+
+    def customer(service):
+        arrived = env.now
+        with servers.request() as req:
+            yield req
+            waits.append(env.now - arrived)
+            yield env.timeout(service)
+
+    def source():
+        for _ in range(N):
+            yield env.timeout(rng.expovariate(RATE))
+            env.process(customer(rng.expovariate(SERVICE)))
+
+    env.process(source())
+    env.run()
+    warm = N // 10
+    kept = waits[warm:]
+    print(f"mean wait {sum(kept) / len(kept):.4f} over {len(kept)} customers")
+
+
+main()
+'''
+
+HEAVY = ("scipy.stats", "networkx", "torch")
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-c", "import sys; from schedlab.experiment.cli import main; sys.exit(main())",
+            "run", str(MMC), "--reps", "1", "--executor", "serial", *args]
+
+
+def import_seconds(out: Path) -> tuple[float, list[str]]:
+    """Total top-level import time of a small mmc run, and which heavy packages it imported."""
+    cmd = [cmd for cmd in _cli("--set", "customers=2000", "--out", str(out))]
+    cmd.insert(1, "-X")
+    cmd.insert(2, "importtime")
+    done = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    total, heavy = 0, set()
+    for line in done.stderr.splitlines():
+        if not line.startswith("import time:") or "|" not in line:
+            continue
+        _, cumulative, name = line.split("|")
+        if not cumulative.strip().isdigit():
+            continue  # the header line
+        if name.startswith(" ") and not name.startswith("  "):  # top level: one space before the name
+            total += int(cumulative)
+        heavy.update(h for h in HEAVY if name.strip() == h)
+    return total / 1e6, sorted(heavy)
+
+
+def timed(cmd: list[str]) -> float:
+    began = time.perf_counter()
+    subprocess.run(cmd, capture_output=True, check=True)
+    return time.perf_counter() - began
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--customers", type=int, default=300_000)
+    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--skip-run", action="store_true", help="measure the imports only")
+    args = p.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        script = Path(tmp) / "mmc_simpy.py"
+        script.write_text(SCRIPT)
+        imports, heavy = min(import_seconds(Path(tmp) / f"imp{i}") for i in range(args.repeat))
+        print(f"schedlab run mmc: {imports:.3f} s of imports, best of {args.repeat} (target <= 0.6 s); "
+              f"heavy packages imported: {', '.join(heavy) or 'none'}")
+        if args.skip_run:
+            return 0
+        best_ours = best_script = float("inf")
+        for i in range(args.repeat):
+            best_ours = min(best_ours, timed(_cli("--set", "c=50", "--set", "arrival_rate=45", "--set",
+                                                  f"customers={args.customers}", "--out", f"{tmp}/run{i}")))
+            best_script = min(best_script, timed([sys.executable, str(script), str(args.customers)]))
+    print(f"M/M/50, {args.customers} customers, start to finish, best of {args.repeat}:")
+    print(f"  schedlab run    {best_ours:7.2f} s")
+    print(f"  SimPy script    {best_script:7.2f} s")
+    print(f"  ratio script / schedlab: {best_script / best_ours:.2f} (target >= 0.9)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
