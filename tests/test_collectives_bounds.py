@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import simpy
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from schedlab.experiment.seeding import Streams
@@ -67,6 +67,7 @@ def test_no_run_beats_the_fluid_bound(n, k, m, r, lb, seed):
 
 @settings(max_examples=15, deadline=None)
 @given(n=st.integers(3, 10), m=st.integers(1, 5), r=st.floats(0.05, 1), seed=st.integers(0, 2**31))
+@example(n=3, m=1, r=0.0508, seed=57)  # a run with no job: G is nan (found at 300 examples)
 def test_touch_readings(n, m, r, seed):
     """Visits: every job is touched by the agent of its class where it entered (eq. 5's remark);
     decisions are a subset of visits; the curves (G) do not depend on the reading."""
@@ -84,7 +85,7 @@ def test_touch_readings(n, m, r, seed):
         net.run_ended.connect(seen.append)
         env.run(net.done)
         curves[touches], outcomes[touches] = net.curve, seen
-    assert curves["visit"] == curves["decision"]
+    np.testing.assert_array_equal(curves["visit"], curves["decision"])  # nan (a run with no job) equals nan
     for visit, decision in zip(outcomes["visit"], outcomes["decision"], strict=True):
         v = set(zip(visit.touch_agent.tolist(), visit.touch_job.tolist(), strict=True))
         d = set(zip(decision.touch_agent.tolist(), decision.touch_job.tolist(), strict=True))
@@ -94,9 +95,10 @@ def test_touch_readings(n, m, r, seed):
         done = visit.executed_agent >= 0
         assert (done == visit.executed).all()
         assert all((int(visit.executed_agent[j]), j) in v for j in np.flatnonzero(done))
-        # WLU is G minus clamped G, at most G; the two SU readings: "agent" never above "system"
+        # WLU is G minus clamped G, at most G; the two SU readings: "agent" never above "system".
+        # A run with no job has G = nan (documented in world_utility): nothing to compare there.
         g = world_utility(visit)
-        assert (wonderful_life(visit) <= g + 1e-12).all()
+        assert np.isnan(g) or (wonderful_life(visit) <= g + 1e-12).all()
         su, su_here = selfish(visit), selfish(visit, "agent")
         ok = np.isfinite(su)
         assert (su_here[ok] <= su[ok] + 1e-12).all()
