@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,15 +47,14 @@ import torch
 from schedlab.experiment import cli_main
 from schedlab.learners.approximators import ApproximatorConfig, make_approximator
 from schedlab.learners.sarsa import Sarsa, SarsaConfig
-from schedlab.model import Exponential, metrics, poisson_workload
+from schedlab.model import metrics
 from schedlab.model.conservation import class_terms, conservation_sum
-from schedlab.model.egee import busiest_segment, without_monitoring
 from schedlab.model.estimates import MedianRuntime, OracleRuntime
-from schedlab.model.fair_share import FairShare, responsiveness_utility
-from schedlab.model.job import Job
+from schedlab.model.fair_share import FairShare
 from schedlab.model.records import JobRecord, Status
 from schedlab.model.responsive_tables import reading_of, report_text
 from schedlab.model.site_state import INTERACTIVE, SiteFeatures
+from schedlab.model.site_workloads import INTERACTIVE_LIMIT, election_objective, log_segment, synthetic_site_jobs
 from schedlab.model.streams import Streams
 from schedlab.model.traces import NativeSchedule, load_trace, trace_path
 from schedlab.policies import FCFS
@@ -70,8 +68,6 @@ from schedlab.policies.site_supervisor import (
 from schedlab.processes import Machine, Model, Source
 from schedlab.processes.elastic import ElasticPool
 
-#: interactive: execution time under 15 minutes (seed 001 section 4.2)
-INTERACTIVE_LIMIT = 900.0
 VOS = ("vo1", "vo2", "vo3", "vo4")
 FAIRNESS = {"feasible": (0.7, 0.2, 0.05, 0.05), "unfeasible": (0.4, 0.2, 0.2, 0.2)}
 HEURISTICS = ("FIFO", "EDF", "PRIO", "SJF-ORA", "SJF-EST")
@@ -234,54 +230,6 @@ def cells(cfg: Config) -> list[dict]:
     return out
 
 
-# ---------------------------------------------------------------------- workloads
-def _tagged(job: Job, group: str | None = None) -> Job:
-    label = INTERACTIVE if job.runtime < INTERACTIVE_LIMIT else "batch"
-    return dataclasses.replace(job, job_class=label, group=job.group if group is None else group)
-
-
-def synthetic_jobs(cfg: Config, share: float, rng: np.random.Generator) -> list[Job]:
-    """Table 1: exponential execution times with P(X < 15 min) = share, Poisson arrivals at rho."""
-    mu = -math.log(1.0 - share) / INTERACTIVE_LIMIT
-    rate = mu * cfg.rho * cfg.cores
-    jobs = poisson_workload(
-        rate, Exponential.from_rate(mu), 1, count=cfg.jobs, groups=dict(zip(VOS, cfg.vo_shares, strict=True)), seed=rng
-    )
-    return [_tagged(j) for j in jobs]
-
-
-def trace_window(cfg: Config) -> tuple[list[Job], list[float], int, dict[str, float], str]:
-    """The segment's jobs (VOs folded, classes tagged), recorded waits, cores, VO targets, and what was kept."""
-    loaded = load_trace(str(trace_path(cfg.trace)))
-    queue = cfg.monitoring_queue
-    if queue == "auto":
-        queue = "1" if "EGEE" in Path(cfg.trace).name.upper() else ""
-    jobs, waits, removed = list(loaded.jobs), list(loaded.recorded_wait), 0
-    if queue:
-        jobs, waits, removed = without_monitoring(jobs, waits, queue, cfg.monitoring_max_runtime)
-    seg = busiest_segment(jobs, loaded.procs, cfg.trace_weeks, cfg.trace_week - 1 if cfg.trace_week else None)
-    last = min(seg.last, seg.first + cfg.trace_jobs) if cfg.trace_jobs else seg.last
-    window, waits = jobs[seg.first : last], waits[seg.first : last]
-    if len(window) <= 2 * cfg.drop:
-        raise ValueError(f"the segment of {cfg.trace} holds {len(window)} jobs, not more than 2 x drop={cfg.drop}")
-    largest = [g for g, _ in Counter(j.group for j in window).most_common(6)]
-    t0 = window[0].submit  # the segment starts at time 0: utilization is measured from there
-    jobs = [
-        dataclasses.replace(_tagged(j, j.group if j.group in largest else "rest"), submit=j.submit - t0) for j in window
-    ]
-    work: Counter[str] = Counter()
-    for j in jobs:
-        work[j.group] += j.cpus * j.runtime
-    total = sum(work.values())
-    targets = {g: w / total for g, w in sorted(work.items())}
-    note = (
-        f"{len(loaded.jobs)} jobs read, {removed} monitoring jobs removed (queue {queue or '-'}, run <= "
-        f"{cfg.monitoring_max_runtime:g} s); weeks {round((seg.start - loaded.jobs[0].submit) / 604800)}+"
-        f"{cfg.trace_weeks}: {len(jobs)} jobs, load {seg.load:.2f}"
-    )
-    return jobs, waits, cfg.trace_cores or loaded.procs, targets, note
-
-
 # ---------------------------------------------------------------------- models
 def _sarsa(cfg: Config, inputs: int, streams: Streams, name: str, discount_time: float = 0.0) -> Sarsa:
     approximator = make_approximator(inputs, ApproximatorConfig(kind=cfg.approximator), streams[f"weights-{name}"])
@@ -321,11 +269,25 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
     torch.set_num_threads(1)
     note = ""
     if cell["experiment"] == "synthetic":
-        jobs = synthetic_jobs(cfg, cell["interactive"], streams["arrivals"])
+        vo_shares = dict(zip(VOS, cfg.vo_shares, strict=True))
+        jobs = synthetic_site_jobs(cfg.cores, cfg.rho, cfg.jobs, cell["interactive"], vo_shares, streams["arrivals"])
         cores, targets = cfg.cores, dict(zip(VOS, FAIRNESS[cell["fairness"]], strict=True))
         waits = None
     else:
-        jobs, waits, cores, targets, note = trace_window(cfg)
+        log = log_segment(
+            cfg.trace,
+            cfg.trace_weeks,
+            cfg.trace_week - 1 if cfg.trace_week else None,
+            cfg.monitoring_queue,
+            cfg.monitoring_max_runtime,
+            cfg.trace_jobs,
+        )
+        if len(log.jobs) <= 2 * cfg.drop:
+            raise ValueError(
+                f"the segment of {cfg.trace} holds {len(log.jobs)} jobs, not more than 2 x drop={cfg.drop}"
+            )
+        jobs, waits, targets, note = log.jobs, log.waits, log.targets, log.note
+        cores = cfg.trace_cores or log.cores
     kind, runtime, weight, reading = _plan(cfg, cell)
     parts = {
         "cfg": cfg,
@@ -409,18 +371,6 @@ def _stats(prefix: str, values: np.ndarray) -> dict[str, float]:
     }
 
 
-def _objective(records: list[JobRecord], kept: set[int], targets: dict[str, float], weight: float) -> float:
-    """Mean of ``lambda W + (1 - lambda) F`` over the kept jobs, F at each job's election (start order)."""
-    fair = FairShare(targets)
-    total, n = 0.0, 0
-    for r in sorted(records, key=lambda r: (r.start, r.id)):
-        f = fair.elect(r.group, r.cpus * r.service) if r.group in targets else fair.utility()
-        if r.id in kept:
-            total += weight * responsiveness_utility(r.service, r.wait) + (1 - weight) * f
-            n += 1
-    return total / n if n else math.nan
-
-
 def measure(model: Model) -> dict[str, float]:
     cfg: Config = model["cfg"]
     records = sorted((r for r in model.records() if r.status is Status.COMPLETED), key=lambda r: r.id)
@@ -441,7 +391,7 @@ def measure(model: Model) -> dict[str, float]:
     out["wait_mean"], out["wait_std"], out["wait_max"] = float(waits.mean()), float(waits.std()), float(waits.max())
     fairness = metrics.fair_share(records, model["targets"])  # F after each election, in election order
     out["fair_share_final"] = float(fairness[-1])
-    out["objective"] = _objective(records, {r.id for r in kept}, model["targets"], model["weight"])
+    out["objective"] = election_objective(records, {r.id for r in kept}, model["targets"], model["weight"])
     machine: Machine | None = model["machine"]
     start, end = min(r.submit for r in records), max(r.end for r in records)
     # Kleinrock's sum over the kept jobs, loads against the site's own cores over the kept jobs' span
