@@ -5,7 +5,8 @@ are run by tests/test_tutorials.py instead: page by page, top to bottom in one
 namespace, with each shown output compared with what the block prints.
 
 Blocks whose first line is a comment naming a file (``# scenarios/example.py``) are
-written to a temporary file and loaded as a scenario instead of executed in-line.
+written to a temporary file and loaded as a scenario instead of executed in-line; a
+scenario's ``report`` hook, if it has one, is then called as ``schedlab run`` calls it.
 """
 
 from __future__ import annotations
@@ -35,11 +36,18 @@ def test_doc_block_runs(doc, code, tmp_path, monkeypatch):
         if "dask" in code:
             pytest.importorskip("dask.distributed")
         from schedlab.experiment import run
+        from schedlab.experiment.scenario import load_scenario
 
         script = tmp_path / Path(first[2:]).name
         script.write_text(code)
         results = run(script, reps=2, quick=True, executor="serial")
         assert results.rows
+        report = getattr(load_scenario(script).module, "report", None)
+        if callable(report):  # as `schedlab run` does after saving the results
+            out = tmp_path / "out"
+            results.save(out)
+            written = report(results, out) or []
+            assert all(Path(path).exists() for path in written)
         return
     if "dask" in code:
         pytest.importorskip("dask.distributed")
