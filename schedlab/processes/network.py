@@ -174,14 +174,14 @@ class ServerNetwork:
         self._touched.add((agent, job.id - self._first_id))
 
     def _completion_receiver(self, server: int):  # type: ignore[no-untyped-def]
-        signal = self.completed
+        emit, listeners = self.completed.emit, self.completed._receivers
 
         def completed(record: JobRecord) -> None:
             index = record.id - self._first_id
             self._executed[index] = 1
             self._where[index] = server
-            if signal:  # most runs have no listener: a learning experiment completes millions of jobs
-                signal.emit((server, record))
+            if listeners:  # most runs have none: a learning experiment completes millions of jobs
+                emit((server, record))
 
         return completed
 
