@@ -16,6 +16,8 @@ back inside scenarios as an ordinary machine policy.
 are the agents, one decision per job, in the model's turn order) and ``GridParallelEnv``
 the same grid behind the Parallel API (every agent with a job acts at once: the route
 to SuperSuit's vector envs and a shared Stable-Baselines3 policy, :mod:`schedlab.envs.sb3`).
+``NetworkAgentsEnv`` is seed 004's server network with its shipping agents (one
+decision per head job) behind the Parallel API, ``network_aec_env`` behind AEC.
 They are imported on first use, so PettingZoo (the rl extra) is needed only for them.
 ``PolicyDecider`` runs a per-agent policy back inside a ``GridModel``; ``least_loaded``
 and ``random_resource`` are LLS and RS as such policies.
@@ -43,12 +45,15 @@ __all__ = [
     "MachineEnv",
     "MachineEnvConfig",
     "MachineObserver",
+    "NetworkAgentsConfig",
+    "NetworkAgentsEnv",
     "PolicyDecider",
     "SyntheticJobs",
     "TraceWindows",
     "agent_machine",
     "grid_model",
     "least_loaded",
+    "network_aec_env",
     "random_resource",
 ]
 
@@ -75,6 +80,9 @@ if "schedlab/Machine-v0" not in gym.registry:
 _LAZY = {
     "GridAgentsEnv": "schedlab.envs.grid_agents",
     "GridParallelEnv": "schedlab.envs.grid_parallel",
+    "NetworkAgentsEnv": "schedlab.envs.network_agents",
+    "network_aec_env": "schedlab.envs.network_agents",
+    "NetworkAgentsConfig": "schedlab.envs.network_obs",
     "GridAgentsConfig": "schedlab.envs.grid_obs",
     "GridObserver": "schedlab.envs.grid_obs",
     "grid_model": "schedlab.envs.grid_obs",

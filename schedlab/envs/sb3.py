@@ -29,7 +29,7 @@ from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 from schedlab.envs.grid_obs import GridAgentsConfig
 from schedlab.envs.grid_parallel import GridParallelEnv
 
-__all__ = ["MaskedVecEnv", "grid_vec_env"]
+__all__ = ["MaskedVecEnv", "grid_vec_env", "parallel_vec_env"]
 
 
 class MaskedVecEnv(VecEnvWrapper):
@@ -94,7 +94,11 @@ def grid_vec_env(config: GridAgentsConfig | None = None, *, copies: int = 1, **o
 
     ``num_envs`` is ``agents x copies``; entry ``c * agents + i`` is agent ``i`` of copy ``c``.
     """
-    parallel = GridParallelEnv(config, **overrides)
+    return parallel_vec_env(GridParallelEnv(config, **overrides), copies=copies)
+
+
+def parallel_vec_env(parallel: Any, *, copies: int = 1) -> MaskedVecEnv:
+    """Any schedlab Parallel environment (grid, network) as one SB3 vector env, an entry per agent and copy."""
     vec = ss.pettingzoo_env_to_vec_env_v1(parallel)
     vec = ss.concat_vec_envs_v1(vec, copies, num_cpus=0, base_class="stable_baselines3")
     return MaskedVecEnv(vec)
