@@ -173,8 +173,9 @@ def _watch_parent(parent: int) -> None:
 
 def _stop_pool(pool: Executor) -> None:
     """Cancel what has not started and stop the workers now (Ctrl-C must not wait for every task)."""
+    workers = list((getattr(pool, "_processes", None) or {}).values())  # before shutdown forgets them
     pool.shutdown(wait=False, cancel_futures=True)
-    for proc in list((getattr(pool, "_processes", None) or {}).values()):  # ProcessPoolExecutor's workers
+    for proc in workers:
         with contextlib.suppress(Exception):
             proc.terminate()
 
