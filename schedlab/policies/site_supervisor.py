@@ -195,6 +195,8 @@ class SarsaScheduler:
         self._interval: list[float] = []
 
     def __call__(self, view: MachineView) -> Start | None:
+        if view.free < 1:  # no job fits: skip the scan of a long queue
+            return None
         fitting = [j for j in view.waiting if view.fits(j)]
         if not fitting:
             return None
