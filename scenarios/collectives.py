@@ -45,9 +45,10 @@ from schedlab.model.ring_bounds import paper_estimate, throughput_bound
 from schedlab.policies import LoadBalancing, RandomVectors, ShippingAgents
 from schedlab.processes import Model
 from schedlab.processes.network import ServerNetwork
-from schedlab.topologies import neighbour_lists, small_world_ring
+from schedlab.topologies import neighbour_lists, scale_free_network, small_world_ring, torus_network
 
 ALGORITHMS = ("rand", "su", "tg", "wlu", "lb")
+TOPOLOGIES = ("small_world", "torus", "scale_free")
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,8 @@ class Config:
     warmup: int = 100
     #: probability that a server opens a shortcut (degrees stay 2-4)
     shortcut_prob: float = number(0.5, high=1)
+    #: server network: small_world (the paper's ring + shortcuts), torus (2-D, rows x cols = N), scale_free (BA, m=2)
+    topology: str = "small_world"
     #: LB: relative margin above the mean load before a server sheds a job
     lb_tolerance: float = 0.1
     #: candidate vectors per agent and run (besides the current one)
@@ -123,6 +126,10 @@ class Config:
             raise ValueError(f"su_executed: unknown {self.su_executed!r}; choose from {', '.join(SU_EXECUTED)}")
         if not 0 <= self.warmup < self.runs:
             raise ValueError(f"warmup must be in [0, runs), got {self.warmup} with runs = {self.runs}")
+        if self.topology not in TOPOLOGIES:
+            raise ValueError(f"topology: unknown {self.topology!r}; choose from {', '.join(TOPOLOGIES)}")
+        if self.topology == "torus":
+            torus_sides(self.servers)  # N must have two factors >= 3
 
 
 QUICK = dict(networks=2, runs=16, warmup=6, steps=100, curves_dir="results/collectives/quick-curves")
@@ -146,9 +153,26 @@ def optimal_estimate(capacities: np.ndarray, m: int, r: float) -> float:
     return paper_estimate(capacities, m, r)
 
 
+def torus_sides(n: int) -> tuple[int, int]:
+    """The squarest rows x cols = n with both sides >= 3 (50 servers: 5 x 10)."""
+    rows = max((d for d in range(3, math.isqrt(n) + 1) if n % d == 0), default=0)
+    if not rows:
+        raise ValueError(f"topology 'torus': servers = {n} is not rows x cols with both >= 3")
+    return rows, n // rows
+
+
+def server_graph(cfg: Config, rng: np.random.Generator):  # type: ignore[no-untyped-def]
+    """The servers' network of ``cfg.topology``, drawn from ``rng`` (the ``topology`` stream; a torus draws nothing)."""
+    if cfg.topology == "torus":
+        return torus_network(*torus_sides(cfg.servers))
+    if cfg.topology == "scale_free":
+        return scale_free_network(cfg.servers, 2, seed=rng)
+    return small_world_ring(cfg.servers, cfg.shortcut_prob, seed=rng)
+
+
 def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> Model:
     m, r, algorithm = int(cell["M"]), float(cell["r"]), cell["algorithm"]
-    graph = small_world_ring(cfg.servers, cfg.shortcut_prob, seed=streams["topology"])
+    graph = server_graph(cfg, streams["topology"])
     capacities = streams["capacities"].integers(1, m + 1, size=(cfg.servers, cfg.resources))
     agents = ShippingAgents(neighbour_lists(graph), 2**cfg.resources, streams["routing"])
     learner: CollectiveLearner | None = None
