@@ -28,6 +28,7 @@ import simpy
 import torch
 
 from schedlab.experiment.scenario import load_scenario
+from schedlab.model.site_workloads import election_rewards
 from schedlab.model.streams import Streams
 
 SCENARIO = load_scenario(Path(__file__).with_name("responsive_grid.py"))
@@ -57,12 +58,13 @@ def run(share: float, seed: np.random.SeedSequence, setting: str) -> dict:
         model["machine"].completed.connect(lambda r: lag.append(scheduler.elections))
     model.run()
     out.update(SCENARIO.measure(model))
+    values = np.array([v for _, v in election_rewards(model.records(), model["targets"], model["weight"])])
+    out["curve"] = [float(values[i : i + BLOCK].mean()) for i in range(0, len(values), BLOCK)]
     if scheduler is not None:
         n = scheduler.elections
         r = np.full(n, np.nan)
         for e, v in scheduler.objective.items():
             r[e] = v
-        out["curve"] = [float(np.nanmean(r[i : i + BLOCK])) for i in range(0, n, BLOCK)]
         # Monte-Carlo returns over the elections whose rewards are all known (the paper's gamma per election)
         known = int(np.argmax(np.isnan(r))) if np.isnan(r).any() else n
         g = np.zeros(known)
@@ -109,12 +111,13 @@ def main(n_seeds: int = 3) -> None:
                 f"| {m['wait_interactive_max']:.0f} | {m['W_interactive_mean']:.3f} | {m['W_batch_mean']:.3f} |"
             )
         rl = runs["RL"]
-        curve = np.nanmean(np.array([r["curve"][: min(len(x["curve"]) for x in rl)] for r in rl]), axis=0)
         pre = SCENARIO.config().pretrain // BLOCK
-        print(
-            "learning curve (objective per 500 elections; * = pre-training by EDF): "
-            + " ".join(f"{v:.3f}{'*' if i < pre else ''}" for i, v in enumerate(curve))
-        )
+        for s in ("EDF", "RL"):
+            curve = np.mean([r["curve"] for r in runs[s]], axis=0)
+            print(
+                f"{s} objective per {BLOCK} elections (* = RL's pre-training by EDF): "
+                + " ".join(f"{v:.3f}{'*' if i < pre else ''}" for i, v in enumerate(curve))
+            )
         for key, label in (
             ("r2_targets", "R2 of the readout on its SARSA targets"),
             ("r2_mc", "R2 of Q against Monte-Carlo returns"),

@@ -25,7 +25,15 @@ from schedlab.model.site_state import INTERACTIVE
 from schedlab.model.traces import load_trace, trace_path
 from schedlab.model.workloads import poisson_workload
 
-__all__ = ["INTERACTIVE_LIMIT", "SiteLog", "election_objective", "log_segment", "synthetic_site_jobs", "tagged"]
+__all__ = [
+    "INTERACTIVE_LIMIT",
+    "SiteLog",
+    "election_objective",
+    "election_rewards",
+    "log_segment",
+    "synthetic_site_jobs",
+    "tagged",
+]
 
 #: interactive: execution time under 15 minutes (seed 001 section 4.2)
 INTERACTIVE_LIMIT = 900.0
@@ -98,19 +106,24 @@ def log_segment(
     return SiteLog(jobs, waits, loaded.procs, {g: w / total for g, w in sorted(work.items())}, note)
 
 
+def election_rewards(
+    records: Sequence[JobRecord], targets: Mapping[str, float], weight: float
+) -> list[tuple[JobRecord, float]]:
+    """``(record, lambda W + (1 - lambda) F)`` of every job in election order (start time).
+
+    ``F`` is the fair-share utility right after the job's election, ``W`` its responsiveness.
+    """
+    fair = FairShare(targets)
+    out = []
+    for r in sorted(records, key=lambda r: (r.start, r.id)):
+        f = fair.elect(r.group, r.cpus * r.service) if r.group in targets else fair.utility()
+        out.append((r, weight * responsiveness_utility(r.service, r.wait) + (1 - weight) * f))
+    return out
+
+
 def election_objective(
     records: Sequence[JobRecord], kept: set[int], targets: Mapping[str, float], weight: float
 ) -> float:
-    """The learner's objective on any schedule: mean ``lambda W + (1 - lambda) F`` over the ``kept`` jobs.
-
-    ``F`` is the fair-share utility right after each job's election (jobs taken in
-    order of start), ``W`` its responsiveness.
-    """
-    fair = FairShare(targets)
-    total, n = 0.0, 0
-    for r in sorted(records, key=lambda r: (r.start, r.id)):
-        f = fair.elect(r.group, r.cpus * r.service) if r.group in targets else fair.utility()
-        if r.id in kept:
-            total += weight * responsiveness_utility(r.service, r.wait) + (1 - weight) * f
-            n += 1
-    return total / n if n else math.nan
+    """The learner's objective on any schedule: mean ``lambda W + (1 - lambda) F`` over the ``kept`` jobs."""
+    values = [v for r, v in election_rewards(records, targets, weight) if r.id in kept]
+    return sum(values) / len(values) if values else math.nan
