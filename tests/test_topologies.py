@@ -14,6 +14,7 @@ from schedlab.topologies import (
     neighbour_lists,
     next_hops,
     ordinal_ring,
+    resource_capacities,
     scale_free_network,
     small_world_grid,
     torus_network,
@@ -115,3 +116,12 @@ def test_grid_capacities_reads_any_graph_with_resource_nodes():
 def test_bad_builder_arguments_are_named(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_grid_builders_take_given_capacities_so_topologies_can_share_them():
+    caps = resource_capacities(12, (50, 350), seed=4)
+    tree = hierarchical_grid((2, 3), 2, capacities=caps)
+    world = small_world_grid(3, 12, capacities=caps, seed=1)
+    assert np.array_equal(grid_capacities(tree), caps) and np.array_equal(grid_capacities(world), caps)
+    with pytest.raises(ValueError, match=r"capacities: need 12 values \(one per resource\), got shape \(3,\)"):
+        hierarchical_grid((2, 3), 2, capacities=[1.0, 2.0, 3.0])
