@@ -32,7 +32,7 @@ import simpy
 from schedlab.envs.deeprm import DeepRMConfig, DeepRMEnv
 from schedlab.experiment import cli_main
 from schedlab.experiment.seeding import Streams
-from schedlab.model.fields import number
+from schedlab.model.fields import INT_MAX, number
 from schedlab.model.slotted import Agent, episode_metrics
 from schedlab.policies.slotted import BASELINES, random_agent
 from schedlab.processes import Model
@@ -96,7 +96,7 @@ class Config:
     #: share of exploratory actions taken from the guide
     guide_fraction: float = number(0.5, high=1)
     #: seed of the training run (episodes, exploration, weights)
-    train_seed: int = 0
+    train_seed: int = number(0, high=INT_MAX)
     #: steps between greedy evaluations on the validation sequences (the training curve)
     eval_every: int = 20_000
     #: validation sequences per training load

@@ -58,7 +58,7 @@ from schedlab.experiment import cli_main
 from schedlab.experiment.results import ci95_halfwidth
 from schedlab.experiment.seeding import Streams
 from schedlab.model import metrics
-from schedlab.model.fields import number
+from schedlab.model.fields import INT_MAX, number
 from schedlab.model.job import Job
 from schedlab.model.records import JobRecord
 from schedlab.model.traces import BSLD_THRESHOLD, load_trace, trace_path
@@ -107,7 +107,7 @@ class Config:
     #: fraction of training over which epsilon decays
     exploration_fraction: float = number(0.3, high=1)
     #: seed of the training run (episodes, exploration, weights)
-    train_seed: int = 0
+    train_seed: int = number(0, high=INT_MAX)
     #: steps between greedy evaluations on the validation windows (the training curve)
     eval_every: int = 25_000
     #: validation windows (from the training part, fixed by train_seed)

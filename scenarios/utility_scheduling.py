@@ -95,7 +95,7 @@ class Config:
     #: TD learning rate alpha_0 (eqs. 5-6); rewards are final utilities, of order K x L
     learning_rate: float = 0.01
     #: updates after which the learning rate has halved; inf keeps it constant
-    learning_rate_half_life: float = number(math.inf, gt=0, finite=False)
+    learning_rate_half_life: float = number(math.inf, gt=0, finite=False, high=None)
     #: arrival rates of the figure-4 sweep
     arrival_rates: tuple[float, ...] = (0.05, 0.1, 0.15, 0.2, 0.25)
     #: policies of the figure-4 and figure-5 sweeps

@@ -11,35 +11,54 @@ import sys
 from pathlib import Path
 
 from schedlab.experiment import scenario as scenario_module
-from schedlab.experiment.scenario import load_scenario
+from schedlab.experiment.runner import WORK_LIMIT
+from schedlab.experiment.scenario import ScenarioError, load_scenario, make_config
+from schedlab.learners.dqn import DQNConfig
+from schedlab.model.fields import work_units
+
+#: learners' configs probed too (those whose checks are declared with schedlab.model.fields)
+LEARNER_CONFIGS = (DQNConfig,)
 
 ROOT = Path(__file__).resolve().parent.parent
-SCRIPTS = sorted((ROOT / "scenarios").glob("*.py")) + [ROOT / "schedlab" / "scenarios" / "trace_replay.py"]
+SCRIPTS = [*sorted((ROOT / "scenarios").glob("*.py")), ROOT / "schedlab" / "scenarios" / "trace_replay.py"]
 BAD = ("inf", "nan", "-1", "", "1e300", str(10**12))
 
 
-def probe(scripts=SCRIPTS, bad=BAD) -> tuple[int, int, list[str]]:
+def probe(scripts=SCRIPTS, bad=BAD, *, numeric_only: bool = False,
+          with_estimate: bool = True) -> tuple[int, int, list[str]]:
     """(values tried, values accepted, 'scenario.field=value' accepted) over ``scripts``."""
     tried, accepted = 0, []
+    targets = []
     for path in scripts:
-        scn = load_scenario(path)
-        for f in dataclasses.fields(scn.config_type):
-            if f.type in ("bool", bool):
-                continue  # switches: the parser refuses what is not true/false
+        try:
+            scn = load_scenario(path)
+        except ScenarioError as exc:
+            if "defines no build" in str(exc):
+                continue  # a helper script beside the scenarios, not one
+            raise
+        targets.append((scn.name, scn.config_type, scn.default_reps))
+    targets += [(cls.__name__, cls, lambda cfg: 1) for cls in LEARNER_CONFIGS]
+    for name, config_type, reps in targets:
+        for f in dataclasses.fields(config_type):
+            if f.type in ("bool", bool) or (numeric_only and "str" in str(f.type)):
+                continue  # switches: the parser refuses what is not true/false; words are names and paths
             for value in bad:
                 tried += 1
                 try:
-                    scn.config({f.name: value})
+                    cfg = make_config(config_type, {f.name: value})
                 except (ValueError, TypeError, OSError):
                     continue
-                accepted.append(f"{scn.name}.{f.name}={value!r}")
+                if with_estimate and work_units(cfg) * reps(cfg) > WORK_LIMIT:
+                    continue  # `schedlab run` refuses it before any work, with the estimate
+                accepted.append(f"{name}.{f.name}={value!r}")
     return tried, len(accepted), accepted
 
 
 if __name__ == "__main__":
-    if "--before" in sys.argv:
+    before = "--before" in sys.argv
+    if before:
         scenario_module.validate = lambda cfg: None
-    tried, n, names = probe()
+    tried, n, names = probe(numeric_only="--numeric" in sys.argv, with_estimate=not before)
     print(f"{n} of {tried} bad values accepted")
     for name in names:
         print("  ", name)

@@ -30,7 +30,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from schedlab.model.fields import validate
+from schedlab.model.fields import validate, validate_values
 
 __all__ = ["ConfigError", "Scenario", "ScenarioError", "load_scenario", "parse_assignments"]
 
@@ -166,6 +166,7 @@ def make_config(config_type: type, values: Mapping[str, Any], *, where: str = "c
     hints = typing.get_type_hints(config_type)
     kwargs = {k: coerce(k, v, hints.get(k, Any)) for k, v in values.items()}
     try:
+        validate_values(config_type, kwargs)  # the field's own rule first: it names the field and value
         cfg = config_type(**kwargs)
         validate(cfg)  # every field, declared or by its type: one rule for all scenarios
     except (TypeError, ValueError) as exc:

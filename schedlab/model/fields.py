@@ -18,12 +18,15 @@ declared::
 :func:`validate` checks every field. A field without a declaration still gets the
 rule of its type, so nothing numeric is ever unchecked:
 
-- ``float``: finite (``inf`` and ``nan`` are refused) and ``>= 0``;
-- ``int``: ``>= 0`` and at most ``2**63 - 1`` (fits a seed and a numpy integer);
+- ``float``: finite (``inf`` and ``nan`` are refused), ``>= 0`` and at most ``10**9``;
+- ``int``: ``>= 0`` and at most ``10**9``;
 - a tuple whose default is not empty: not empty, and each number in it as above.
 
-A field that may be negative, infinite or empty says so: ``number(-1.0, low=None)``,
-``number(math.inf, finite=False)``, ``items((), nonempty=False)``. Fields marked
+``10**9`` (:data:`SANE`) is more jobs, CPUs, steps or seconds than any run can take; a
+value beyond it is a typo or a probe, and would run until memory or time is gone. A
+field that may be negative, infinite, larger or empty says so:
+``number(-1.0, low=None)``, ``number(math.inf, finite=False, high=None)``,
+``number(0, high=INT_MAX)`` (a seed), ``items((), nonempty=False)``. Fields marked
 ``work=True`` scale the work of one replication (jobs, steps, customers); a runner
 multiplies them to estimate a run's size before it starts (see :func:`work_units`).
 """
@@ -37,9 +40,13 @@ import typing
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Check", "FieldValueError", "items", "number", "validate", "work_units"]
+__all__ = [
+    "INT_MAX", "SANE", "Check", "FieldValueError", "items", "number", "validate", "validate_values", "work_units",
+]
 
 INT_MAX = 2**63 - 1
+#: the upper bound of a number that declares none
+SANE = 10**9
 
 
 class FieldValueError(ValueError):
@@ -51,7 +58,7 @@ class Check:
     """What a numeric field (or each number of a tuple field) accepts."""
 
     low: float | None = 0  #: inclusive lower bound (None: no bound)
-    high: float | None = None  #: inclusive upper bound
+    high: float | None = SANE  #: inclusive upper bound (None: no bound)
     gt: float | None = None  #: exclusive lower bound
     lt: float | None = None  #: exclusive upper bound
     integer: bool = False  #: a whole number
@@ -87,7 +94,7 @@ def _meta(check: Check, help: str | None) -> dict[str, Any]:
     return {"check": check, **({"help": help} if help else {})}
 
 
-def number(default: Any, *, low: float | None = 0, high: float | None = None, gt: float | None = None,
+def number(default: Any, *, low: float | None = 0, high: float | None = SANE, gt: float | None = None,
            lt: float | None = None, integer: bool = False, finite: bool = True, work: bool = False,
            help: str | None = None) -> Any:
     """A numeric field and what it accepts (bounds inclusive; ``gt``/``lt`` exclusive).
@@ -97,19 +104,22 @@ def number(default: Any, *, low: float | None = 0, high: float | None = None, gt
     default
         The field's default value.
     low, high, gt, lt
-        Bounds; ``low`` is 0 unless given (``low=None`` lets the field go negative).
+        Bounds; ``low`` is 0 and ``high`` :data:`SANE` unless given (``None``: unbounded).
     integer
         Refuse values that are not whole numbers (for a float field).
     finite
         Refuse ``inf`` (``nan`` is always refused).
     work
-        The field scales a replication's work (see :func:`work_units`).
+        The field scales a replication's work (see :func:`work_units`); it has no
+        upper bound unless given: the run's work estimate bounds it instead.
     """
+    if work and high == SANE:
+        high = None  # a work field is bounded by the run's estimate, which --force may pass
     check = Check(low=low, high=high, gt=gt, lt=lt, integer=integer, finite=finite, work=work)
     return dataclasses.field(default=default, metadata=_meta(check, help))
 
 
-def items(default: tuple[Any, ...], *, nonempty: bool = True, low: float | None = 0, high: float | None = None,
+def items(default: tuple[Any, ...], *, nonempty: bool = True, low: float | None = 0, high: float | None = SANE,
           gt: float | None = None, lt: float | None = None, help: str | None = None) -> Any:
     """A tuple field: not empty unless ``nonempty=False``; numbers in it are checked like :func:`number`'s."""
     check = Check(low=low, high=high, gt=gt, lt=lt, nonempty=nonempty)
@@ -134,8 +144,20 @@ def field_checks(config_type: type) -> dict[str, Check]:
 
 def validate(config: Any) -> None:
     """Check every field of the dataclass ``config``; raise :class:`FieldValueError` naming the first bad one."""
-    for name, check in field_checks(type(config)).items():
-        value = getattr(config, name)
+    validate_values(type(config), {f.name: getattr(config, f.name) for f in dataclasses.fields(config)})
+
+
+def validate_values(config_type: type, values: dict[str, Any]) -> None:
+    """Check ``values`` (field -> value) against ``config_type``'s fields, before the config is made.
+
+    A loader calls this first, so the field's own rule speaks (``arrival_rate=inf must be
+    finite``) before a check in ``__post_init__`` that relates fields trips on the value.
+    """
+    checks = field_checks(config_type)
+    for name, value in values.items():
+        check = checks.get(name)
+        if check is None:
+            continue
         if isinstance(value, tuple | list):
             if check.nonempty and not value:
                 raise FieldValueError(f"{name} must not be empty")

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import simpy
 
-from schedlab.model.fields import items, number
+from schedlab.model.fields import INT_MAX, items, number
 from schedlab.model.streams import Streams
 from schedlab.model.traces import COMPATS, NativeSchedule, evaluate, load_trace, pick_windows, trace_path
 from schedlab.policies.batch import BACKFILLS, make_policy
@@ -40,7 +40,7 @@ class Config:
     #: explicit 0-based window start positions in the cleaned job list
     starts: tuple[int, ...] = items((), nonempty=False)
     #: seed of the window draw (none: the run's --seed draws the windows)
-    window_seed: int | None = None
+    window_seed: int | None = number(None, high=INT_MAX)
     #: loader and machine semantics: none (schedlab's) or rlscheduler (Zhang et al. SC20)
     compat: str = "none"
     #: stop at the first malformed line instead of skipping and counting it

@@ -1,0 +1,146 @@
+"""Configs you can trust: every numeric field checked by one declared mechanism; DQN stops when it
+diverges and refuses a checkpoint of other settings; runs too large are refused (issue 17, items 1, 2, 13)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+from config_probe import probe
+
+from schedlab.experiment import ConfigError, ExperimentError, run
+from schedlab.experiment.cli import main
+from schedlab.model.fields import FieldValueError, items, number, validate, work_units
+
+SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
+
+
+@dataclass(frozen=True)
+class Demo:
+    #: arrivals per unit of time: declared beside the field
+    rate: float = number(0.5, gt=0)
+    #: jobs per replication: scales the work of a run
+    jobs: int = number(100, low=1, work=True)
+    #: probabilities, each in [0, 1]
+    probs: tuple[float, ...] = items((0.2, 0.8), high=1)
+    #: undeclared: a float is finite, >= 0 and at most 10**9 by its type
+    scale: float = 1.0
+
+    def __post_init__(self) -> None:
+        validate(self)
+
+
+@pytest.mark.parametrize(("field", "value", "message"), [
+    ("rate", math.inf, "rate=inf must be finite"),
+    ("rate", math.nan, "rate=nan is not a number"),
+    ("rate", 0.0, "rate=0.0 must be > 0"),
+    ("jobs", 0, "jobs=0 must be >= 1"),
+    ("probs", (), "probs must not be empty"),
+    ("probs", (0.5, 1e300), r"probs\[1\]=1e\+300 must be <= 1"),
+    ("scale", -1.0, "scale=-1.0 must be >= 0"),
+    ("scale", 1e300, "scale=1e\\+300 must be <= 1e\\+09"),
+])
+def test_a_declared_field_refuses_what_it_does_not_declare(field, value, message):
+    with pytest.raises(FieldValueError, match=message):
+        Demo(**{field: value})
+
+
+def test_work_fields_multiply_into_a_size():
+    assert work_units(Demo(jobs=300)) == 300
+
+
+def test_no_scenario_accepts_inf_nan_negative_or_empty_numbers():
+    tried, _accepted, names = probe(bad=("inf", "nan", "-1", ""), numeric_only=True)
+    # the only ones left are meant: an infinite half-life (no decay), and no explicit window starts
+    assert sorted(set(names)) == sorted({
+        "utility_scheduling.learning_rate_half_life='inf'", "trace_replay.starts=''"}), names
+    assert tried > 400
+
+
+def test_huge_numbers_are_refused_unless_the_field_is_a_seed():
+    _tried, _accepted, names = probe(bad=("1e300", str(10**12)), numeric_only=True)
+    assert {n.split("=")[0].split(".")[1] for n in names} <= {"train_seed", "window_seed", "learning_rate_half_life"}
+
+
+def test_cli_names_the_field_and_value(capsys):
+    assert main(["run", str(SCENARIOS / "mmc.py"), "--set", "arrival_rate=inf"]) == 2
+    assert "arrival_rate=inf must be finite" in capsys.readouterr().err
+
+
+def test_dqn_learning_rate_inf_is_refused():
+    from schedlab.learners.dqn import DQNConfig
+
+    with pytest.raises(ValueError, match="learning_rate=inf must be finite"):
+        DQNConfig(learning_rate=math.inf)
+    with pytest.raises(ConfigError, match="learning_rate=inf must be finite"):
+        from schedlab.experiment.scenario import load_scenario
+
+        load_scenario(SCENARIOS / "deeprm.py").config({"learning_rate": "inf"})
+
+
+# --------------------------------------------------------------------------- DQN diverging, checkpoints
+def _tiny_env(reward: float = 1.0):
+    gym = pytest.importorskip("gymnasium")
+
+    class Bandit(gym.Env):
+        observation_space = gym.spaces.Box(0.0, 1.0, (2,), dtype=np.float32)
+        action_space = gym.spaces.Discrete(2)
+
+        def reset(self, *, seed=None, options=None):
+            super().reset(seed=seed)
+            return np.zeros(2, dtype=np.float32), {}
+
+        def step(self, action):
+            return np.ones(2, dtype=np.float32), reward * action, True, False, {}
+
+    return Bandit()
+
+
+def test_training_stops_on_a_non_finite_loss():
+    from schedlab.learners.dqn import DQNConfig, TrainingDiverged, train
+
+    cfg = DQNConfig(total_steps=200, learning_starts=10, batch_size=8, buffer_size=100, train_every=1,
+                    hidden=(4,))
+    with pytest.raises(TrainingDiverged, match="DQN training diverged at step 11: the loss is nan"):
+        train(_tiny_env(reward=math.inf), cfg, seed=0)  # a broken environment: the loss is not finite
+
+
+def test_a_cached_checkpoint_of_other_settings_is_refused(tmp_path):
+    pytest.importorskip("torch")
+    from schedlab.learners.dqn import DQNConfig, train
+    from schedlab.learners.dqn_checkpoint import CheckpointError, cache_dir, cached_checkpoint
+
+    asked = DQNConfig(total_steps=20, learning_starts=5, batch_size=4, buffer_size=50, hidden=(4,))
+    path = cached_checkpoint(tmp_path, "k", lambda: train(_tiny_env(), asked, seed=0), config=asked)
+    assert "0.1.0" in path.name or "-" in path.stem  # the key carries schedlab's version
+    assert cached_checkpoint(tmp_path, "k", lambda: pytest.fail("retrained"), config=asked) == path
+    other = DQNConfig(**{**asked.__dict__, "learning_rate": 0.5})
+    with pytest.raises(CheckpointError, match=r"learning_rate=0.00025 \(asked 0.5\)"):
+        cached_checkpoint(tmp_path, "k", lambda: pytest.fail("retrained"), config=other)
+    assert cache_dir("deeprm").name == "deeprm" and "schedlab" in str(cache_dir())
+
+
+def test_a_checkpoint_with_nan_weights_is_refused(tmp_path):
+    torch = pytest.importorskip("torch")
+    from schedlab.learners.dqn import DQN, DQNConfig
+    from schedlab.learners.dqn_checkpoint import CheckpointError, cached_checkpoint
+
+    cfg = DQNConfig(hidden=(4,))
+    agent = DQN(2, 2, cfg, obs_high=np.ones(2))
+    with torch.no_grad():
+        next(agent.policy.parameters()).fill_(float("nan"))
+    path = cached_checkpoint(tmp_path, "nan", lambda: (agent, []))
+    with pytest.raises(CheckpointError, match="is not finite"):
+        cached_checkpoint(tmp_path, "nan", lambda: (agent, []), config=cfg)
+    assert path.exists()
+
+
+# --------------------------------------------------------------------------- item 13: estimated work
+def test_a_run_too_large_is_refused_with_its_estimate_unless_forced(capsys):
+    with pytest.raises(ExperimentError, match=r"estimated at 1e\+13 work units"):
+        run(SCENARIOS / "mmc.py", overrides={"customers": 10**12}, executor="serial")
+    assert main(["run", str(SCENARIOS / "mmc.py"), "--set", "customers=1000000000000"]) == 2
+    assert "add --force" in capsys.readouterr().err
