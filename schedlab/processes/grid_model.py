@@ -44,7 +44,7 @@ import simpy
 
 from schedlab.model import metrics
 from schedlab.model.grid import GridDecider, GridTopology, JobSource, PoissonJobs, ring_order
-from schedlab.model.job import Job
+from schedlab.model.job import Job, new_job
 from schedlab.model.records import JobRecord
 from schedlab.processes.grid import GridModelView, GridResources, GridSeries
 from schedlab.processes.signal import Signal
@@ -265,7 +265,7 @@ class GridModel:
             if len(lengths):
                 buffer = self.agent_list[i].buffer
                 for length in lengths:
-                    buffer.append(Job(next_id, now, float(length), origin=i))
+                    buffer.append(new_job(next_id, now, float(length), origin=i))
                     next_id += 1
         self._next_id = next_id
         if not self.shares:
