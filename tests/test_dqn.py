@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import torch
 
+import schedlab
 from schedlab.envs.deeprm import DeepRMEnv
 from schedlab.learners.dqn import DQN, DQNConfig, ReplayBuffer, linear_schedule, train
 
@@ -248,14 +249,15 @@ def test_training_keeps_the_best_validated_weights_and_caches_the_checkpoint(tmp
     def make():
         return train_keeping_best(env, cfg, seed=0, validate=validate, every=100)
 
-    path = cached_checkpoint(tmp_path, "k", make)
+    path = cached_checkpoint(tmp_path, "k", make, config=cfg)
+    assert path.name == f"dqn_k-{schedlab.__version__}.pt"  # the key carries the code's version
     kept = DQN.load(path)
     assert sorted(snapshots) == [100, 200, 300, 400]
     assert all(torch.equal(v, snapshots[200][k]) for k, v in kept.policy.state_dict().items())
     assert all(torch.equal(v, snapshots[200][k]) for k, v in kept.target.state_dict().items())
-    curve = (tmp_path / "curve_k.csv").read_text().splitlines()
+    curve = (tmp_path / f"curve_k-{schedlab.__version__}.csv").read_text().splitlines()
     assert "score" in curve[0] and "seconds" in curve[0]
-    assert cached_checkpoint(tmp_path, "k", lambda: pytest.fail("trained twice")) == path
+    assert cached_checkpoint(tmp_path, "k", lambda: pytest.fail("trained twice"), config=cfg) == path
 
 
 def test_a_guide_replaces_its_share_of_the_random_exploration():

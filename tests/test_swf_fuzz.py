@@ -1,0 +1,134 @@
+"""SWF inputs a fuzzer makes of real lines and headers: every one gives records, or an SWFError that names
+the file, the line and the field; none crashes the reader or the replay (issue 17, item 11)."""
+
+from __future__ import annotations
+
+import gzip
+import tempfile
+from pathlib import Path
+
+import pytest
+import simpy
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from schedlab.model.swf import DropReason, SWFError, read_swf
+from schedlab.model.traces import load_trace
+from schedlab.policies.batch import make_policy
+from schedlab.processes.replay import replay_model
+
+TRACES = Path(__file__).resolve().parent.parent.parent / "shared" / "traces"
+SMALL = Path(__file__).parent / "data" / "easy_example.swf"
+
+
+def _real_lines() -> tuple[list[str], list[str]]:
+    """Header and the first data lines of a real log (the repository's example where the logs are absent)."""
+    source = TRACES / "SDSC-SP2-1998-4.2-cln.swf.gz"
+    if source.exists():
+        with gzip.open(source, "rt") as fh:
+            lines = [next(fh) for _ in range(120)]
+    else:
+        lines = SMALL.read_text().splitlines(keepends=True)
+    header = [ln for ln in lines if ln.startswith(";")]
+    data = [ln for ln in lines if not ln.startswith(";") and ln.strip()][:12]
+    return header, data
+
+
+HEADER, DATA = _real_lines()
+HUGE = "9" * 309  # float() of it raises OverflowError
+ODD_SPACES = ("\u00a0", "\u3000", "\u2028", "\x1c", "\x0b")
+TOKENS = st.sampled_from(["-1", "0", HUGE, "-" + HUGE, "1e400", "nan", "1_000", "٣", "2.5", "x", "", "1" * 19])
+
+
+@st.composite
+def mutated_logs(draw) -> str:
+    header, data = list(HEADER), list(DATA)
+    for _ in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(["token", "separator", "header", "drop", "bytes"]))
+        if kind == "header" and header:
+            i = draw(st.integers(0, len(header) - 1))
+            key = header[i].split(":")[0] if ":" in header[i] else "; MaxProcs"
+            header[i] = f"{key}: {draw(TOKENS)}\n"
+            continue
+        row = draw(st.integers(0, len(data) - 1))
+        tokens = data[row].split()
+        if kind == "token":
+            tokens[draw(st.integers(0, len(tokens) - 1))] = draw(TOKENS)
+            data[row] = " ".join(tokens) + "\n"
+        elif kind == "separator":
+            data[row] = draw(st.sampled_from(ODD_SPACES)).join(tokens) + "\n"
+        elif kind == "drop":
+            del tokens[draw(st.integers(0, len(tokens) - 1))]
+            data[row] = " ".join(tokens) + "\n"
+        else:
+            text = data[row]
+            at = draw(st.integers(0, len(text)))
+            data[row] = text[:at] + draw(st.text(max_size=3)) + text[at:]
+    return "".join(header + data)
+
+
+def _read_all(path: str, strict: bool, compat: str | None) -> None:
+    trace = read_swf(path, strict=strict, compat=compat, nodes_as_procs=True)
+    jobs = list(trace.jobs())
+    assert trace.report.read == trace.report.kept + trace.report.total_dropped
+    if jobs and not strict:  # a replay of what was read: no overflow anywhere down the line
+        loaded = load_trace.__wrapped__(path, compat or "none", strict)
+        env = simpy.Environment()
+        replay_model(env, loaded.jobs[:6], loaded.procs, make_policy("fcfs", "easy", compat or "none"),
+                     batch_decisions=compat == "rlscheduler").run()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=mutated_logs(), strict=st.booleans(), compat=st.sampled_from([None, "rlscheduler"]))
+def test_every_mutated_log_reads_or_raises_an_swf_error_naming_where(text, strict, compat):
+    with tempfile.NamedTemporaryFile("w", suffix=".swf", delete=False, encoding="utf-8") as fh:
+        fh.write(text)
+    try:
+        _read_all(fh.name, strict, compat)
+    except SWFError as exc:
+        assert fh.name in str(exc)
+        assert exc.line is not None or exc.field is not None or "MaxProcs" in str(exc) or "no jobs" in str(exc)
+        if exc.line is not None and exc.field is None:
+            assert "fields" in str(exc) or "U+" in str(exc) or "read further" in str(exc)
+    finally:
+        Path(fh.name).unlink()
+
+
+LINE = "2 1 -1 5 8 -1 -1 8 5 -1 1 1 1 -1 -1 -1 -1 -1"
+
+
+def _log(tmp_path: Path, line: str, header: str = "; MaxProcs: 10\n") -> str:
+    path = tmp_path / "log.swf"
+    path.write_text(header + "1 0 -1 10 6 -1 -1 6 10 -1 1 1 1 -1 -1 -1 -1 -1\n" + line + "\n")
+    return str(path)
+
+
+def test_a_309_digit_number_is_out_of_range_not_an_overflow(tmp_path):
+    path = _log(tmp_path, f"2 1 -1 {HUGE} 8 -1 -1 8 5 -1 1 1 1 -1 -1 -1 -1 -1")
+    trace = read_swf(path)
+    assert len(list(trace.jobs())) == 1 and trace.report.counts[DropReason.OUT_OF_RANGE] == 1
+    with pytest.raises(SWFError, match=r"log.swf:3: field 'run_time' \(4\): '9{309}' is out of range"):
+        list(read_swf(path, strict=True).jobs())
+
+
+def test_a_huge_header_count_is_a_bad_header(tmp_path):
+    path = _log(tmp_path, "", header=f"; MaxProcs: {HUGE}\n; MaxNodes: 10\n")
+    with pytest.raises(SWFError, match=r"header 'MaxProcs'.* is not a whole number"):
+        read_swf(path, strict=True)
+
+
+@pytest.mark.parametrize("space", ODD_SPACES)
+def test_strict_mode_refuses_separators_other_than_space_and_tab(tmp_path, space):
+    path = _log(tmp_path, space.join(LINE.split(" ")))
+    with pytest.raises(SWFError, match=rf"log.swf:3: separates fields with U\+{ord(space):04X}"):
+        list(read_swf(path, strict=True).jobs())
+    assert len(list(read_swf(path).jobs())) == 2  # lenient reading keeps splitting on any whitespace
+
+
+def test_a_huge_machine_under_rlscheduler_compat_replays(tmp_path):
+    path = _log(tmp_path, LINE, header="; MaxProcs: 1000000000000000000\n")
+    loaded = load_trace.__wrapped__(path, "rlscheduler", False)
+    env = simpy.Environment()
+    model = replay_model(env, loaded.jobs, loaded.procs, make_policy("fcfs", "none", "rlscheduler"),
+                         batch_decisions=True).run()
+    assert len(model.records()) == 2
