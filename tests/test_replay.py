@@ -19,6 +19,7 @@ from schedlab.processes.replay import replay_model
 DATA = Path(__file__).parent / "data"
 EXAMPLE = DATA / "easy_example.swf"
 TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "traces"
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def starts(policy, compat="none"):
@@ -130,3 +131,53 @@ def test_cli_replay_bad_window_is_one_line(capsys):
     assert main(["replay", str(EXAMPLE), "--start", "3", "--length", "5", "--executor", "serial"]) == 2
     err = capsys.readouterr().err
     assert "out of range" in err and "Traceback" not in err
+
+
+# --------------------------------------------------------------------------- issue 17, items 4 and 5
+def _with_memory(tmp_path: Path) -> Path:
+    """The hand-made example with a memory request (field 10) on every second job, as HPC2N has."""
+    lines = []
+    for i, line in enumerate(EXAMPLE.read_text().splitlines()):
+        if line.startswith(";") or not line.strip() or i % 2:
+            lines.append(line)
+            continue
+        fields = line.split()
+        fields[9] = "1024"
+        lines.append(" ".join(fields))
+    path = tmp_path / "memory.swf"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_a_window_replays_every_job_even_those_that_request_memory(tmp_path):
+    trace = load_trace.__wrapped__(str(_with_memory(tmp_path)), "rlscheduler", False)
+    assert "request memory; the replay machine models processors only" in trace.report
+    records = replay_model(simpy.Environment(), trace.jobs, trace.procs, make_policy("fcfs")).run().records()
+    assert evaluate(records, trace.procs)["jobs"] == len(trace.jobs) == 5
+
+
+def test_jobs_left_out_of_a_window_are_named_per_reason():
+    import pandas as pd
+
+    from schedlab.experiment.cli import left_out
+
+    records = pd.DataFrame({"trace": "t", "policy": "fcfs", "backfill": "none", "id": [1, 2, 3],
+                            "status": ["completed", "rejected", "rejected"]})
+    [line] = left_out(records, 3)
+    assert line == ("left out of the metrics, t fcfs none: 2 of 3 jobs in windows of 3: "
+                    "2 never fits the machine (wider than it, or a resource it lacks) (jobs 2, 3)")
+
+
+def test_the_run_seed_draws_the_windows_unless_window_seed_is_set():
+    from schedlab.experiment import run
+
+    def starts(**kw):
+        over = {"traces": (str(TRACES / "lublin_256.swf.gz"),), "backfills": ("none",), "native": False,
+                "length": 16, "windows": 3, **kw.pop("over", {})}
+        results = run(ROOT / "scenarios" / "trace_replay.py", overrides=over, executor="serial", **kw)
+        return results.records.groupby("rep")["id"].min().tolist()
+
+    if not (TRACES / "lublin_256.swf.gz").exists():
+        pytest.skip("needs ../shared/traces")
+    assert starts(seed=0) != starts(seed=1)
+    assert starts(seed=0, over={"window_seed": 5}) == starts(seed=1, over={"window_seed": 5})
