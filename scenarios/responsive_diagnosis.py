@@ -32,7 +32,7 @@ from schedlab.model.site_workloads import election_rewards
 from schedlab.model.streams import Streams
 
 SCENARIO = load_scenario(Path(__file__).with_name("responsive_grid.py"))
-SETTINGS = ("EDF", "GREEDY", "RL", "RL eps=0")
+SETTINGS = ("EDF", "GREEDY", "RL", "RL eps=0", "RL+queue")
 BLOCK = 500
 
 

@@ -331,6 +331,7 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
             weight=1.0 if kind == "ELA" else weight,
             pretrain=cfg.pretrain,
             site_reward="site" in reading,
+            queue_reward="queue" in reading,
         )
         policy = scheduler
     # an elastic pool may grow past the site's cores: an IaaS cloud behind the site

@@ -25,6 +25,7 @@ READINGS = {
     "oldest": "the state also holds the longest wait in the queue of each class",
     "site": "an election's reward is the mean reward of the jobs completed until the next election",
     "smdp": "gamma applies per smdp_time seconds between elections (semi-Markov), not per election",
+    "queue": "an election's reward, at once, is how responsive the jobs left waiting would be if started now",
 }
 
 #: seed 001 Table 2 (feasible targets): interactive share -> (FIFO int mean, RL int mean, FIFO batch, RL batch, ...)
@@ -159,7 +160,7 @@ def trace_table(rows: Sequence[Mapping[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def _pool_figure(pool_dir: Path, out: Path) -> Path | None:
+def _pool_figure(pool_dir: Path, out: Path, site_cores: float) -> Path | None:
     files = sorted(pool_dir.glob("ELA-*_rep0.csv")) if pool_dir.is_dir() else []
     if not files:
         return None
@@ -168,14 +169,23 @@ def _pool_figure(pool_dir: Path, out: Path) -> Path | None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(9, 4))
-    for f in files:
-        data = np.loadtxt(f, delimiter=",", skiprows=1, ndmin=2)
-        ax.step(data[:, 0] / 86400, data[:, 1], where="post", label=f.stem.removesuffix("_rep0"), lw=0.8)
-    ax.set_xlabel("days into the segment")
-    ax.set_ylabel("cores in the pool")
-    ax.legend(fontsize=7, ncol=3)
-    ax.set_title("Elastic pool size over time (replication 0)")
+    lambdas = sorted({f.stem.split("-")[2].removesuffix("_rep0") for f in files}, key=float)
+    fig, axes = plt.subplots(len(lambdas), 1, figsize=(9, 2.4 * len(lambdas)), sharex=True, squeeze=False)
+    for ax, lam in zip(axes[:, 0], lambdas, strict=True):
+        for f in files:
+            if f.stem.split("-")[2].removesuffix("_rep0") != lam:
+                continue
+            data = np.loadtxt(f, delimiter=",", skiprows=1, ndmin=2)
+            # decisions come every period: a 6-hour moving mean of 24 periods of 15 min shows the trend
+            k = min(24, len(data))
+            smooth = np.convolve(data[:, 1], np.ones(k) / k, mode="valid")
+            ax.plot(data[k - 1 :, 0] / 86400, smooth, lw=0.9, label=f.stem.split("-")[1])
+        if math.isfinite(site_cores):
+            ax.axhline(site_cores, color="k", lw=0.6, ls="--", label=f"site ({site_cores:.0f} cores)")
+        ax.set_ylabel(f"cores, lambda={lam}")
+        ax.legend(fontsize=7, loc="upper right")
+    axes[-1, 0].set_xlabel("days into the segment")
+    axes[0, 0].set_title("Elastic pool size (6-hour moving mean of the 15-minute decisions, replication 0)")
     path = out / "pool_sizes.png"
     fig.tight_layout()
     fig.savefig(path, dpi=120)
@@ -211,5 +221,6 @@ def report_text(results: Any, pool_dir: Path, out: Path) -> tuple[str, Path | No
     figure = None
     if trace:
         parts += ["", "### Trace: Tables 3-4 (paper's values in parentheses)", "", trace_table(trace)]
-        figure = _pool_figure(pool_dir, out)
+        site = [r["pool_mean"] for r in trace if r["setting"] == "FIFO"]
+        figure = _pool_figure(pool_dir, out, site[0] if site else math.nan)
     return "\n".join(parts), figure

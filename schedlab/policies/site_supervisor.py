@@ -155,6 +155,11 @@ class SarsaScheduler:
         that completed between it and the next election (if none did, the mean
         responsiveness the waiting jobs would have if started then, as the elastic
         pool does). Off by default: seed 001 rewards an election by its own job.
+    queue_reward
+        The queue reading: an election's reward, known at once, is ``lambda`` x the
+        mean responsiveness the jobs left waiting would have if started now, plus
+        ``(1 - lambda) F``: how responsive the site still is after the election. Off by
+        default.
 
     Attributes
     ----------
@@ -179,15 +184,18 @@ class SarsaScheduler:
         weight: float = 0.5,
         pretrain: int = 500,
         site_reward: bool = False,
+        queue_reward: bool = False,
     ) -> None:
         if not 0.0 <= weight <= 1.0:
             raise ValueError(f"lambda (the responsiveness weight) must be in [0, 1], got {weight!r}")
         if pretrain < 0:
             raise ValueError(f"pretrain must be >= 0, got {pretrain!r}")
+        if site_reward and queue_reward:
+            raise ValueError("choose one of site_reward and queue_reward: both replace the job's own reward")
         self.learner, self.features, self.estimate = learner, features, estimate
         self.fair_share, self.weight, self.pretrain = fair_share, weight, pretrain
         self.behaviour = EarliestDeadlineFirst(estimate)
-        self.site_reward = site_reward
+        self.site_reward, self.queue_reward = site_reward, queue_reward
         self.elections = 0
         self.objective: dict[int, float] = {}
         self._elected: dict[int, tuple[int, float, int]] = {}  # job id -> (decision, F at election, election)
@@ -216,6 +224,13 @@ class SarsaScheduler:
         self._elected[job.id] = (decision, fairness, self.elections)
         self._last = decision
         self.elections += 1
+        if self.queue_reward:
+            now = view.now
+            left = [
+                responsiveness_utility(self.estimate.estimate(j), now - j.submit) for j in view.waiting if j is not job
+            ]
+            w = float(np.mean(left)) if left else 1.0
+            self.learner.reward(decision, self.weight * w + (1.0 - self.weight) * fairness)
         return Start(job)
 
     def _site_value(self, view: MachineView) -> float:
@@ -244,5 +259,5 @@ class SarsaScheduler:
         self.objective[election] = r
         if self.site_reward:
             self._interval.append(r)
-        else:
+        elif not self.queue_reward:
             self.learner.reward(decision, r)
