@@ -82,7 +82,8 @@ def test_a_scale_free_network_is_connected_with_hubs_and_seeded():
     g = scale_free_network(50, 2, seed=3)
     assert sorted(g.nodes) == list(range(50)) and nx.is_connected(g)
     degrees = sorted(d for _, d in g.degree)
-    assert degrees[0] == 2 and degrees[-1] >= 8 and g.number_of_edges() == 2 * (50 - 2)
+    assert degrees[0] >= 1 and degrees[-1] >= 8 and g.number_of_edges() == 2 * (50 - 2)
+    assert min(d for node, d in g.degree if node > 2) >= 2  # every server after the starting star: m links
     again = scale_free_network(50, 2, seed=np.random.default_rng(3))
     assert sorted(g.edges) == sorted(again.edges) != sorted(scale_free_network(50, 2, seed=4).edges)
     assert next_hops(g).shape == (50, 50)  # the network model's routing works on it
