@@ -39,7 +39,7 @@ from schedlab.experiment import cli_main
 from schedlab.experiment.seeding import Streams
 from schedlab.learners import CollectiveLearner, VectorLearner
 from schedlab.learners.utilities import SU_EXECUTED
-from schedlab.model.fields import items, number
+from schedlab.model.fields import number
 from schedlab.model.network import TOUCHES
 from schedlab.model.ring_bounds import paper_estimate, throughput_bound
 from schedlab.policies import LoadBalancing, RandomVectors, ShippingAgents
@@ -58,7 +58,7 @@ class Config:
     #: K: resources per server and requirements per job (2^K agents per server)
     resources: int = 2
     #: r values: each server's probability of a new job per step
-    arrival_probs: tuple[float, ...] = items((0.2, 0.8), high=1)
+    arrival_probs: tuple[float, ...] = (0.2, 0.8)
     #: M values: capacities and requirements uniform on {1..M}
     max_requirements: tuple[int, ...] = (2, 8)
     #: algorithms compared: rand, su, tg, wlu, lb
@@ -91,8 +91,8 @@ class Config:
     touches: str = "visit"
     #: SU's e_k: system (eq. 9: executed anywhere) or agent (eq. 4's e_k^eta: executed at the agent's server)
     su_executed: str = "system"
-    #: folder for each replication's learning curve ('' writes none)
-    curves_dir: str = "results/collectives/curves"
+    #: also copy each replication's learning curve here ('' copies none; they are saved in --out/series anyway)
+    curves_dir: str = ""
     #: keep the job records of the last run (large)
     job_records: bool = False
 
@@ -132,7 +132,7 @@ class Config:
             torus_sides(self.servers)  # N must have two factors >= 3
 
 
-QUICK = dict(networks=2, runs=16, warmup=6, steps=100, curves_dir="results/collectives/quick-curves")
+QUICK = dict(networks=2, runs=16, warmup=6, steps=100)
 
 
 def REPS(cfg: Config) -> int:
@@ -233,6 +233,9 @@ def measure(model: Model) -> dict[str, float]:
     if cfg.curves_dir:
         _write_curve(Path(cfg.curves_dir), model["cell"], model["rep"], cfg, curve)
     return {
+        # the curve goes back with the result, into this run's results folder (series/), for report()
+        "files": {f"{_label(model['cell'], model['rep'], cfg)}.csv":
+                  _curve_frame(model["cell"], model["rep"], cfg, curve)},
         "efficiency": float(curve[-1]),
         "efficiency_last10": float(curve[-10:].mean()),
         "optimal_estimate": optimal_estimate(network.capacities, network.m, network.r),
@@ -246,15 +249,20 @@ def _label(cell: dict, rep: int, cfg: Config) -> str:
     return f"r{cell['r']:g}_M{cell['M']}_{cell['algorithm']}{swept}_runs{cfg.runs}_steps{cfg.steps}_rep{rep}"
 
 
-def _write_curve(folder: Path, cell: dict, rep: int, cfg: Config, curve: np.ndarray) -> None:
+def _curve_frame(cell: dict, rep: int, cfg: Config, curve: np.ndarray):  # type: ignore[no-untyped-def]
     import pandas as pd
 
-    folder.mkdir(parents=True, exist_ok=True)
     frame = pd.DataFrame({"run": np.arange(curve.size), "efficiency": curve})
     for k, (key, value) in enumerate(cell.items()):
         frame.insert(k, key, value)
     frame.insert(0, "rep", rep)
     frame.insert(0, "steps", cfg.steps)
+    return frame
+
+
+def _write_curve(folder: Path, cell: dict, rep: int, cfg: Config, curve: np.ndarray) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    frame = _curve_frame(cell, rep, cfg, curve)
     tmp = folder / f".{_label(cell, rep, cfg)}.csv.tmp"
     frame.to_csv(tmp, index=False)
     tmp.replace(folder / f"{_label(cell, rep, cfg)}.csv")  # whole files only, even with parallel workers
@@ -384,7 +392,8 @@ def report(results, out_dir: str | Path) -> list[Path]:  # type: ignore[no-untyp
     out.mkdir(parents=True, exist_ok=True)
     tables(results.frame()).to_csv(out / "tables.csv", index=False)
     written = [out / "tables.csv"]
-    curves_dir = results.config.get("curves_dir", "")
+    # this run's curves only: saved under out/series by the runner (a shared curves_dir mixes in other runs)
+    curves_dir = out / "series" if any((out / "series").glob("*.csv")) else results.config.get("curves_dir", "")
     if curves_dir and any(Path(curves_dir).glob("*.csv")):
         written += figures(curves_dir, out)
     return written

@@ -76,7 +76,7 @@ class Config:
     #: sample ALoR, LoR max/std and ATPT every this many steps
     record_every: int = 10
     #: folder for each run's time series CSV ('' writes none)
-    series_dir: str = "results/osl_grid/series"
+    series_dir: str = ""
     #: keep one record per job (large: about N * xi * steps rows per run)
     job_records: bool = False
     #: replications per cell when --reps is not given
@@ -107,7 +107,7 @@ class Config:
             raise ValueError(f"dmms_period and record_every must be >= 1, got {self.dmms_period}, {self.record_every}")
 
 
-QUICK = dict(steps=80, record_every=4, replications=1, series_dir="results/osl_grid/quick-series")
+QUICK = dict(steps=80, record_every=4, replications=1)
 
 
 def REPS(cfg: Config) -> int:
@@ -212,6 +212,9 @@ def measure(model: Model) -> dict[str, float]:
     if cfg.series_dir:
         _write_series(Path(cfg.series_dir), model["cell"], model["rep"], cfg.steps, series)
     return {
+        # the series go back with the result, into this run's results folder (series/), for report()
+        "files": {f"{_label(model['cell'])}_s{cfg.steps}_rep{model['rep']}.csv":
+                  _series_frame(model["cell"], model["rep"], cfg.steps, series)},
         "alor_final": float(alor[-1]),
         "alor_mean_last_quarter": float(alor[last_quarter].mean()),
         "lor_max_final": float(series["lor_max"][-1]),
@@ -231,15 +234,20 @@ def _label(cell: dict) -> str:
     return name
 
 
-def _write_series(folder: Path, cell: dict, rep: int, steps: int, series: dict[str, np.ndarray]) -> None:
+def _series_frame(cell: dict, rep: int, steps: int, series: dict[str, np.ndarray]):  # type: ignore[no-untyped-def]
     import pandas as pd
 
-    folder.mkdir(parents=True, exist_ok=True)
     frame = pd.DataFrame(series)
     for k, (key, value) in enumerate(cell.items()):
         frame.insert(k, key, value)
     frame.insert(0, "steps", steps)
     frame.insert(0, "rep", rep)
+    return frame
+
+
+def _write_series(folder: Path, cell: dict, rep: int, steps: int, series: dict[str, np.ndarray]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    frame = _series_frame(cell, rep, steps, series)
     tmp = folder / f".{_label(cell)}_s{steps}_rep{rep}.csv.tmp"
     frame.to_csv(tmp, index=False)
     tmp.replace(folder / f"{_label(cell)}_s{steps}_rep{rep}.csv")  # whole files only, even with parallel workers
@@ -295,7 +303,7 @@ def figures(series_dir: str | Path, out_dir: str | Path | None = None, steps: in
     except ImportError:
         print("matplotlib is missing (pip install 'schedlab[plot]'): wrote timeseries.csv only", file=sys.stderr)
         return written
-    for number, (exp, metric, by, title) in FIGURES.items():
+    for figure, (exp, metric, by, title) in FIGURES.items():
         data = mean[(mean["experiment"] == exp) & (mean["time"] > 0)]  # log axes: leave out the empty start
         if data.empty:
             continue
@@ -319,9 +327,9 @@ def figures(series_dir: str | Path, out_dir: str | Path | None = None, steps: in
             ax.set_xlabel("time step")
             ax.set_ylabel({"alor": "ALoR", "lor_max": "max LoR", "lor_std": "std of LoR"}[metric])
             ax.legend(fontsize=7)
-        fig.suptitle(f"Figure {number} analogue: {title}", fontsize=10)
+        fig.suptitle(f"Figure {figure} analogue: {title}", fontsize=10)
         fig.tight_layout()
-        path = out / f"figure{number}_{exp}_{metric}.png"
+        path = out / f"figure{figure}_{exp}_{metric}.png"
         fig.savefig(path, dpi=110)
         plt.close(fig)
         written.append(path)
@@ -331,6 +339,9 @@ def figures(series_dir: str | Path, out_dir: str | Path | None = None, steps: in
 def report(results, out_dir: str | Path) -> list[Path]:  # type: ignore[no-untyped-def]
     """After a run: ``timeseries.csv`` and the figures in ``out_dir``, from this run's series files."""
     cfg = Config(**{k: tuple(v) if isinstance(v, list) else v for k, v in results.config.items()})
+    own = Path(out_dir) / "series"  # this run's series, saved by the runner: no other run's mixed in
+    if any(own.glob("*.csv")):
+        return figures(own, out_dir, cfg.steps)
     if not cfg.series_dir:
         return []
     return figures(cfg.series_dir, out_dir, cfg.steps)

@@ -226,3 +226,22 @@ def test_scheduler_help_says_results_are_unpickled(capsys):
         main(["run", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert "unpickled" in text and "trust" in text and "distributed.comm.tls" in text
+
+
+# --------------------------------------------------------------------------- item 3: a run's own curves
+def test_a_report_reads_only_this_runs_curves(tmp_path):
+    import pandas as pd
+
+    from schedlab.experiment.scenario import load_scenario
+
+    scenario = load_scenario(HERE.parent / "scenarios" / "collectives.py")
+    small = {"runs": 4, "warmup": 2, "steps": 20, "servers": 8, "algorithms": "rand,wlu"}
+    run(scenario, overrides=small, reps=1, seed=7, quick=True, executor="serial", keep_records=False,
+        out=tmp_path / "earlier")
+    results = run(scenario, overrides=small, reps=2, quick=True, executor="serial", keep_records=False,
+                  out=tmp_path / "this")
+    saved = sorted(p.name for p in (tmp_path / "this" / "series").glob("*.csv"))
+    assert len(saved) == len(results.replications)  # one curve per (cell, replication), from the runner
+    scenario.module.report(results, tmp_path / "this")
+    curves = pd.read_csv(tmp_path / "this" / "curves.csv")
+    assert (curves["networks"] == 2).all()  # both of this run's replications, and nothing of the earlier run

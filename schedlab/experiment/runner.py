@@ -380,7 +380,8 @@ def run(
         frames = [r.records for r in results if r.records is not None]
         records = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     executor_name = executor if isinstance(executor, str) else type(executor).__name__
-    files = {f"series/cell{r.cell_index}-rep{r.rep}/{name}": data for r in results for name, data in r.files.items()}
+    # one flat folder: a report globs series/*.csv; the prefix keeps two tasks' names apart
+    files = {f"series/cell{r.cell_index}-rep{r.rep}-{name}": data for r in results for name, data in r.files.items()}
     outcome = Results(
         scenario=scn.name, seed=seed, reps=n_reps, quick=quick, config=config_dict(cfg),
         rows=rows, replications=replications, records=records,

@@ -144,7 +144,7 @@ def field_checks(config_type: type) -> dict[str, Check]:
 
 def validate(config: Any) -> None:
     """Check every field of the dataclass ``config``; raise :class:`FieldValueError` naming the first bad one."""
-    validate_values(type(config), {f.name: getattr(config, f.name) for f in dataclasses.fields(config)})
+    _check_values(field_checks(type(config)), {f.name: getattr(config, f.name) for f in dataclasses.fields(config)})
 
 
 def validate_values(config_type: type, values: dict[str, Any]) -> None:
@@ -153,13 +153,17 @@ def validate_values(config_type: type, values: dict[str, Any]) -> None:
     A loader calls this first, so the field's own rule speaks (``arrival_rate=inf must be
     finite``) before a check in ``__post_init__`` that relates fields trips on the value.
     """
-    checks = field_checks(config_type)
+    _check_values(field_checks(config_type), values, empty=False)
+
+
+def _check_values(checks: dict[str, Check], values: dict[str, Any], *, empty: bool = True) -> None:
+    # empty=False leaves an empty tuple to __post_init__, whose message may list the valid choices
     for name, value in values.items():
         check = checks.get(name)
         if check is None:
             continue
         if isinstance(value, tuple | list):
-            if check.nonempty and not value:
+            if empty and check.nonempty and not value:
                 raise FieldValueError(f"{name} must not be empty")
             for i, item in enumerate(value):
                 why = check.problem(item)
