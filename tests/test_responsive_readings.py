@@ -99,3 +99,27 @@ def test_each_reading_changes_the_elections_on_the_same_jobs(reading):
     other = _elections(f"RL+{reading}")
     assert sorted(paper) == sorted(other)  # the same jobs (common random numbers) ...
     assert paper != other  # ... elected in another order
+
+
+class _View:
+    """A stand-in for a machine's view: a queue, a clock and free cores."""
+
+    def __init__(self, waiting, now, free=1):
+        self.waiting, self.now, self.free = waiting, now, free
+
+    def fits(self, job):
+        return job.cpus <= self.free
+
+
+def test_bounds_and_the_greedy_diagnostic_elect_as_their_rules_say():
+    from schedlab.model.estimates import OracleRuntime
+    from schedlab.policies.site_supervisor import GreedyReward, InteractiveFirst, ShortestFirst
+
+    old_short = Job(id=0, submit=0.0, runtime=100.0, job_class="interactive")
+    fresh_long = Job(id=1, submit=1000.0, runtime=5000.0, job_class="batch")
+    view = _View([old_short, fresh_long], now=1000.0)
+    assert InteractiveFirst()(view).job is old_short
+    assert ShortestFirst(OracleRuntime())(view).job is old_short
+    # the elected job's own W: 100 / 1100 for the old short job, 1 for the fresh long one
+    assert GreedyReward(OracleRuntime())(view).job is fresh_long
+    assert InteractiveFirst()(_View([old_short], now=0.0, free=0)) is None
