@@ -245,3 +245,32 @@ def test_a_report_reads_only_this_runs_curves(tmp_path):
     scenario.module.report(results, tmp_path / "this")
     curves = pd.read_csv(tmp_path / "this" / "curves.csv")
     assert (curves["networks"] == 2).all()  # both of this run's replications, and nothing of the earlier run
+
+
+def test_a_remote_scheduler_gets_dasks_tls_settings(monkeypatch, tmp_path):
+    dask = pytest.importorskip("dask")
+    distributed = pytest.importorskip("dask.distributed")
+    from schedlab.experiment.runner import _executor
+
+    seen = {}
+
+    class FakeClient:  # stands for a scheduler reached over TLS: what schedlab hands it is what matters
+        def __init__(self, address, security=None):
+            seen.update(address=address, security=security)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def get_executor(self):
+            return "executor"
+
+    monkeypatch.setattr(distributed, "Client", FakeClient)
+    ca = tmp_path / "ca.pem"
+    with dask.config.set({"distributed.comm.tls.ca-file": str(ca)}), \
+            _executor("dask", None, "tls://scheduler:8786") as pool:
+        assert pool == "executor"
+    assert seen["address"] == "tls://scheduler:8786"
+    assert seen["security"].tls_ca_file == str(ca)  # read from Dask's own config

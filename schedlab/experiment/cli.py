@@ -215,7 +215,7 @@ def _replay(args: argparse.Namespace) -> int:
     scenario = load_scenario(trace_scenario.__file__)
     cfg = scenario.config(overrides)
     out = Path(args.out) if args.out else Path("results") / "replay"
-    check_out(out, overwrite=args.overwrite)
+    check_out(out, overwrite=args.overwrite or not args.out)  # the default folder is replaced by each run
     for name in cfg.traces:  # what was read, kept and dropped, and why: skips are counted, never silent
         loaded = load_trace(str(trace_path(name, Path(cfg.traces_dir))), cfg.compat, cfg.strict)
         print(f"{loaded.report}; machine {loaded.procs} {'nodes' if cfg.compat == 'rlscheduler' else 'processors'}")
