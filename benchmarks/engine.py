@@ -28,6 +28,14 @@ once before each run, so that neither model's leftovers are freed in the other's
 time. ``--profile N`` also prints the top N functions of a cProfile of one schedlab
 run (the profiler slows it down several-fold).
 
+``--servers C`` simulates M/M/C at the same rho (arrival rate 0.9 C): ``--servers 1000``
+is the wide machine, where removing a finished job from the running set must not cost
+O(C). After the timings, each model runs once more in a fresh child process, which
+prints its peak RSS (``VmHWM``) and the share of its CPU time spent in the garbage
+collector (timed with ``gc.callbacks``): ``--customers 1000000`` is the memory
+benchmark (targets: schedlab's peak RSS <= 1.5x raw SimPy's, GC < 3% of CPU).
+``--no-memory`` skips it.
+
 Run from the repository root: ``python benchmarks/engine.py`` (about a minute).
 It prints; it asserts nothing about time.
 """
@@ -37,9 +45,12 @@ from __future__ import annotations
 import argparse
 import cProfile
 import gc
+import json
 import platform
 import pstats
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Generator
 
@@ -56,22 +67,25 @@ from schedlab.processes.source import Source
 SERVERS = 50
 ARRIVAL_RATE = 45.0
 SERVICE_RATE = 1.0
+RHO = ARRIVAL_RATE / (SERVERS * SERVICE_RATE)
 
 
-def run_schedlab(customers: int, seed: int) -> list[float]:
-    """The M/M/50 queue built from schedlab's parts; returns each customer's wait."""
+def run_schedlab(customers: int, seed: int, servers: int = SERVERS) -> list[float]:
+    """The M/M/c queue built from schedlab's parts; returns each customer's wait."""
     env = simpy.Environment()
-    machine = Machine(env, SERVERS, FCFS())
-    Source(env, poisson_workload(ARRIVAL_RATE, Exponential(1.0 / SERVICE_RATE), count=customers, seed=seed), machine)
+    machine = Machine(env, servers, FCFS())
+    rate = RHO * servers * SERVICE_RATE
+    Source(env, poisson_workload(rate, Exponential(1.0 / SERVICE_RATE), count=customers, seed=seed), machine)
     env.run()
     return [r.wait for r in machine.records]
 
 
-def run_raw(customers: int, seed: int) -> list[float]:
+def run_raw(customers: int, seed: int, servers_: int = SERVERS) -> list[float]:
     """The same queue in plain SimPy, as a user would write it; returns each customer's wait."""
     rng = np.random.default_rng(seed)
     env = simpy.Environment()
-    servers = simpy.Resource(env, capacity=SERVERS)
+    servers = simpy.Resource(env, capacity=servers_)
+    rate = RHO * servers_ * SERVICE_RATE
     waits: list[float] = []
 
     def customer(service: float) -> Generator[simpy.Event, object, None]:
@@ -85,7 +99,7 @@ def run_raw(customers: int, seed: int) -> list[float]:
         left = customers
         while left > 0:
             # The same draws, in the same order and blocks, as poisson_workload's.
-            gaps = rng.exponential(1.0 / ARRIVAL_RATE, BLOCK).tolist()
+            gaps = rng.exponential(1.0 / rate, BLOCK).tolist()
             services = rng.exponential(1.0 / SERVICE_RATE, BLOCK).tolist()
             for gap, service in zip(gaps[:left], services[:left], strict=True):
                 yield env.timeout(gap)
@@ -97,18 +111,50 @@ def run_raw(customers: int, seed: int) -> list[float]:
     return waits
 
 
-MODELS: dict[str, Callable[[int, int], list[float]]] = {"schedlab": run_schedlab, "raw simpy": run_raw}
+MODELS: dict[str, Callable[[int, int, int], list[float]]] = {"schedlab": run_schedlab, "raw simpy": run_raw}
 
 
-def _timed(model: Callable[[int, int], list[float]], customers: int, seed: int) -> tuple[float, float]:
+def _timed(model: Callable[[int, int, int], list[float]], customers: int, seed: int,
+           servers: int = SERVERS) -> tuple[float, float]:
     """Seconds to build and run ``model``, and its customers' mean wait."""
     gc.collect()  # the previous run's model (cycles and all) goes now, not in this run's time
     begin = time.perf_counter()
-    waits = model(customers, seed)
+    waits = model(customers, seed, servers)
     elapsed = time.perf_counter() - begin
     if len(waits) != customers:
         raise RuntimeError(f"{model.__name__}: {len(waits)} customers went through, not {customers}")
     return elapsed, statistics.fmean(waits)
+
+
+def _memory_worker(name: str, customers: int, seed: int, servers: int) -> None:
+    """One run of model ``name`` in this (fresh) process; prints its peak RSS and GC share as JSON."""
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
+    from _memory import peak_rss_kib
+
+    spent = [0.0, 0.0]  # seconds in collections, start of the one under way
+
+    def clock(phase: str, info: dict) -> None:
+        if phase == "start":
+            spent[1] = time.process_time()
+        else:
+            spent[0] += time.process_time() - spent[1]
+
+    gc.callbacks.append(clock)
+    cpu = time.process_time()
+    MODELS[name](customers, seed, servers)
+    cpu = time.process_time() - cpu
+    gc.callbacks.remove(clock)
+    print(json.dumps({"rss_mib": peak_rss_kib() / 1024, "gc_share": spent[0] / cpu, "cpu_s": cpu}))
+
+
+def _memory(customers: int, seed: int, servers: int) -> dict[str, dict[str, float]]:
+    out = {}
+    for name in MODELS:
+        done = subprocess.run([sys.executable, __file__, "--memory-worker", name, "--customers", str(customers),
+                               "--seed", str(seed), "--servers", str(servers)],
+                              capture_output=True, text=True, check=True)
+        out[name] = json.loads(done.stdout.strip().splitlines()[-1])
+    return out
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -118,28 +164,42 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=1, help="seed of both models' draws (default 1)")
     parser.add_argument("--profile", type=int, default=0, metavar="N",
                         help="also print the top N functions of a cProfile of one schedlab run")
+    parser.add_argument("--servers", type=int, default=SERVERS, help="c of M/M/c, at rho 0.9 (default 50)")
+    parser.add_argument("--no-memory", action="store_true", help="skip the peak-RSS and GC runs")
+    parser.add_argument("--memory-worker", choices=list(MODELS), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.customers < 1 or args.repeat < 1:
-        parser.error("--customers and --repeat must be >= 1")
+    if args.customers < 1 or args.repeat < 1 or args.servers < 1:
+        parser.error("--customers, --repeat and --servers must be >= 1")
+    if args.memory_worker:
+        _memory_worker(args.memory_worker, args.customers, args.seed, args.servers)
+        return
 
     best = dict.fromkeys(MODELS, float("inf"))
     mean_wait = dict.fromkeys(MODELS, float("nan"))
     for _ in range(args.repeat):
         for name, model in MODELS.items():
-            elapsed, mean_wait[name] = _timed(model, args.customers, args.seed)
+            elapsed, mean_wait[name] = _timed(model, args.customers, args.seed, args.servers)
             best[name] = min(best[name], elapsed)
 
-    print(f"M/M/{SERVERS}, rho = {ARRIVAL_RATE / (SERVERS * SERVICE_RATE):g}, {args.customers} customers, "
+    c = args.servers
+    print(f"M/M/{c}, rho = {RHO:g}, {args.customers} customers, "
           f"best of {args.repeat} (Python {platform.python_version()}, SimPy {simpy.__version__})")
     for name in MODELS:
         print(f"  {name:<10} {args.customers / best[name]:>10,.0f} customers/s  ({best[name]:.3f} s)"
               f"  mean wait {mean_wait[name]:.5f}")
-    print(f"  ratio schedlab/raw: {best['raw simpy'] / best['schedlab']:.2f}")
-    print(f"  Erlang-C mean wait: {erlang_c_wait(SERVERS, ARRIVAL_RATE, SERVICE_RATE):.5f}")
+    print(f"  ratio schedlab/raw: {best['raw simpy'] / best['schedlab']:.2f} (target >= 1.0)")
+    print(f"  Erlang-C mean wait: {erlang_c_wait(c, RHO * c * SERVICE_RATE, SERVICE_RATE):.5f}")
+    if not args.no_memory:
+        mem = _memory(args.customers, args.seed, c)
+        for name in MODELS:
+            print(f"  {name:<10} peak RSS {mem[name]['rss_mib']:7.1f} MiB   GC {100 * mem[name]['gc_share']:5.1f}% "
+                  f"of {mem[name]['cpu_s']:.1f} s CPU (one run in a fresh process)")
+        print(f"  peak RSS schedlab/raw: {mem['schedlab']['rss_mib'] / mem['raw simpy']['rss_mib']:.2f} "
+              "(target <= 1.5; GC target < 3%)")
 
     if args.profile > 0:
         profiler = cProfile.Profile()
-        profiler.runcall(run_schedlab, args.customers, args.seed)
+        profiler.runcall(run_schedlab, args.customers, args.seed, c)
         stats = pstats.Stats(profiler).strip_dirs()
         stats.sort_stats("tottime").print_stats(args.profile)
 

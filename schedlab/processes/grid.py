@@ -27,7 +27,7 @@ import simpy
 from schedlab.model import metrics
 from schedlab.model.grid import SERIES_COLUMNS, GridCompletion, GridTopology
 from schedlab.model.job import Job
-from schedlab.model.records import JobRecord, Status, job_record
+from schedlab.model.records import JobRecord, RecordLog, Status, job_record
 from schedlab.processes.server import Server
 from schedlab.processes.signal import Signal
 
@@ -43,7 +43,18 @@ class GridServer(Server):
     server that finishes a job takes the next waiting one at once: only the timeout (and,
     for an idle server, the wake-up) is scheduled. Times, order and records are those of
     ``Server``: a job still starts the instant the previous one ends or it arrives.
+
+    Its records are a :class:`~schedlab.model.records.RecordLog` (columns the garbage
+    collector does not walk), or none at all with ``keep_records=False``: a grid run
+    whose job records nobody reads made one kept record per job (OSL (300, 1000) x 2000
+    steps: GC 4.6 of 21.3 s, RSS 297 MiB against 70 MiB without them).
     """
+
+    def __init__(self, env: simpy.Environment, speed: float = 1.0, *, name: str = "server",
+                 keep_records: bool = True) -> None:
+        super().__init__(env, speed, name=name)
+        self.records = RecordLog()  # type: ignore[assignment]
+        self.keep_records = keep_records
 
     def submit(self, job: Job, front: bool = False) -> None:
         if front or self._trace is not None:
@@ -55,7 +66,8 @@ class GridServer(Server):
             queue._trigger_get(None)
 
     def _serve(self):  # type: ignore[no-untyped-def]
-        env, queue, speed, records, emit = self.env, self.queue, self.speed, self.records, self.completed.emit
+        env, queue, speed, emit = self.env, self.queue, self.speed, self.completed.emit
+        log = self.records.add if self.keep_records else None
         items, admits = queue.items, queue.admits
         if self._trace is not None:
             yield from super()._serve()
@@ -73,7 +85,8 @@ class GridServer(Server):
             end = env.now
             self.current, self.current_end = None, math.nan
             record = job_record(job, self.name, Status.COMPLETED, start=now, end=end, cpu_time=end - now)
-            records.append(record)
+            if log is not None:
+                log(job, self.name, Status.COMPLETED, now, end, end - now)
             emit(record)
 
 
@@ -128,6 +141,9 @@ class GridResources:
         The SimPy environment.
     capacities
         Processing capacity of each resource (length processed per unit of time), > 0.
+    keep_records
+        Keep every completed job's record (``all_records``); ``False`` keeps none, for
+        runs that read only the series and the completion signal.
 
     Attributes
     ----------
@@ -142,7 +158,7 @@ class GridResources:
     """
 
     def __init__(self, env: simpy.Environment, capacities: Sequence[float] | np.ndarray, *,
-                 keep_history: float | None = None) -> None:
+                 keep_history: float | None = None, keep_records: bool = True) -> None:
         caps = np.array(capacities, dtype=float)
         if caps.ndim != 1 or caps.size < 1:
             raise ValueError(f"resources: need at least one resource (M >= 1), got {caps.size} capacities")
@@ -152,7 +168,8 @@ class GridResources:
         self.env = env
         self.capacities = caps
         self.busy_until = np.zeros(caps.size)
-        self.servers = [GridServer(env, speed=float(c), name=f"r{j}") for j, c in enumerate(caps)]
+        self.servers = [GridServer(env, speed=float(c), name=f"r{j}", keep_records=keep_records)
+                        for j, c in enumerate(caps)]
         self.completed: Signal[GridCompletion] = Signal()
         self.submitted = 0
         self.offered_work = 0.0

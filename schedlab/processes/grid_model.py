@@ -137,6 +137,10 @@ class GridModel:
         latency, sharing along ``ring``.
     record_every
         Sample ALoR, max/std LoR and ATPT every this many steps (and at the last).
+    keep_records
+        Keep every completed job's record for :meth:`all_records` (default). ``False``
+        keeps none: a run that reads only the series and the signals saves their
+        memory and the garbage collector's time (:class:`~schedlab.processes.grid.GridServer`).
 
     Attributes
     ----------
@@ -160,6 +164,7 @@ class GridModel:
         ring: nx.DiGraph | None = None,
         topology: GridTopology | None = None,
         record_every: int = 1,
+        keep_records: bool = True,
     ) -> None:
         if isinstance(agents, bool) or not isinstance(agents, int | np.integer) or agents < 1:
             raise ValueError(f"agents: need N >= 1 scheduler agents, got {agents!r}")
@@ -170,7 +175,8 @@ class GridModel:
         self.env = env
         self.agents = int(agents)
         latency = 0.0 if topology is None else float(topology.latency.max())
-        self.resources = GridResources(env, capacities, keep_history=latency if latency > 0 else None)
+        self.resources = GridResources(env, capacities, keep_history=latency if latency > 0 else None,
+                                       keep_records=keep_records)
         m = len(self.resources.servers)
         if topology is None:
             order = list(range(self.agents)) if ring is None else ring_order(ring, self.agents)

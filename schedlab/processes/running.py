@@ -9,12 +9,14 @@ conserved exactly across preemptions and resizes. Policies see it as
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator, Sequence
+from typing import overload
 
 import simpy
 
 from schedlab.model.job import Job
 
-__all__ = ["Running"]
+__all__ = ["Running", "RunningSet"]
 
 
 class Running:
@@ -80,3 +82,51 @@ class Running:
 
     def __repr__(self) -> str:
         return f"Running({self.job!r}, cpus={self.cpus}, remaining={self._remaining:g})"
+
+
+class RunningSet(Sequence[Running]):
+    """A machine's running jobs in the order they started: a sequence whose add and remove are O(1).
+
+    A list's ``remove`` scans for the job that ends, which on M/M/1000 is hundreds of
+    comparisons per completion; here the states are a dict's keys (insertion ordered),
+    so a completion costs one dict deletion whatever the machine's size. Policies read
+    it as before: iterate it, take its ``len``, compare it with a list; indexing walks
+    it (policies that index do so rarely).
+    """
+
+    __slots__ = ("_runs",)
+
+    def __init__(self) -> None:
+        self._runs: dict[Running, None] = {}
+
+    def append(self, run: Running) -> None:
+        self._runs[run] = None
+
+    def remove(self, run: Running) -> None:
+        del self._runs[run]
+
+    def __iter__(self) -> Iterator[Running]:
+        return iter(self._runs)
+
+    def __len__(self) -> int:
+        return len(self._runs)
+
+    def __contains__(self, run: object) -> bool:
+        return run in self._runs
+
+    @overload
+    def __getitem__(self, i: int) -> Running: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Running]: ...
+    def __getitem__(self, i: int | slice) -> Running | list[Running]:
+        return list(self._runs)[i]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, RunningSet | list | tuple):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"RunningSet({list(self._runs)!r})"
