@@ -15,6 +15,10 @@ evaluated greedily (deterministic, masked) on seeds it never trained on:
   on the same capacities and jobs (``Streams(seed)``). Metric: ATPT (eq. 1) and ALoR
   averaged over the last quarter of the horizon.
 
+PPO is evaluated twice on each seed: greedy (``ppo``: the most probable valid action)
+and sampling its policy (``ppo_sampled``, torch's generator seeded by the evaluation
+seed). On the grid the difference matters: every broker with a job acts at once on
+the same loads, and one greedy policy shared by all sends them to the same resource.
 Every number is a mean over the held-out seeds with its 95% half-width; ``ppo - best``
 is the paired difference with the best heuristic on the same seeds.
 
@@ -48,7 +52,7 @@ from schedlab.processes import Source
 
 BUDGETS = {  # training steps (samples), held-out seeds
     "quick": {"machine": (20_000, 6), "grid": (20_000, 4)},
-    "full": {"machine": (200_000, 20), "grid": (200_000, 10)},
+    "full": {"machine": (200_000, 20), "grid": (400_000, 10)},
 }
 #: the machine's heuristics as (score, backfill) of make_policy
 HEURISTICS = {"fcfs": ("fcfs", "none"), "sjf": ("sjf", "none"), "easy": ("fcfs", "easy")}
@@ -80,17 +84,19 @@ def train_machine(steps: int, seed: int) -> MaskablePPO:
 
 
 def eval_machine(model: MaskablePPO, seeds: int) -> dict[str, list[dict[str, float]]]:
-    rows: dict[str, list[dict[str, float]]] = {"ppo": [], "fcfs": [], "sjf": [], "easy": []}
+    rows: dict[str, list[dict[str, float]]] = {"ppo": [], "ppo_sampled": [], "fcfs": [], "sjf": [], "easy": []}
     env = MachineEnv(workload=MACHINE_JOBS)
     for k in range(seeds):
         jobs = machine_jobs(k)
-        obs, _ = env.reset(options={"jobs": jobs})
-        done = False
-        while not done:
-            action, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=True)
-            obs, _, terminated, truncated, _ = env.step(int(action))
-            done = terminated or truncated
-        rows["ppo"].append(machine_scores(env.records()))
+        for name, greedy in (("ppo", True), ("ppo_sampled", False)):
+            torch.manual_seed(HELD_OUT + k)  # the sampled policy draws from torch's generator: seeded per sequence
+            obs, _ = env.reset(options={"jobs": jobs})
+            done = False
+            while not done:
+                action, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=greedy)
+                obs, _, terminated, truncated, _ = env.step(int(action))
+                done = terminated or truncated
+            rows[name].append(machine_scores(env.records()))
         for name, (score, backfill) in {
             "fcfs": ("fcfs", "none"),
             "sjf": ("sjf", "none"),
@@ -120,19 +126,21 @@ def train_grid(steps: int, seed: int) -> tuple[MaskablePPO, VecNormalize]:
 
 
 def eval_grid(model: MaskablePPO, vec: VecNormalize, seeds: int) -> dict[str, list[dict[str, float]]]:
-    rows: dict[str, list[dict[str, float]]] = {"ppo": [], "lls": [], "rs": []}
+    rows: dict[str, list[dict[str, float]]] = {"ppo": [], "ppo_sampled": [], "lls": [], "rs": []}
     env = GridParallelEnv(GRID)
     vec.training = False  # frozen normalisation statistics
     for k in range(seeds):
         seed = HELD_OUT + k
-        observations, infos = env.reset(seed=seed)
-        while env.agents:
-            names = env.agents
-            obs = vec.normalize_obs(np.stack([observations[a] for a in names]))
-            masks = np.stack([infos[a]["action_mask"] for a in names]).astype(bool)
-            actions, _ = model.predict(obs, action_masks=masks, deterministic=True)
-            observations, _, _, _, infos = env.step(dict(zip(names, actions.tolist(), strict=True)))
-        rows["ppo"].append(grid_scores(env.model))
+        for name, greedy in (("ppo", True), ("ppo_sampled", False)):
+            torch.manual_seed(seed)
+            observations, infos = env.reset(seed=seed)
+            while env.agents:
+                names = env.agents
+                obs = vec.normalize_obs(np.stack([observations[a] for a in names]))
+                masks = np.stack([infos[a]["action_mask"] for a in names]).astype(bool)
+                actions, _ = model.predict(obs, action_masks=masks, deterministic=greedy)
+                observations, _, _, _, infos = env.step(dict(zip(names, actions.tolist(), strict=True)))
+            rows[name].append(grid_scores(env.model))
         for name, rule in {"lls": LeastLoaded, "rs": RandomSelection}.items():
             streams = Streams(seed)  # the environment's reset(seed) draws the same capacities and jobs
             sim = simpy.Environment()
@@ -146,10 +154,11 @@ def eval_grid(model: MaskablePPO, vec: VecNormalize, seeds: int) -> dict[str, li
 def table(what: str, rows: dict[str, list[dict[str, float]]], metric: str) -> dict[str, dict]:
     """Per policy, each metric's mean and 95% half-width; for PPO also the paired difference with the best."""
     out = {p: {m: summary([r[m] for r in rs]) for m in rs[0]} for p, rs in rows.items()}
-    heuristics = [p for p in rows if p != "ppo"]
+    heuristics = [p for p in rows if not p.startswith("ppo")]
     best = min(heuristics, key=lambda p: out[p][metric]["mean"])
-    diff = [a[metric] - b[metric] for a, b in zip(rows["ppo"], rows[best], strict=True)]
-    out["ppo"][f"{metric}_minus_{best}"] = summary(diff)
+    for ppo in ("ppo", "ppo_sampled"):
+        diff = [a[metric] - b[metric] for a, b in zip(rows[ppo], rows[best], strict=True)]
+        out[ppo][f"{metric}_minus_{best}"] = summary(diff)
     return out
 
 
@@ -160,9 +169,11 @@ def markdown(what: str, result: dict[str, dict]) -> str:
         lines.append(
             f"| {policy} | " + " | ".join(f"{cells[m]['mean']:.2f} ± {cells[m]['ci95']:.2f}" for m in metrics_) + " |"
         )
-    for key, cell in result["ppo"].items():
-        if "_minus_" in key:
-            lines.append(f"\npaired {key.replace('_minus_', ' (ppo) - ')}: {cell['mean']:.2f} ± {cell['ci95']:.2f}")
+    for ppo in ("ppo", "ppo_sampled"):
+        for key, cell in result[ppo].items():
+            if "_minus_" in key:
+                what = key.replace("_minus_", f" ({ppo}) - ")
+                lines.append(f"\npaired {what}: {cell['mean']:.2f} ± {cell['ci95']:.2f}")
     return "\n".join(lines)
 
 

@@ -27,7 +27,8 @@ def test_maskable_ppo_is_trained_and_compared_with_the_heuristics_on_held_out_se
     results = bench.main(["--steps", "200", "--seeds", "2", "--out", str(out)])
     assert out.exists()
     machine, grid = results["machine"], results["grid"]
-    assert set(machine) == {"ppo", "fcfs", "sjf", "easy"} and set(grid) == {"ppo", "lls", "rs"}
+    assert set(machine) == {"ppo", "ppo_sampled", "fcfs", "sjf", "easy"}
+    assert set(grid) == {"ppo", "ppo_sampled", "lls", "rs"}
     assert all(math.isfinite(cells["bsld"]["mean"]) and cells["bsld"]["mean"] >= 1 for cells in machine.values())
     assert all(math.isfinite(cells["atpt"]["mean"]) for cells in grid.values())
     # the paired difference is taken with the best heuristic on the same seeds
