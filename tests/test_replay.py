@@ -181,3 +181,49 @@ def test_the_run_seed_draws_the_windows_unless_window_seed_is_set():
         pytest.skip("needs ../shared/traces")
     assert starts(seed=0) != starts(seed=1)
     assert starts(seed=0, over={"window_seed": 5}) == starts(seed=1, over={"window_seed": 5})
+
+
+def _rlscheduler_sjf(jobs: list[Job], procs: int) -> dict[int, float]:
+    """An independent reading of RLScheduler's test loop (SJF, no backfilling): each job's start.
+
+    Its SJF key is ``(request_time, submit_time)`` under a stable sort of the queue (log
+    order last); the chosen job is committed to until it fits; while it waits, arrivals up
+    to the next release join the queue one at a time; an empty queue takes one arrival.
+    """
+    free, t, queue, nxt, running, start = procs, jobs[0].submit, [jobs[0]], 1, [], {}
+    while True:
+        queue.sort(key=lambda j: (j.requested_time, j.submit))
+        job = queue[0]
+        while free < job.cpus:
+            running.sort(key=lambda r: r[0])
+            if nxt < len(jobs) and jobs[nxt].submit <= running[0][0]:
+                t, nxt = max(t, jobs[nxt].submit), nxt + 1
+                queue.append(jobs[nxt - 1])
+            else:
+                t, free = max(t, running[0][0]), free + running.pop(0)[1]
+        start[job.id], free = t, free - job.cpus
+        running.append((t + job.runtime, job.cpus))
+        queue.remove(job)
+        if queue:
+            continue
+        if nxt >= len(jobs):
+            return start
+        while True:
+            running.sort(key=lambda r: r[0])
+            if not running or jobs[nxt].submit <= running[0][0]:
+                t, nxt = max(t, jobs[nxt].submit), nxt + 1
+                queue.append(jobs[nxt - 1])
+                break
+            t, free = max(t, running[0][0]), free + running.pop(0)[1]
+
+
+def test_rlscheduler_sjf_without_backfilling_matches_an_independent_reading_of_its_loop():
+    path = TRACES / "SDSC-SP2-1998-4.2-cln.swf.gz"
+    if not path.exists():
+        pytest.skip("needs ../shared/traces")
+    trace = load_trace(str(path), "rlscheduler")
+    for lo in pick_windows(len(trace.jobs), 1024, count=2, seed=3):
+        window = list(trace.jobs[lo : lo + 1024])
+        policy = make_policy("sjf", "none", "rlscheduler")
+        records = replay_model(simpy.Environment(), window, trace.procs, policy, batch_decisions=True).run().records()
+        assert {r.id: r.start for r in records} == _rlscheduler_sjf(window, trace.procs)
