@@ -14,7 +14,9 @@ left out of the metrics, counted per reason.
 
 Under ``compat="rlscheduler"`` the reading of RLScheduler's protocol is: its loader
 (processors ``max(allocated, requested)``; run time -1 read as 10, run time 0
-dropped; requested time -1 read as the run time, 0 kept), SJF's key
+dropped; requested time -1 read as the run time; a requested time of 0, which
+RLScheduler keeps and schedlab reads as the run time, occurs in none of the logs in
+``../shared/traces``), SJF's key
 ``(requested time, submit time)`` with log order last (a stable sort), the chosen job
 committed to until it fits, and arrivals joining the queue one at a time while it
 waits. ``tests/test_replay.py`` replays SDSC-SP2 windows of 1024 jobs under SJF without
