@@ -22,7 +22,7 @@ replication in ``curves_dir``) and, with matplotlib, the analogues of figures 2-
     schedlab run scenarios/collectives.py --quick
     schedlab run scenarios/collectives.py --workers 2             # Tables I-IV at the paper's scale
     python scenarios/collectives.py tables results/collectives    # tables.csv with gains (several folders: joined)
-    python scenarios/collectives.py figures results/collectives/curves
+    python scenarios/collectives.py figures results/collectives/series
 """
 
 from __future__ import annotations
@@ -410,7 +410,7 @@ if __name__ == "__main__":
             print(table.round(4).to_string(index=False))
         raise SystemExit(0)
     if len(sys.argv) > 1 and sys.argv[1] == "figures":  # python scenarios/collectives.py figures [CURVES_DIR [OUT]]
-        args = sys.argv[2:] or [Config.curves_dir]
+        args = sys.argv[2:] or ["results/collectives/series"]  # where a default run saves its curves
         for path in figures(*args[:2]):
             print(f"wrote {path}")
         raise SystemExit(0)

@@ -349,7 +349,7 @@ def report(results, out_dir: str | Path) -> list[Path]:  # type: ignore[no-untyp
 
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "figures":  # python scenarios/osl_grid.py figures [SERIES_DIR [OUT_DIR]]
-        args = sys.argv[2:] or [Config.series_dir]
+        args = sys.argv[2:] or ["results/osl_grid/series"]  # where a default run saves its series
         for path in figures(*args[:2]):
             print(f"wrote {path}")
         raise SystemExit(0)
