@@ -69,6 +69,25 @@ def test_rerun_into_out_is_refused_without_overwrite_and_replaces_everything_wit
     assert not (out / JOURNAL).exists()  # a finished run needs no journal
 
 
+def test_a_save_that_dies_midway_leaves_the_earlier_results_whole(tmp_path, monkeypatch):
+    from schedlab.experiment.results import Results
+
+    out = tmp_path / "o"
+    run(TINY, quick=True, reps=2, seed=5, executor="serial", out=out)
+    before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+    write = Results._write
+
+    def dies_after_the_summary(self, folder):
+        write(self, folder)
+        raise KeyboardInterrupt  # killed after writing the new summary.json, before the swap
+
+    monkeypatch.setattr(Results, "_write", dies_after_the_summary)
+    with pytest.raises(KeyboardInterrupt):
+        run(TINY, quick=True, reps=3, seed=0, executor="serial", out=out, overwrite=True)
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".o.")]  # no half-written folder left
+
+
 def test_a_folder_of_other_files_is_never_overwritten(tmp_path):
     (tmp_path / "thesis.tex").write_text("mine")
     with pytest.raises(OutError, match="did not write"):
