@@ -277,3 +277,14 @@ def test_the_builders_docstring_examples_run():
     for module in (graph_topology_module, grid_graphs_module, networks_module):
         failed, tried = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         assert tried > 0 and failed == 0, module.__name__
+
+
+def test_parallel_links_take_the_fastest_and_a_cycle_sets_the_turn_order():
+    graph = nx.MultiGraph()
+    graph.add_edge(("agent", 0), ("resource", 0), latency=3.0)
+    graph.add_edge(("agent", 0), ("resource", 0), latency=1.0)
+    graph.add_edge(("agent", 1), ("resource", 0))  # no latency attribute: 0
+    graph.add_edge(("agent", 2), ("resource", 0), latency=0.5)
+    topo = grid_topology(graph, sharing=nx.DiGraph([(0, 2), (2, 1), (1, 0)]))
+    assert topo.latency.tolist() == [[1.0], [0.0], [0.5]]
+    assert topo.order == (0, 2, 1) and topo.is_ring and topo.predecessors == ((1,), (2,), (0,))
