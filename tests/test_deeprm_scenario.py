@@ -64,7 +64,7 @@ def test_an_unknown_policy_is_named():
     [
         ("policies", "dqn,lottery", "policies: unknown"),
         ("guide", "foo", "guide: unknown 'foo'"),
-        ("guide_fraction", "2", r"guide_fraction must be in \[0, 1\], got 2.0"),
+        ("guide_fraction", "2", r"guide_fraction=2.0 must be <= 1"),
         ("discount", "x", "discount must be 'step' or 'time', got 'x'"),
     ],
 )

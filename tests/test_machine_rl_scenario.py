@@ -85,8 +85,8 @@ def test_evaluation_settings_do_not_change_the_training_key(tiny):
     [
         ("policies", "sjf,lottery", r"policies: unknown \['lottery'\]"),
         ("window", "0", "window must be a whole number >= 1, got 0"),
-        ("length", "0", "length must be a whole number >= 1, got 0"),
-        ("windows", "0", "windows must be a whole number >= 1, got 0"),
+        ("length", "0", "length=0 must be >= 1"),
+        ("windows", "0", "windows=0 must be >= 1"),
         ("length", "9000", "length=9000 is more than a part of 'lublin_256' holds"),
     ],
 )

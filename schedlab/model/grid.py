@@ -221,7 +221,7 @@ def _sharing_order(sharing: nx.DiGraph, agents: int) -> tuple[tuple[int, ...], t
     return order, preds
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # arrays inside: compare topologies with is_same_as
 class GridTopology:
     """Where brokers and resources sit, as a run needs it.
 
@@ -269,6 +269,15 @@ class GridTopology:
             raise ValueError(f"topology: the turn order must name each of the {n} brokers once")
         for array in (self.latency, self.reach):
             array.flags.writeable = False
+
+    def is_same_as(self, other: GridTopology) -> bool:
+        """Same sizes, latencies, reach, turn order and sharing graph."""
+        return (
+            (self.agents, self.resources, self.order, self.predecessors)
+            == (other.agents, other.resources, other.order, other.predecessors)
+            and np.array_equal(self.latency, other.latency)
+            and np.array_equal(self.reach, other.reach)
+        )
 
     @property
     def is_complete(self) -> bool:
