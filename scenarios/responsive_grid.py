@@ -16,7 +16,7 @@ Two experiments (``--set experiment=synthetic|trace|both``):
   the bounds FIFO, EDF (the pre-training rule), PRIO (non-preemptive priority to
   interactive jobs), SJF-ORA and SJF-EST (GREEDY, the reward maximised at each election, on
   demand), and RL under the paper's reading (``RL``)
-  or another (``RL+waited``, ``RL+oldest``, ``RL+site``, ``RL+smdp``, combinable:
+  or another (``RL+waited``, ``RL+oldest``, ``RL+site``, ``RL+smdp``, ``RL+queue``, combinable:
   ``RL+waited+oldest``). The report prints paired differences against FIFO and EDF
   with 95% t intervals, and Kleinrock's conservation sum against FIFO's.
 - **trace** (section 6, Tables 3-4) on the real EGEE log LPC-EGEE-2004 (140 cores,
