@@ -50,10 +50,17 @@ class _StartingQueue(JobQueue):
         What ``put`` does, less the put event: inside a step's phases nothing waits
         on a put (the queue is unbounded), and a step moves tens of jobs.
         """
+        items = self.items
         if front:
-            self.items.appendleft(job)
+            items.appendleft(job)
+        elif items:
+            # Behind others: the head is unchanged. An idle server with a queue is one whose
+            # head does not fit (capacities never change), so there is nothing to hand over;
+            # not asking again saves a fits() per arrival at a blocked server.
+            items.append(job)
+            return
         else:
-            self.items.append(job)
+            items.append(job)
         if self.server.running is None:  # a busy server is not waiting on a get
             self._trigger_get(None)
 
