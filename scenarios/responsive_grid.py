@@ -194,13 +194,13 @@ class Config:
         ApproximatorConfig(kind=self.approximator)  # names a bad approximator
 
 
-# quick: RL under the reading that won the tuning seeds (docs/responsive.md), against FIFO and EDF
+# quick: RL (the paper's reading, and smdp: the lowest interactive waits in docs/responsive.md's table) vs FIFO and EDF
 QUICK = dict(
     experiment="both",
     jobs=1500,
     drop=200,
     interactive_shares=(0.2, 0.5),
-    synthetic_settings=("FIFO", "EDF", "RL", "RL+waited+oldest"),
+    synthetic_settings=("FIFO", "EDF", "RL", "RL+smdp"),
     trace_weeks=1,
     reps_synthetic=2,
     reps_trace=1,
