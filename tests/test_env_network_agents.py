@@ -72,7 +72,7 @@ def test_agents_deciding_as_rand_give_the_models_run_bit_for_bit(touches):
     outcomes = []
     env.model.run_ended.connect(outcomes.append)
     while env.agents:
-        ships = {(s.server, s.job.id): s.destination for s in agents.decide(_Untouched(env.model))}
+        ships = {(server, job.id): dest for server, job, dest in agents.decide(_Untouched(env.model))}
         actions = {}
         for name in env.agents:
             if infos[name]["decides"]:
