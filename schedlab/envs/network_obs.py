@@ -111,12 +111,12 @@ class NetworkAgentsConfig:
 class SteppedNetwork(ServerNetwork):
     """A ServerNetwork that pauses at each step's decisions phase, so that an environment can decide.
 
-    Its clock is :class:`ServerNetwork`'s, with one yield more: after the deliveries and
-    arrivals, on :attr:`paused` (an event the environment fires with :meth:`resume`
-    at a higher priority than the servers' events of that instant, so nothing happens
-    between the arrivals and the decisions, as in the model). Keep the loop in step with
-    ``ServerNetwork._clock``: ``tests/test_env_network_agents.py`` checks that the records
-    and efficiencies are the model's own under the same decisions.
+    At each step's :meth:`~schedlab.processes.network.ServerNetwork.decision_point`, after
+    the deliveries and arrivals, the clock waits on :attr:`paused` (an event the
+    environment fires with :meth:`resume` at a higher priority than the servers' events
+    of that instant, so nothing happens between the arrivals and the decisions, as in
+    the model). ``tests/test_env_network_agents.py`` checks that the records and
+    efficiencies are the model's own under the same decisions.
     """
 
     paused: simpy.Event | None = None
@@ -128,32 +128,10 @@ class SteppedNetwork(ServerNetwork):
         event._ok, event._value = True, None
         self.env.schedule(event, simpy.events.URGENT)
 
-    def _clock(self):  # type: ignore[no-untyped-def]
-        env, rule, step_ended = self.env, self.rule, self.step_ended
-        for run in range(self.runs):
-            self.run = run
-            rule.begin_run(run)
-            self.run_started.emit(run)
-            for step in range(self.steps):
-                self._deliver()
-                self._arrive()
-                self.paused = simpy.Event(env)
-                yield self.paused  # the environment decides here
-                for server, job, destination in rule.decide(self):
-                    self.ship(server, job, destination)
-                if self._outgoing:
-                    self.links.put(self._outgoing)
-                    self._outgoing = []
-                yield env.timeout(1)
-                yield env.timeout(0)
-                yield env.timeout(0)
-                if step_ended:
-                    step_ended.emit(step)
-            outcome = self._outcome()
-            self.curve.append(outcome.efficiency)
-            self._clear()
-            yield env.timeout(0)
-            self.run_ended.emit(outcome)
+    def decision_point(self) -> simpy.Event:
+        """Pause the decisions phase until the environment has chosen (:meth:`resume`)."""
+        self.paused = simpy.Event(self.env)
+        return self.paused
 
 
 class EnvRule:

@@ -311,6 +311,14 @@ class ServerNetwork:
         self._where, self._reqs = [], []
         self._touched = set()
 
+    def decision_point(self) -> simpy.Event | None:
+        """Called at each step's decisions phase, before the rule decides: ``None`` goes on at once.
+
+        A subclass that must pause there (an RL environment choosing for the agents)
+        returns an event; the phase resumes, at the same simulated time, when it fires.
+        """
+        return None
+
     def _clock(self):  # type: ignore[no-untyped-def]
         env, rule, step_ended = self.env, self.rule, self.step_ended
         for run in range(self.runs):
@@ -320,6 +328,9 @@ class ServerNetwork:
             for step in range(self.steps):
                 self._deliver()
                 self._arrive()
+                pause = self.decision_point()
+                if pause is not None:  # an environment (schedlab.envs) decides for the rule: wait for it
+                    yield pause
                 for server, job, destination in rule.decide(self):
                     self.ship(server, job, destination)
                 if self._outgoing:
