@@ -144,3 +144,21 @@ def test_maskable_ppo_reads_the_masks_through_the_vector_env():
     model = sb3_contrib.MaskablePPO("MlpPolicy", vec, n_steps=16, batch_size=32, n_epochs=1, seed=0, device="cpu")
     model.learn(total_timesteps=128)
     assert vec.action_masks().shape == (SMALL.agents, SMALL.resources)
+
+
+def test_on_a_topology_the_masks_are_each_brokers_reach_and_latency_delays_the_jobs():
+    """Any grid of the kind: brokers in a two-level tree, each reaching only its own sites (hops=2)."""
+    from schedlab.topologies import grid_topology, hierarchical_grid
+
+    graph = hierarchical_grid((2, 2), 2, capacity_range=(50.0, 350.0), seed=1)  # 2 brokers x 4 sites x 2 resources
+    topology = grid_topology(graph, hops=2)
+    env = GridParallelEnv(agents=2, resources=8, rate=2.0, steps=20, topology=topology)
+    observations, infos = env.reset(seed=3)
+    for i, agent in enumerate(env.possible_agents):
+        assert infos[agent]["action_mask"].tolist() == topology.reach[i].astype(int).tolist()
+    while env.agents:  # every broker picks the first resource it may reach
+        observations, _, _, _, infos = env.step(
+            {a: int(np.flatnonzero(infos[a]["action_mask"])[0]) for a in env.agents}
+        )
+    done = [r for r in env.records() if r.status.name == "COMPLETED"]
+    assert done and all(r.start >= r.submit + topology.latency[r.origin, int(r.machine[1:])] for r in done)

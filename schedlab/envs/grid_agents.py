@@ -212,7 +212,7 @@ class GridAgentsEnv(AECEnv):
         """Queue the current job at ``resource``; after the turn's last job, let the turn pass."""
         assert self.model is not None
         job: Job = self._jobs[self._next]
-        self.model.resources.submit(resource, job)
+        self.model.submitter(self._agent)(resource, job)  # over the topology's links (at once on the complete grid)
         self._decider.jobs.submitted(self._agent, resource)
         self._next += 1
         if self._next == len(self._jobs):
@@ -266,7 +266,7 @@ class GridAgentsEnv(AECEnv):
         mine = bool(self._jobs) and i == self._agent
         length = self._jobs[self._next].runtime if mine else 0.0
         left = len(self._jobs) - self._next if mine else 0
-        return self.observer.observe(self.model.view, length, left, self._decider.jobs.unfinished[i])
+        return self.observer.observe(self.model.view, length, left, self._decider.jobs.unfinished[i], i)
 
     def state(self) -> np.ndarray:
         """``now / steps``, each resource's load and capacity (as observed) and all agents' unfinished jobs there."""

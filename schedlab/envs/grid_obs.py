@@ -37,7 +37,7 @@ import gymnasium as gym
 import numpy as np
 import simpy
 
-from schedlab.model.grid import GridDecider, GridView, PoissonJobs
+from schedlab.model.grid import GridDecider, GridTopology, GridView, PoissonJobs
 from schedlab.model.records import JobRecord
 from schedlab.model.streams import Streams
 from schedlab.processes.grid_model import GridModel
@@ -96,6 +96,11 @@ class GridAgentsConfig:
         Divides the loads in the observation; the default 1 gives LoR in steps, exactly.
     record_every
         The model samples ALoR, max/std LoR and ATPT every this many steps (``model.series``).
+    topology
+        Where brokers and resources sit (:func:`schedlab.topologies.grid_topology`: link
+        latency, the resources each broker may reach, the sharing graph); default the
+        paper's complete grid. A broker's actions outside its reach are masked
+        (``infos[agent]["action_mask"]`` in the Parallel API) and refused by the model.
     """
 
     agents: int = 10
@@ -110,6 +115,7 @@ class GridAgentsConfig:
     reward_scale: float = 1.0
     time_scale: float = 1.0
     record_every: int = 1
+    topology: GridTopology | None = None
 
     def __post_init__(self) -> None:
         _count("agents (N)", self.agents)
@@ -127,6 +133,17 @@ class GridAgentsConfig:
             raise ValueError(f"jmax must be >= jmin = {self.jmin!r}, got {self.jmax!r}")
         if self.cmax < self.cmin:
             raise ValueError(f"cmax must be >= cmin = {self.cmin!r}, got {self.cmax!r}")
+        if self.topology is not None and (self.topology.agents, self.topology.resources) != (
+            self.agents, self.resources
+        ):
+            raise ValueError(f"topology: built for {self.topology.agents} brokers x {self.topology.resources} "
+                             f"resources, the environment has {self.agents} x {self.resources}")
+
+    def action_mask(self, agent: int) -> np.ndarray:
+        """The resources broker ``agent`` may send to, as 0/1 (all of them on the complete grid)."""
+        if self.topology is None:
+            return np.ones(self.resources, dtype=np.int8)
+        return self.topology.reach[agent].astype(np.int8)
 
     @property
     def system_load(self) -> float:
@@ -162,7 +179,8 @@ def grid_model(
         decider,
         jobs,
         steps=config.steps,
-        ring=ordinal_ring(config.agents),
+        ring=ordinal_ring(config.agents) if config.topology is None else None,
+        topology=config.topology,
         record_every=config.record_every,
     )
 
@@ -203,13 +221,20 @@ class GridObserver:
         high[self._capacities] = 1.0
         return gym.spaces.Box(np.zeros(self.size), high, dtype=np.float64)
 
-    def observe(self, view: GridView, length: float, jobs_left: int, unfinished: np.ndarray) -> np.ndarray:
-        """The observation of an agent about to place a job of ``length`` (0: none) with ``jobs_left`` to place."""
+    def observe(
+        self, view: GridView, length: float, jobs_left: int, unfinished: np.ndarray, agent: int | None = None
+    ) -> np.ndarray:
+        """The observation of an agent about to place a job of ``length`` (0: none) with ``jobs_left`` to place.
+
+        With ``agent`` the loads are those that broker sees (one link latency old on a
+        topology with latency; exact on the complete grid); without, the exact ones.
+        """
         obs = np.empty(self.size)
         obs[0] = length / self.jmax
         obs[1] = jobs_left
         obs[2] = view.now / self.steps
-        np.divide(view.lor(), self.time_scale, out=obs[self._loads])
+        loads = view.lor() if agent is None else view.seen_lor(agent)
+        np.divide(loads, self.time_scale, out=obs[self._loads])
         np.divide(view.capacities, self.cmax, out=obs[self._capacities])
         obs[self._unfinished] = unfinished
         return obs

@@ -22,8 +22,8 @@ worse than random.
 
 Rewards are paid at the model's step ends, as in AEC, and reach each agent with the
 next Parallel step's returns. ``infos[agent]`` carries the system's state (as AEC's),
-``decides`` and ``action_mask`` (every resource: the grid lets every broker reach every
-resource). Every agent is truncated after ``steps`` model steps.
+``decides`` and ``action_mask`` (the resources the broker may reach: every one on the
+paper's complete grid, fewer on a topology with ``hops``). Every agent is truncated after ``steps`` model steps.
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ class GridParallelEnv(ParallelEnv):
         self.state_space = gym.spaces.Box(np.zeros(1 + 3 * m), high, dtype=np.float64)
         self.model: SteppedGrid | None = None
         self._root: np.random.SeedSequence | None = None
-        self._mask = np.ones(m, dtype=np.int8)
+        self._masks = [cfg.action_mask(i) for i in range(cfg.agents)]  # the topology's reach, per broker
 
     def observation_space(self, agent: str) -> gym.spaces.Box:
         return self.observation_spaces[agent]
@@ -128,7 +128,7 @@ class GridParallelEnv(ParallelEnv):
         assert self.model is not None
         queue, k = self._queues[i], self._next[i]
         length = queue[k].runtime if k < len(queue) else 0.0
-        return self.observer.observe(self.model.view, length, len(queue) - k, self._decider.jobs.unfinished[i])
+        return self.observer.observe(self.model.view, length, len(queue) - k, self._decider.jobs.unfinished[i], i)
 
     def _returns(self, done: bool) -> tuple[dict, dict, dict, dict, dict]:
         names = self.possible_agents
@@ -137,7 +137,8 @@ class GridParallelEnv(ParallelEnv):
         rewards = {a: float(self._pending[i]) * self.config.reward_scale for i, a in enumerate(names)}
         self._pending.fill(0.0)
         info = system_info(self.model)
-        infos = {a: {**info, "decides": i in deciding, "action_mask": self._mask.copy()} for i, a in enumerate(names)}
+        masks = self._masks
+        infos = {a: {**info, "decides": i in deciding, "action_mask": masks[i].copy()} for i, a in enumerate(names)}
         terminations = dict.fromkeys(names, False)
         truncations = dict.fromkeys(names, done)
         return observations, rewards, terminations, truncations, infos
@@ -169,13 +170,13 @@ class GridParallelEnv(ParallelEnv):
             raise RuntimeError("call reset() before step()")
         if not self.agents:
             raise RuntimeError("the episode is over (every agent was truncated): call reset()")
-        names, resources = self.possible_agents, self.model.resources
+        names, submitter = self.possible_agents, self.model.submitter
         for i in self._deciding():
             agent = names[i]
             if agent not in actions:
                 raise ValueError(f"{agent} has a job to place this step but no action was given")
             resource = resource_index(actions[agent], self.config.resources, agent)
-            resources.submit(resource, self._queues[i][self._next[i]])
+            submitter(i)(resource, self._queues[i][self._next[i]])  # over the topology's links
             self._decider.jobs.submitted(i, resource)
             self._next[i] += 1
         done = not self._advance()

@@ -92,7 +92,7 @@ class PolicyDecider:
         observe, view, jobs, m = self.observer.observe, self._view, self.jobs, self.observer.resources
         who = f"scheduler_{agent}"
         for pos in range(len(lengths)):
-            obs = observe(view, float(lengths[pos]), len(lengths) - pos, jobs.unfinished[agent])
+            obs = observe(view, float(lengths[pos]), len(lengths) - pos, jobs.unfinished[agent], agent)
             resource = resource_index(policy(obs), m, who)  # type: ignore[misc]
             self.decisions += 1
             jobs.submitted(agent, resource)
