@@ -22,14 +22,15 @@ A policy or learner written against these types runs on any grid, on any topolog
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Generic, NamedTuple, Protocol, TypeVar
+from typing import NamedTuple, Protocol
 
 import networkx as nx
 import numpy as np
 
 from schedlab.model.records import JobRecord
+from schedlab.model.signals import Subscribable
 
 __all__ = [
     "SERIES_COLUMNS",
@@ -61,15 +62,6 @@ class GridCompletion(NamedTuple):
     agent: int
     resource: int
     record: JobRecord
-
-
-T = TypeVar("T", contravariant=False)
-
-
-class Subscribable(Protocol, Generic[T]):
-    """A signal a learner connects to (:class:`schedlab.processes.signal.Signal`)."""
-
-    def connect(self, receiver: Callable[[T], object]) -> Callable[[T], object]: ...
 
 
 class GridView(Protocol):

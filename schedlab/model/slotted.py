@@ -26,13 +26,14 @@ Nothing here imports SimPy. The job sequences live in :mod:`schedlab.model.deepr
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import NamedTuple, Protocol, TypeVar
+from typing import NamedTuple, Protocol
 
 import numpy as np
 
 from schedlab.model import metrics
 from schedlab.model.job import Job
 from schedlab.model.records import JobRecord, Status
+from schedlab.model.signals import Subscribable
 
 __all__ = [
     "Agent",
@@ -45,15 +46,6 @@ __all__ = [
     "place",
     "wait",
 ]
-
-T = TypeVar("T")
-
-
-class Subscribable(Protocol[T]):
-    """A signal a learner connects to (:class:`schedlab.processes.signal.Signal`)."""
-
-    def connect(self, receiver: Callable[[T], object]) -> Callable[[T], object]: ...
-
 
 class SlottedStep(NamedTuple):
     """A time step closed: which one (``time``, before the clock moves on) and its ``cost``.
