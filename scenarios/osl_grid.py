@@ -190,6 +190,7 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
         steps=cfg.steps,
         ring=ordinal_ring(n),
         record_every=cfg.record_every,
+        keep_records=cfg.job_records,  # a run completes hundreds of thousands of jobs: no records unless asked
     )
     return Model(
         env,
