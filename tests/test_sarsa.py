@@ -152,7 +152,7 @@ def test_semi_markov_discount_applies_gamma_per_elapsed_time():
     config = SarsaConfig(epsilon=0.0, gamma=0.5, eta=1.0, refit_every=1, discount_time=100.0)
     learner = Sarsa(table, config, np.random.default_rng(0))
     _, d0 = learner.choose([[1.0]], at=0.0)
-    _, d1 = learner.choose([[8.0]], at=200.0)  # two discount_times later: gamma ** 2
+    learner.choose([[8.0]], at=200.0)  # two discount_times later: gamma ** 2
     learner.reward(d0, 1.0)
     ((_, y),) = table.fits
     assert y.tolist() == pytest.approx([1.0 + 0.25 * 8.0])  # eta = 1: y = r + gamma^(dt / 100) Q'
