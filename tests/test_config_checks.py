@@ -11,8 +11,14 @@ import numpy as np
 import pytest
 from config_probe import probe
 
+from schedlab.envs.deeprm import DeepRMConfig
+from schedlab.envs.grid_obs import GridAgentsConfig
+from schedlab.envs.machine_env import MachineEnvConfig
+from schedlab.envs.network_obs import NetworkAgentsConfig
 from schedlab.experiment import ConfigError, ExperimentError, run
 from schedlab.experiment.cli import main
+from schedlab.learners.td import LearningRate, TDConfig
+from schedlab.model.deeprm_jobs import DeepRMJobs
 from schedlab.model.fields import FieldValueError, items, number, validate, work_units
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
@@ -53,7 +59,7 @@ def test_work_fields_multiply_into_a_size():
 
 
 def test_no_scenario_accepts_inf_nan_negative_or_empty_numbers():
-    tried, _accepted, names = probe(bad=("inf", "nan", "-1", ""), numeric_only=True)
+    tried, _accepted, names = probe(bad=("inf", "nan", "-1", ""), numeric_only=True, direct=False)
     # the only ones left are meant: an infinite half-life (no decay), and no explicit window starts
     assert sorted(set(names)) == sorted({
         "utility_scheduling.learning_rate_half_life='inf'", "trace_replay.starts=''"}), names
@@ -61,8 +67,34 @@ def test_no_scenario_accepts_inf_nan_negative_or_empty_numbers():
 
 
 def test_huge_numbers_are_refused_unless_the_field_is_a_seed():
-    _tried, _accepted, names = probe(bad=("1e300", str(10**12)), numeric_only=True)
+    _tried, _accepted, names = probe(bad=("1e300", str(10**12)), numeric_only=True, direct=False)
     assert {n.split("=")[0].split(".")[1] for n in names} <= {"train_seed", "window_seed", "learning_rate_half_life"}
+
+
+def test_no_environment_or_learner_config_accepts_bad_numbers():
+    # built directly, as their users build them (DeepRMEnv(**overrides), TDConfig(...)): the configs' own checks
+    tried, _accepted, names = probe(scripts=[], bad=("inf", "nan", "-1", "", "1e300", str(10**12)))
+    # the only ones left are declared: TD's starting values may be negative, a half-life infinite (no decay) or huge
+    assert sorted(names) == sorted([
+        "TDConfig.initial_p='-1'", "TDConfig.initial_rho='-1'", "LearningRate.half_life='inf'",
+        "LearningRate.half_life='1e300'", "LearningRate.half_life='1000000000000'"]), names
+    assert tried > 300
+
+
+@pytest.mark.parametrize(("make", "message"), [
+    (lambda: TDConfig(initial_p=math.inf), "initial_p=inf must be finite"),
+    (lambda: LearningRate(initial=1.5), "initial=1.5 must be <= 1"),
+    (lambda: LearningRate(half_life=math.nan), "half_life=nan is not a number"),
+    (lambda: DeepRMConfig(load=(0.5, -1.0)), r"load\[1\]=-1.0 must be >= 0"),
+    (lambda: DeepRMJobs({"cpus": 20}, short_share=1e300), r"short_share=1e\+300 must be <= 1"),
+    (lambda: MachineEnvConfig(cpus=4, trace_window=10**12), r"trace_window=1000000000000 must be <= 1e\+09"),
+    (lambda: GridAgentsConfig(cmax=math.inf), "cmax=inf must be finite"),
+    (lambda: NetworkAgentsConfig(shortcut_prob=-1.0), "shortcut_prob=-1.0 must be >= 0"),
+])
+def test_environment_and_learner_configs_name_the_field_and_value(make, message):
+    with pytest.raises(FieldValueError, match=message) as err:
+        make()
+    assert "\n" not in str(err.value)
 
 
 def test_cli_names_the_field_and_value(capsys):

@@ -190,7 +190,7 @@ def test_the_job_distribution_matches_deeprm():
         (dict(resources={"cpus": 0, "memory": 20}), r"capacity of 'cpus' must be a whole number > 0, got 0"),
         (dict(resources={"cpus": 20, "memory": -3}), r"capacity of 'memory' must be a whole number > 0, got -3"),
         (dict(horizon=12), r"horizon 12 is shorter than the longest job \(15 steps\)"),
-        (dict(slots=0), r"slots must be a whole number >= 1, got 0"),
+        (dict(slots=0), r"slots=0 must be >= 1"),
         (dict(load=2.9), r"load 2.9 needs p = .* > 1 with trials=3"),
         (dict(reward="makespan"), r"reward must be 'slowdown_sum' or 'slowdown_mean', got 'makespan'"),
     ],

@@ -45,6 +45,7 @@ import simpy
 from gymnasium import spaces
 
 from schedlab.model.deeprm_jobs import DeepRMJobs
+from schedlab.model.fields import number, validate
 from schedlab.model.job import Job
 from schedlab.processes.slotted import SlottedMachine
 
@@ -62,19 +63,19 @@ class DeepRMConfig:
     #: capacity of each resource in whole units; the first is the machine's CPUs
     resources: Mapping[str, int] = field(default_factory=_default_resources)
     #: time steps of the occupation and slot images
-    horizon: int = 20
+    horizon: int = number(20, low=1, integer=True)
     #: visible job slots M (actions 0..M-1 place them, M advances time)
-    slots: int = 5
+    slots: int = number(5, low=1, integer=True)
     #: largest backlog count shown
-    backlog: int = 60
+    backlog: int = number(60, low=1, integer=True)
     #: cluster load of the job sequences; a tuple draws one per episode
-    load: float | tuple[float, ...] = 0.7
+    load: float | tuple[float, ...] = number(0.7, gt=0)
     #: time steps in which jobs arrive
-    arrival_steps: int = 50
+    arrival_steps: int = number(50, low=1, integer=True)
     #: Bernoulli trials per arrival step (the most jobs one step brings)
-    trials: int = 3
+    trials: int = number(3, low=1, integer=True)
     #: steps after which an unfinished episode is truncated
-    max_time: int = 1000
+    max_time: int = number(1000, low=1, integer=True)
     #: per-step reward: minus sum(1/T_j) (return = -total slowdown) or that over the job count
     reward: Literal["slowdown_sum", "slowdown_mean"] = "slowdown_sum"
     #: observe one flat float32 vector (backlog, machine, slots) instead of a Dict
@@ -85,10 +86,7 @@ class DeepRMConfig:
     work_conserving: bool = True
 
     def __post_init__(self) -> None:
-        for what in ("horizon", "slots", "backlog", "arrival_steps", "trials", "max_time"):
-            value = getattr(self, what)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{what} must be a whole number >= 1, got {value!r}")
+        validate(self)  # every number finite and in range (model/fields); the rules below relate fields
         if self.flatten and self.images:
             raise ValueError("flatten and images exclude each other: a flat vector has no pictures")
         if self.reward not in ("slowdown_sum", "slowdown_mean"):

@@ -29,7 +29,6 @@ a decentralised learner may ignore them and use its own unfinished jobs, as OSL 
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -37,6 +36,7 @@ import gymnasium as gym
 import numpy as np
 import simpy
 
+from schedlab.model.fields import number, validate
 from schedlab.model.grid import GridDecider, GridTopology, GridView, PoissonJobs
 from schedlab.model.records import JobRecord
 from schedlab.model.streams import Streams
@@ -58,12 +58,6 @@ REWARDS = ("tpt", "osl")
 def _count(name: str, value: Any) -> None:
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
         raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
-
-
-def _positive(name: str, value: Any, *, zero: bool = False) -> None:
-    ok = isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool)
-    if not (ok and math.isfinite(value) and (value >= 0 if zero else value > 0)):
-        raise ValueError(f"{name} must be a finite number {'>= 0' if zero else '> 0'}, got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -103,32 +97,24 @@ class GridAgentsConfig:
         (``infos[agent]["action_mask"]`` in the Parallel API) and refused by the model.
     """
 
-    agents: int = 10
-    resources: int = 25
-    rate: float = 0.7
-    jmin: float = 5.0
-    jmax: float = 995.0
-    cmin: float = 50.0
-    cmax: float = 350.0
-    steps: int = 200
+    agents: int = number(10, low=1, integer=True)
+    resources: int = number(25, low=1, integer=True)
+    rate: float = number(0.7)
+    jmin: float = number(5.0, gt=0)
+    jmax: float = number(995.0, gt=0)
+    cmin: float = number(50.0, gt=0)
+    cmax: float = number(350.0, gt=0)
+    steps: int = number(200, low=1, integer=True)
     reward: Literal["tpt", "osl"] = "tpt"
-    reward_scale: float = 1.0
-    time_scale: float = 1.0
-    record_every: int = 1
+    reward_scale: float = number(1.0, gt=0)
+    time_scale: float = number(1.0, gt=0)
+    record_every: int = number(1, low=1, integer=True)
     topology: GridTopology | None = None
 
     def __post_init__(self) -> None:
-        _count("agents (N)", self.agents)
-        _count("resources (M)", self.resources)
-        _count("steps", self.steps)
-        _count("record_every", self.record_every)
+        validate(self)  # every number finite and in range (model/fields); the rules below relate fields
         if self.reward not in REWARDS:
             raise ValueError(f"reward must be one of {', '.join(REWARDS)}, got {self.reward!r}")
-        _positive("rate (xi)", self.rate, zero=True)
-        for name in ("jmin", "cmin", "reward_scale", "time_scale"):
-            _positive(name, getattr(self, name))
-        _positive("jmax", self.jmax)
-        _positive("cmax", self.cmax)
         if self.jmax < self.jmin:
             raise ValueError(f"jmax must be >= jmin = {self.jmin!r}, got {self.jmax!r}")
         if self.cmax < self.cmin:

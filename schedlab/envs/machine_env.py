@@ -43,6 +43,7 @@ import simpy
 from schedlab.envs.machine_jobs import SyntheticJobs, TraceWindows
 from schedlab.envs.machine_obs import MachineObserver
 from schedlab.model.decisions import MachineView, Policy
+from schedlab.model.fields import number, validate
 from schedlab.model.job import Job
 from schedlab.model.records import JobRecord
 from schedlab.processes.machine import Machine
@@ -86,22 +87,19 @@ class MachineEnvConfig:
     """
 
     workload: Workload | str | os.PathLike[str] | None = None
-    cpus: int | None = None
+    cpus: int | None = number(None, low=1, integer=True)
     resources: Mapping[str, float] = field(default_factory=dict)
-    window: int = 8
+    window: int = number(8, low=1, integer=True)
     runtime: Literal["estimate", "runtime"] = "estimate"
-    time_scale: float | None = None
+    time_scale: float | None = number(None, gt=0)
     reward: Literal["slowdown", "response", "utilization"] = "slowdown"
-    reward_scale: float = 1.0
-    trace_window: int = 128
+    reward_scale: float = number(1.0, gt=0)
+    trace_window: int = number(128, low=1, integer=True)
 
     def __post_init__(self) -> None:
+        validate(self)  # every number finite and in range (model/fields); the rules below relate fields
         if self.reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, got {self.reward!r}")
-        if not (
-            isinstance(self.reward_scale, int | float) and math.isfinite(self.reward_scale) and self.reward_scale > 0
-        ):
-            raise ValueError(f"reward_scale must be a finite number > 0, got {self.reward_scale!r}")
         for name, cap in dict(self.resources).items():
             if name == "cpus":
                 raise ValueError("resources: give the CPUs as cpus=, not as resources['cpus']")
@@ -110,7 +108,7 @@ class MachineEnvConfig:
         cpus = self.machine_cpus  # checks cpus, and that a workload without a size got one
         if isinstance(cpus, bool) or not isinstance(cpus, int | np.integer) or cpus < 1:
             raise ValueError(f"cpus must be a whole number >= 1, got {cpus!r}")
-        self.observer  # checks window, time_scale and runtime  # noqa: B018
+        self.observer  # checks runtime, and a time_scale taken from the workload  # noqa: B018
 
     @property
     def jobs(self) -> Workload:

@@ -25,7 +25,6 @@ slice                    meaning
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -34,6 +33,7 @@ import networkx as nx
 import numpy as np
 import simpy
 
+from schedlab.model.fields import number, validate
 from schedlab.model.job import Job
 from schedlab.model.network import Ship, ShippingRule
 from schedlab.model.streams import Streams
@@ -71,28 +71,21 @@ class NetworkAgentsConfig:
         The network's reading of I_k^eta (``"visit"`` or ``"decision"``).
     """
 
-    servers: int = 50
-    resources: int = 2
-    max_requirement: int = 8
-    arrival_prob: float = 0.8
-    steps: int = 400
-    shortcut_prob: float = 0.5
+    servers: int = number(50, low=1, integer=True)
+    resources: int = number(2, low=1, integer=True)
+    max_requirement: int = number(8, low=1, integer=True)
+    arrival_prob: float = number(0.8, high=1)
+    steps: int = number(400, low=1, integer=True)
+    shortcut_prob: float = number(0.5, high=1)
     reward: Literal["team", "selfish"] = "team"
-    reward_scale: float = 1.0
+    reward_scale: float = number(1.0, gt=0)
     graph: nx.Graph | None = None
     touches: str = "visit"
 
     def __post_init__(self) -> None:
-        for name in ("servers", "resources", "max_requirement", "steps"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-                raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
-        if not (isinstance(self.arrival_prob, int | float) and 0 <= self.arrival_prob <= 1):
-            raise ValueError(f"arrival_prob must be in [0, 1], got {self.arrival_prob!r}")
+        validate(self)  # every number finite and in range (model/fields); the rules below relate fields
         if self.reward not in REWARDS:
             raise ValueError(f"reward must be one of {', '.join(REWARDS)}, got {self.reward!r}")
-        if not (isinstance(self.reward_scale, int | float) and math.isfinite(self.reward_scale)):
-            raise ValueError(f"reward_scale must be a finite number, got {self.reward_scale!r}")
         if self.graph is not None and self.graph.number_of_nodes() != self.servers:
             raise ValueError(f"graph: has {self.graph.number_of_nodes()} nodes, servers={self.servers}")
 

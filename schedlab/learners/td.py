@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from schedlab.model.fields import SANE, number, validate
 from schedlab.model.records import JobRecord
 
 __all__ = ["AverageRewardTD", "Basis", "LearningRate", "TDConfig"]
@@ -51,15 +52,12 @@ class LearningRate:
     """
 
     #: alpha_0, the first update's rate
-    initial: float = 0.001
+    initial: float = number(0.001, gt=0, high=1)
     #: updates after which the rate has halved; inf for a constant rate
-    half_life: float = math.inf
+    half_life: float = number(math.inf, gt=0, finite=False, high=None)
 
     def __post_init__(self) -> None:
-        if not (math.isfinite(self.initial) and 0 < self.initial <= 1):
-            raise ValueError(f"learning rate: initial must be in (0, 1], got {self.initial!r}")
-        if not self.half_life > 0:  # also refuses nan
-            raise ValueError(f"learning rate: half_life must be > 0, got {self.half_life!r}")
+        validate(self)  # every field finite (half_life may be inf) and in range (model/fields)
 
     def __call__(self, t: int) -> float:
         if math.isinf(self.half_life):
@@ -74,9 +72,12 @@ class TDConfig:
     #: step size schedule alpha_t of eqs. 5-6
     learning_rate: LearningRate = field(default_factory=LearningRate)
     #: starting value of every rule output p^i (seed 000 starts from 0)
-    initial_p: float = 0.0
+    initial_p: float = number(0.0, low=-SANE)
     #: starting estimate of the average reward per transition
-    initial_rho: float = 0.0
+    initial_rho: float = number(0.0, low=-SANE)
+
+    def __post_init__(self) -> None:
+        validate(self)  # initial_p and initial_rho finite, |value| <= 10**9 (model/fields)
 
 
 class AverageRewardTD:

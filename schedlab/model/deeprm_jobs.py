@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from schedlab.model.fields import items, number, validate
 from schedlab.model.job import Job
 
 __all__ = ["DeepRMJobs"]
@@ -60,26 +61,23 @@ class DeepRMJobs:
     """
 
     capacities: Mapping[str, int]
-    short_share: float = 0.8
-    short_len: tuple[int, int] = (1, 3)
-    long_len: tuple[int, int] = (10, 15)
-    dominant: tuple[float, float] = (0.25, 0.5)
-    other: tuple[float, float] = (0.05, 0.1)
-    trials: int = 3
+    short_share: float = number(0.8, high=1)
+    short_len: tuple[int, int] = items((1, 3), low=1)
+    long_len: tuple[int, int] = items((10, 15), low=1)
+    dominant: tuple[float, float] = items((0.25, 0.5), high=1)
+    other: tuple[float, float] = items((0.05, 0.1), high=1)
+    trials: int = number(3, low=1, integer=True)
 
     def __post_init__(self) -> None:
+        validate(self)  # every number finite and in range (model/fields); the rules below relate them
         if not self.capacities:
             raise ValueError("capacities: need at least one resource")
         for name, cap in self.capacities.items():
             if isinstance(cap, bool) or not isinstance(cap, int | np.integer) or cap <= 0:
                 raise ValueError(f"capacity of {name!r} must be a whole number > 0, got {cap!r}")
-        if not 0 <= self.short_share <= 1:
-            raise ValueError(f"short_share must be in [0, 1], got {self.short_share!r}")
         for what, (lo, hi) in (("short_len", self.short_len), ("long_len", self.long_len)):
             if not (isinstance(lo, int) and isinstance(hi, int) and 1 <= lo <= hi):
                 raise ValueError(f"{what} must be whole numbers 1 <= lo <= hi, got {(lo, hi)!r}")
-        if self.trials < 1:
-            raise ValueError(f"trials must be >= 1, got {self.trials!r}")
         for cap in self.capacities.values():
             _range(*self.dominant, int(cap), "dominant")
             if len(self.capacities) > 1:
