@@ -33,13 +33,15 @@ def direct_configs() -> list[tuple[type, dict]]:
     from schedlab.envs.grid_obs import GridAgentsConfig
     from schedlab.envs.machine_env import MachineEnvConfig
     from schedlab.envs.network_obs import NetworkAgentsConfig
+    from schedlab.learners.approximators import ApproximatorConfig
+    from schedlab.learners.sarsa import SarsaConfig
     from schedlab.learners.td import LearningRate, TDConfig
     from schedlab.model.deeprm_jobs import DeepRMJobs
 
     return [
         (TDConfig, {}), (LearningRate, {}), (DeepRMConfig, {}),
         (DeepRMJobs, {"capacities": {"cpus": 20, "memory": 20}}), (MachineEnvConfig, {"cpus": 4}),
-        (GridAgentsConfig, {}), (NetworkAgentsConfig, {}),
+        (GridAgentsConfig, {}), (NetworkAgentsConfig, {}), (SarsaConfig, {}), (ApproximatorConfig, {}),
     ]
 
 ROOT = Path(__file__).resolve().parent.parent

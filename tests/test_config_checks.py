@@ -17,6 +17,8 @@ from schedlab.envs.machine_env import MachineEnvConfig
 from schedlab.envs.network_obs import NetworkAgentsConfig
 from schedlab.experiment import ConfigError, ExperimentError, run
 from schedlab.experiment.cli import main
+from schedlab.learners.approximators import ApproximatorConfig
+from schedlab.learners.sarsa import SarsaConfig
 from schedlab.learners.td import LearningRate, TDConfig
 from schedlab.model.deeprm_jobs import DeepRMJobs
 from schedlab.model.fields import FieldValueError, items, number, validate, work_units
@@ -90,6 +92,8 @@ def test_no_environment_or_learner_config_accepts_bad_numbers():
     (lambda: MachineEnvConfig(cpus=4, trace_window=10**12), r"trace_window=1000000000000 must be <= 1e\+09"),
     (lambda: GridAgentsConfig(cmax=math.inf), "cmax=inf must be finite"),
     (lambda: NetworkAgentsConfig(shortcut_prob=-1.0), "shortcut_prob=-1.0 must be >= 0"),
+    (lambda: SarsaConfig(discount_time=math.inf), "discount_time=inf must be finite"),
+    (lambda: ApproximatorConfig(units=10**12), r"units=1000000000000 must be <= 1e\+09"),
 ])
 def test_environment_and_learner_configs_name_the_field_and_value(make, message):
     with pytest.raises(FieldValueError, match=message) as err:

@@ -26,6 +26,8 @@ from typing import Any, Protocol
 import numpy as np
 import torch
 
+from schedlab.model.fields import number, validate
+
 __all__ = ["ApproximatorConfig", "EchoStateNetwork", "MLPApproximator", "QApproximator", "make_approximator"]
 
 
@@ -47,34 +49,28 @@ class ApproximatorConfig:
     #: "esn" (echo state network, ridge readout) or "mlp" (feed-forward, backpropagation)
     kind: str = "esn"
     #: ESN reservoir units (seed 001: 100 sigmoid units)
-    units: int = 100
+    units: int = number(100, low=1, integer=True)
     #: fraction of reservoir-to-reservoir connections present (seed 001: 10%)
-    connectivity: float = 0.1
+    connectivity: float = number(0.1, gt=0, high=1)
     #: fraction of reservoir units the readout sees (seed 001: 15%)
-    readout_connectivity: float = 0.15
+    readout_connectivity: float = number(0.15, gt=0, high=1)
     #: the reservoir's weights, uniform in [0, 1] as in seed 001, are scaled to this spectral radius
-    spectral_radius: float = 0.9
+    spectral_radius: float = number(0.9, gt=0)
     #: scale of the input weights (uniform in [-scale, scale])
-    input_scale: float = 1.0
+    input_scale: float = number(1.0, gt=0)
     #: ridge penalty of the ESN readout
-    ridge: float = 1e-3
+    ridge: float = number(1e-3, gt=0)
     #: MLP hidden units per layer (two hidden tanh layers)
-    hidden: int = 32
+    hidden: int = number(32, low=1, integer=True)
     #: MLP passes over the training set at each re-fit
-    epochs: int = 5
+    epochs: int = number(5, low=1, integer=True)
     #: MLP Adam learning rate
-    mlp_learning_rate: float = 1e-3
+    mlp_learning_rate: float = number(1e-3, gt=0)
 
     def __post_init__(self) -> None:
+        validate(self)  # every number finite and in range (model/fields)
         if self.kind not in ("esn", "mlp"):
             raise ValueError(f"approximator kind must be 'esn' or 'mlp', got {self.kind!r}")
-        if self.units < 1 or self.hidden < 1 or self.epochs < 1:
-            raise ValueError(f"units, hidden and epochs must be >= 1, got {self.units}, {self.hidden}, {self.epochs}")
-        for name in ("connectivity", "readout_connectivity"):
-            if not 0 < getattr(self, name) <= 1:
-                raise ValueError(f"{name} must be in (0, 1], got {getattr(self, name)}")
-        if not (self.spectral_radius > 0 and self.ridge > 0 and self.mlp_learning_rate > 0 and self.input_scale > 0):
-            raise ValueError("spectral_radius, ridge, input_scale and mlp_learning_rate must be > 0")
 
 
 def _torch_generator(rng: np.random.Generator) -> torch.Generator:

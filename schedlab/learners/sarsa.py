@@ -31,6 +31,7 @@ import numpy as np
 import torch
 
 from schedlab.learners.approximators import QApproximator
+from schedlab.model.fields import number, validate
 
 __all__ = ["Sarsa", "SarsaConfig"]
 
@@ -40,27 +41,20 @@ class SarsaConfig:
     """Settings of :class:`Sarsa` (one line of help per field; defaults from seed 001 section 4.1)."""
 
     #: probability of a random action (epsilon-greedy)
-    epsilon: float = 0.05
+    epsilon: float = number(0.05, high=1)
     #: discount factor gamma
-    gamma: float = 0.8
+    gamma: float = number(0.8, high=1)
     #: learning rate eta of the SARSA target
-    eta: float = 0.2
+    eta: float = number(0.2, high=1)
     #: new training examples between two batch re-fits of the approximator
-    refit_every: int = 50
+    refit_every: int = number(50, low=1, integer=True)
     #: most recent examples a re-fit uses
-    window: int = 5000
+    window: int = number(5000, low=1, integer=True)
     #: semi-Markov reading: discount gamma per this much elapsed time (0: gamma per decision, the paper's)
-    discount_time: float = 0.0
+    discount_time: float = number(0.0)
 
     def __post_init__(self) -> None:
-        for name in ("epsilon", "gamma", "eta"):
-            value = getattr(self, name)
-            if not (isinstance(value, int | float) and 0.0 <= value <= 1.0):
-                raise ValueError(f"SARSA {name} must be in [0, 1], got {value!r}")
-        if self.refit_every < 1 or self.window < 1:
-            raise ValueError(f"refit_every and window must be >= 1, got {self.refit_every}, {self.window}")
-        if not (math.isfinite(self.discount_time) and self.discount_time >= 0):
-            raise ValueError(f"SARSA discount_time must be finite and >= 0, got {self.discount_time!r}")
+        validate(self)  # every field finite and in range (model/fields)
 
 
 class _Decision:
