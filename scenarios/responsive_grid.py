@@ -144,8 +144,8 @@ class Config:
     reps_synthetic: int = 30
     #: replications of a trace cell (fresh exploration and weights, same jobs)
     reps_trace: int = 1
-    #: folder the elastic pools' sizes over time are written to ("" for none)
-    pool_log: str = "results/responsive_grid/pools"
+    #: also copy the elastic pools' sizes over time here ('' copies none; they are saved in --out/series anyway)
+    pool_log: str = ""
 
     def __post_init__(self) -> None:
         def need(ok: bool, what: str) -> None:
@@ -409,11 +409,14 @@ def measure(model: Model) -> dict[str, float]:
     out["pool_mean"] = pool.mean_size(start, end) if pool is not None else float(model["cores"])
     if pool is not None:
         out["pool_max"] = float(max(s for _, s in pool.history))
+        name = f"{model['cell']['setting']}_rep{model['replication']}.csv"
+        text = "time,size\n" + "".join(f"{t:.0f},{s}\n" for t, s in pool.history)
+        # the pool's series goes back with the result, into this run's results folder (series/), for report()
+        out["files"] = {name: text}
         if cfg.pool_log:
             folder = Path(cfg.pool_log)
             folder.mkdir(parents=True, exist_ok=True)
-            name = f"{model['cell']['setting']}_rep{model['replication']}.csv"
-            (folder / name).write_text("time,size\n" + "".join(f"{t:.0f},{s}\n" for t, s in pool.history))
+            (folder / name).write_text(text)
     scheduler: SarsaScheduler | None = model["scheduler"]
     if scheduler is not None:
         out["elections"] = scheduler.elections
@@ -422,7 +425,8 @@ def measure(model: Model) -> dict[str, float]:
 
 def report(results, out: Path) -> list[Path]:
     """Print and save the paired comparisons (synthetic) and Tables 3-4 (trace); plot the pools."""
-    text, figure = report_text(results, Path(results.config.get("pool_log") or ""), Path(out))
+    # this run's pools only: saved under out/series by the runner (a shared pool_log may hold other runs')
+    text, figure = report_text(results, Path(out) / "series", Path(out))
     print(text)
     path = Path(out) / "report.md"
     path.write_text(text + "\n")

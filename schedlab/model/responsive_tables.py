@@ -165,25 +165,30 @@ def trace_table(rows: Sequence[Mapping[str, Any]]) -> str:
 
 
 def _pool_figure(pool_dir: Path, out: Path, site_cores: float) -> Path | None:
-    files = sorted(pool_dir.glob("ELA-*_rep0.csv")) if pool_dir.is_dir() else []
+    # "ELA-EST-0.5_rep0.csv", or with the runner's prefix "cell12-rep0-ELA-EST-0.5_rep0.csv" in --out/series
+    files = sorted(pool_dir.glob("*ELA-*_rep0.csv")) if pool_dir.is_dir() else []
     if not files:
         return None
+
+    def setting(f: Path) -> list[str]:  # ["ELA", "EST", "0.5"]
+        return f.stem[f.stem.index("ELA-") :].removesuffix("_rep0").split("-")
+
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    lambdas = sorted({f.stem.split("-")[2].removesuffix("_rep0") for f in files}, key=float)
+    lambdas = sorted({setting(f)[2] for f in files}, key=float)
     fig, axes = plt.subplots(len(lambdas), 1, figsize=(9, 2.4 * len(lambdas)), sharex=True, squeeze=False)
     for ax, lam in zip(axes[:, 0], lambdas, strict=True):
         for f in files:
-            if f.stem.split("-")[2].removesuffix("_rep0") != lam:
+            if setting(f)[2] != lam:
                 continue
             data = np.loadtxt(f, delimiter=",", skiprows=1, ndmin=2)
             # decisions come every period: a 6-hour moving mean of 24 periods of 15 min shows the trend
             k = min(24, len(data))
             smooth = np.convolve(data[:, 1], np.ones(k) / k, mode="valid")
-            ax.plot(data[k - 1 :, 0] / 86400, smooth, lw=0.9, label=f.stem.split("-")[1])
+            ax.plot(data[k - 1 :, 0] / 86400, smooth, lw=0.9, label=setting(f)[1])
         if math.isfinite(site_cores):
             ax.axhline(site_cores, color="k", lw=0.6, ls="--", label=f"site ({site_cores:.0f} cores)")
         ax.set_ylabel(f"cores, lambda={lam}")
