@@ -344,10 +344,11 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
     pool = None
     if kind == "ELA":
         pool_features = dataclasses.replace(features, waited=False)
+        sizer = _sarsa(cfg, pool_features.state_size + 1, streams, "pool")
         pool = ElasticPool(
             env,
             machine,
-            _sarsa(cfg, pool_features.state_size + 1, streams, "pool"),
+            sizer,
             pool_features,
             estimate,
             sizes=[max(cfg.pool_floor, round(f * cores)) for f in cfg.pool_fractions],
@@ -356,6 +357,7 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
             weight=weight,
             pretrain=cfg.pool_pretrain,
         )
+        pool.period_ended.connect(sizer.rewarded)  # the learner hears each period's reward
     Source(env, jobs, machine)
     until = _all_done(env, machine, len(jobs)) if pool is not None else None
     return Model(env, [machine], until=until, parts={**parts, "machine": machine, "pool": pool, "scheduler": scheduler})

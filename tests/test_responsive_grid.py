@@ -103,14 +103,15 @@ class _Random:
     """A chooser that picks uniformly: the pool's constraints must hold whatever it chooses."""
 
     def __init__(self, seed):
-        self.rng, self.n = np.random.default_rng(seed), 0
+        self.rng, self.n, self.rewards = np.random.default_rng(seed), 0, []
 
     def choose(self, rows, forced=None):
         self.n += 1
         return int(self.rng.integers(len(rows))), self.n - 1
 
-    def reward(self, decision, r):
-        assert 0.0 <= r <= 1.0
+    def rewarded(self, event):  # the pool's period_ended signal: one reward per decision, in order
+        assert event.decision == len(self.rewards) and 0.0 <= event.reward <= 1.0
+        self.rewards.append(event.reward)
 
 
 @settings(max_examples=40, deadline=None)
@@ -142,6 +143,8 @@ def test_elastic_pool_respects_floor_running_jobs_and_period(specs, floor, seed)
         weight=0.5,
         pretrain=0,
     )
+    sizer = pool.sizer
+    pool.period_ended.connect(sizer.rewarded)
     Source(env, jobs, machine)
     done = env.event()
     machine.completed.connect(lambda _: len(machine.records) == len(jobs) and not done.triggered and done.succeed())
@@ -151,6 +154,7 @@ def test_elastic_pool_respects_floor_running_jobs_and_period(specs, floor, seed)
     assert all(size >= floor for _, size in pool.history)
     assert all(capacity >= busy for capacity, busy in checks)  # running jobs never lose their cores
     assert len(machine.records) == len(jobs)  # every job ran (16 cores is always a candidate)
+    assert len(sizer.rewards) in (len(pool.history), len(pool.history) - 1)  # every period that ended was heard
 
 
 def test_elastic_pool_refuses_bad_settings():

@@ -32,6 +32,7 @@ import torch
 
 from schedlab.learners.approximators import QApproximator
 from schedlab.model.fields import number, validate
+from schedlab.model.site_state import DecisionReward
 
 __all__ = ["Sarsa", "SarsaConfig"]
 
@@ -134,6 +135,10 @@ class Sarsa:
             raise KeyError(f"decision {decision} is unknown or already rewarded")
         pending.reward = float(r)
         self._close(decision)
+
+    def rewarded(self, event: DecisionReward) -> None:
+        """A receiver for a model's reward signal (``pool.period_ended.connect(learner.rewarded)``)."""
+        self.reward(event.decision, event.reward)
 
     def _close(self, decision: int) -> None:
         d = self._open[decision]

@@ -13,6 +13,7 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -20,10 +21,17 @@ from schedlab.model.decisions import MachineView
 from schedlab.model.estimates import RuntimeEstimate
 from schedlab.model.job import Job
 
-__all__ = ["INTERACTIVE", "SiteFeatures"]
+__all__ = ["INTERACTIVE", "DecisionReward", "SiteFeatures"]
 
 #: the class label of jobs asking for responsiveness (execution time under 15 minutes)
 INTERACTIVE = "interactive"
+
+
+class DecisionReward(NamedTuple):
+    """A decision's reward, once known: what a learner hears (e.g. an elastic pool's ``period_ended``)."""
+
+    decision: int
+    reward: float
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""An elastic pool of cores whose size a learner chooses every period (seed 001, elastic MDP).
+"""An elastic pool of cores whose size a rule chooses every period (seed 001, elastic MDP).
 
 Every ``period`` the pool's size is chosen among ``sizes``: never below ``floor`` and
 never below the cores running jobs use (a running job is never cut). The choice is a
@@ -13,6 +13,11 @@ the period, is ``R_e = lambda W + (1 - lambda) U``:
 Until ``pretrain`` periods have passed the size follows the demand (the smallest size
 that holds the busy cores plus the queued jobs' cores), and the learner learns from
 that behaviour before it chooses.
+
+The pool calls only its sizing rule's decision hook, ``choose(rows, forced=...)``; the
+reward reaches a learner through the pool's ``period_ended`` signal
+(``pool.period_ended.connect(learner.rewarded)``), as completions reach learners
+through a machine's ``completed``.
 """
 
 from __future__ import annotations
@@ -25,23 +30,26 @@ import simpy
 from schedlab.model.estimates import RuntimeEstimate
 from schedlab.model.fair_share import responsiveness_utility
 from schedlab.model.records import JobRecord
-from schedlab.model.site_state import SiteFeatures
+from schedlab.model.site_state import DecisionReward, SiteFeatures
 from schedlab.processes.machine import Machine
+from schedlab.processes.signal import Signal
 
 __all__ = ["ElasticPool"]
 
 
 class ElasticPool:
-    """Resize ``machine`` every ``period`` as ``learner`` chooses.
+    """Resize ``machine`` every ``period`` as ``sizer`` chooses.
 
     Parameters
     ----------
     env, machine
         The environment and the machine whose pool is elastic (its ``max_capacity`` is
         the largest pool).
-    learner
-        A :class:`~schedlab.learners.sarsa.Sarsa` over rows of
-        ``features.state_size + 1`` (the state, then the size over ``max_capacity``).
+    sizer
+        The sizing rule: ``sizer.choose(rows, forced=...) -> (row, decision)`` over rows of
+        ``features.state_size + 1`` (the state, then the size over ``max_capacity``),
+        e.g. a :class:`~schedlab.learners.sarsa.Sarsa`, which also subscribes to
+        :attr:`period_ended` for its rewards.
     features, estimate
         How the site is described, and the execution times the supervisor believes.
     sizes
@@ -59,13 +67,16 @@ class ElasticPool:
     ----------
     history
         ``(time, size)`` of every decision, for plots and checks.
+    period_ended
+        Signal: a :class:`~schedlab.model.site_state.DecisionReward` at each period's end
+        (the decision that sized the period, and ``R_e``).
     """
 
     def __init__(
         self,
         env: simpy.Environment,
         machine: Machine,
-        learner,
+        sizer,
         features: SiteFeatures,
         estimate: RuntimeEstimate,
         *,
@@ -84,7 +95,8 @@ class ElasticPool:
         bad = [s for s in sizes if not 1 <= s <= machine.max_capacity]
         if bad:
             raise ValueError(f"elastic pool: sizes {bad} outside 1..{machine.max_capacity}")
-        self.env, self.machine, self.learner = env, machine, learner
+        self.env, self.machine, self.sizer = env, machine, sizer
+        self.period_ended: Signal[DecisionReward] = Signal()
         self.features, self.estimate = features, estimate
         self.sizes = sorted({max(int(s), floor) for s in sizes} | {machine.max_capacity})
         self.period, self.floor, self.weight, self.pretrain = period, floor, weight, pretrain
@@ -127,11 +139,11 @@ class ElasticPool:
                 ]
             )
             forced = self._by_demand(candidates) if len(self.history) < self.pretrain else None
-            row, decision = self.learner.choose(rows, forced=forced)
+            row, decision = self.sizer.choose(rows, forced=forced)
             m.set_capacity(candidates[row])
             self.history.append((self.env.now, candidates[row]))
             yield self.env.timeout(self.period)
-            self.learner.reward(decision, self._reward(busy0, provisioned0))
+            self.period_ended.emit(DecisionReward(decision, self._reward(busy0, provisioned0)))
 
     def mean_size(self, start: float, end: float) -> float:
         """Time-weighted mean pool size over ``[start, end)``."""
