@@ -428,7 +428,12 @@ def measure(model: Model) -> dict[str, float]:
 def report(results, out: Path) -> list[Path]:
     """Print and save the paired comparisons (synthetic) and Tables 3-4 (trace); plot the pools."""
     # this run's pools only: saved under out/series by the runner (a shared pool_log may hold other runs')
-    text, figure = report_text(results, Path(out) / "series", Path(out))
+    text = report_text(results)
+    from schedlab.plots.pools import pool_sizes_figure  # matplotlib (the plot extra) only for the figure
+
+    trace = [r for r in results.replications if r.get("experiment") == "trace"]
+    site = [r["pool_mean"] for r in trace if r["setting"] == "FIFO"]
+    figure = pool_sizes_figure(Path(out) / "series", Path(out), site[0] if site else math.nan) if trace else None
     print(text)
     path = Path(out) / "report.md"
     path.write_text(text + "\n")

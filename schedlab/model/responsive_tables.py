@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -164,46 +163,8 @@ def trace_table(rows: Sequence[Mapping[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def _pool_figure(pool_dir: Path, out: Path, site_cores: float) -> Path | None:
-    # "ELA-EST-0.5_rep0.csv", or with the runner's prefix "cell12-rep0-ELA-EST-0.5_rep0.csv" in --out/series
-    files = sorted(pool_dir.glob("*ELA-*_rep0.csv")) if pool_dir.is_dir() else []
-    if not files:
-        return None
-
-    def setting(f: Path) -> list[str]:  # ["ELA", "EST", "0.5"]
-        return f.stem[f.stem.index("ELA-") :].removesuffix("_rep0").split("-")
-
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    lambdas = sorted({setting(f)[2] for f in files}, key=float)
-    fig, axes = plt.subplots(len(lambdas), 1, figsize=(9, 2.4 * len(lambdas)), sharex=True, squeeze=False)
-    for ax, lam in zip(axes[:, 0], lambdas, strict=True):
-        for f in files:
-            if setting(f)[2] != lam:
-                continue
-            data = np.loadtxt(f, delimiter=",", skiprows=1, ndmin=2)
-            # decisions come every period: a 6-hour moving mean of 24 periods of 15 min shows the trend
-            k = min(24, len(data))
-            smooth = np.convolve(data[:, 1], np.ones(k) / k, mode="valid")
-            ax.plot(data[k - 1 :, 0] / 86400, smooth, lw=0.9, label=setting(f)[1])
-        if math.isfinite(site_cores):
-            ax.axhline(site_cores, color="k", lw=0.6, ls="--", label=f"site ({site_cores:.0f} cores)")
-        ax.set_ylabel(f"cores, lambda={lam}")
-        ax.legend(fontsize=7, loc="upper right")
-    axes[-1, 0].set_xlabel("days into the segment")
-    axes[0, 0].set_title("Elastic pool size (6-hour moving mean of the 15-minute decisions, replication 0)")
-    path = out / "pool_sizes.png"
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
-
-
-def report_text(results: Any, pool_dir: Path, out: Path) -> tuple[str, Path | None]:
-    """The printed report of a run: header, paired synthetic table, target verdicts, trace tables, figure."""
+def report_text(results: Any) -> str:
+    """The printed report of a run: header, paired synthetic table, target verdicts, trace tables."""
     reps = results.reps
     parts = [f"## responsive_grid: {reps} replications per cell (common random numbers), seed {results.seed}"]
     if reps == 2:
@@ -227,9 +188,6 @@ def report_text(results: Any, pool_dir: Path, out: Path) -> tuple[str, Path | No
                 + (", ".join(good) if good else "none")
             )
     trace = [r for r in results.replications if r.get("experiment") == "trace"]
-    figure = None
     if trace:
         parts += ["", "### Trace: Tables 3-4 (paper's values in parentheses)", "", trace_table(trace)]
-        site = [r["pool_mean"] for r in trace if r["setting"] == "FIFO"]
-        figure = _pool_figure(pool_dir, out, site[0] if site else math.nan)
-    return "\n".join(parts), figure
+    return "\n".join(parts)
