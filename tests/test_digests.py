@@ -18,8 +18,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from digests import digest
+
 from schedlab.experiment.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent

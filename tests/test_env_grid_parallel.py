@@ -153,11 +153,11 @@ def test_on_a_topology_the_masks_are_each_brokers_reach_and_latency_delays_the_j
     graph = hierarchical_grid((2, 2), 2, capacity_range=(50.0, 350.0), seed=1)  # 2 brokers x 4 sites x 2 resources
     topology = grid_topology(graph, hops=2)
     env = GridParallelEnv(agents=2, resources=8, rate=2.0, steps=20, topology=topology)
-    observations, infos = env.reset(seed=3)
+    _, infos = env.reset(seed=3)
     for i, agent in enumerate(env.possible_agents):
         assert infos[agent]["action_mask"].tolist() == topology.reach[i].astype(int).tolist()
     while env.agents:  # every broker picks the first resource it may reach
-        observations, _, _, _, infos = env.step(
+        _, _, _, _, infos = env.step(
             {a: int(np.flatnonzero(infos[a]["action_mask"])[0]) for a in env.agents}
         )
     done = [r for r in env.records() if r.status.name == "COMPLETED"]

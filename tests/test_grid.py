@@ -17,9 +17,9 @@ from schedlab.learners import OrdinalSharing, SimpleLearning
 from schedlab.model import Job, metrics
 from schedlab.model.records import Status, records_frame
 from schedlab.policies import DecentralisedMinMin, LeastLoaded, RandomSelection
-from schedlab.processes.grid_model import GridModel, PoissonJobs
 from schedlab.processes.grid import GridModelView as GridView
 from schedlab.processes.grid import GridResources
+from schedlab.processes.grid_model import GridModel, PoissonJobs
 from schedlab.topologies import ordinal_ring
 
 ROOT = Path(__file__).resolve().parent.parent
