@@ -179,10 +179,9 @@ class GridModel:
                                        keep_records=keep_records)
         m = len(self.resources.servers)
         if topology is None:
-            order = list(range(self.agents)) if ring is None else ring_order(ring, self.agents)
-            topology = GridTopology(self.agents, m, np.zeros((self.agents, m)), np.ones((self.agents, m), dtype=bool),
-                                    tuple(order), tuple((order[k - 1],) for k in range(self.agents)))
-            topology = topology if ring is None else _reorder(topology, order)
+            if ring is not None:
+                ring_order(ring, self.agents)  # ring= must be one directed cycle (any sharing graph: topology=)
+            topology = GridTopology.complete(self.agents, m, sharing=ring)
         elif ring is not None:
             raise ValueError("give the sharing ring in the topology (topologies.grid_topology(..., sharing=ring)), "
                              "not both ring= and topology=")
@@ -309,12 +308,3 @@ class GridModel:
 
     def all_records(self) -> list[JobRecord]:
         return self.resources.all_records()
-
-
-def _reorder(topology: GridTopology, order: list[int]) -> GridTopology:
-    """The complete topology with the ring's turn order and predecessors."""
-    preds = [()] * topology.agents
-    for k, i in enumerate(order):
-        preds[i] = (order[k - 1],)
-    return GridTopology(topology.agents, topology.resources, topology.latency, topology.reach, tuple(order),
-                        tuple(preds))
