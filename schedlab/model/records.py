@@ -182,23 +182,8 @@ class RecordLog(Sequence[JobRecord]):
         if tuf is not None and status is Status.COMPLETED:
             utility = final_utility(tuf, end - submit, job.cpus, runtime)
         id, cpus, origin, weight = job.id, job.cpus, job.origin, job.weight
-        # the test of _log, written out: this is the path a machine takes once per job
-        if not (type(submit) is type(start) is type(end) is type(runtime) is type(estimate) is type(cpu_time)
-                is type(weight) is type(utility) is float
-                and type(id) is type(cpus) is type(preemptions) is type(resizes) is int
-                and -_BIG <= id < _BIG and cpus < _BIG and preemptions < _BIG and resizes < _BIG
-                and (origin is None or (type(origin) is int and _NO_ORIGIN < origin < _BIG))):
-            self._log(id, job.job_class, job.group, origin, where, submit, start, end, runtime, estimate,
-                      cpus, cpu_time, weight, preemptions, resizes, utility, status)
-            return
-        label = (job.job_class, job.group, where, status)
-        code = self._label_of.get(label)
-        if code is None:
-            code = self._label_of[label] = len(self._labels)
-            self._labels.append(label)
-        self._floats.fromlist([submit, start, end, runtime, estimate, cpu_time, weight, utility])
-        self._ints.fromlist([id, _NO_ORIGIN if origin is None else origin, cpus, preemptions, resizes, code])
-        self._n += 1
+        self._log(id, job.job_class, job.group, origin, where, submit, start, end, runtime, estimate,
+                  cpus, cpu_time, weight, preemptions, resizes, utility, status)
 
     def append(self, record: JobRecord) -> None:
         """Log a record already made."""
