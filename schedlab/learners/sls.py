@@ -56,7 +56,8 @@ class SimpleLearning:
         self.efficiency = np.zeros((view.agents, view.resources))
         self._m = view.resources
         reach = view.topology.reach
-        #: per agent, the resources it may send to (None: all of them, the paper's grid)
+        #: the resources each agent may send to, as a mask and as indices (None: all of them, the paper's grid)
+        self._reach = None if reach.all() else reach
         self._reachable = None if reach.all() else [np.flatnonzero(row) for row in reach]
         view.completed.connect(self.completed)
 
@@ -69,7 +70,7 @@ class SimpleLearning:
     def assign(self, agent: int, lengths: np.ndarray) -> Iterator[Assign]:
         row, rng, eps, m = self.efficiency[agent], self._rng, self.epsilon, self._m
         reachable = None if self._reachable is None else self._reachable[agent]
-        reach = None if reachable is None else np.isin(np.arange(m), reachable)
+        reach = None if self._reach is None else self._reach[agent]
         for pos in range(len(lengths)):
             if eps > 0 and rng.random() < eps:
                 j = int(rng.integers(m)) if reachable is None else int(reachable[rng.integers(reachable.size)])
