@@ -77,6 +77,8 @@ def test_a_complete_graph_becomes_the_complete_topology():
     assert topo.is_complete and topo.is_ring
     assert (topo.order, topo.predecessors) == (complete.order, complete.predecessors)
     assert np.array_equal(topo.latency, complete.latency) and np.array_equal(topo.reach, complete.reach)
+    assert topo.is_same_as(complete)  # the same, in one call
+    assert not topo.is_same_as(GridTopology.complete(3, 5))
 
 
 # --- latency ------------------------------------------------------------------------------------------------
