@@ -69,6 +69,10 @@ class Job:
         Time-utility function of the job's response time; ``None`` for none.
     origin
         Where the job entered the system (an agent or server index), if anywhere.
+    partition
+        The partition the job was submitted to (SWF field 16, as text), ``""`` for
+        none. The queue it was submitted to is ``job_class`` (SWF field 15). A
+        :class:`~schedlab.model.platform.Platform` binds partitions to nodes.
 
     Notes
     -----
@@ -88,6 +92,7 @@ class Job:
     weight: float = 1.0
     utility: TimeUtility | None = None
     origin: int | None = None
+    partition: str = ""
 
     def __post_init__(self) -> None:
         if self._check():
@@ -152,7 +157,7 @@ class Job:
 
 # Workload generators and time-stepped models make jobs by the million. The __init__
 # that dataclass writes for a frozen class must get past the class's own __setattr__, so
-# it sets each of the 11 fields with object.__setattr__, which costs more than all the
+# it sets each of the 12 fields with object.__setattr__, which costs more than all the
 # rest of making a job. new_job fills this writable twin instead (plain slot stores) and
 # makes it a Job by __class__ assignment, which Python allows between classes of the
 # same slots; it then runs the same checks as Job(...), so the result is an ordinary Job
@@ -178,6 +183,7 @@ def new_job(
     weight: float = 1.0,
     utility: TimeUtility | None = None,
     origin: int | None = None,
+    partition: str = "",
 ) -> Job:
     """``Job(...)`` with the same fields and checks, made about three times faster.
 
@@ -186,8 +192,9 @@ def new_job(
     """
     frozen = MappingProxyType(demands) if demands else _NO_DEMANDS
     # Positional, in field order: id, submit, runtime, cpus, demands, estimate,
-    # job_class, group, weight, utility, origin.
-    draft = _JobDraft(id, submit, runtime, cpus, frozen, estimate, job_class, group, weight, utility, origin)
+    # job_class, group, weight, utility, origin, partition.
+    draft = _JobDraft(id, submit, runtime, cpus, frozen, estimate, job_class, group, weight, utility, origin,
+                      partition)
     draft.__class__ = Job
     job = cast(Job, draft)
     job._check()
@@ -201,7 +208,7 @@ def _new_job(
 
     The workloads' own shorthand, without demands: one call less per job than ``new_job``.
     """
-    draft = _JobDraft(id, submit, runtime, cpus, _NO_DEMANDS, None, job_class, group, 1.0, utility, None)
+    draft = _JobDraft(id, submit, runtime, cpus, _NO_DEMANDS, None, job_class, group, 1.0, utility, None, "")
     draft.__class__ = Job
     job = cast(Job, draft)
     job._check()

@@ -156,6 +156,7 @@ def _job(
         estimate=estimate,
         job_class=_label(record.queue, class_labels),
         group=_label(record.group_id, group_labels),
+        partition=_label(record.partition, {}),
     )
     memory = record.requested_memory
     if memory > 0:  # rare in real logs: only these jobs pay for a demands mapping
@@ -176,6 +177,7 @@ def to_job(
     allocated processors (requested ones where allocated is missing), ``estimate`` =
     requested time if > 0, ``group`` and ``job_class`` = group and queue numbers as
     text (``""`` where missing, or the label in ``group_labels``/``class_labels``),
+    ``partition`` = partition number as text (``""`` where missing),
     ``demands["memory"]`` = requested memory if > 0. Times become floats.
 
     Raises

@@ -67,7 +67,8 @@ def _job_line(job: Job, groups: dict[str, int] | None, classes: dict[str, int] |
     values = (
         job.id, job.submit, -1, job.runtime, job.cpus, -1, -1, job.cpus,
         -1 if job.estimate is None else job.estimate, memory if memory > 0 else -1, -1, -1,
-        _code(job.group, groups), -1, _code(job.job_class, classes), -1, -1, -1,
+        _code(job.group, groups), -1, _code(job.job_class, classes),
+        int(job.partition) if _is_code(job.partition) else -1, -1, -1,
     )
     return " ".join(map(_format, values)) + "\n"
 
@@ -160,8 +161,9 @@ def write_swf(
         The jobs, one line each: job number = ``id``, submit, run time = ``runtime``,
         allocated and requested processors = ``cpus``, requested time = ``estimate``,
         requested memory = ``demands["memory"]``, group = ``group``, queue =
-        ``job_class``; -1 for the rest. ``weight``, ``utility``, ``origin`` and other
-        demands have no SWF field and are not written.
+        ``job_class``, partition = ``partition`` where it is a whole number; -1 for the
+        rest. ``weight``, ``utility``, ``origin``, other demands and a partition named by
+        text have no SWF field and are not written.
     header
         Header comments: an :class:`SWFHeader` (e.g. a trace's, to re-save it), or a
         mapping key -> value (a list of values for a repeated key such as ``Note``).
