@@ -1,0 +1,84 @@
+"""Griffe extension: Sphinx roles in schedlab's docstrings become links of the API reference.
+
+schedlab's numpydoc docstrings name other objects the Sphinx way, e.g.
+``:class:`~schedlab.model.decisions.MachineView``` or ``:func:`gantt```. Markdown has no
+roles, so mkdocstrings would print them as they are (":func:" and the name in code). This
+extension rewrites each role before the docstring is parsed, into an mkdocstrings
+cross-reference ``[`MachineView`][schedlab.model.decisions.MachineView]`` when the name
+resolves to a documented object on a page of the reference, and into plain code
+otherwise (a name outside schedlab, a private one, an undocumented one): a link that
+could not resolve would fail ``mkdocs build --strict``.
+
+A leading ``~`` shows only the last part of the name, as in Sphinx. The docstrings in
+the source stay as they are, so ``help()`` and editors show them unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import griffe
+
+#: a Sphinx Python-domain role: :class:`name`, :py:func:`~a.b.c`, ...
+ROLE = re.compile(r":(?:py:)?(?:mod|func|class|meth|attr|data|exc|obj|const):`(?P<tilde>~?)(?P<name>[^`]+)`")
+
+
+def _walk(obj: griffe.Object) -> Any:
+    """Every object of a package, once (aliases, i.e. re-exported names, are skipped)."""
+    yield obj
+    for member in obj.members.values():
+        if not member.is_alias:
+            yield from _walk(member)
+
+
+def _documented(path: str, collection: griffe.ModulesCollection) -> str | None:
+    """The canonical path of the object ``path`` names, if the reference renders it."""
+    try:
+        target = collection[path]
+        if target.is_alias:
+            target = target.final_target
+    except (KeyError, griffe.AliasResolutionError, griffe.CyclicAliasError):
+        return None
+    canonical = target.canonical_path
+    parts = canonical.split(".")
+    if parts[0] != "schedlab" or any(part.startswith("_") for part in parts[1:]):
+        return None  # outside schedlab, or private: not on a page
+    if not target.is_module and not target.docstring:
+        return None  # show_if_no_docstring is off
+    return canonical
+
+
+def _full_path(name: str, scope: griffe.Object) -> str | None:
+    """The dotted path a role's name stands for, seen from the object whose docstring holds it."""
+    if name.startswith("schedlab."):
+        return name
+    head, _, rest = name.partition(".")
+    try:
+        resolved = scope.resolve(head)
+    except (griffe.NameResolutionError, griffe.AliasResolutionError, KeyError, ValueError):
+        return None
+    return f"{resolved}.{rest}" if rest else resolved
+
+
+def rewrite(docstring: str, scope: griffe.Object, collection: griffe.ModulesCollection) -> str:
+    """The docstring with each role replaced by a cross-reference or by code."""
+
+    def one(match: re.Match[str]) -> str:
+        name = match["name"].strip().lstrip(".").removesuffix("()")
+        shown = name.rsplit(".", 1)[-1] if match["tilde"] else name
+        full = _full_path(name, scope)
+        target = _documented(full, collection) if full else None
+        return f"[`{shown}`][{target}]" if target else f"`{shown}`"
+
+    return ROLE.sub(one, docstring)
+
+
+class SphinxRoles(griffe.Extension):
+    """Rewrite the Sphinx roles of every docstring once the package is loaded."""
+
+    def on_package(self, *, pkg: griffe.Module, loader: griffe.GriffeLoader, **kwargs: Any) -> None:
+        """Rewrite roles in all docstrings of ``pkg`` (names resolve only once it is whole)."""
+        for obj in _walk(pkg):
+            if obj.docstring is not None and ":" in obj.docstring.value:
+                obj.docstring.value = rewrite(obj.docstring.value, obj, loader.modules_collection)
