@@ -29,7 +29,10 @@ def site(tmp_path_factory) -> Path:
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}  # Material's banner about its successor, on stderr
     build = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
-        cwd=ROOT, env=env, capture_output=True, text=True,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     assert build.returncode == 0, build.stderr[-4000:]
     return out
@@ -45,10 +48,11 @@ def test_every_public_module_has_a_section_in_the_api_reference(site):
     for name in SUBPACKAGES:
         html = (site / "reference" / name / "index.html").read_text()
         folder = ROOT / "schedlab" / name
-        modules = [p for p in folder.rglob("*.py") if not any(part.startswith("_") for part in p.relative_to(folder).parts)]
-        assert modules, name
-        for path in modules:
-            dotted = ".".join(("schedlab", name, *path.relative_to(folder).with_suffix("").parts))
+        modules = [p.relative_to(folder) for p in folder.rglob("*.py")]
+        public = [p for p in modules if not any(part.startswith("_") for part in p.parts)]
+        assert public, name
+        for path in public:
+            dotted = ".".join(("schedlab", name, *path.with_suffix("").parts))
             assert f'id="{dotted}"' in html, f"{dotted} has no section in reference/{name}"
 
 
