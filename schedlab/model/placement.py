@@ -1,0 +1,95 @@
+"""The placement contract: what a placement rule sees of a cluster's nodes, and what it answers.
+
+A cluster (:class:`schedlab.processes.cluster.Cluster`) asks its placement rule where a
+job that is about to start should run. The rule sees the nodes' state
+(:class:`NodeState`, one per node) and the nodes the job may use (its partition's),
+and answers an :data:`Allocation`, ``{node index: cores}``, or ``None`` when the job
+cannot be placed now. Rules live in :mod:`schedlab.policies.placement`; like every
+policy they import only this layer.
+
+How a job's other resources are spread over its nodes: a job's ``demands`` (memory,
+GPUs, ...) are totals for the job, as on a :class:`~schedlab.processes.machine.Machine`,
+and each node holds the share of them in proportion to the cores the job has there
+(:func:`share`). SWF's memory is per processor, so this is exact for traces: a job of
+4 processors of 2 GiB each holds 2 GiB on a node where it has one core. A resource
+such as GPUs is split the same way, so a two-node job asking for 2 GPUs holds one on
+each node where it has half its cores; rules keep GPU jobs whole on one node where
+they can (see :mod:`schedlab.policies.placement`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from schedlab.model.job import Job
+
+__all__ = ["Allocation", "NodeState", "Placement", "room", "share"]
+
+#: cores per node, ``{node index: cores}``: where a started job runs
+Allocation = Mapping[int, int]
+
+#: relative tolerance on resources: 0.1 + 0.2 GiB must fit in 0.3 (as Machine.fits)
+_TOLERANCE = 1e-9
+
+
+@dataclass
+class NodeState:
+    """One node as a placement rule sees it: its capacity and what is free now.
+
+    ``jobs`` counts the jobs on it; ``exclusive`` is true while a job holds it whole
+    (no other job may then use it, whatever is free).
+    """
+
+    index: int
+    name: str
+    kind: str
+    cores: int
+    resources: Mapping[str, float] = field(default_factory=dict)
+    free_cores: int = 0
+    free: dict[str, float] = field(default_factory=dict)
+    jobs: int = 0
+    exclusive: bool = False
+
+    @property
+    def idle(self) -> bool:
+        """No job on the node."""
+        return self.jobs == 0
+
+
+def share(job: Job, cores: int) -> dict[str, float]:
+    """What ``job`` holds of each other resource on a node where it has ``cores`` of its cores."""
+    if not job.demands:
+        return {}
+    part = cores / job.cpus
+    return {r: a * part for r, a in job.demands.items() if a > 0}
+
+
+def room(node: NodeState, job: Job) -> int:
+    """The most of ``job``'s cores ``node`` can take now (0 if it is held exclusively or lacks a resource)."""
+    if node.exclusive:
+        return 0
+    most = min(node.free_cores, job.cpus)
+    for r, a in job.demands.items():
+        if a <= 0:
+            continue
+        free = node.free.get(r, 0.0) * (1 + _TOLERANCE) if r in node.free else 0.0
+        per_core = a / job.cpus
+        most = min(most, int(free / per_core + _TOLERANCE))
+        if most <= 0:
+            return 0
+    return max(most, 0)
+
+
+class Placement(Protocol):
+    """A placement rule: where a job runs, on which of ``allowed``'s nodes, with how many cores each.
+
+    ``exclusive`` says whether the cluster must hold the chosen nodes whole for the job.
+    ``place`` answers an allocation whose cores add up to ``job.cpus`` (for an exclusive
+    rule, the nodes' whole cores), or ``None`` when the job cannot be placed now.
+    """
+
+    exclusive: bool
+
+    def place(self, job: Job, nodes: Sequence[NodeState], allowed: Sequence[int]) -> Allocation | None: ...

@@ -1,0 +1,141 @@
+"""Placement rules: which nodes a starting job runs on, and how many of its cores each holds.
+
+Placement is a policy decision, separate from the order jobs start in: a
+:class:`~schedlab.processes.cluster.Cluster` asks its rule each time it checks
+whether a job fits and when it starts it. The rules, all written against
+:mod:`schedlab.model.placement`:
+
+- :class:`FirstFit`: the whole job on the first node (in platform order) that can hold it;
+- :class:`BestFit`: the whole job on the node it leaves with the fewest free cores;
+- :class:`Exclusive`: whole idle nodes, held by the job alone (Slurm's ``--exclusive``,
+  Batsim's hosts);
+- :class:`Pack`: the job's cores anywhere there is room, partly used nodes first, so a
+  job may be split over several nodes although one could hold it (fewest idle nodes
+  touched; a job never waits for lack of a node when enough cores are free).
+
+A job that no single node can hold is spread over several by :class:`FirstFit` (nodes
+in order) and :class:`BestFit` (the roomiest first, the last piece best-fitted). A
+job's memory and GPUs go with its cores, in proportion (:func:`schedlab.model.placement.share`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from schedlab.model.job import Job
+from schedlab.model.placement import Allocation, NodeState, room
+
+__all__ = ["PLACEMENTS", "BestFit", "Exclusive", "FirstFit", "Pack", "make_placement"]
+
+
+def _spread(job: Job, rooms: list[tuple[int, int]]) -> Allocation | None:
+    """Take cores from ``(node, room)`` in the given order until the job has all of them."""
+    need = job.cpus
+    out: dict[int, int] = {}
+    for index, free in rooms:
+        take = min(free, need)
+        if take > 0:
+            out[index] = take
+            need -= take
+            if need == 0:
+                return out
+    return None
+
+
+@dataclass(frozen=True)
+class FirstFit:
+    """The first node (in platform order) that can hold the whole job; else nodes in order."""
+
+    exclusive = False
+
+    def place(self, job: Job, nodes: Sequence[NodeState], allowed: Sequence[int]) -> Allocation | None:
+        rooms = [(i, room(nodes[i], job)) for i in allowed]
+        for i, free in rooms:
+            if free >= job.cpus:
+                return {i: job.cpus}
+        return _spread(job, rooms)
+
+    def __str__(self) -> str:
+        return "first-fit"
+
+
+@dataclass(frozen=True)
+class BestFit:
+    """The node the whole job leaves with the fewest free cores; else the roomiest nodes first."""
+
+    exclusive = False
+
+    def place(self, job: Job, nodes: Sequence[NodeState], allowed: Sequence[int]) -> Allocation | None:
+        rooms = [(i, room(nodes[i], job)) for i in allowed]
+        whole = [(nodes[i].free_cores - job.cpus, i) for i, free in rooms if free >= job.cpus]
+        if whole:
+            return {min(whole)[1]: job.cpus}
+        rooms.sort(key=lambda item: (-item[1], item[0]))  # fewest nodes: the roomiest first
+        picked = _spread(job, rooms)
+        if picked is None:
+            return None
+        # the last piece goes to the tightest node that can take it, not the next roomiest
+        last = list(picked)[-1]
+        piece = picked[last]
+        fits = [(free, i) for i, free in rooms if free >= piece and (i == last or i not in picked)]
+        best = min(fits)[1]
+        if best != last:
+            del picked[last]
+            picked[best] = piece
+        return picked
+
+    def __str__(self) -> str:
+        return "best-fit"
+
+
+@dataclass(frozen=True)
+class Exclusive:
+    """Whole idle nodes, in platform order, until their cores and resources cover the job."""
+
+    exclusive = True
+
+    def place(self, job: Job, nodes: Sequence[NodeState], allowed: Sequence[int]) -> Allocation | None:
+        cores = 0
+        held: dict[str, float] = {}
+        out: dict[int, int] = {}
+        for i in allowed:
+            node = nodes[i]
+            if not node.idle:
+                continue
+            out[i] = node.cores
+            cores += node.cores
+            for r, a in node.resources.items():
+                held[r] = held.get(r, 0.0) + a
+            if cores >= job.cpus and all(held.get(r, 0.0) >= a * (1 - 1e-9) for r, a in job.demands.items()):
+                return out
+        return None
+
+    def __str__(self) -> str:
+        return "exclusive"
+
+
+@dataclass(frozen=True)
+class Pack:
+    """The job's cores wherever there is room: partly used nodes first (least room first), idle ones last."""
+
+    exclusive = False
+
+    def place(self, job: Job, nodes: Sequence[NodeState], allowed: Sequence[int]) -> Allocation | None:
+        rooms = [(i, room(nodes[i], job)) for i in allowed]
+        rooms.sort(key=lambda item: (nodes[item[0]].idle, item[1], item[0]))
+        return _spread(job, rooms)
+
+    def __str__(self) -> str:
+        return "pack"
+
+
+#: the placement rules by the names the command line and platform files use
+PLACEMENTS = {"first-fit": FirstFit, "best-fit": BestFit, "exclusive": Exclusive, "pack": Pack}
+
+
+def make_placement(name: str) -> FirstFit | BestFit | Exclusive | Pack:
+    """The placement rule called ``name`` (one of :data:`PLACEMENTS`)."""
+    if name not in PLACEMENTS:
+        raise ValueError(f"unknown placement {name!r}; choose from {', '.join(PLACEMENTS)}")
+    return PLACEMENTS[name]()

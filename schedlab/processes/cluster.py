@@ -1,0 +1,227 @@
+"""A machine made of nodes: each started job is placed on nodes, each node has its own resources.
+
+A :class:`Cluster` is a :class:`~schedlab.processes.machine.Machine` whose CPUs are the
+cores of a :class:`~schedlab.model.platform.Platform`'s nodes. Its policy still decides
+*which* job starts *when* (FCFS, EASY, the multi-queue policies...); a placement rule
+(:mod:`schedlab.policies.placement`) decides *where*: on which nodes, with how many
+cores each. A job fits when its rule can place it now on the nodes of its partition,
+every node keeping within its cores, memory, GPUs and other resources.
+
+Which nodes a job ran on is kept in the cluster's placement table
+(:meth:`Cluster.placement_rows`: one row per job and node, with the cores it held there
+and when), not in the job's :class:`~schedlab.model.records.JobRecord`: a job may span
+several nodes, and records keep one ``machine`` (the cluster's name) so that every
+metric and stored digest reads them as before. ``schedlab replay --platform`` saves the
+table beside the results, and ``schedlab plot`` draws a Gantt chart per node from it.
+
+What a cluster does not do: squeeze or grow a running job (``Resize``, or ``Start`` on
+fewer cores than asked, raise :class:`~schedlab.processes.machine.PolicyError`), or
+change its size (:meth:`set_capacity`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Literal
+
+import simpy
+
+from schedlab.model.decisions import Policy
+from schedlab.model.job import Job
+from schedlab.model.placement import Allocation, NodeState, Placement, share
+from schedlab.model.platform import Platform
+from schedlab.processes.machine import Machine, PolicyError
+from schedlab.processes.running import Running
+
+__all__ = ["PLACEMENT_COLUMNS", "Cluster"]
+
+#: the columns of :meth:`Cluster.placement_rows`
+PLACEMENT_COLUMNS = ("job", "node", "kind", "cores", "start", "end")
+
+
+def _states(platform: Platform) -> list[NodeState]:
+    return [NodeState(i, n.name, n.kind, n.cores, n.resources, n.cores, dict(n.resources))
+            for i, n in enumerate(platform.nodes)]
+
+
+class Cluster(Machine):
+    """The nodes of ``platform``, run by ``policy``, jobs placed by ``placement``.
+
+    Parameters
+    ----------
+    env
+        The SimPy environment.
+    platform
+        Its nodes, partitions and queues (:func:`~schedlab.model.platform.load_platform`).
+    policy
+        Which job starts when, as on a :class:`Machine`.
+    placement
+        Where a job runs: a rule of :mod:`schedlab.policies.placement`, or any
+        :class:`~schedlab.model.placement.Placement`.
+    name, oversize, batch_decisions
+        As for :class:`Machine`. A job no placement could ever fit on the empty
+        nodes of its partition is rejected (or raises, with ``oversize="raise"``).
+
+    Attributes
+    ----------
+    nodes
+        Each node's :class:`~schedlab.model.placement.NodeState`, live.
+    allocations
+        ``{job: {node index: cores}}`` for the running jobs.
+    """
+
+    def __init__(
+        self,
+        env: simpy.Environment,
+        platform: Platform,
+        policy: Policy,
+        placement: Placement,
+        *,
+        name: str = "cluster",
+        oversize: Literal["reject", "raise"] = "reject",
+        batch_decisions: bool = False,
+    ) -> None:
+        super().__init__(env, platform.cores, policy, name=name, resources=platform.resources, oversize=oversize,
+                         batch_decisions=batch_decisions)
+        self.platform = platform
+        self.placement = placement
+        self.nodes = _states(platform)
+        self._empty = _states(platform)  # never changed: where can_ever_fit places
+        self.allocations: dict[Job, Allocation] = {}
+        self._on_node: list[dict[Job, int]] = [{} for _ in self.nodes]
+        self._allowed: dict[Job, tuple[int, ...]] = {}
+        self._since: dict[Job, float] = {}
+        self._rows: list[tuple[object, str, str, int, float, float]] = []
+        # fits() then start() place the same job on the same state: the plan is kept in between
+        self._version = 0
+        self._plan_of: tuple[Job, int, Allocation | None] | None = None
+
+    # ------------------------------------------------------------------ queries
+    def allowed_nodes(self, job: Job) -> tuple[int, ...]:
+        """Indices of the nodes ``job`` may run on: its partition's (all nodes without one)."""
+        allowed = self._allowed.get(job)
+        if allowed is None:
+            allowed = self.platform.nodes_of(job)
+            if job in self._arrival_seq:  # only jobs that are here are remembered
+                self._allowed[job] = allowed
+        return allowed
+
+    def plan(self, job: Job) -> Allocation | None:
+        """Where ``job`` would run if it started now (``None``: it cannot be placed now)."""
+        planned = self._plan_of
+        if planned is not None and planned[0] is job and planned[1] == self._version:
+            return planned[2]
+        alloc = self.placement.place(job, self.nodes, self.allowed_nodes(job))
+        self._plan_of = (job, self._version, alloc)
+        return alloc
+
+    def fits(self, job: Job, cpus: int | None = None) -> bool:
+        """Could ``job`` start now: can the placement rule place all its cores on its partition's nodes?"""
+        if (cpus is not None and cpus != job.cpus) or job.cpus > self.free:
+            return False
+        return self.plan(job) is not None
+
+    def can_ever_fit(self, job: Job) -> bool:
+        """Could the placement rule place ``job`` on its partition's nodes, were they all idle?"""
+        if job.cpus > self.max_capacity:
+            return False
+        return self.placement.place(job, self._empty, self.platform.nodes_of(job)) is not None
+
+    # ------------------------------------------------------------------ arrivals and actions
+    def submit(self, job: Job) -> None:
+        """Queue ``job`` (a job its partition can never hold is rejected), and let the policy decide."""
+        if not self.can_ever_fit(job):
+            self._reject(job)
+            return
+        super().submit(job)
+
+    def start(self, job: Job, cpus: int | None = None) -> None:
+        """Place waiting ``job`` on nodes and start it on all its cores."""
+        if cpus is not None and cpus != job.cpus:
+            raise PolicyError(f"cluster {self.name!r}: job {job.id} asks for {job.cpus} cores; a cluster does "
+                              f"not squeeze jobs, so it cannot start on {cpus}")
+        if job not in self._arrival_seq:
+            raise PolicyError(f"cluster {self.name!r}: job {job.id} is not waiting here")
+        alloc = self.plan(job)
+        if alloc is None:
+            raise PolicyError(f"cluster {self.name!r} at t={self.env.now}: job {job.id} ({job.cpus} cores, "
+                              f"{dict(job.demands)}) cannot be placed now by {self.placement}")
+        super().start(job, cpus)  # its fits() check finds the plan just made
+        exclusive = self.placement.exclusive
+        for i, cores in alloc.items():
+            node = self.nodes[i]
+            node.jobs += 1
+            self._on_node[i][job] = cores
+            if exclusive:
+                node.exclusive = True
+                node.free_cores = 0
+                node.free = dict.fromkeys(node.resources, 0.0)
+            else:
+                node.free_cores -= cores
+                for r, a in share(job, cores).items():
+                    node.free[r] -= a
+        self.allocations[job] = alloc
+        self._since[job] = self.env.now
+        self.free = sum(node.free_cores for node in self.nodes)  # exclusive nodes hold all their cores
+        self._version += 1
+
+    def resize(self, job: Job, cpus: int) -> None:
+        raise PolicyError(f"cluster {self.name!r}: job {job.id}: a cluster does not resize running jobs")
+
+    def set_capacity(self, cpus: int) -> None:
+        raise ValueError(f"cluster {self.name!r}: a cluster's size is its platform's nodes; it cannot be set")
+
+    def _release(self, run: Running) -> None:
+        super()._release(run)
+        job = run.job
+        alloc = self.allocations.pop(job)
+        start = self._since.pop(job)
+        now = self.env.now
+        for i, cores in alloc.items():
+            node = self.nodes[i]
+            on = self._on_node[i]
+            del on[job]
+            node.jobs -= 1
+            node.exclusive = False
+            # re-add what the node's other jobs hold rather than subtract: no float residue builds up
+            node.free_cores = node.cores - sum(on.values())
+            node.free = {r: cap - math.fsum(share(j, c).get(r, 0.0) for j, c in on.items())
+                         for r, cap in node.resources.items()}
+            self._rows.append((job.id, node.name, node.kind, cores, start, now))
+        self.free = sum(node.free_cores for node in self.nodes)
+        self._version += 1
+        self._allowed.pop(job, None)  # a preempted job looks its nodes up again when it is placed
+
+    # ------------------------------------------------------------------ results
+    def placement_rows(self, *, running: bool = True) -> list[tuple[object, str, str, int, float, float]]:
+        """Where each job ran: ``(job, node, kind, cores, start, end)`` per job and node (:data:`PLACEMENT_COLUMNS`).
+
+        A preempted job has one row per stretch it ran. With ``running``, jobs still
+        running are included, ending now.
+        """
+        rows = list(self._rows)
+        if running:
+            now = self.env.now
+            for job, alloc in self.allocations.items():
+                for i, cores in alloc.items():
+                    node = self.nodes[i]
+                    rows.append((job.id, node.name, node.kind, cores, self._since[job], now))
+        return rows
+
+    def placements_csv(self) -> str:
+        """:meth:`placement_rows` as CSV text, with a header line."""
+        lines = [",".join(PLACEMENT_COLUMNS)]
+        lines += [",".join(map(str, row)) for row in self.placement_rows()]
+        return "\n".join(lines) + "\n"
+
+    def node_usage(self) -> Mapping[str, tuple[int, dict[str, float]]]:
+        """Each node's cores and other resources in use now: ``{node: (cores, {resource: amount})}``."""
+        return {
+            n.name: (n.cores - n.free_cores, {r: n.resources[r] - n.free.get(r, 0.0) for r in n.resources})
+            for n in self.nodes
+        }
+
+    def __repr__(self) -> str:
+        return (f"Cluster({self.name!r}, nodes={len(self.nodes)}, cores={self.capacity}, free={self.free}, "
+                f"waiting={len(self.waiting)}, running={len(self.running)})")
