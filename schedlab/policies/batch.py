@@ -1,23 +1,32 @@
-"""The batch policies named on the command line: a priority order, with or without EASY backfilling."""
+"""The batch policies named on the command line: a priority order, with or without backfilling."""
 
 from __future__ import annotations
 
 from schedlab.model.decisions import Policy
 from schedlab.policies.backfilling import EASY, Committed
+from schedlab.policies.conservative import Conservative
 from schedlab.policies.scoring import SCORES, Priority
 
 __all__ = ["BACKFILLS", "make_policy"]
 
-BACKFILLS = ("none", "easy")
+#: backfilling variants: none (strict priority order), EASY, conservative
+BACKFILLS = ("none", "easy", "conservative")
 
 
 def make_policy(score: str, backfill: str = "none", compat: str = "none") -> Policy:
-    """The policy named on the command line: a score, with or without EASY backfilling."""
+    """The policy named on the command line: a score, with EASY, conservative or no backfilling."""
     if score not in SCORES:
         raise ValueError(f"unknown policy {score!r}; choose from {', '.join(SCORES)}")
     if backfill not in BACKFILLS:
         raise ValueError(f"unknown backfill {backfill!r}; choose from {', '.join(BACKFILLS)}")
     if compat == "rlscheduler":
+        if backfill == "conservative":
+            raise ValueError("--compat rlscheduler has no conservative backfilling (RLScheduler's loop "
+                             "backfills only before the committed job); use backfill none or easy")
         return Committed(score, backfill=backfill == "easy")
     order = Priority(score)
-    return EASY(order) if backfill == "easy" else order
+    if backfill == "easy":
+        return EASY(order)
+    if backfill == "conservative":
+        return Conservative(order)
+    return order

@@ -1,0 +1,131 @@
+"""Hand-written heapq FCFS + conservative backfilling: the plain-Python reference of benchmarks/replay.py.
+
+No SimPy, no schedlab: jobs are tuples, the clock is a heap of ``(time, seq, kind, i)``,
+and the rule is written from the paper's description, not from schedlab's code. It
+should give schedlab's ``make_policy("fcfs", "conservative")`` schedule job for job.
+
+The rule, decision for decision: one decision after every arrival and every completion,
+in the order SimPy takes them (same-time events in scheduling order; a job's completion
+is scheduled after the arrival that the source schedules in the same step). At each
+decision the plan is made from scratch:
+
+- the profile is a list of ``[time, free]`` steps from ``now``: the free processors,
+  plus each running job's processors from ``max(now, start + requested)`` on;
+- in FCFS order, each waiting job takes the earliest step time ``t`` such that every
+  step overlapping ``[t, t + requested)`` has its processors free; the profile loses
+  them over that interval (a new step at ``t + requested`` if there is none);
+- the jobs whose slot is ``now`` start.
+
+``full=False`` (the default) stops planning when no waiting job left is narrow enough
+for the processors still free now (none of them could start); ``full=True`` plans the
+whole queue, to check that stopping early changes no start.
+
+:func:`replay` returns each job's start time (same order as the jobs).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Sequence
+
+#: (id, submit, runtime, cpus, requested time), in submit order
+JobTuple = tuple[int, float, float, int, float]
+
+ARRIVAL, COMPLETION = 0, 1
+
+
+def _slot(steps: list[list[float]], need: int, length: float) -> int:
+    """Position of the first step where ``need`` processors stay free for ``length``; -1 if none."""
+    a = 0
+    while a < len(steps):
+        stop = steps[a][0] + length
+        b = a
+        while b < len(steps) and (b == a or steps[b][0] < stop) and steps[b][1] >= need:
+            b += 1
+        if b == len(steps) or (b > a and steps[b][0] >= stop):
+            return a  # every step of [t, t + length) has room
+        a = b + 1  # step b is short of processors: no slot starts at or before it
+    return -1
+
+
+def _take(steps: list[list[float]], a: int, need: int, length: float) -> None:
+    """Remove ``need`` processors from step ``a``'s time until that time + ``length``."""
+    stop = steps[a][0] + length
+    b = a
+    while b < len(steps) and steps[b][0] < stop:
+        b += 1
+    if b > a and (b == len(steps) or steps[b][0] != stop):
+        steps.insert(b, [stop, steps[b - 1][1]])
+    for s in steps[a:b]:
+        s[1] -= need
+
+
+def replay(jobs: Sequence[JobTuple], procs: int, full: bool = False) -> list[float]:
+    """Start time of each job under FCFS + conservative backfilling on ``procs`` processors."""
+    submit = [j[1] for j in jobs]
+    runtime = [j[2] for j in jobs]
+    cpus = [j[3] for j in jobs]
+    requested = [j[4] for j in jobs]
+    n = len(jobs)
+    start = [math.nan] * n
+    running: dict[int, float] = {}  # job -> start + requested
+    waiting: list[int] = []  # arrival (= FCFS) order
+    heap: list[tuple[float, int, int, int]] = []
+    free = procs
+    seq = 0
+
+    def decide(now: float) -> list[int]:
+        nonlocal free
+        released: dict[float, int] = {}
+        for j, end in running.items():
+            t = end if end > now else now
+            released[t] = released.get(t, 0) + cpus[j]
+        steps = [[now, free + released.pop(now, 0)]]
+        for t in sorted(released):
+            steps.append([t, steps[-1][1] + released[t]])
+        smallest = [0] * len(waiting)  # smallest[p]: fewest processors asked by a job from p on
+        low = math.inf
+        for p in range(len(waiting) - 1, -1, -1):
+            low = min(low, cpus[waiting[p]])
+            smallest[p] = low
+        started = []
+        for pos, j in enumerate(waiting):
+            if not full and smallest[pos] > steps[0][1]:
+                break  # none of the rest fits in what is free now: none can start
+            a = _slot(steps, cpus[j], requested[j])
+            if a < 0:
+                continue
+            _take(steps, a, cpus[j], requested[j])
+            if a == 0 and cpus[j] <= free:
+                free -= cpus[j]
+                start[j] = now
+                running[j] = now + requested[j]
+                started.append(j)
+        waiting[:] = [j for j in waiting if start[j] != start[j]]  # drop the started (nan != nan)
+        return started
+
+    def push(t: float, kind: int, i: int) -> None:
+        nonlocal seq
+        seq += 1
+        heapq.heappush(heap, (t, seq, kind, i))
+
+    if n:
+        push(submit[0], ARRIVAL, 0)
+    while heap:
+        now, _, kind, i = heapq.heappop(heap)
+        started: list[int] = []
+        if kind == ARRIVAL:  # the source submits every job due now, one decision after each
+            while i < n and submit[i] == now:
+                waiting.append(i)
+                started += decide(now)
+                i += 1
+            if i < n:
+                push(submit[i], ARRIVAL, i)
+        else:
+            free += cpus[i]
+            del running[i]
+            started += decide(now)
+        for j in started:  # SimPy schedules a started job's end after the step that started it
+            push(now + runtime[j], COMPLETION, j)
+    return start
