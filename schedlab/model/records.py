@@ -32,6 +32,8 @@ class Status(StrEnum):
     WAITING = "waiting"
     #: still executing when the run stopped
     RUNNING = "running"
+    #: killed when it reached its time limit (walltime), as Slurm's TIMEOUT state
+    TIMEOUT = "timeout"
 
 
 class JobRecord(NamedTuple):
