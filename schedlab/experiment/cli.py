@@ -85,6 +85,13 @@ def _parser(script: str | None = None) -> argparse.ArgumentParser:
                         help="rlscheduler: RLScheduler's loader, node allocation and scheduling loop")
     replay.add_argument("--strict", action="store_true", help="stop at the first malformed line (default: skip, count)")
     replay.add_argument("--no-native", action="store_true", help="leave out the native (as-run) schedule")
+    replay.add_argument("--platform", default=None, metavar="FILE",
+                        help="replay on the nodes, partitions and queues of a platform file (TOML; docs/platforms.md)")
+    replay.add_argument("--placement", default="first-fit", choices=("first-fit", "best-fit", "exclusive", "pack"),
+                        help="with --platform: where a job goes on the nodes (default first-fit)")
+    replay.add_argument("--queues", default="none", choices=("none", "strict", "wrr"),
+                        help="with --platform: across queues, none (one queue), strict priority or weighted "
+                             "round robin (default none)")
     replay.add_argument("--executor", choices=("serial", "process", "dask"), default="process")
     replay.add_argument("--workers", type=int, default=None)
     replay.add_argument("--out", default=None, metavar="DIR", help="where to save results (default: results/replay)")
@@ -202,7 +209,13 @@ def _replay(args: argparse.Namespace) -> int:
         "backfills": tuple(dict.fromkeys(args.backfill or ["none", "easy"])), "length": args.length,
         "window_seed": args.seed, "compat": args.compat, "strict": args.strict, "native": not args.no_native,
         "traces_dir": str(Path.cwd().parent / "shared" / "traces"),
+        "platform": str(Path(args.platform).resolve()) if args.platform else "",
+        "placement": args.placement, "queues": args.queues,
     }
+    if args.platform:
+        from schedlab.model.platform import load_platform
+
+        load_platform(args.platform)  # a bad file stops here, with its one-line error
     if args.start is not None:
         overrides["starts"] = (args.start,)
     elif args.starts is not None:
@@ -217,8 +230,12 @@ def _replay(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else Path("results") / "replay"
     check_out(out, overwrite=args.overwrite or not args.out)  # the default folder is replaced by each run
     for name in cfg.traces:  # what was read, kept and dropped, and why: skips are counted, never silent
-        loaded = load_trace(str(trace_path(name, Path(cfg.traces_dir))), cfg.compat, cfg.strict)
-        print(f"{loaded.report}; machine {loaded.procs} {'nodes' if cfg.compat == 'rlscheduler' else 'processors'}")
+        loaded = load_trace(str(trace_path(name, Path(cfg.traces_dir))), cfg.compat, cfg.strict, bool(cfg.platform))
+        if cfg.platform:
+            print(f"{loaded.report}; {platform_line(cfg.platform)}")
+        else:
+            print(f"{loaded.report}; machine {loaded.procs} "
+                  f"{'nodes' if cfg.compat == 'rlscheduler' else 'processors'}")
     results = run(scenario, overrides=overrides, reps=cfg.n_windows, executor=args.executor, workers=args.workers)
     for row in results.rows:
         row["windows"] = cfg.n_windows
@@ -229,6 +246,17 @@ def _replay(args: argparse.Namespace) -> int:
     results.save(out)
     print(f"saved {out}{os.sep}summary.json, summary.csv, replications.csv (per window), records and manifest.json")
     return 0
+
+
+def platform_line(path: str) -> str:
+    """What ``schedlab replay --platform`` replays on, in one line: node types, partitions, queues."""
+    from schedlab.model.platform import load_platform
+
+    platform = load_platform(path)
+    types = ", ".join(f"{t.count} x {t.name} ({t.cores} cores"
+                      + "".join(f", {a:g} {r}" for r, a in t.resources.items()) + ")" for t in platform.node_types)
+    return (f"platform {platform.name}: {len(platform.nodes)} nodes, {platform.cores} cores: {types}; "
+            f"partitions: {', '.join(platform.partitions) or 'none'}; queues: {', '.join(platform.queues) or 'none'}")
 
 
 def left_out(records: typing.Any, length: int) -> list[str]:

@@ -25,7 +25,7 @@ from typing import Protocol
 
 from schedlab.model.job import Job
 
-__all__ = ["Allocation", "NodeState", "Placement", "room", "share"]
+__all__ = ["Allocation", "NodeState", "Placement", "fits_one_node", "room", "share"]
 
 #: cores per node, ``{node index: cores}``: where a started job runs
 Allocation = Mapping[int, int]
@@ -66,20 +66,28 @@ def share(job: Job, cores: int) -> dict[str, float]:
     return {r: a * part for r, a in job.demands.items() if a > 0}
 
 
-def room(node: NodeState, job: Job) -> int:
-    """The most of ``job``'s cores ``node`` can take now (0 if it is held exclusively or lacks a resource)."""
-    if node.exclusive:
+def room(node: NodeState, job: Job, *, idle: bool = False) -> int:
+    """The most of ``job``'s cores ``node`` can take now (0 if it is held exclusively or lacks a resource).
+
+    With ``idle``, the most it could take were it idle: what its capacity allows.
+    """
+    if node.exclusive and not idle:
         return 0
-    most = min(node.free_cores, job.cpus)
+    most = min(node.cores if idle else node.free_cores, job.cpus)
+    amounts = node.resources if idle else node.free
     for r, a in job.demands.items():
         if a <= 0:
             continue
-        free = node.free.get(r, 0.0) * (1 + _TOLERANCE) if r in node.free else 0.0
         per_core = a / job.cpus
-        most = min(most, int(free / per_core + _TOLERANCE))
+        most = min(most, int(amounts.get(r, 0.0) * (1 + _TOLERANCE) / per_core + _TOLERANCE))
         if most <= 0:
             return 0
     return max(most, 0)
+
+
+def fits_one_node(job: Job, nodes: Sequence[NodeState], allowed: Sequence[int]) -> bool:
+    """Could one of ``allowed``'s nodes, idle, hold the whole job?"""
+    return any(room(nodes[i], job, idle=True) >= job.cpus for i in allowed)
 
 
 class Placement(Protocol):

@@ -52,14 +52,15 @@ import os
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
 
 from schedlab.model.job import Job
 
 __all__ = [
-    "SWF_MEMORY_TO_GIB", "Node", "NodeType", "Partition", "Platform", "PlatformError", "Queue", "load_platform",
-    "parse_platform",
+    "SWF_MEMORY_TO_GIB", "Node", "NodeType", "Partition", "Platform", "PlatformError", "Queue", "cached_platform",
+    "load_platform", "parse_platform",
 ]
 
 #: SWF's requested memory (field 10) is kilobytes per processor; a platform's memory is GiB per node
@@ -194,6 +195,23 @@ class Platform:
         return replace(job, **changes) if changes else job
 
 
+    def swf_job(self, job: Job) -> Job:
+        """A job read from an SWF log (``load_trace(..., memory=True)``) as this platform runs it.
+
+        SWF's requested memory is kilobytes per processor; a platform's memory is GiB
+        per node. Where the nodes have memory, the request becomes the job's total in
+        GiB (``kB x processors / 2**20``), which each node holds in proportion to the
+        job's cores there; where they have none, it is dropped. Then :meth:`admit`.
+        """
+        memory = job.demands.get("memory")
+        if memory is not None:
+            demands = {r: a for r, a in job.demands.items() if r != "memory"}
+            if "memory" in self.resources:
+                demands["memory"] = memory * job.cpus * SWF_MEMORY_TO_GIB
+            job = replace(job, demands=demands)
+        return self.admit(job)
+
+
 def _by_label(table: Mapping[str, Any], label: str) -> Any:
     if not label:
         return None
@@ -248,6 +266,12 @@ _TOP = ("name", "nodes", "partitions", "queues")
 _NODE = ("count", "cores", "memory", "gpus", "resources")
 _PARTITION = ("nodes", "swf_id", "max_runtime", "default")
 _QUEUE = ("swf_id", "priority", "weight", "max_runtime", "partition", "demands")
+
+
+@lru_cache(maxsize=8)
+def cached_platform(path: str) -> Platform:
+    """:func:`load_platform`, once per process and path (every replication of a replay shares it)."""
+    return load_platform(path)
 
 
 def load_platform(path: str | os.PathLike[str]) -> Platform:

@@ -51,13 +51,17 @@ def _to_nodes(job: Job, per_node: int) -> Job:
 
 
 @lru_cache(maxsize=4)
-def load_trace(path: str, compat: str = "none", strict: bool = False) -> LoadedTrace:
+def load_trace(path: str, compat: str = "none", strict: bool = False, memory: bool = False) -> LoadedTrace:
     """Read and clean an SWF log once per process (replays of many windows share it).
 
     A log whose header gives MaxNodes but no MaxProcs is read as one processor per
     node. Under ``compat="rlscheduler"`` the machine is the header's MaxNodes nodes of
     MaxProcs / MaxNodes processors, and every job asks for whole nodes:
     ``ceil(processors / processors per node)``.
+
+    Requested memory (SWF field 10) is left out of the jobs unless ``memory``: then it
+    stays in ``demands["memory"]`` as the log gives it (kilobytes per processor), for
+    a platform with node memory to map (:meth:`~schedlab.model.platform.Platform.swf_job`).
     """
     if compat not in COMPATS:
         raise ValueError(f"unknown compat {compat!r}; choose from {', '.join(COMPATS)}")
@@ -85,7 +89,7 @@ def load_trace(path: str, compat: str = "none", strict: bool = False) -> LoadedT
     # The replay machine models processors only: a memory request would make the job "never fit" and
     # drop it from every metric (half of HPC2N's jobs). The request is left out, and the report says so.
     with_demands = sum(1 for j in jobs if j.demands)
-    if with_demands:
+    if with_demands and not memory:
         jobs = [replace(j, demands={}) if j.demands else j for j in jobs]
     per_node = 1
     if compat == "rlscheduler":
@@ -97,7 +101,7 @@ def load_trace(path: str, compat: str = "none", strict: bool = False) -> LoadedT
     report = str(trace.report)
     if late:
         report += f"\n  note: {len(late)} jobs were out of submit order (first at line {first_late}); sorted"
-    if with_demands:
+    if with_demands and not memory:
         report += (f"\n  note: {with_demands} jobs request memory; the replay machine models processors only, "
                    "so the requests are ignored")
     return LoadedTrace(str(path), tuple(jobs), waits, int(procs), per_node, report)

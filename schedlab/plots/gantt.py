@@ -1,9 +1,11 @@
-"""Gantt charts: when each job held CPUs, and how many.
+"""Gantt charts: when each job held CPUs, and how many; and, on a cluster, which nodes' cores.
 
 Records give one bar per job, from its first start to its end. A trace (a
 :class:`~schedlab.processes.tracing.TraceLog`'s entries) gives the exact allocation
 segments: a preempted job's bar has a gap, a squeezed job's bar is thinner while it
-runs on fewer CPUs than it asked for.
+runs on fewer CPUs than it asked for. A cluster's placement table
+(:meth:`~schedlab.processes.cluster.Cluster.placement_rows`) gives :func:`node_gantt`:
+one band per node, one row per core, each job drawn on the cores it held.
 """
 
 from __future__ import annotations
@@ -14,11 +16,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from schedlab.model.platform import Platform
 from schedlab.model.records import JobRecord
 from schedlab.plots._mpl import new_figure
 from schedlab.processes.tracing import TraceEntry
 
-__all__ = ["Segment", "gantt", "segments_from_records", "segments_from_trace"]
+__all__ = ["Segment", "core_slots", "gantt", "node_gantt", "segments_from_records", "segments_from_trace"]
 
 _ON = re.compile(r"job (\S+) (?:on|to) (\d+)/(\d+) cpus")
 _JOB = re.compile(r"job ([^\s,]+)")
@@ -146,4 +149,136 @@ def gantt(
     ax.invert_yaxis()  # first job on top, as a schedule is read
     ax.set_xlabel("simulated time")
     ax.set_title(title)
+    return fig
+
+
+#: a placement row: job, queue, node, kind, cores, start, end (Cluster.placement_rows)
+PlacementRow = tuple[Any, str, str, str, int, float, float]
+
+
+def _node_key(name: str) -> tuple[str, int, str]:
+    """cpu-2 before cpu-10: the type, then the number after the last dash."""
+    head, _, tail = name.rpartition("-")
+    return (head, int(tail), "") if tail.isdigit() else (name, -1, name)
+
+
+def core_slots(rows: Iterable[PlacementRow]) -> list[tuple[PlacementRow, list[int]]]:
+    """Each placement with the core numbers of its node it is drawn on (the lowest free at its start).
+
+    A placement table says how many cores of a node a job held, not which: any
+    numbering that never puts two jobs on one core at once draws the same schedule.
+    """
+    busy: dict[str, list[float]] = {}  # node -> per core, when it frees
+    out = []
+    for row in sorted(rows, key=lambda r: (r[5], r[6], str(r[0]))):
+        node, cores, start, end = row[2], int(row[4]), float(row[5]), float(row[6])
+        until = busy.setdefault(node, [])
+        free = [i for i, t in enumerate(until) if t <= start]
+        while len(free) < cores:  # more cores than drawn so far: the node's rows grow
+            until.append(-math.inf)
+            free.append(len(until) - 1)
+        # one block of neighbouring cores where there is one, so a job reads as one bar
+        block = next((free[k:k + cores] for k in range(len(free) - cores + 1)
+                      if free[k + cores - 1] - free[k] == cores - 1), None)
+        slots = block if block is not None else free[:cores]
+        for i in slots:
+            until[i] = end
+        out.append((row, slots))
+    return out
+
+
+def _runs(slots: list[int]) -> list[tuple[int, int]]:
+    """Contiguous runs of core numbers, as (first, count)."""
+    runs: list[tuple[int, int]] = []
+    for i in sorted(slots):
+        if runs and runs[-1][0] + runs[-1][1] == i:
+            runs[-1] = (runs[-1][0], runs[-1][1] + 1)
+        else:
+            runs.append((i, 1))
+    return runs
+
+
+def node_gantt(
+    rows: Iterable[PlacementRow],
+    *,
+    platform: Platform | None = None,
+    title: str = "Gantt chart per node",
+    ax: Any = None,
+) -> Any:
+    """A Gantt chart per node: one band per node (a row per core), each job on the cores it held.
+
+    Parameters
+    ----------
+    rows
+        A cluster's placement table: ``(job, queue, node, kind, cores, start, end)``
+        rows (:meth:`~schedlab.processes.cluster.Cluster.placement_rows`, or the
+        ``placements.csv`` that ``schedlab replay --platform`` saves).
+    platform
+        The platform the jobs ran on: every node shows (idle ones too) with its
+        cores and GPUs, and queues are named as it names them. Default: the nodes
+        in ``rows``, each as wide as the most cores it had busy at once.
+    title
+        The chart's title.
+    ax
+        A matplotlib Axes to draw on; default a new Figure.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Jobs are coloured by queue (the legend), labelled with their id where the bar
+        is wide enough; nodes are named on the left, with their type.
+    """
+    placed = core_slots(rows)
+    cores = {n.name: n.cores for n in platform.nodes} if platform is not None else {}
+    kinds = {n.name: n.kind for n in platform.nodes} if platform is not None else {}
+    gpus = {n.name: int(n.resources.get("gpus", 0)) for n in platform.nodes} if platform is not None else {}
+    for row, slots in placed:
+        cores[row[2]] = max(cores.get(row[2], 0), max(slots) + 1)
+        kinds[row[2]] = row[3]
+    nodes = sorted(cores, key=_node_key)
+    base, y = {}, 0
+    for node in nodes:
+        base[node] = y
+        y += cores[node]
+    total = max(y, 1)
+    if ax is None:
+        fig = new_figure(9.0, min(14.0, max(3.0, 1.4 + 0.11 * total + 0.08 * len(nodes))))
+        ax = fig.axes[0]
+    fig = ax.figure
+    queues = sorted({str(row[1]) for row, _ in placed})
+    colours = {q: f"C{i % 10}" for i, q in enumerate(queues)}
+    span = max((float(r[6]) for r, _ in placed), default=1.0) - min((float(r[5]) for r, _ in placed), default=0.0)
+    for row, slots in placed:
+        start, end, queue = float(row[5]), float(row[6]), str(row[1])
+        for first, count in _runs(slots):
+            bottom = base[row[2]] + first
+            ax.broken_barh([(start, end - start)], (bottom + 0.05, count - 0.1), facecolors=colours[queue],
+                           edgecolors="white", linewidth=0.4)
+            if span > 0 and end - start > 0.03 * span and count * 40 >= total:
+                ax.text((start + end) / 2, bottom + count / 2, str(row[0]), ha="center", va="center",
+                        fontsize=6, color="white")
+    for node in nodes[1:]:
+        ax.axhline(base[node], color="0.3", linewidth=0.8)
+    ax.set_ylim(0, total)
+    def label(n: str) -> str:
+        gpu = f", {gpus[n]} GPUs" if gpus.get(n) else ""
+        return f"{n}\n{cores[n]} cores{gpu}" if len(nodes) <= 40 else n
+
+    ax.set_yticks([base[n] + cores[n] / 2 for n in nodes], [label(n) for n in nodes],
+                  fontsize=7 if len(nodes) <= 40 else 4)
+    ax.invert_yaxis()  # the first node on top, as a platform file lists them
+    ax.set_xlabel("simulated time")
+    ax.set_ylabel("nodes: one row per core")
+    ax.set_title(title)
+    from matplotlib.patches import Patch
+
+    names = {}
+    if platform is not None:
+        for name, queue in platform.queues.items():
+            names[name] = name
+            if queue.swf_id is not None:
+                names[str(queue.swf_id)] = f"{queue.swf_id} ({name})"
+    handles = [Patch(color=colours[q], label=f"queue {names.get(q, q)}" if q else "no queue") for q in queues]
+    if handles:
+        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7, frameon=False)
     return fig

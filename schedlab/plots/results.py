@@ -21,6 +21,42 @@ def _records(folder: Path) -> object | None:
     return None
 
 
+def _node_gantt(folder: Path, target: Path) -> list[Path]:
+    """``gantt_nodes.png``: the Gantt chart per node of the first cell's first replication, where a
+    cluster's placement table was saved (``schedlab replay --platform`` saves ``series/*-placements.csv``)."""
+    import csv
+    import json
+
+    from schedlab.model.platform import load_platform
+    from schedlab.plots.gantt import node_gantt
+
+    tables = sorted((folder / "series").glob("cell0-rep0-*placements.csv"))
+    if not tables:
+        return []
+    with tables[0].open() as stream:
+        rows = [(r["job"], r["queue"], r["node"], r["kind"], int(r["cores"]), float(r["start"]), float(r["end"]))
+                for r in csv.DictReader(stream)]
+    config = json.loads((folder / "summary.json").read_text()).get("config", {}) \
+        if (folder / "summary.json").is_file() else {}
+    platform, label = None, ""
+    if config.get("platform") and Path(config["platform"]).is_file():  # idle nodes show too
+        platform = load_platform(config["platform"])
+        label = f"platform {platform.name}, {config.get('placement', '')} placement, queues {config.get('queues')}"
+    replications = folder / "replications.csv"
+    if replications.is_file():
+        import pandas as pd
+
+        first = pd.read_csv(replications).iloc[0]
+        trace = Path(str(first["trace"])).name if "trace" in first else ""
+        cell = f"{trace}, {first.get('policy', '')}+{first.get('backfill', '')}, window {first.get('rep', 0)}"
+        label = f"{label}\n{cell}" if label else cell
+    title = f"Gantt chart per node: {label}" if label else "Gantt chart per node"
+    fig = node_gantt(rows, platform=platform, title=title)
+    path = target / "gantt_nodes.png"
+    fig.savefig(path, dpi=100)
+    return [path]
+
+
 def plot_results(folder: str | Path, out: str | Path | None = None, *, capacity: float | None = None) -> list[Path]:
     """Write ``metric_<name>.png`` per metric of ``summary.csv``, and a Gantt chart and
     utilization/queue plot of the first replication of the first cell when records were kept.
@@ -90,6 +126,7 @@ def plot_results(folder: str | Path, out: str | Path | None = None, *, capacity:
         ):
             written.append(target / f"{name}.png")
             fig.savefig(written[-1], dpi=100)
+    written += _node_gantt(folder, target)
     if not written:
         raise ValueError(
             f"{folder}: nothing to plot: summary.csv has no metric (a column with a _ci95 twin) "

@@ -6,16 +6,19 @@ whether a job fits and when it starts it. The rules, all written against
 :mod:`schedlab.model.placement`:
 
 - :class:`FirstFit`: the whole job on the first node (in platform order) that can hold it;
-- :class:`BestFit`: the whole job on the node it leaves with the fewest free cores;
+- :class:`BestFit`: the whole job on the node it leaves with the fewest free cores
+  (under both, a job that one node could hold waits for one, as a GPU job asking for
+  ``--gres=gpu:1`` waits for a node with a free GPU rather than take half of two);
 - :class:`Exclusive`: whole idle nodes, held by the job alone (Slurm's ``--exclusive``,
   Batsim's hosts);
 - :class:`Pack`: the job's cores anywhere there is room, partly used nodes first, so a
   job may be split over several nodes although one could hold it (fewest idle nodes
   touched; a job never waits for lack of a node when enough cores are free).
 
-A job that no single node can hold is spread over several by :class:`FirstFit` (nodes
-in order) and :class:`BestFit` (the roomiest first, the last piece best-fitted). A
-job's memory and GPUs go with its cores, in proportion (:func:`schedlab.model.placement.share`).
+A job wider than any node of its partition is spread over several by :class:`FirstFit`
+(nodes in order) and :class:`BestFit` (the roomiest first, the last piece best-fitted).
+A job's memory and GPUs go with its cores, in proportion
+(:func:`schedlab.model.placement.share`).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from schedlab.model.job import Job
-from schedlab.model.placement import Allocation, NodeState, room
+from schedlab.model.placement import Allocation, NodeState, fits_one_node, room
 
 __all__ = ["PLACEMENTS", "BestFit", "Exclusive", "FirstFit", "Pack", "make_placement"]
 
@@ -45,7 +48,7 @@ def _spread(job: Job, rooms: list[tuple[int, int]]) -> Allocation | None:
 
 @dataclass(frozen=True)
 class FirstFit:
-    """The first node (in platform order) that can hold the whole job; else nodes in order."""
+    """The first node (in platform order) that can hold the whole job; a job wider than any node: nodes in order."""
 
     exclusive = False
 
@@ -54,6 +57,8 @@ class FirstFit:
         for i, free in rooms:
             if free >= job.cpus:
                 return {i: job.cpus}
+        if fits_one_node(job, nodes, allowed):
+            return None  # it waits for one node
         return _spread(job, rooms)
 
     def __str__(self) -> str:
@@ -62,7 +67,7 @@ class FirstFit:
 
 @dataclass(frozen=True)
 class BestFit:
-    """The node the whole job leaves with the fewest free cores; else the roomiest nodes first."""
+    """The node the whole job leaves with the fewest free cores; a job wider than any node: the roomiest first."""
 
     exclusive = False
 
@@ -71,6 +76,8 @@ class BestFit:
         whole = [(nodes[i].free_cores - job.cpus, i) for i, free in rooms if free >= job.cpus]
         if whole:
             return {min(whole)[1]: job.cpus}
+        if fits_one_node(job, nodes, allowed):
+            return None  # it waits for one node
         rooms.sort(key=lambda item: (-item[1], item[0]))  # fewest nodes: the roomiest first
         picked = _spread(job, rooms)
         if picked is None:

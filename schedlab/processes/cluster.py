@@ -22,7 +22,7 @@ change its size (:meth:`set_capacity`).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Literal
 
 import simpy
@@ -32,12 +32,14 @@ from schedlab.model.job import Job
 from schedlab.model.placement import Allocation, NodeState, Placement, share
 from schedlab.model.platform import Platform
 from schedlab.processes.machine import Machine, PolicyError
+from schedlab.processes.model import Model
 from schedlab.processes.running import Running
+from schedlab.processes.source import Source
 
-__all__ = ["PLACEMENT_COLUMNS", "Cluster"]
+__all__ = ["PLACEMENT_COLUMNS", "Cluster", "cluster_model"]
 
 #: the columns of :meth:`Cluster.placement_rows`
-PLACEMENT_COLUMNS = ("job", "node", "kind", "cores", "start", "end")
+PLACEMENT_COLUMNS = ("job", "queue", "node", "kind", "cores", "start", "end")
 
 
 def _states(platform: Platform) -> list[NodeState]:
@@ -92,7 +94,7 @@ class Cluster(Machine):
         self._on_node: list[dict[Job, int]] = [{} for _ in self.nodes]
         self._allowed: dict[Job, tuple[int, ...]] = {}
         self._since: dict[Job, float] = {}
-        self._rows: list[tuple[object, str, str, int, float, float]] = []
+        self._rows: list[tuple[object, str, str, str, int, float, float]] = []
         # fits() then start() place the same job on the same state: the plan is kept in between
         self._version = 0
         self._plan_of: tuple[Job, int, Allocation | None] | None = None
@@ -188,15 +190,16 @@ class Cluster(Machine):
             node.free_cores = node.cores - sum(on.values())
             node.free = {r: cap - math.fsum(share(j, c).get(r, 0.0) for j, c in on.items())
                          for r, cap in node.resources.items()}
-            self._rows.append((job.id, node.name, node.kind, cores, start, now))
+            self._rows.append((job.id, job.job_class, node.name, node.kind, cores, start, now))
         self.free = sum(node.free_cores for node in self.nodes)
         self._version += 1
         self._allowed.pop(job, None)  # a preempted job looks its nodes up again when it is placed
 
     # ------------------------------------------------------------------ results
-    def placement_rows(self, *, running: bool = True) -> list[tuple[object, str, str, int, float, float]]:
-        """Where each job ran: ``(job, node, kind, cores, start, end)`` per job and node (:data:`PLACEMENT_COLUMNS`).
+    def placement_rows(self, *, running: bool = True) -> list[tuple[object, str, str, str, int, float, float]]:
+        """Where each job ran: one ``(job, queue, node, kind, cores, start, end)`` per job and node.
 
+        The columns are :data:`PLACEMENT_COLUMNS`; ``queue`` is the job's ``job_class``.
         A preempted job has one row per stretch it ran. With ``running``, jobs still
         running are included, ending now.
         """
@@ -206,7 +209,7 @@ class Cluster(Machine):
             for job, alloc in self.allocations.items():
                 for i, cores in alloc.items():
                     node = self.nodes[i]
-                    rows.append((job.id, node.name, node.kind, cores, self._since[job], now))
+                    rows.append((job.id, job.job_class, node.name, node.kind, cores, self._since[job], now))
         return rows
 
     def placements_csv(self) -> str:
@@ -225,3 +228,14 @@ class Cluster(Machine):
     def __repr__(self) -> str:
         return (f"Cluster({self.name!r}, nodes={len(self.nodes)}, cores={self.capacity}, free={self.free}, "
                 f"waiting={len(self.waiting)}, running={len(self.running)})")
+
+
+def cluster_model(env: simpy.Environment, jobs: Sequence[Job], platform: Platform, policy: Policy,
+                  placement: Placement, *, batch_decisions: bool = False) -> Model:
+    """A model that replays ``jobs`` (in submit order) on an idle cluster of ``platform``'s nodes.
+
+    The cluster is ``model["cluster"]`` (its placement table: :meth:`Cluster.placement_rows`).
+    """
+    cluster = Cluster(env, platform, policy, placement, batch_decisions=batch_decisions)
+    Source(env, jobs, cluster)
+    return Model(env, [cluster], parts={"cluster": cluster, "machine": cluster})

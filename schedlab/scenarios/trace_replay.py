@@ -33,10 +33,14 @@ import numpy as np
 import simpy
 
 from schedlab.model.fields import INT_MAX, items, number
+from schedlab.model.platform import cached_platform
 from schedlab.model.streams import Streams
 from schedlab.model.traces import COMPATS, NativeSchedule, evaluate, load_trace, pick_windows, trace_path
 from schedlab.policies.batch import BACKFILLS, make_policy
+from schedlab.policies.placement import PLACEMENTS, make_placement
+from schedlab.policies.queues import QUEUE_POLICIES, make_queue_policy
 from schedlab.policies.scoring import SCORES
+from schedlab.processes.cluster import cluster_model
 from schedlab.processes.model import Model
 from schedlab.processes.replay import replay_model
 
@@ -67,6 +71,12 @@ class Config:
     native: bool = True
     #: where traces named without a path are looked up
     traces_dir: str = "../shared/traces"
+    #: a platform file (TOML: nodes, partitions, queues; docs/platforms.md); none: one machine of the log's processors
+    platform: str = ""
+    #: with a platform: where a job goes on the nodes: first-fit, best-fit, exclusive, pack
+    placement: str = "first-fit"
+    #: with a platform: how queues share it: none (one queue, in the policy's order), strict, wrr
+    queues: str = "none"
 
     def __post_init__(self) -> None:
         for p in self.policies:
@@ -77,6 +87,13 @@ class Config:
                 raise ValueError(f"unknown backfill {b!r}; choose from {', '.join(BACKFILLS)}")
         if self.compat not in COMPATS:
             raise ValueError(f"unknown compat {self.compat!r}; choose from {', '.join(COMPATS)}")
+        if self.placement not in PLACEMENTS:
+            raise ValueError(f"unknown placement {self.placement!r}; choose from {', '.join(PLACEMENTS)}")
+        if self.queues not in QUEUE_POLICIES:
+            raise ValueError(f"unknown queues {self.queues!r}; choose from {', '.join(QUEUE_POLICIES)}")
+        if self.platform and self.compat != "none":
+            raise ValueError(f"a platform replays the log's processors on nodes; compat {self.compat!r} "
+                             "reads jobs as whole nodes: use compat none with a platform")
         if self.length < 1 or (not self.starts and self.windows < 1):
             raise ValueError("need length >= 1 and windows >= 1 (or explicit starts)")
 
@@ -94,7 +111,8 @@ def REPS(cfg: Config) -> int:
 
 
 def _trace(cfg: Config, name: str) -> Any:
-    return load_trace(str(trace_path(name, Path(cfg.traces_dir))), cfg.compat, cfg.strict)
+    # with a platform, memory requests are kept for its nodes' memory
+    return load_trace(str(trace_path(name, Path(cfg.traces_dir))), cfg.compat, cfg.strict, bool(cfg.platform))
 
 
 def cells(cfg: Config) -> list[dict]:
@@ -119,6 +137,13 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
     jobs = trace.jobs[lo : lo + cfg.length]
     if cell["policy"] == "native":
         model = Model(env, [NativeSchedule(jobs, trace.recorded_wait[lo : lo + cfg.length])])
+    elif cfg.platform:
+        platform = cached_platform(cfg.platform)
+        policy = make_queue_policy(platform, cfg.queues, cell["policy"], cell["backfill"])
+        model = cluster_model(env, [platform.swf_job(job) for job in jobs], platform, policy,
+                              make_placement(cfg.placement))
+        model.parts.update(procs=platform.cores, window_start=lo)
+        return model
     else:
         policy = make_policy(cell["policy"], cell["backfill"], cfg.compat)
         model = replay_model(env, jobs, trace.procs, policy, batch_decisions=cfg.compat == "rlscheduler")
@@ -131,5 +156,8 @@ def window_seed(cfg: Config, streams: Streams) -> int:
     return cfg.window_seed if cfg.window_seed is not None else int(streams.seed.entropy)
 
 
-def measure(model: Model) -> dict[str, float]:
-    return evaluate(model.records(), model["procs"])
+def measure(model: Model) -> dict[str, Any]:
+    out: dict[str, Any] = evaluate(model.records(), model["procs"])
+    if "cluster" in model.parts:  # which nodes each job ran on: series/...-placements.csv, for `schedlab plot`
+        out["files"] = {"placements.csv": model["cluster"].placements_csv()}
+    return out

@@ -1,0 +1,154 @@
+"""Multi-queue policies: pick across a platform's queues by strict priority or weighted round robin.
+
+A job's queue is its ``job_class`` (SWF field 15), matched to a
+:class:`~schedlab.model.platform.Queue` of the platform by name or SWF number; jobs of
+no known queue form one more queue, of priority 0 and weight 1. Within a queue jobs go
+in the order of an inner :class:`~schedlab.policies.scoring.Priority` (FCFS by default).
+
+- :class:`StrictPriority`: the highest-priority queue first. As Slurm's main scheduling
+  loop does, a job that does not fit blocks the later jobs *of its partition* only
+  (nodes of other partitions are no use to it), and jobs of other partitions go on.
+  Its :meth:`~StrictPriority.rank` is the same order, so ``EASY(StrictPriority(...))``
+  backfills over it.
+- :class:`WeightedRoundRobin`: each start goes to the queue furthest behind its share
+  (jobs started over weight, smallest first; ties to the higher priority); a queue
+  whose first job does not fit is passed over until the next decision. Stateful: one
+  per run.
+
+Per-queue runtime limits are not a policy matter: :meth:`Platform.admit
+<schedlab.model.platform.Platform.admit>` makes a queue's limit the job's requested
+time, which the walltime kill and backfilling then use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+from schedlab.model.decisions import MachineView, Policy, Start
+from schedlab.model.job import Job
+from schedlab.model.platform import Platform, Queue
+from schedlab.policies.backfilling import EASY
+from schedlab.policies.batch import make_policy
+from schedlab.policies.conservative import Conservative
+from schedlab.policies.scoring import Priority
+
+__all__ = ["QUEUE_POLICIES", "StrictPriority", "WeightedRoundRobin", "make_queue_policy"]
+
+#: the queue jobs of no known queue go to
+_OTHER = Queue("(other)")
+
+
+def _queue(platform: Platform, job: Job) -> Queue:
+    return platform.queue_of(job) or _OTHER
+
+
+def _partition(platform: Platform, job: Job) -> str:
+    partition = platform.partition_of(job)
+    return partition.name if partition is not None else ""
+
+
+@dataclass(frozen=True)
+class StrictPriority:
+    """Queues by priority (highest first), each in ``order``; a blocked job blocks only its partition."""
+
+    platform: Platform
+    order: Priority = field(default_factory=Priority)
+
+    def rank(self, waiting: Sequence[Job], now: float) -> list[Job]:
+        """The waiting jobs by queue priority, then by ``order`` within a queue (a stable sort)."""
+        platform = self.platform
+        return sorted(self.order.rank(waiting, now), key=lambda job: -_queue(platform, job).priority)
+
+    def __call__(self, view: MachineView) -> Iterator[Start] | None:
+        if not view.waiting:
+            return None
+        return self._starts(view)
+
+    def _starts(self, view: MachineView) -> Iterator[Start]:
+        blocked: set[str] = set()
+        for job in self.rank(view.waiting, view.now):
+            partition = _partition(self.platform, job)
+            if partition in blocked:
+                continue
+            if view.fits(job):
+                yield Start(job)
+            else:
+                blocked.add(partition)
+
+    def __str__(self) -> str:
+        return f"strict-priority({self.order})"
+
+
+class WeightedRoundRobin:
+    """Each start to the queue furthest behind its weight's share; a blocked queue waits for the next decision."""
+
+    def __init__(self, platform: Platform, order: Priority | None = None) -> None:
+        self.platform = platform
+        self.order = order or Priority()
+        #: jobs started so far per queue name: the round robin's state
+        self.started: dict[str, int] = {}
+
+    def __call__(self, view: MachineView) -> Iterator[Start] | None:
+        if not view.waiting:
+            return None
+        return self._starts(view)
+
+    def _starts(self, view: MachineView) -> Iterator[Start]:
+        queues: dict[str, list[Job]] = {}
+        info: dict[str, Queue] = {}
+        for job in self.order.rank(view.waiting, view.now):
+            queue = _queue(self.platform, job)
+            queues.setdefault(queue.name, []).append(job)
+            info[queue.name] = queue
+        heads = dict.fromkeys(queues, 0)
+        started = self.started
+        while heads:
+            name = min(heads, key=lambda q: ((started.get(q, 0) + 1) / info[q].weight, -info[q].priority, q))
+            jobs, i = queues[name], heads[name]
+            job = jobs[i]
+            if not view.fits(job):
+                del heads[name]  # this queue waits for the next decision
+                continue
+            yield Start(job)
+            started[name] = started.get(name, 0) + 1
+            if i + 1 < len(jobs):
+                heads[name] = i + 1
+            else:
+                del heads[name]
+
+    def __str__(self) -> str:
+        return f"weighted-round-robin({self.order})"
+
+    def __repr__(self) -> str:
+        return f"WeightedRoundRobin({self.platform.name!r}, {self.order})"
+
+
+#: how queues share a cluster, by the names the command line uses: one queue in the
+#: score's order (``none``), strict priority, weighted round robin
+QUEUE_POLICIES = ("none", "strict", "wrr")
+
+
+def make_queue_policy(platform: Platform, queues: str = "none", score: str = "fcfs", backfill: str = "none") -> Policy:
+    """The policy ``schedlab replay --platform`` runs: a score and a backfilling, across queues as ``queues`` says.
+
+    ``none`` ignores queues (:func:`~schedlab.policies.batch.make_policy`); ``strict``
+    backfills (EASY or conservative) over :class:`StrictPriority`'s order; ``wrr`` has
+    no backfilling.
+    """
+    if queues not in QUEUE_POLICIES:
+        raise ValueError(f"unknown queue policy {queues!r}; choose from {', '.join(QUEUE_POLICIES)}")
+    if queues == "none":
+        return make_policy(score, backfill)
+    order = Priority(score)
+    if queues == "wrr":
+        if backfill != "none":
+            raise ValueError(f"weighted round robin has no backfilling: use backfill none, not {backfill!r}")
+        return WeightedRoundRobin(platform, order)
+    strict = StrictPriority(platform, order)
+    make_policy(score, backfill)  # names an unknown backfill
+    if backfill == "easy":
+        return EASY(strict)  # type: ignore[arg-type]  # EASY needs only rank()
+    if backfill == "conservative":
+        return Conservative(strict)  # type: ignore[arg-type]
+    return strict
