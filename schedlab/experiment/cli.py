@@ -213,7 +213,7 @@ def _replay(args: argparse.Namespace) -> int:
         "placement": args.placement, "queues": args.queues,
     }
     if args.platform:
-        from schedlab.model.platform import load_platform
+        from schedlab.model.platform_file import load_platform
 
         load_platform(args.platform)  # a bad file stops here, with its one-line error
     if args.start is not None:
@@ -250,7 +250,7 @@ def _replay(args: argparse.Namespace) -> int:
 
 def platform_line(path: str) -> str:
     """What ``schedlab replay --platform`` replays on, in one line: node types, partitions, queues."""
-    from schedlab.model.platform import load_platform
+    from schedlab.model.platform_file import load_platform
 
     platform = load_platform(path)
     types = ", ".join(f"{t.count} x {t.name} ({t.cores} cores"

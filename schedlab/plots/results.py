@@ -27,7 +27,7 @@ def _node_gantt(folder: Path, target: Path) -> list[Path]:
     import csv
     import json
 
-    from schedlab.model.platform import load_platform
+    from schedlab.model.platform_file import load_platform
     from schedlab.plots.gantt import node_gantt
 
     tables = sorted((folder / "series").glob("cell0-rep0-*placements.csv"))

@@ -33,7 +33,7 @@ import numpy as np
 import simpy
 
 from schedlab.model.fields import INT_MAX, items, number
-from schedlab.model.platform import cached_platform
+from schedlab.model.platform_file import cached_platform
 from schedlab.model.streams import Streams
 from schedlab.model.traces import COMPATS, NativeSchedule, evaluate, load_trace, pick_windows, trace_path
 from schedlab.policies.batch import BACKFILLS, make_policy
