@@ -13,6 +13,10 @@ from typing import Any
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
+
+#: said under the page's title, so a reader knows where the scripts are
+WHERE = "*This page is `benchmarks/README.md`; the scripts it names are in the repository's `benchmarks/` folder.*"
 
 
 def on_files(files: Files, config: MkDocsConfig, **kwargs: Any) -> Files:
@@ -20,3 +24,11 @@ def on_files(files: Files, config: MkDocsConfig, **kwargs: Any) -> Files:
     readme = Path(config.config_file_path).parent / "benchmarks" / "README.md"
     files.append(File.generated(config, "benchmarks.md", abs_src_path=str(readme)))
     return files
+
+
+def on_page_markdown(markdown: str, page: Page, **kwargs: Any) -> str:
+    """Say under the title that the page is the benchmarks' README."""
+    if page.file.src_uri != "benchmarks.md":
+        return markdown
+    title, _, rest = markdown.partition("\n")
+    return f"{title}\n\n{WHERE}\n{rest}" if title.startswith("# ") else f"{WHERE}\n\n{markdown}"
