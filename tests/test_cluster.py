@@ -1,0 +1,172 @@
+"""A cluster of nodes: where jobs are placed, by which rule, within which partition, in which queue's turn."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import simpy
+
+from schedlab.model.job import Job
+from schedlab.model.platform_file import load_platform, parse_platform
+from schedlab.policies.backfilling import EASY
+from schedlab.policies.placement import BestFit, Exclusive, FirstFit, Pack
+from schedlab.policies.queues import StrictPriority, WeightedRoundRobin
+from schedlab.policies.scoring import Priority
+from schedlab.processes.cluster import Cluster
+from schedlab.processes.machine import PolicyError
+from schedlab.processes.source import Source
+
+ROOT = Path(__file__).resolve().parent.parent
+TWO_TYPES = load_platform(ROOT / "docs" / "platforms" / "two_types.toml")
+#: three nodes of 4 cores and 16 GiB
+SMALL = parse_platform({"nodes": {"n": {"count": 3, "cores": 4, "memory": 16}}})
+
+
+def run(platform, jobs, placement, policy=None, **kw):
+    env = simpy.Environment()
+    cluster = Cluster(env, platform, policy or Priority(), placement, **kw)
+    Source(env, jobs, cluster)
+    env.run()
+    return cluster
+
+
+def where(cluster):
+    """{job id: {node: cores}} from the placement table."""
+    out = {}
+    for job, _queue, node, _kind, cores, _start, _end in cluster.placement_rows():
+        out.setdefault(job, {})[node] = cores
+    return out
+
+
+def test_first_fit_takes_the_first_node_that_holds_the_whole_job():
+    jobs = [Job(1, 0.0, 10.0, cpus=3), Job(2, 0.0, 10.0, cpus=2), Job(3, 0.0, 10.0, cpus=1)]
+    assert where(run(SMALL, jobs, FirstFit())) == {1: {"n-0": 3}, 2: {"n-1": 2}, 3: {"n-0": 1}}
+
+
+def test_best_fit_takes_the_node_it_leaves_fullest():
+    jobs = [Job(1, 0.0, 10.0, cpus=3), Job(2, 0.0, 10.0, cpus=2), Job(3, 0.0, 10.0, cpus=2)]
+    # job 3 fits n-0 (1 free: no), n-1 (2 free, leaves 0) and n-2 (4 free): best-fit picks n-1
+    assert where(run(SMALL, jobs, BestFit())) == {1: {"n-0": 3}, 2: {"n-1": 2}, 3: {"n-1": 2}}
+
+
+def test_a_job_one_node_could_hold_waits_for_one_under_first_fit_but_pack_splits_it():
+    jobs = [Job(1, 0.0, 10.0, cpus=3), Job(2, 0.0, 10.0, cpus=3), Job(3, 0.0, 10.0, cpus=3),
+            Job(4, 1.0, 10.0, cpus=3)]
+    first = run(SMALL, jobs, FirstFit())
+    assert where(first)[4] == {"n-0": 3}  # after job 1 ends, at t=10
+    assert next(r for r in first.records if r.id == 4).start == 10.0
+    packed = run(SMALL, jobs, Pack())  # partly used nodes first: job 2 takes n-0's last core
+    assert where(packed) == {1: {"n-0": 3}, 2: {"n-0": 1, "n-1": 2}, 3: {"n-1": 2, "n-2": 1}, 4: {"n-2": 3}}
+    assert next(r for r in packed.records if r.id == 4).start == 1.0  # at once
+
+
+def test_a_job_wider_than_a_node_spans_nodes():
+    assert where(run(SMALL, [Job(1, 0.0, 10.0, cpus=10)], FirstFit())) == {1: {"n-0": 4, "n-1": 4, "n-2": 2}}
+
+
+def test_exclusive_holds_whole_nodes_alone():
+    jobs = [Job(1, 0.0, 10.0, cpus=1), Job(2, 0.0, 10.0, cpus=5), Job(3, 0.0, 10.0, cpus=1)]
+    cluster = run(SMALL, jobs, Exclusive())
+    assert where(cluster) == {1: {"n-0": 4}, 2: {"n-1": 4, "n-2": 4}, 3: {"n-0": 4}}
+    assert next(r for r in cluster.records if r.id == 3).start == 10.0  # n-0 was job 1's alone
+
+
+def test_memory_is_a_node_resource_shared_in_proportion_to_cores():
+    # 12 GiB on 2 cores: two such jobs cannot share a 16 GiB node, though its cores could
+    jobs = [Job(1, 0.0, 10.0, cpus=2, demands={"memory": 12}), Job(2, 0.0, 10.0, cpus=2, demands={"memory": 12})]
+    assert where(run(SMALL, jobs, FirstFit())) == {1: {"n-0": 2}, 2: {"n-1": 2}}
+    wide = run(SMALL, [Job(1, 0.0, 10.0, cpus=8, demands={"memory": 40})], FirstFit())
+    assert where(wide) == {1: {"n-0": 3, "n-1": 3, "n-2": 2}}  # 5 GiB a core: 3 cores in 16 GiB
+
+
+def test_a_job_no_node_of_its_partition_can_hold_is_rejected():
+    cluster = run(TWO_TYPES, [TWO_TYPES.admit(Job(1, 0.0, 10.0, cpus=20, job_class="gpu"))], FirstFit())
+    assert cluster.rejected == 1  # 16 cores of gpu nodes, 2 GPUs... but 20 cores asked
+
+
+def test_gpu_jobs_run_on_gpu_nodes_and_take_their_gpus():
+    jobs = [TWO_TYPES.admit(Job(i, 0.0, 10.0, cpus=1, job_class="gpu")) for i in range(5)]
+    cluster = run(TWO_TYPES, jobs, FirstFit())
+    nodes = where(cluster)
+    assert {n for placed in nodes.values() for n in placed} == {"gpu-0", "gpu-1"}
+    starts = sorted(r.start for r in cluster.records)
+    assert starts == [0.0, 0.0, 0.0, 0.0, 10.0]  # four GPUs: the fifth job waits for one
+
+
+def test_a_cluster_does_not_squeeze_jobs():
+    env = simpy.Environment()
+    cluster = Cluster(env, SMALL, lambda view: None, FirstFit())
+    job = Job(1, 0.0, 10.0, cpus=2)
+    cluster.submit(job)
+    with pytest.raises(PolicyError, match="does not squeeze"):
+        cluster.start(job, 1)
+    cluster.start(job)
+    with pytest.raises(PolicyError, match="does not resize"):
+        cluster.resize(job, 1)
+
+
+def test_strict_priority_starts_the_higher_queue_first():
+    jobs = [TWO_TYPES.admit(Job(1, 0.0, 10.0, cpus=64, job_class="long")),
+            TWO_TYPES.admit(Job(2, 0.0, 10.0, cpus=64, job_class="short"))]
+    cluster = run(TWO_TYPES, jobs, FirstFit(), StrictPriority(TWO_TYPES), batch_decisions=True)
+    start = {r.id: r.start for r in cluster.records}
+    assert start == {2: 0.0, 1: 10.0}  # short has priority 10, long 0
+
+
+def test_a_blocked_job_blocks_only_its_own_partition():
+    jobs = [TWO_TYPES.admit(Job(1, 0.0, 10.0, cpus=8, job_class="gpu")),
+            TWO_TYPES.admit(Job(2, 0.0, 10.0, cpus=8, job_class="gpu")),
+            TWO_TYPES.admit(Job(3, 0.0, 10.0, cpus=8, job_class="gpu")),  # no gpu node left
+            TWO_TYPES.admit(Job(4, 0.0, 10.0, cpus=4, job_class="long"))]
+    cluster = run(TWO_TYPES, jobs, FirstFit(), StrictPriority(TWO_TYPES), batch_decisions=True)
+    start = {r.id: r.start for r in cluster.records}
+    assert start == {1: 0.0, 2: 0.0, 3: 10.0, 4: 0.0}
+
+
+def test_weighted_round_robin_gives_each_queue_its_share():
+    platform = parse_platform({"nodes": {"n": {"cores": 1}},
+                               "queues": {"a": {"weight": 2}, "b": {"weight": 1}}})
+    jobs = [Job(i, 0.0, 1.0, job_class="a") for i in range(6)] + [Job(10 + i, 0.0, 1.0, job_class="b")
+                                                                   for i in range(3)]
+    cluster = run(platform, jobs, FirstFit(), WeightedRoundRobin(platform), batch_decisions=True)
+    queues = "".join("a" if r.id < 10 else "b" for r in sorted(cluster.records, key=lambda r: r.start))
+    assert queues == "aabaabaab"  # two of a's jobs for each of b's (a first, by name, when level)
+
+
+def test_easy_backfills_over_the_queues_order():
+    policy = EASY(StrictPriority(TWO_TYPES))
+    jobs = [TWO_TYPES.admit(Job(1, 0.0, 100.0, cpus=48, estimate=100.0, job_class="long")),
+            TWO_TYPES.admit(Job(2, 1.0, 100.0, cpus=64, estimate=100.0, job_class="long")),
+            TWO_TYPES.admit(Job(3, 2.0, 50.0, cpus=16, estimate=50.0, job_class="long"))]
+    cluster = run(TWO_TYPES, jobs, FirstFit(), policy)
+    start = {r.id: r.start for r in cluster.records}
+    assert start == {1: 0.0, 2: 100.0, 3: 2.0}  # 3 ends before 2's reservation
+
+
+def test_replay_on_a_platform_saves_where_jobs_ran_and_plot_draws_a_gantt_per_node(tmp_path, monkeypatch):
+    from schedlab.experiment.cli import main
+
+    monkeypatch.chdir(ROOT)
+    out = tmp_path / "replay"
+    args = ["replay", "docs/platforms/two_types_jobs.swf", "--platform", "docs/platforms/two_types.toml",
+            "--start", "0", "--length", "80", "--no-native", "--backfill", "easy", "--queues", "strict",
+            "--executor", "serial", "--out", str(out)]
+    assert main(args) == 0
+    table = (out / "series" / "cell0-rep0-placements.csv").read_text().splitlines()
+    assert table[0] == "job,queue,node,kind,cores,start,end"
+    gpu_rows = [row.split(",") for row in table[1:] if row.split(",")[1] == "2"]
+    assert gpu_rows and all(row[3] == "gpu" for row in gpu_rows)  # queue 2's jobs ran on gpu nodes only
+    assert main(["plot", str(out)]) == 0
+    assert (out / "plots" / "gantt_nodes.png").stat().st_size > 0
+
+
+def test_a_bad_platform_file_stops_replay_with_its_one_line_error(tmp_path, monkeypatch, capsys):
+    from schedlab.experiment.cli import main
+
+    monkeypatch.chdir(ROOT)
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[nodes.gpu]\ncount = -2\ncores = 8\n")
+    assert main(["replay", "docs/platforms/two_types_jobs.swf", "--platform", str(bad), "--start", "0",
+                 "--length", "10", "--executor", "serial", "--out", str(tmp_path / "o")]) == 2
+    assert "error: bad.toml: nodes.gpu.count: must be a whole number >= 1, got -2" in capsys.readouterr().err
