@@ -8,7 +8,8 @@ updates the digest here, in the same commit, and says why in its message:
 
 - ``responsive_grid``: re-taken after seed 001's baselines, readings and the LPC-EGEE
   trace (issue 15) changed what its quick run runs and prints (FIFO, EDF, RL, RL+smdp;
-  one week of LPC). Every other digest is the one taken before the reshaping.
+  one week of LPC). ``first_look`` (the README's main job, issue 19) was taken when it was
+  added. Every other digest is the one taken before the reshaping.
 
 Regenerate one with ``python tests/digests.py DIR`` on a folder ``schedlab run`` wrote.
 """
@@ -40,6 +41,7 @@ DIGESTS = {
     },
     "trace_replay": {"rows": "6e0de5f2985700a3", "replications": "009547a5bf19de2a", "records": "040cfdf13987136f"},
     "machine_rl": {"rows": "1e8b53cc6d985bc2", "replications": "be4495af4871d7a6", "records": "1b1934788006fe27"},
+    "first_look": {"rows": "e63550037aaeb3d4", "replications": "28806ed10413f922", "records": "6f1eda2c032b7567"},
 }
 
 

@@ -1,0 +1,185 @@
+"""A first look at schedlab: FCFS, SJF and EASY backfilling on a real log, with M/M/c checked beside them.
+
+The README's main job. Two workloads, one table:
+
+- **a real log.** Replication r replays window r: ``length`` consecutive jobs of the
+  SDSC SP2 log (128 processors, 1998; ``../shared/traces``), its start drawn from
+  replication r's ``window`` stream, so every policy replays the very same windows
+  (common random numbers) and the windows of two replications are independent draws
+  (they may overlap). Each window arrives at an empty machine of the log's processors.
+  ``fcfs`` starts jobs strictly in arrival order; ``sjf`` the one with the smallest
+  requested time (the user's estimate, as a real scheduler sees it); ``easy`` is FCFS
+  with EASY backfilling, and ``sjf+easy`` SJF with it. Waits are in hours.
+- **the validation.** An M/M/c queue (c CPUs, Poisson arrivals, exponential service,
+  FCFS), whose mean wait queueing theory knows exactly: Erlang C. Its wait is in units
+  of the mean service time. ``replications`` x ``customers`` (40 x 100,000 by default)
+  were chosen for a half-width near 2% of the formula's value, so that the check could
+  see an error of a few percent; they were not tuned on any seed's result.
+
+``report`` prints whether Erlang C's value lies inside the measured 95% interval, and,
+window by window, how often each policy beat FCFS.
+
+    schedlab run scenarios/first_look.py
+    schedlab run scenarios/first_look.py --quick
+    schedlab run scenarios/first_look.py --set trace=UniLu-Gaia-2014-1
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import simpy
+
+from schedlab.experiment import cli_main
+from schedlab.experiment.results import Results
+from schedlab.experiment.seeding import Streams
+from schedlab.model import Exponential, erlang_c_wait, metrics, poisson_workload
+from schedlab.model.fields import items, number
+from schedlab.model.records import Status
+from schedlab.model.traces import LoadedTrace, evaluate, load_trace, trace_path
+from schedlab.policies import FCFS
+from schedlab.policies.batch import make_policy
+from schedlab.processes import Machine, Model, Source
+from schedlab.processes.replay import replay_model
+
+#: a policy's name on the command line -> (priority order, backfilling)
+POLICIES = {"fcfs": ("fcfs", "none"), "sjf": ("sjf", "none"), "easy": ("fcfs", "easy"), "sjf+easy": ("sjf", "easy")}
+#: the last word of a cell's workload says which model it runs
+LOG, QUEUE = "log", "queue"
+
+
+@dataclass(frozen=True)
+class Config:
+    #: the real log, by path or by name in traces_dir
+    trace: str = "SDSC-SP2-1998-4.2-cln"
+    #: where a log named without a path is looked up
+    traces_dir: str = "../shared/traces"
+    #: policies replayed on the log: fcfs, sjf, easy (FCFS + EASY backfilling), sjf+easy
+    policies: tuple[str, ...] = items(("fcfs", "sjf", "easy", "sjf+easy"))
+    #: jobs per window of the log
+    length: int = number(1024, low=2, work=True)
+    #: replications per cell: log windows, and M/M/c runs (--reps overrides)
+    replications: int = number(40, low=2)
+    #: M/M/c: number of CPUs (servers)
+    c: int = number(4, low=1)
+    #: M/M/c: arrivals per unit of time (lambda)
+    arrival_rate: float = number(3.6, gt=0)
+    #: M/M/c: service completions per unit of time of one CPU (mu)
+    service_rate: float = number(1.0, gt=0)
+    #: M/M/c: customers per replication
+    customers: int = number(100_000, low=2, work=True)
+    #: M/M/c: fraction of the first customers left out of the statistics (warm-up)
+    warmup_fraction: float = number(0.1, high=0.99)
+
+    def __post_init__(self) -> None:
+        for p in self.policies:
+            if p not in POLICIES:
+                raise ValueError(f"policies: unknown policy {p!r}; choose from {', '.join(POLICIES)}")
+        if self.rho >= 1:
+            raise ValueError(f"rho = arrival_rate / (c * service_rate) = {self.rho:.4g} >= 1: the M/M/c queue "
+                             "grows without end; lower arrival_rate or raise c")
+
+    @property
+    def rho(self) -> float:
+        return self.arrival_rate / (self.c * self.service_rate)
+
+
+QUICK = dict(length=128, replications=5, customers=4_000)
+
+
+def REPS(cfg: Config) -> int:
+    """``replications``: windows of the log, and runs of the M/M/c queue."""
+    return cfg.replications
+
+
+def _trace(cfg: Config) -> LoadedTrace:
+    return load_trace(str(trace_path(cfg.trace, Path(cfg.traces_dir))))
+
+
+def cells(cfg: Config) -> list[dict]:
+    name = Path(cfg.trace).name.split(".")[0].split("-")
+    log = "-".join(name[:2])  # SDSC-SP2-1998-4.2-cln -> SDSC-SP2
+    rows = [{"workload": f"{log} {LOG}", "policy": p} for p in cfg.policies]
+    return [*rows, {"workload": f"M/M/{cfg.c} {QUEUE}", "policy": "fcfs"}]
+
+
+def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> Model:
+    if cell["workload"].endswith(LOG):
+        trace = _trace(cfg)
+        if cfg.length > len(trace.jobs):
+            raise ValueError(f"length={cfg.length}: the log {cfg.trace} has only {len(trace.jobs)} jobs")
+        # the same start for replication r of every policy: common random numbers
+        lo = int(streams["window"].integers(0, len(trace.jobs) - cfg.length + 1))
+        model = replay_model(env, trace.jobs[lo : lo + cfg.length], trace.procs, make_policy(*POLICIES[cell["policy"]]))
+        model.parts.update(kind=LOG, procs=trace.procs)
+        return model
+    machine = Machine(env, cfg.c, FCFS(), name="cpus")
+    jobs = poisson_workload(
+        cfg.arrival_rate, Exponential(1 / cfg.service_rate), count=cfg.customers, seed=streams["arrivals"]
+    )
+    Source(env, jobs, machine)
+    # no stations: the queue's customers are too many to keep in records.parquet; measure reads the machine
+    return Model(env, [], parts={"kind": QUEUE, "cfg": cfg, "machine": machine})
+
+
+def measure(model: Model) -> dict[str, float]:
+    if model["kind"] == LOG:
+        row = evaluate(model.records(), model["procs"])
+        return {"wait": row["wait"] / 3600, "bounded_slowdown": row["bounded_slowdown"],
+                "utilization": row["utilization"]}
+    cfg: Config = model["cfg"]
+    warm = int(cfg.warmup_fraction * cfg.customers)
+    records = model["machine"].records
+    kept = [r for r in records if r.id >= warm and r.status is Status.COMPLETED]
+    # utilization over the arrival period after warm-up, not the final drain of the queue (as scenarios/mmc.py)
+    start, end = kept[0].submit, max(r.submit for r in kept)
+    return {
+        "wait": float(metrics.wait(kept).mean()),
+        "utilization": metrics.utilization(records, cfg.c, start, end),
+        "erlang_c_wait": erlang_c_wait(cfg.c, cfg.arrival_rate, cfg.service_rate),
+    }
+
+
+def validation(results: Results) -> str:
+    """One line: the M/M/c row's wait, its 95% interval and Erlang C's value, and whether it lies inside."""
+    cfg = results.config
+    row = next(r for r in results.rows if r["workload"].endswith(QUEUE))
+    mean, half, formula = row["wait"], row["wait_ci95"], row["erlang_c_wait"]
+    inside = abs(mean - formula) <= half
+    verdict = "inside the 95% interval" if inside else (
+        f"OUTSIDE the 95% interval, by {abs(mean - formula) - half:.3g} (a 95% interval misses about 1 time in 20)")
+    return (f"validation: M/M/{cfg['c']} at rho = {cfg['arrival_rate'] / (cfg['c'] * cfg['service_rate']):.3g}, "
+            f"{results.reps} replications of {cfg['customers']:,} customers: mean wait {mean:.4g} ± {half:.2g} "
+            f"(±{100 * half / formula:.1f}%), Erlang C {formula:.4g}: {verdict}")
+
+
+def paired(results: Results) -> list[str]:
+    """Per window, how often each policy's bounded slowdown was below FCFS's (the same jobs, paired)."""
+    import pandas as pd
+
+    reps = pd.DataFrame(results.replications)
+    log = reps[reps["workload"].str.endswith(LOG)]
+    by = log.pivot(index="rep", columns="policy", values="bounded_slowdown")[list(results.config["policies"])]
+    if "fcfs" not in by:
+        return []
+    n = len(by)
+    return [f"  {p:8} bounded slowdown below FCFS's in {int(np.sum(by[p] < by['fcfs']))} of {n} windows, "
+            f"median ratio to FCFS {float(np.median(by[p] / by['fcfs'])):.2f}" for p in by.columns if p != "fcfs"]
+
+
+def report(results: Results, out: Any) -> list[Path]:
+    """Print the validation line and the paired comparison; the files are the runner's own."""
+    print("waits: hours on the log's windows; on the M/M/c queue, in mean service times (1/mu)")
+    print(validation(results))
+    lines = paired(results)
+    if lines:
+        print(f"paired, window by window ({results.reps} windows of {results.config['length']} jobs):")
+        print("\n".join(lines))
+    return []
+
+
+if __name__ == "__main__":
+    cli_main()
