@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Generator, Mapping
+from collections.abc import Mapping
 from typing import Literal
 
 import simpy
+from simpy.events import URGENT, Timeout
 
 from schedlab.model.decisions import Action, Policy, Preempt, Resize, Start
 from schedlab.model.job import Job
@@ -35,6 +36,24 @@ _ONE_ANSWER = (Start, Preempt, Resize, str, bytes)
 
 class PolicyError(RuntimeError):
     """A policy asked for something the machine cannot do."""
+
+
+class _Allocated(simpy.Event):
+    """A job got (new) CPUs: due now, urgent; its callback schedules the job's end.
+
+    It stands exactly where SimPy's ``Initialize`` event would stand had the job been
+    a process started (or interrupted) at this point, so the end is scheduled at the
+    same point of the event order: after everything the current callback schedules.
+    Its value is the job's :class:`Running` state.
+    """
+
+    def __init__(self, env: simpy.Environment, run: Running, plan: simpy.events.EventCallback) -> None:
+        # what Event.__init__ and succeed() would do, inlined as SimPy's own Initialize does
+        self.env = env
+        self.callbacks = [plan]
+        self._value = run
+        self._ok = True
+        env.schedule(self, URGENT)
 
 
 class Machine:
@@ -65,12 +84,19 @@ class Machine:
         Decide once per instant instead of at every event: arrivals and completions
         at the same simulated time are all taken in before the policy is asked (as
         RLScheduler's simulator does). By default the policy is asked at each event.
+    walltime
+        What happens to a job that reaches its time limit (:meth:`time_limit`):
+        ``"run-on"`` (the default) lets it run to its end; ``"kill"`` kills it there,
+        as Slurm, PBS and OAR do, with a ``TIMEOUT`` record (``end`` the kill time,
+        ``cpu_time`` the CPU-time it held). Under ``"kill"`` a job's limit is its
+        ``estimate`` (the log's requested time), if it has one.
 
     Attributes
     ----------
     completed
-        :class:`~schedlab.processes.signal.Signal` emitted with each completed job's
-        :class:`~schedlab.model.records.JobRecord`, at its completion time.
+        :class:`~schedlab.processes.signal.Signal` emitted with the
+        :class:`~schedlab.model.records.JobRecord` of each job that ends here, when it
+        ends: ``COMPLETED``, or ``TIMEOUT`` for one killed at its time limit.
     records
         Records of completed and rejected jobs, in the order they happened (a
         :class:`~schedlab.model.records.RecordLog`: read it as a sequence of records).
@@ -91,12 +117,15 @@ class Machine:
         resources: Mapping[str, float] | None = None,
         oversize: Literal["reject", "raise"] = "reject",
         batch_decisions: bool = False,
+        walltime: Literal["run-on", "kill"] = "run-on",
     ) -> None:
         if not isinstance(capacity, int | float) or not math.isfinite(capacity) or int(capacity) != capacity \
                 or capacity < 1:
             raise ValueError(f"machine {name!r}: capacity must be a whole number >= 1, got {capacity!r}")
         if oversize not in ("reject", "raise"):
             raise ValueError(f"machine {name!r}: oversize must be 'reject' or 'raise', got {oversize!r}")
+        if walltime not in ("run-on", "kill"):
+            raise ValueError(f"machine {name!r}: walltime must be 'run-on' or 'kill', got {walltime!r}")
         self.env = env
         self.name = name
         self.capacity = int(capacity)
@@ -108,6 +137,8 @@ class Machine:
         self.resources: dict[str, float] = dict(resources or {})
         self.used: dict[str, float] = dict.fromkeys(self.resources, 0.0)
         self.oversize = oversize
+        #: "run-on" or "kill" (see the parameter); read at each job's first start
+        self.walltime = walltime
         self.waiting: list[Job] = []
         self.running = RunningSet()
         # Columns, not a list of JobRecord tuples: on M/M/50 with a million customers the
@@ -150,6 +181,16 @@ class Machine:
             return True
         resources = self.resources
         return all(a <= 0 or a <= resources.get(r, 0.0) * (1 + 1e-9) for r, a in demands.items())
+
+    def time_limit(self, job: Job) -> float | None:
+        """The run time after which ``job`` is killed, or ``None`` for no limit; asked once, at its first start.
+
+        Under ``walltime="kill"``: the job's ``estimate`` (SWF's requested time), if it
+        has one. Run time is wall-clock time holding CPUs, squeezed or not; time spent
+        suspended after a preemption does not count. A subclass may impose other
+        limits (a queue's, say) by overriding this.
+        """
+        return job.estimate if self.walltime == "kill" else None
 
     @property
     def busy(self) -> int:
@@ -305,9 +346,14 @@ class Machine:
         if run is None:
             run = Running(job, self._arrival_seq[job])
             run.first_start = now
-            run.requested_end = now + job.requested_time
-        else:  # expected to end by what is left of its request
-            run.requested_end = now + max(0.0, job.requested_time - run.work_done)
+            limit = self.time_limit(job)
+            if limit is None:
+                run.requested_end = now + job.requested_time
+            else:
+                run.limit = limit
+                run.requested_end = now + min(job.requested_time, limit)
+        else:  # expected to end by what is left of its request, or of its time limit
+            run.requested_end = now + min(max(0.0, job.requested_time - run.work_done), run.limit - run.run_time)
         self._account()
         run.cpus = n
         run.started = now
@@ -318,7 +364,7 @@ class Machine:
                 if a > 0:
                     used[r] += a
         self.running.append(run)
-        run.process = env.process(self._execute(run))
+        run.event = _Allocated(env, run, self._plan_end)
         if self._trace is not None:
             verb = "resume" if resumed else "start"
             self._trace(now, self.name, verb, f"job {job.id} on {n}/{job.cpus} cpus")
@@ -336,9 +382,7 @@ class Machine:
         # Back to its place in arrival order; the queue is sorted by arrival, so bisect.
         arrival = self._arrival_seq
         self.waiting.insert(bisect.bisect(self.waiting, run.seq, key=arrival.__getitem__), job)
-        assert run.process is not None
-        run.process.interrupt("preempt")
-        run.process = None
+        run.event = None  # its planned end is stale now; start() plans a new one
         if self._trace is not None:
             self._trace(now, self.name, "preempt", f"job {job.id}, {run.remaining(now):.4g} ideal time left")
 
@@ -358,8 +402,7 @@ class Machine:
         self.free -= cpus - run.cpus
         run.cpus = int(cpus)
         run.resizes += 1
-        assert run.process is not None
-        run.process.interrupt("resize")
+        run.event = _Allocated(self.env, run, self._plan_end)  # re-plan the end at the new rate
         if self._trace is not None:
             self._trace(now, self.name, "resize", f"job {job.id} to {cpus}/{job.cpus} cpus")
 
@@ -387,37 +430,66 @@ class Machine:
                 if a > 0:
                     used[r] = math.fsum(x.job.demands.get(r, 0.0) for x in self.running)
 
-    def _execute(self, run: Running) -> Generator[simpy.Event, object, None]:
-        """The job's process: run until its work is done, re-planning after each change."""
-        env, job = self.env, run.job
-        while True:
-            if run.process is not env.active_process:
-                return  # started and preempted at one instant, before this process first ran
-            try:
-                yield env.timeout(run._remaining * job.cpus / run.cpus)
-                break
-            except simpy.Interrupt:
-                if run.process is not env.active_process:
-                    return  # preempted: the state waits in _suspended; start() makes a new process
-                # resized: the work was booked at the resize; go round at the new rate
-        now = env.now
+    # ------------------------------------------------------------------ a job's end
+    def _plan_end(self, event: simpy.Event) -> None:
+        """``_Allocated``'s callback: schedule the end of the job's current allocation."""
+        run: Running = event._value  # SimPy's field behind .value (a property call)
+        if run.event is not event:
+            return  # preempted, or resized again, at the instant it got these CPUs
+        to_finish = run._remaining * run.job.cpus / run.cpus
+        to_limit = run.limit - run.run_time  # inf - x = inf without a limit
+        if to_limit < to_finish:  # a job that finishes exactly at its limit completes
+            end = Timeout(self.env, to_limit, run)
+            end.callbacks.append(self._kill_at_limit)
+        else:
+            end = Timeout(self.env, to_finish, run)
+            end.callbacks.append(self._complete)
+        run.event = end
+
+    def _complete(self, event: simpy.Event) -> None:
+        """The job's work is done: it leaves with a ``COMPLETED`` record."""
+        run: Running = event._value
+        if run.event is not event:
+            return  # stale: planned before a preemption or resize
+        now = self.env.now
         self._account()
         # The final stretch is by definition the rest of the work: no float residue.
         run.work_done += run._remaining
         run.cpu_time += (now - run.started) * run.cpus
         run._remaining = 0.0
+        self._leave(run, Status.COMPLETED, now)
+
+    def _kill_at_limit(self, event: simpy.Event) -> None:
+        """The job reached its time limit: it is killed, with a ``TIMEOUT`` record of the work it did."""
+        run: Running = event._value
+        if run.event is not event:
+            return
+        now = self.env.now
+        self._account()
+        # the stretch is by definition what was left of the limit: cpu_time is exact
+        run._book(now, run.limit - run.run_time)
+        self._leave(run, Status.TIMEOUT, now)
+
+    def _leave(self, run: Running, status: Status, now: float) -> None:
+        """The job ends: free its CPUs, record it, tell the listeners, then decide."""
+        job = run.job
+        run.event = None
         self._release(run)
         del self._arrival_seq[job]
         if not self.completed and self._trace is None:
             # Nobody listens: log the fields, make no record (a third of the completion's cost).
-            self.records.add(job, self.name, Status.COMPLETED, run.first_start, now, run.cpu_time,
+            self.records.add(job, self.name, status, run.first_start, now, run.cpu_time,
                              run.preemptions, run.resizes)
         else:
-            record = job_record(job, self.name, Status.COMPLETED, start=run.first_start, end=now,
+            record = job_record(job, self.name, status, start=run.first_start, end=now,
                                 cpu_time=run.cpu_time, preemptions=run.preemptions, resizes=run.resizes)
             self.records.append(record)
             if self._trace is not None:
-                self._trace(now, self.name, "complete", f"job {job.id}, waited {record.wait:.4g}")
+                if status is Status.COMPLETED:
+                    self._trace(now, self.name, "complete", f"job {job.id}, waited {record.wait:.4g}")
+                else:
+                    self._trace(now, self.name, "timeout",
+                                f"job {job.id} killed at its time limit {run.limit:.4g}, waited {record.wait:.4g}")
             # Learners see the state the completion left, before the policy's next decision.
             self.completed.emit(record)
         self.decide()

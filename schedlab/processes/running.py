@@ -2,7 +2,9 @@
 
 A :class:`Running` keeps the job's remaining work in *ideal time* (execution time at
 the full allocation) and books progress whenever the allocation changes, so work is
-conserved exactly across preemptions and resizes. Policies see it as
+conserved exactly across preemptions and resizes. It also counts the wall-clock
+time the job has held CPUs (``run_time``), which is what a time limit counts: time
+spent suspended after a preemption is not run time. Policies see it as
 :class:`~schedlab.model.decisions.RunningView`.
 """
 
@@ -24,18 +26,25 @@ class Running:
 
     ``remaining`` is kept in *ideal time*: execution time still needed at the full
     allocation. At rate ``r = cpus / job.cpus`` it takes ``remaining / r``.
+
+    ``event`` is the SimPy event that will next move the job, set by the machine at
+    each change of allocation: an event that fires for this job but is no longer its
+    ``event`` is stale (the job was preempted or resized since) and does nothing.
+    ``limit`` is the run time after which the machine kills the job (``inf``: none).
     """
 
     __slots__ = (
         "_remaining",
         "cpu_time",
         "cpus",
+        "event",
         "first_start",
         "job",
+        "limit",
         "preemptions",
-        "process",
         "requested_end",
         "resizes",
+        "run_time",
         "seq",
         "started",
         "work_done",
@@ -48,6 +57,8 @@ class Running:
         self._remaining = job.runtime
         self.work_done = 0.0
         self.cpu_time = 0.0
+        self.run_time = 0.0
+        self.limit = math.inf
         self.first_start = math.nan
         #: when the job ends by its requested (user-estimated) time, set at each (re)start:
         #: what backfilling reasons with, since a scheduler cannot know the real runtime
@@ -55,7 +66,7 @@ class Running:
         self.started = math.nan
         self.preemptions = 0
         self.resizes = 0
-        self.process: simpy.Process | None = None
+        self.event: simpy.Event | None = None
 
     @property
     def rate(self) -> float:
@@ -71,13 +82,19 @@ class Running:
             return math.inf
         return self.started + self._remaining / self.rate
 
-    def _book(self, now: float) -> None:
-        """Account for the work done since ``started`` and restart the clock at ``now``."""
-        elapsed = now - self.started
+    def _book(self, now: float, elapsed: float | None = None) -> None:
+        """Account for the work done since ``started`` and restart the clock at ``now``.
+
+        ``elapsed`` is ``now - started`` unless the caller knows it exactly (a kill at
+        the time limit: ``now - started`` may be an ulp off the stretch planned).
+        """
+        if elapsed is None:
+            elapsed = now - self.started
         done = min(self._remaining, elapsed * self.rate)
         self._remaining -= done
         self.work_done += done
         self.cpu_time += elapsed * self.cpus
+        self.run_time += elapsed
         self.started = now
 
     def __repr__(self) -> str:
