@@ -61,9 +61,13 @@ class Cluster(Machine):
     placement
         Where a job runs: a rule of :mod:`schedlab.policies.placement`, or any
         :class:`~schedlab.model.placement.Placement`.
-    name, oversize, batch_decisions
+    name
+        As for :class:`Machine`: the label used in records and traces.
+    oversize
         As for :class:`Machine`. A job no placement could ever fit on the empty
         nodes of its partition is rejected (or raises, with ``oversize="raise"``).
+    batch_decisions
+        As for :class:`Machine`: decide once per instant instead of at every event.
 
     Attributes
     ----------
