@@ -267,6 +267,7 @@ def node_gantt(
     ax.set_yticks([base[n] + cores[n] / 2 for n in nodes], [label(n) for n in nodes],
                   fontsize=7 if len(nodes) <= 40 else 4)
     ax.invert_yaxis()  # the first node on top, as a platform file lists them
+    ax.ticklabel_format(axis="x", style="plain", useOffset=False)  # log times: 5,675,000, not 5.675 and "1e6"
     ax.set_xlabel("simulated time")
     ax.set_ylabel("nodes: one row per core")
     ax.set_title(title)
