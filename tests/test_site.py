@@ -23,7 +23,7 @@ SUBPACKAGES = ["envs", "experiment", "learners", "model", "plots", "policies", "
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
     """The site, built once for this module's tests."""
-    for extra in ("mkdocs", "material", "mkdocstrings", "mkdocstrings_handlers.python"):
+    for extra in ("mkdocs", "material", "mkdocstrings", "mkdocstrings_handlers.python", "jupytext", "nbformat"):
         pytest.importorskip(extra, reason="the docs extra: pip install -e '.[docs]'")
     out = tmp_path_factory.mktemp("site")
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}  # Material's banner about its successor, on stderr
@@ -42,6 +42,7 @@ def test_site_builds_strict(site):
     assert (site / "index.html").is_file()
     for page in ["tutorials/01_events_and_clock", "architecture", "papers", "benchmarks", "reference"]:
         assert (site / page / "index.html").is_file(), page
+    assert (site / "tutorials" / "01_events_and_clock.ipynb").is_file()  # docs/hooks/notebooks.py
 
 
 def test_every_public_module_has_a_section_in_the_api_reference(site):
