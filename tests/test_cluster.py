@@ -170,3 +170,17 @@ def test_a_bad_platform_file_stops_replay_with_its_one_line_error(tmp_path, monk
     assert main(["replay", "docs/platforms/two_types_jobs.swf", "--platform", str(bad), "--start", "0",
                  "--length", "10", "--executor", "serial", "--out", str(tmp_path / "o")]) == 2
     assert "error: bad.toml: nodes.gpu.count: must be a whole number >= 1, got -2" in capsys.readouterr().err
+
+
+def test_a_queues_runtime_limit_kills_its_jobs_under_walltime_kill():
+    from schedlab.model.records import Status
+
+    admitted = TWO_TYPES.admit(Job(1, 0.0, 5000.0, cpus=4, job_class="short"))  # asks for nothing: gets 3600
+    by_hand = Job(2, 0.0, 5000.0, cpus=4, job_class="short")                    # not admitted: the limit holds
+    free = Job(3, 0.0, 5000.0, cpus=4, job_class="long")                         # long has no limit
+    cluster = run(TWO_TYPES, [admitted, by_hand, free], FirstFit(), walltime="kill")
+    ends = {r.id: (r.status, r.end) for r in cluster.records}
+    assert ends == {1: (Status.TIMEOUT, 3600.0), 2: (Status.TIMEOUT, 3600.0), 3: (Status.COMPLETED, 5000.0)}
+    assert all(node.free_cores == node.cores for node in cluster.nodes)  # a killed job's nodes are free again
+    run_on = run(TWO_TYPES, [admitted], FirstFit())  # the default: run-on
+    assert run_on.records[0].status is Status.COMPLETED and run_on.records[0].end == 5000.0

@@ -3,7 +3,8 @@
 Hypothesis builds a platform (one to three node types: cores, memory, sometimes GPUs; a
 partition per type, a queue per partition, one asking for GPUs), a workload of jobs in
 those queues, a placement rule, an order (FCFS, EASY, strict priority, weighted round
-robin) and a driver that preempts a random running job at random times. Checked from
+robin), a walltime (kill or run-on) and a driver that preempts a random running job
+at random times. Checked from
 the cluster's placement table after the run, and on the live node states at each of
 the driver's wake-ups:
 
@@ -11,7 +12,8 @@ the driver's wake-ups:
 * every job runs only on nodes of its partition;
 * under exclusive placement a job is alone on its nodes; under the other rules a job
   holds exactly the cores it asked for, every time it (re)starts;
-* jobs are conserved: one record each, completed or rejected once the run drains.
+* jobs are conserved: one record each, completed, killed at its time limit (under
+  ``walltime="kill"``) or rejected once the run drains.
 """
 
 from __future__ import annotations
@@ -70,7 +72,8 @@ def cases(draw):
     placement = draw(st.sampled_from(sorted(PLACEMENTS)))
     order = draw(st.sampled_from(["fcfs", "easy", "strict", "strict+easy", "wrr"]))
     preemptions = draw(st.lists(st.tuples(st.sampled_from([0.25, 1.0, 2.5, 4.0]), st.integers(0, 50)), max_size=4))
-    return platform, jobs, placement, order, preemptions
+    walltime = draw(st.sampled_from(["run-on", "kill"]))
+    return platform, jobs, placement, order, preemptions, walltime
 
 
 def _policy(order, platform):
@@ -89,9 +92,9 @@ def _check_live(cluster):
 @SETTINGS
 @given(cases())
 def test_nodes_stay_within_their_resources_and_jobs_within_their_partitions(case):
-    platform, jobs, placement, order, preemptions = case
+    platform, jobs, placement, order, preemptions, walltime = case
     env = simpy.Environment()
-    cluster = Cluster(env, platform, _policy(order, platform), make_placement(placement))
+    cluster = Cluster(env, platform, _policy(order, platform), make_placement(placement), walltime=walltime)
     Source(env, jobs, cluster)
 
     def driver():
@@ -109,10 +112,10 @@ def test_nodes_stay_within_their_resources_and_jobs_within_their_partitions(case
     env.run()
     _check_live(cluster)
 
-    # jobs are conserved: every job ran to completion or was rejected, once
+    # jobs are conserved: every job ran to its end (or its time limit) or was rejected, once
     records = cluster.all_records()
     assert sorted(r.id for r in records) == sorted(j.id for j in jobs)
-    assert {r.status for r in records} <= {Status.COMPLETED, Status.REJECTED}
+    assert {r.status for r in records} <= {Status.COMPLETED, Status.REJECTED, Status.TIMEOUT}
 
     by_id = {j.id: j for j in jobs}
     node_of = {n.name: n for n in platform.nodes}

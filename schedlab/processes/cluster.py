@@ -68,6 +68,10 @@ class Cluster(Machine):
         nodes of its partition is rejected (or raises, with ``oversize="raise"``).
     batch_decisions
         As for :class:`Machine`: decide once per instant instead of at every event.
+    walltime
+        As for :class:`Machine`: ``"kill"`` a job that reaches its time limit
+        (:meth:`time_limit`: its requested time, capped by its queue's and partition's
+        ``max_runtime``), or let it ``"run-on"``.
 
     Attributes
     ----------
@@ -87,9 +91,10 @@ class Cluster(Machine):
         name: str = "cluster",
         oversize: Literal["reject", "raise"] = "reject",
         batch_decisions: bool = False,
+        walltime: Literal["run-on", "kill"] = "run-on",
     ) -> None:
         super().__init__(env, platform.cores, policy, name=name, resources=platform.resources, oversize=oversize,
-                         batch_decisions=batch_decisions)
+                         batch_decisions=batch_decisions, walltime=walltime)
         self.platform = platform
         self.placement = placement
         self.nodes = _states(platform)
@@ -133,6 +138,18 @@ class Cluster(Machine):
         if job.cpus > self.max_capacity:
             return False
         return self.placement.place(job, self._empty, self.platform.nodes_of(job)) is not None
+
+    def time_limit(self, job: Job) -> float | None:
+        """Under ``walltime="kill"``: the job's requested time, or its queue's or partition's limit if tighter.
+
+        A job passed through :meth:`Platform.admit <schedlab.model.platform.Platform.admit>`
+        already asks for no more than its queue's limit; one made by hand may not, and
+        the platform's limit still holds. ``None`` (no limit) under ``"run-on"``.
+        """
+        if self.walltime != "kill":
+            return None
+        limit = min(job.estimate if job.estimate is not None else math.inf, self.platform.time_limit(job))
+        return None if limit == math.inf else limit
 
     # ------------------------------------------------------------------ arrivals and actions
     def submit(self, job: Job) -> None:
@@ -235,11 +252,12 @@ class Cluster(Machine):
 
 
 def cluster_model(env: simpy.Environment, jobs: Sequence[Job], platform: Platform, policy: Policy,
-                  placement: Placement, *, batch_decisions: bool = False) -> Model:
+                  placement: Placement, *, batch_decisions: bool = False,
+                  walltime: Literal["run-on", "kill"] = "run-on") -> Model:
     """A model that replays ``jobs`` (in submit order) on an idle cluster of ``platform``'s nodes.
 
     The cluster is ``model["cluster"]`` (its placement table: :meth:`Cluster.placement_rows`).
     """
-    cluster = Cluster(env, platform, policy, placement, batch_decisions=batch_decisions)
+    cluster = Cluster(env, platform, policy, placement, batch_decisions=batch_decisions, walltime=walltime)
     Source(env, jobs, cluster)
     return Model(env, [cluster], parts={"cluster": cluster, "machine": cluster})
