@@ -9,7 +9,11 @@ updates the digest here, in the same commit, and says why in its message:
 - ``responsive_grid``: re-taken after seed 001's baselines, readings and the LPC-EGEE
   trace (issue 15) changed what its quick run runs and prints (FIFO, EDF, RL, RL+smdp;
   one week of LPC). ``first_look`` (the README's main job, issue 19) was taken when it was
-  added. Every other digest is the one taken before the reshaping.
+  added. ``trace_replay``: re-taken when replays began to kill a job at its requested
+  time (issue 18 item 1: ``walltime="kill"``, what Slurm does, is the new default where
+  the log gives requested times, and some of Gaia's jobs ran past theirs) and
+  ``evaluate`` gained its ``killed`` column; under ``walltime=run-on`` its rows are the
+  old ones plus ``killed`` = 0. Every other digest is the one taken before the reshaping.
 
 Regenerate one with ``python tests/digests.py DIR`` on a folder ``schedlab run`` wrote.
 """
@@ -39,7 +43,7 @@ DIGESTS = {
     "collectives_sensitivity": {
         "rows": "7d06cadaf16b8fa3", "replications": "89e9a018b146c95e", "records": "d2d0f25ac8244127",
     },
-    "trace_replay": {"rows": "6e0de5f2985700a3", "replications": "009547a5bf19de2a", "records": "040cfdf13987136f"},
+    "trace_replay": {"rows": "a44c32858139e2bc", "replications": "31b982f0932f4842", "records": "cac856a3da36185e"},
     "machine_rl": {"rows": "1e8b53cc6d985bc2", "replications": "be4495af4871d7a6", "records": "1b1934788006fe27"},
     "first_look": {"rows": "e63550037aaeb3d4", "replications": "28806ed10413f922", "records": "6f1eda2c032b7567"},
 }

@@ -13,7 +13,10 @@ the end of the run:
 * simulated time never goes back (completion times, trace entries);
 * work is conserved exactly under preemption and squeezing: a completed job did its runtime
   of ideal work and was allocated ``cpus * runtime`` CPU-time; the machine's busy-time integral
-  equals the sum of the records' CPU-time.
+  equals the sum of the records' CPU-time;
+* under walltime limits (``walltime="kill"``, jobs with estimates), a killed job held CPUs for
+  exactly its limit, and one never squeezed did ``limit`` of ideal work on ``cpus * limit``
+  CPU-time; a completed job never ran past its limit.
 
 A last property checks an interrupt-free FCFS run of 1-CPU jobs against the earliest-free-server
 recursion of a FCFS multi-server queue (Kiefer–Wolfowitz).
@@ -56,10 +59,11 @@ class Scenario:
     base: str  # FCFS, SJF or BestFit
     squeeze: list[bool]  # cycled: does the policy squeeze the head when nothing fits?
     actions: list[tuple[float, str, int, int]]  # (gap before it, kind, pick, size)
+    walltime: str = "run-on"  # "kill": jobs carry estimates, and are killed at them
 
 
 @st.composite
-def scenarios(draw, max_jobs: int = 20, max_actions: int = 25, oversize: bool = True) -> Scenario:
+def scenarios(draw, max_jobs: int = 20, max_actions: int = 25, oversize: bool = True, kill: bool = False) -> Scenario:
     capacity = draw(st.integers(1, 6))
     memory = draw(st.one_of(st.none(), st.integers(1, 8)))  # a second, whole-number resource, or none
     n = draw(st.integers(1, max_jobs))
@@ -74,7 +78,8 @@ def scenarios(draw, max_jobs: int = 20, max_actions: int = 25, oversize: bool = 
                 demands = {"memory": memory + 1}
             else:
                 cpus = capacity + 1
-        jobs.append(Job(i, t, draw(lengths), cpus=cpus, demands=demands))
+        estimate = draw(st.one_of(st.none(), lengths)) if kill else None  # above or below the runtime
+        jobs.append(Job(i, t, draw(lengths), cpus=cpus, demands=demands, estimate=estimate))
     actions = draw(st.lists(st.tuples(gaps, st.sampled_from(ACTIONS), st.integers(0, 99), st.integers(0, 99)),
                             max_size=max_actions))
     return Scenario(
@@ -84,6 +89,7 @@ def scenarios(draw, max_jobs: int = 20, max_actions: int = 25, oversize: bool = 
         base=draw(st.sampled_from(["fcfs", "sjf", "bestfit"])),
         squeeze=draw(st.lists(st.booleans(), min_size=1, max_size=5)),
         actions=actions,
+        walltime="kill" if kill else "run-on",
     )
 
 
@@ -99,12 +105,13 @@ class Harness:
         self.env = env = TracedEnvironment()
         self.base = {"fcfs": FCFS(), "sjf": SJF(), "bestfit": BestFit()}[sc.base]
         self.calls = 0
-        self.machine = Machine(env, sc.capacity, self.policy, name="m", resources=sc.resources)
+        self.machine = Machine(env, sc.capacity, self.policy, name="m", resources=sc.resources, walltime=sc.walltime)
         self.states: dict[int, Running] = {}  # latest Running state seen for each job id
         self.completions: list[float] = []
         self.preempts: Counter[int] = Counter()
         self.resizes: Counter[int] = Counter()
         self.allocated: dict[int, int] = {}  # CPUs each job was last started (or resumed) on
+        self.squeezed: set[int] = set()  # jobs that ever ran on fewer CPUs than they asked for
         self.last_now = 0.0
         self.machine.completed.connect(self.on_complete)
         self.source = Source(env, sc.jobs, self.machine)
@@ -124,6 +131,8 @@ class Harness:
             n = min(view.free, head.cpus)
             if view.fits(head, n):  # the CPUs left, if its memory fits
                 self.allocated[head.id] = n
+                if n < head.cpus:
+                    self.squeezed.add(head.id)
                 return Start(head, n)
         return None
 
@@ -151,6 +160,7 @@ class Harness:
                 new = 1 + size % (run.cpus - 1)
                 m.apply(Resize(run.job, new)) if pick % 2 else m.resize(run.job, new)
                 assert run.cpus == new
+                self.squeezed.add(run.job.id)
                 self.resizes[run.job.id] += 1
         elif kind == "grow" and m.free > 0:
             cands = [r for r in m.running if r.cpus < r.job.cpus]
@@ -166,6 +176,8 @@ class Harness:
                 return
             m.apply(Start(job, n)) if pick % 2 else m.start(job, n)
             self.allocated[job.id] = n
+            if n < job.cpus:
+                self.squeezed.add(job.id)
 
     # ---- invariants at every event
     def check(self) -> None:
@@ -212,10 +224,12 @@ def check_records(h: Harness, *, finished: bool) -> None:
         if never_fits(h.sc, job):
             assert rec.status is Status.REJECTED
             continue
+        ended = Status.TIMEOUT if rec.status is Status.TIMEOUT else Status.COMPLETED
+        assert ended is Status.COMPLETED or h.sc.walltime == "kill", "killed without a limit"
         if finished:
-            assert rec.status is Status.COMPLETED
+            assert rec.status is ended
         expected = (Status.RUNNING if job.id in running else Status.WAITING if job.id in waiting
-                    else Status.COMPLETED)
+                    else ended)
         assert rec.status is expected
         if rec.status is Status.WAITING and job.id not in h.states:
             assert math.isnan(rec.start) and rec.cpu_time == 0.0
@@ -232,6 +246,20 @@ def check_records(h: Harness, *, finished: bool) -> None:
             if rec.preemptions == 0 and rec.resizes == 0:  # one allocation from start to end
                 n = h.allocated[job.id]
                 assert close(rec.service, job.runtime * job.cpus / n), (rec.service, job.runtime, job.cpus, n)
+            if h.sc.walltime == "kill" and job.estimate is not None:
+                assert state.run_time <= job.estimate * (1 + 1e-9), "ran past its limit"
+        elif rec.status is Status.TIMEOUT:
+            limit = job.estimate
+            assert limit is not None and rec.start < rec.end <= now
+            assert close(state.run_time, limit), (state.run_time, limit)  # killed exactly at its limit
+            assert state.work_done < job.runtime
+            if job.id not in h.squeezed:  # the work done is its limit, on all its CPUs
+                assert close(state.work_done, limit), (state.work_done, limit)
+                assert close(rec.cpu_time, job.cpus * limit), (rec.cpu_time, job.cpus, limit)
+                if rec.preemptions == 0:  # one allocation: the kill is at start + limit, to the bit
+                    assert rec.end == rec.start + limit and rec.cpu_time == job.cpus * limit
+            else:  # what its (smaller) allocations did
+                assert rec.cpu_time <= job.cpus * limit * (1 + 1e-9)
         else:
             assert math.isnan(rec.end)
             assert rec.cpu_time <= job.cpus * job.runtime * (1 + 1e-9)
@@ -251,6 +279,18 @@ def test_random_meddling_conserves_jobs_cpus_and_work(sc):
     assert m.running == [] and m.waiting == []
     assert m.free == m.capacity
     assert m.rejected == sum(never_fits(sc, j) for j in sc.jobs)
+    assert len(h.completions) == len(sc.jobs) - m.rejected
+    check_records(h, finished=True)
+
+
+@SETTINGS
+@given(scenarios(kill=True))
+def test_walltime_kill_ends_every_job_at_its_end_or_its_limit(sc):
+    """Under walltime limits every job completes, or is killed having held CPUs for exactly its limit."""
+    h = Harness(sc)
+    h.env.run()
+    m = h.machine
+    assert m.running == [] and m.waiting == [] and m.free == m.capacity
     assert len(h.completions) == len(sc.jobs) - m.rejected
     check_records(h, finished=True)
 

@@ -83,6 +83,9 @@ def _parser(script: str | None = None) -> argparse.ArgumentParser:
     replay.add_argument("--seed", type=int, default=0, help="seed of the window draw (default 0)")
     replay.add_argument("--compat", choices=("none", "rlscheduler"), default="none",
                         help="rlscheduler: RLScheduler's loader, node allocation and scheduling loop")
+    replay.add_argument("--walltime", choices=("kill", "run-on"), default=None,
+                        help="a job that reaches its requested time is killed (as Slurm does) or runs on to its end "
+                             "(default: kill; run-on under --compat rlscheduler)")
     replay.add_argument("--strict", action="store_true", help="stop at the first malformed line (default: skip, count)")
     replay.add_argument("--no-native", action="store_true", help="leave out the native (as-run) schedule")
     replay.add_argument("--platform", default=None, metavar="FILE",
@@ -210,7 +213,7 @@ def _replay(args: argparse.Namespace) -> int:
         "window_seed": args.seed, "compat": args.compat, "strict": args.strict, "native": not args.no_native,
         "traces_dir": str(Path.cwd().parent / "shared" / "traces"),
         "platform": str(Path(args.platform).resolve()) if args.platform else "",
-        "placement": args.placement, "queues": args.queues,
+        "placement": args.placement, "queues": args.queues, "walltime": args.walltime or "",
     }
     if args.platform:
         from schedlab.model.platform_file import load_platform
@@ -239,7 +242,7 @@ def _replay(args: argparse.Namespace) -> int:
     results = run(scenario, overrides=overrides, reps=cfg.n_windows, executor=args.executor, workers=args.workers)
     for row in results.rows:
         row["windows"] = cfg.n_windows
-    print(f"replay: {cfg.n_windows} window(s) of {cfg.length} jobs, compat {cfg.compat}")
+    print(f"replay: {cfg.n_windows} window(s) of {cfg.length} jobs, compat {cfg.compat}, walltime {cfg.walltime}")
     print(results.table())
     for line in left_out(results.records, cfg.length):
         print(line)
@@ -266,7 +269,7 @@ def left_out(records: typing.Any, length: int) -> list[str]:
     lines = []
     keys = [k for k in ("trace", "policy", "backfill") if k in records]
     for key, group in records.groupby(keys, sort=False):
-        missing = group[group["status"] != "completed"]
+        missing = group[~group["status"].isin(("completed", "timeout"))]  # killed jobs ran: they count
         if missing.empty:
             continue
         why = {"rejected": "never fits the machine (wider than it, or a resource it lacks)",

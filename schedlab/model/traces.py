@@ -151,21 +151,38 @@ class NativeSchedule:
 def evaluate(records: Sequence[JobRecord], procs: int) -> dict[str, float]:
     """Bounded slowdown (10 s), mean wait, mean response and utilization of one window.
 
-    Utilization is the CPU-time of the window's jobs over ``procs`` times the span from
-    the first submission to the last completion.
+    Jobs killed at their time limit (``TIMEOUT``, under ``walltime="kill"``) are read
+    as a Slurm simulator's users read them: they ran, so they count.
+
+    - ``wait``: every job that ran, completed or killed.
+    - ``bounded_slowdown`` and ``response``: completed and killed jobs; a killed job's
+      run time is the time it ran (``end - start``), not the runtime the log records,
+      which it never got to.
+    - ``utilization``: the CPU-time of completed and killed jobs (a killed job's is
+      what it held until the kill) over ``procs`` times the span from the first
+      submission to the last end.
+    - ``jobs``: the completed jobs; ``killed``: the killed ones.
+
+    Rejected jobs, and jobs still waiting or running when the replay stopped, are in
+    none of the figures.
     """
     done = [r for r in records if r.status is Status.COMPLETED]
-    if not done:
+    killed = [r for r in records if r.status is Status.TIMEOUT]
+    if not done and not killed:
         return {"bounded_slowdown": math.nan, "wait": math.nan, "response": math.nan, "utilization": math.nan,
-                "jobs": 0.0}
-    first = min(r.submit for r in done)
-    last = max(r.end for r in done)
+                "jobs": 0.0, "killed": 0.0}
+    ran = done + killed
+    first = min(r.submit for r in ran)
+    last = max(r.end for r in ran)
+    # the metrics functions read completed jobs, and a killed job's run time is its service
+    as_done = done + [r._replace(status=Status.COMPLETED, runtime=r.service) for r in killed]
     return {
-        "bounded_slowdown": float(metrics.bounded_slowdown(done, BSLD_THRESHOLD).mean()),
-        "wait": float(metrics.wait(done).mean()),
-        "response": float(metrics.response(done).mean()),
-        "utilization": metrics.utilization(done, procs, first, last) if last > first else math.nan,
+        "bounded_slowdown": float(metrics.bounded_slowdown(as_done, BSLD_THRESHOLD).mean()),
+        "wait": float(metrics.wait(as_done).mean()),
+        "response": float(metrics.response(as_done).mean()),
+        "utilization": metrics.utilization(as_done, procs, first, last) if last > first else math.nan,
         "jobs": float(len(done)),
+        "killed": float(len(killed)),
     }
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 import simpy
 
@@ -16,8 +17,11 @@ __all__ = ["replay_model"]
 
 
 def replay_model(env: simpy.Environment, jobs: Sequence[Job], procs: int, policy: Policy,
-                 *, batch_decisions: bool = False) -> Model:
-    """A model that replays ``jobs`` (in submit order) on an empty machine of ``procs`` processors."""
-    machine = Machine(env, procs, policy, name="trace", batch_decisions=batch_decisions)
+                 *, batch_decisions: bool = False, walltime: Literal["run-on", "kill"] = "run-on") -> Model:
+    """A model that replays ``jobs`` (in submit order) on an empty machine of ``procs`` processors.
+
+    ``walltime="kill"`` kills a job that reaches its requested time (its ``estimate``).
+    """
+    machine = Machine(env, procs, policy, name="trace", batch_decisions=batch_decisions, walltime=walltime)
     Source(env, jobs, machine)
     return Model(env, [machine], parts={"machine": machine})

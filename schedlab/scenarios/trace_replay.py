@@ -12,7 +12,14 @@ processors only; HPC2N asks memory for 175,359 of its 202,871 jobs, which used t
 make them "never fit" and leave the metrics), and ``schedlab replay`` names any job
 left out of the metrics, counted per reason.
 
-Under ``compat="rlscheduler"`` the reading of RLScheduler's protocol is: its loader
+A job that reaches its requested time (SWF field 9) is killed there, as Slurm, PBS
+and OAR do (``walltime="kill"``, the default; its record says ``timeout``, and
+``evaluate`` counts it in the ``killed`` column); ``walltime="run-on"`` lets every job
+run its recorded run time, as replays did before. Jobs without a requested time are
+never killed.
+
+Under ``compat="rlscheduler"`` (which keeps ``run-on``: RLScheduler runs every job to
+its end) the reading of RLScheduler's protocol is: its loader
 (processors ``max(allocated, requested)``; run time -1 read as 10, run time 0
 dropped; requested time -1 read as the run time; a requested time of 0, which
 RLScheduler keeps and schedlab reads as the run time, occurs in none of the logs in
@@ -45,6 +52,8 @@ from schedlab.processes.model import Model
 from schedlab.processes.replay import replay_model
 
 NAME = "trace_replay"
+#: what a job that reaches its requested time does (Machine's walltime)
+WALLTIMES = ("kill", "run-on")
 
 
 @dataclass(frozen=True)
@@ -67,6 +76,9 @@ class Config:
     compat: str = "none"
     #: stop at the first malformed line instead of skipping and counting it
     strict: bool = False
+    #: a job that reaches its requested time: kill (as Slurm, PBS and OAR do) or run-on (runs to its end);
+    #: empty: kill, or run-on under compat rlscheduler (RLScheduler runs every job to its end)
+    walltime: str = ""
     #: add a row for the schedule that actually ran, where the log records waits
     native: bool = True
     #: where traces named without a path are looked up
@@ -87,6 +99,12 @@ class Config:
                 raise ValueError(f"unknown backfill {b!r}; choose from {', '.join(BACKFILLS)}")
         if self.compat not in COMPATS:
             raise ValueError(f"unknown compat {self.compat!r}; choose from {', '.join(COMPATS)}")
+        if not self.walltime:  # the default, stated in the config that summary.json keeps
+            object.__setattr__(self, "walltime", "run-on" if self.compat == "rlscheduler" else "kill")
+        if self.walltime not in WALLTIMES:
+            raise ValueError(f"unknown walltime {self.walltime!r}; choose from {', '.join(WALLTIMES)}")
+        if self.compat == "rlscheduler" and self.walltime != "run-on":
+            raise ValueError("compat rlscheduler runs every job to its end, as RLScheduler does: use walltime run-on")
         if self.placement not in PLACEMENTS:
             raise ValueError(f"unknown placement {self.placement!r}; choose from {', '.join(PLACEMENTS)}")
         if self.queues not in QUEUE_POLICIES:
@@ -142,11 +160,13 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
         policy = make_queue_policy(platform, cfg.queues, cell["policy"], cell["backfill"])
         model = cluster_model(env, [platform.swf_job(job) for job in jobs], platform, policy,
                               make_placement(cfg.placement))
+        model["cluster"].walltime = cfg.walltime  # a Cluster is a Machine: the same limits apply
         model.parts.update(procs=platform.cores, window_start=lo)
         return model
     else:
         policy = make_policy(cell["policy"], cell["backfill"], cfg.compat)
-        model = replay_model(env, jobs, trace.procs, policy, batch_decisions=cfg.compat == "rlscheduler")
+        model = replay_model(env, jobs, trace.procs, policy, batch_decisions=cfg.compat == "rlscheduler",
+                             walltime=cfg.walltime)  # type: ignore[arg-type]  # checked in Config
     model.parts.update(procs=trace.procs, window_start=lo)
     return model
 
