@@ -184,3 +184,21 @@ def test_a_queues_runtime_limit_kills_its_jobs_under_walltime_kill():
     assert all(node.free_cores == node.cores for node in cluster.nodes)  # a killed job's nodes are free again
     run_on = run(TWO_TYPES, [admitted], FirstFit())  # the default: run-on
     assert run_on.records[0].status is Status.COMPLETED and run_on.records[0].end == 5000.0
+
+
+def test_single_core_nodes_replay_a_log_as_the_machine_does_job_for_job():
+    """128 one-core nodes, first-fit, no partitions: the same schedule as a 128-CPU Machine, start for start."""
+    from schedlab.model.traces import load_trace
+    from schedlab.policies.batch import make_policy
+    from schedlab.processes.cluster import cluster_model
+    from schedlab.processes.replay import replay_model
+
+    trace = load_trace(str(ROOT.parent / "shared" / "traces" / "SDSC-SP2-1998-4.2-cln.swf.gz"))
+    window = trace.jobs[20000:20512]
+    platform = parse_platform({"nodes": {"node": {"count": trace.procs, "cores": 1}}})
+    machine = replay_model(simpy.Environment(), window, trace.procs, make_policy("fcfs", "easy"),
+                           walltime="kill").run()
+    cluster = cluster_model(simpy.Environment(), window, platform, make_policy("fcfs", "easy"), FirstFit(),
+                            walltime="kill").run()
+    starts = [(r.id, r.start, r.end, r.status) for r in machine.records()]
+    assert starts == [(r.id, r.start, r.end, r.status) for r in cluster.records()]

@@ -5,9 +5,12 @@ The Parallel Workloads Archive's headers describe the machine a log came from:
 line per queue and partition (its SWF number and its name). :func:`swf_platform_toml`
 turns them into the text of a platform file (``docs/platforms.md``). A header gives
 no queue's runtime limit, so each queue's limit is read from the log itself: the
-requested time (SWF field 9) most of the queue's jobs carry, which is what a batch
-system such as PBS writes for a job that asked for none but its queue's. The text
-says where each number came from, so it can be checked and edited before use.
+largest requested time (SWF field 9) among the queue's jobs, since a queue's limit
+bounds what its jobs may ask for. (On LPC-EGEE it is also what most of each queue's
+jobs carry: PBS writes the queue's limit for a job that asks for none. Taking the most
+common request instead would be wrong where users give their own: on SDSC-SP2 it would
+kill 894 of a 4,096-job window's jobs, against 274 by their own requests.) The text says
+where each number came from, so it can be checked and edited before use.
 """
 
 from __future__ import annotations
@@ -50,8 +53,8 @@ def swf_platform_toml(path: str | os.PathLike[str], *, name: str | None = None) 
     whole number, some nodes (type ``wide``) get one core more, so the cores add up to
     ``MaxProcs``. Queues and partitions:
     one per ``Queue:``/``Partition:`` header line, with its SWF number as ``swf_id``.
-    A queue's ``max_runtime`` is the requested time most of its jobs carry (none if its
-    jobs carry none). Partitions get every node: a header does not say which nodes
+    A queue's ``max_runtime`` is the largest requested time among its jobs (none if
+    its jobs carry none). Partitions get every node: a header does not say which nodes
     each held.
 
     Raises
@@ -89,7 +92,7 @@ def swf_platform_toml(path: str | os.PathLike[str], *, name: str | None = None) 
         lines += ["", f"[queues.{_quote(queue)}]", f"swf_id = {number}"]
         counts = requested.get(number)
         if counts:
-            limit, jobs = counts.most_common(1)[0]
-            lines.append(f"max_runtime = {limit:g}  # the requested time of {jobs} of its "
-                         f"{sum(counts.values())} jobs that give one")
+            limit = max(counts)
+            lines.append(f"max_runtime = {limit:g}  # the largest requested time of its {sum(counts.values())} "
+                         f"jobs that give one ({counts[limit]} ask for exactly this)")
     return "\n".join(lines) + "\n"
