@@ -27,7 +27,7 @@ from typing import Literal
 
 import numpy as np
 
-from schedlab.model.grid import Assign, GridCompletion, GridView
+from schedlab.model.grid import GridCompletion, GridView
 
 __all__ = ["OrdinalSharing", "greedy_choice"]
 
@@ -116,7 +116,7 @@ class OrdinalSharing:
         else:  # several predecessors on the sharing graph: their mean table
             row += self.beta * np.mean(messages, axis=0)
 
-    def assign(self, agent: int, lengths: np.ndarray) -> Iterator[Assign]:
+    def assign(self, agent: int, lengths: np.ndarray) -> Iterator[tuple[int, int]]:
         row, outstanding = self.utility[agent], self.outstanding[agent]
         keep, step, rng = 1.0 - self.alpha, self.alpha, self._rng
         reach = None if self._reach is None else self._reach[agent]
@@ -124,7 +124,9 @@ class OrdinalSharing:
             j = greedy_choice(row, rng, reach)
             row[j] = keep * row[j] - step  # eq. 3 with r(j) = -1, at once
             outstanding[j] += 1
-            yield Assign(pos, j)
+            # a plain (job, resource) tuple, which the contract accepts as an Assign: an Assign's
+            # __new__ is a Python call, 0.42 against 0.01 us (timeit), once per job of the run
+            yield pos, j
 
     def completed(self, event: GridCompletion) -> None:
         """The ``completed`` signal: one more finished job of that agent at that resource."""

