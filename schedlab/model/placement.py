@@ -71,6 +71,10 @@ def room(node: NodeState, job: Job, *, idle: bool = False) -> int:
 
     With ``idle``, the most it could take were it idle: what its capacity allows.
     """
+    if not job.demands:  # cores only, the common case: no resource to weigh
+        if idle:
+            return min(node.cores, job.cpus)
+        return 0 if node.exclusive else min(node.free_cores, job.cpus)
     if node.exclusive and not idle:
         return 0
     most = min(node.cores if idle else node.free_cores, job.cpus)
@@ -87,7 +91,10 @@ def room(node: NodeState, job: Job, *, idle: bool = False) -> int:
 
 def fits_one_node(job: Job, nodes: Sequence[NodeState], allowed: Sequence[int]) -> bool:
     """Could one of ``allowed``'s nodes, idle, hold the whole job?"""
-    return any(room(nodes[i], job, idle=True) >= job.cpus for i in allowed)
+    cpus = job.cpus
+    if not job.demands:
+        return any(nodes[i].cores >= cpus for i in allowed)
+    return any(room(nodes[i], job, idle=True) >= cpus for i in allowed)
 
 
 class Placement(Protocol):
