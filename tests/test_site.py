@@ -57,10 +57,12 @@ def test_every_public_module_has_a_section_in_the_api_reference(site):
             assert f'id="{dotted}"' in html, f"{dotted} has no section in reference/{name}"
 
 
-def test_docstrings_render_without_sphinx_roles(site):
-    # docs/hooks/griffe_roles.py turns :class:`X` into a link or code; none may be left as text
+def test_docstrings_render_without_sphinx_marks(site):
+    # docs/hooks/griffe_roles.py turns :class:`X` into a link or code, and "follows::" into "follows:"
     for page in (site / "reference").rglob("index.html"):
-        assert not re.search(r":(mod|func|class|meth|attr|data|exc):<code>", page.read_text()), page
+        html = page.read_text()
+        assert not re.search(r":(mod|func|class|meth|attr|data|exc):<code>", html), page
+        assert "::</p>" not in html, page
 
 
 def test_schedlab_does_not_import_the_site_tools():

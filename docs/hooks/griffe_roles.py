@@ -1,4 +1,4 @@
-"""Griffe extension: Sphinx roles in schedlab's docstrings become links of the API reference.
+"""Griffe extension: the Sphinx (reStructuredText) marks in schedlab's docstrings, made Markdown.
 
 schedlab's numpydoc docstrings name other objects the Sphinx way, e.g.
 ``:class:`~schedlab.model.decisions.MachineView``` or ``:func:`gantt```. Markdown has no
@@ -9,8 +9,14 @@ resolves to a documented object on a page of the reference, and into plain code
 otherwise (a name outside schedlab, a private one, an undocumented one): a link that
 could not resolve would fail ``mkdocs build --strict``.
 
-A leading ``~`` shows only the last part of the name, as in Sphinx. The docstrings in
-the source stay as they are, so ``help()`` and editors show them unchanged.
+A leading ``~`` shows only the last part of the name, as in Sphinx.
+
+A paragraph that ends in ``::`` introduces a literal block in reStructuredText; the
+indented block already is a code block in Markdown, so the ``::`` becomes ``:`` (or goes,
+after a space), as Sphinx prints it.
+
+The docstrings in the source stay as they are, so ``help()`` and editors show them
+unchanged.
 """
 
 from __future__ import annotations
@@ -22,6 +28,8 @@ import griffe
 
 #: a Sphinx Python-domain role: :class:`name`, :py:func:`~a.b.c`, ...
 ROLE = re.compile(r":(?:py:)?(?:mod|func|class|meth|attr|data|exc|obj|const):`(?P<tilde>~?)(?P<name>[^`]+)`")
+#: reStructuredText's literal-block marker at the end of a line: "... as follows::"
+LITERAL_MARKER = re.compile(r"(?P<space>[ \t]?)::$", re.MULTILINE)
 
 
 def _walk(obj: griffe.Object) -> Any:
@@ -62,7 +70,7 @@ def _full_path(name: str, scope: griffe.Object) -> str | None:
 
 
 def rewrite(docstring: str, scope: griffe.Object, collection: griffe.ModulesCollection) -> str:
-    """The docstring with each role replaced by a cross-reference or by code."""
+    """The docstring with each role replaced by a cross-reference or by code, and no ``::`` marker."""
 
     def one(match: re.Match[str]) -> str:
         name = match["name"].strip().lstrip(".").removesuffix("()")
@@ -71,7 +79,7 @@ def rewrite(docstring: str, scope: griffe.Object, collection: griffe.ModulesColl
         target = _documented(full, collection) if full else None
         return f"[`{shown}`][{target}]" if target else f"`{shown}`"
 
-    return ROLE.sub(one, docstring)
+    return LITERAL_MARKER.sub(lambda m: "" if m["space"] else ":", ROLE.sub(one, docstring))
 
 
 class SphinxRoles(griffe.Extension):
