@@ -32,7 +32,7 @@ from schedlab.experiment.results import Results, aggregate
 from schedlab.experiment.scenario import Scenario, config_dict, load_scenario, make_config
 from schedlab.experiment.seeding import Streams, replication_seeds
 from schedlab.model import metrics
-from schedlab.model.records import Status, records_frame
+from schedlab.model.records import RecordLog, Status, records_frame
 from schedlab.processes.model import Model
 
 __all__ = ["ExperimentError", "build_model", "run", "run_task", "standard_metrics", "sweep_cells"]
@@ -67,7 +67,9 @@ class TaskResult:
     cell_index: int
     rep: int
     metrics: dict[str, float]
-    records: Any  # pandas.DataFrame or None
+    #: the job records: a RecordLog (made a DataFrame by the process that gathers the results), a
+    #: pandas.DataFrame (from stations that keep lists), or None when records are not kept
+    records: Any
     seconds: float
     #: file name -> bytes a measure returned under ``"files"`` (curves, series), saved under --out
     files: dict[str, bytes] = dataclasses.field(default_factory=dict)
@@ -123,11 +125,21 @@ def run_task(task: Task) -> TaskResult:
                 raise ExperimentError(f"measure() returned {name}={value!r}, which is not a number") from None
         frame = None
         if task.keep_records:
-            frame = records_frame(model.records(), **task.cell, rep=task.rep)
+            records = model.records()
+            # A RecordLog goes back as it is: 40 bytes a job to pickle, journal and send
+            # between processes where its DataFrame is about 160; the frame is built once, at the end.
+            frame = records if isinstance(records, RecordLog) else records_frame(records, **task.cell, rep=task.rep)
     except Exception as exc:  # carry the cause to the parent with the task's coordinates
         where = f"cell {task.cell_index} {dict(task.cell)} replication {task.rep}"
         raise ExperimentError(f"{where}: {type(exc).__name__}: {exc}", traceback.format_exc()) from None
     return TaskResult(task.cell_index, task.rep, values, frame, time.perf_counter() - began, files)
+
+
+def _records_frame(result: TaskResult, cell: Mapping[str, Any]) -> Any:
+    """A task's records as a DataFrame tagged with its cell and replication."""
+    if isinstance(result.records, RecordLog):
+        return records_frame(result.records, **cell, rep=result.rep)
+    return result.records
 
 
 def _files(given: Mapping[str, Any]) -> dict[str, bytes]:
@@ -377,8 +389,9 @@ def run(
     if keep_records:
         import pandas as pd
 
-        frames = [r.records for r in results if r.records is not None]
-        records = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+        frames = [_records_frame(r, cells[r.cell_index]) for r in results if r.records is not None]
+        # one frame is taken as it is: a concat of it would only copy it
+        records = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     executor_name = executor if isinstance(executor, str) else type(executor).__name__
     # one flat folder: a report globs series/*.csv; the prefix keeps two tasks' names apart
     files = {f"series/cell{r.cell_index}-rep{r.rep}-{name}": data for r in results for name, data in r.files.items()}

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import simpy
 
-from schedlab.model.records import JobRecord
+from schedlab.model.records import JobRecord, RecordLog
+from schedlab.processes.machine import Machine
+from schedlab.processes.server import Server
 
 __all__ = ["Model"]
 
@@ -43,8 +46,22 @@ class Model:
         self.env.run(until=self.until)
         return self
 
-    def records(self) -> list[JobRecord]:
-        """Every station's records: completed and rejected, then running and waiting."""
+    def records(self) -> Sequence[JobRecord]:
+        """Every station's records: completed and rejected, then running and waiting.
+
+        Where every station is a :class:`Machine` or :class:`Server` keeping its records
+        in a :class:`~schedlab.model.records.RecordLog`, the result is a new ``RecordLog``
+        (the stations' arrays copied, their running and waiting jobs appended): no record
+        is made until one is read, and ``records_frame`` builds the DataFrame from the
+        arrays (300,000 jobs: 0.5 s of tuples saved here, 1 s in the DataFrame). Otherwise
+        it is a list, as each station's ``all_records()`` gives it.
+        """
+        if self.stations and all(_keeps_log(station) for station in self.stations):
+            log = RecordLog()
+            for station in self.stations:
+                log.extend(station.records)  # type: ignore[attr-defined]
+                log.extend(station.snapshot())  # type: ignore[attr-defined]
+            return log
         out: list[JobRecord] = []
         for station in self.stations:
             out.extend(station.all_records())
@@ -54,3 +71,9 @@ class Model:
         return self.parts[name]
 
 
+def _keeps_log(station: object) -> bool:
+    """A station whose ``all_records()`` is its RecordLog then its snapshot, as Machine's and Server's are."""
+    kind = type(station)
+    return (isinstance(getattr(station, "records", None), RecordLog)
+            and ((isinstance(station, Machine) and kind.all_records is Machine.all_records)
+                 or (isinstance(station, Server) and kind.all_records is Server.all_records)))

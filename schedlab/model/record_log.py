@@ -1,0 +1,436 @@
+"""A machine's or server's job records, kept by columns: a few numbers a job, nothing for the GC.
+
+A run of a million jobs kept a million :class:`~schedlab.model.job_record.JobRecord`
+tuples alive: about 350 bytes each, every one tracked by the garbage collector. A
+:class:`RecordLog` keeps only what cannot be derived, in typed arrays:
+
+- always, per job: ``submit``, ``start``, ``end``, ``runtime`` (floats) and ``id`` (a
+  64-bit int): 40 bytes;
+- ``wait`` and ``service`` never: they are ``start - submit`` and ``end - start``,
+  exactly as :func:`~schedlab.model.records.job_record` derives them;
+- the other fields only once some job's value differs from the *usual* one, and from
+  then on as one more array (filled in for the jobs before it). Usual means:
+  ``estimate`` is ``runtime``; ``cpu_time`` is ``(end - start) * cpus`` (0 where that
+  is nan: a job that never ran); ``utility``, ``preemptions`` and ``resizes`` are 0;
+  ``origin`` is ``None``; ``weight``, ``cpus`` and the texts (``job_class``, ``group``,
+  ``machine``, ``status``: one code per distinct combination) are the first job's.
+
+Every test for "usual" is exact (same bits, same type), so reading a log back
+(indexing, iterating, ``==``) gives each record equal field for field and type for type
+to the one ``job_record`` made. A record the columns cannot hold exactly (an ``int``
+time, a numpy number, an id past 64 bits) is kept whole beside them.
+:meth:`RecordLog.frame` builds the records' DataFrame from the arrays, with no record
+tuple made. Measured (benchmarks/README.md): M/M/50, 1,000,000 customers: the log
+takes 40 bytes a job where the row-by-row log of 14 numbers took 112.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import islice, repeat
+from typing import TYPE_CHECKING, Any, overload
+
+from schedlab.model.job_record import COLUMNS, ZERO, JobRecord, Status, frame_of_records, job_record_from
+from schedlab.model.utility import final_utility
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
+__all__ = ["RecordLog"]
+
+#: an origin of ``None`` in the origin column (an origin this small is kept whole)
+_NO_ORIGIN = -(2**63)
+#: the columns of whole numbers are signed 64-bit
+_BIG = 2**63
+#: the fields kept only once they differ from the usual value, and each one's array type
+_OPTIONAL: dict[str, str] = {
+    "estimate": "d", "cpu_time": "d", "weight": "d", "utility": "d",
+    "origin": "q", "cpus": "q", "preemptions": "q", "resizes": "q", "code": "q",
+}
+_PACK = struct.Struct("d").pack
+
+
+def _same_float(a: float, b: float) -> bool:
+    """The same bits: ``-0.0`` is not ``0.0``, a nan is its own payload."""
+    return _PACK(a) == _PACK(b)
+
+
+def _derived_cpu_time(start: float, end: float, cpus: int) -> float:
+    cpu_time = (end - start) * cpus
+    return 0.0 if cpu_time != cpu_time else cpu_time  # never ran: nan -> 0
+
+
+class RecordLog(Sequence[JobRecord]):
+    """The records of a machine or server, stored by columns; read as a sequence of :class:`JobRecord`.
+
+    See the module's docstring for what is stored and why. ``add`` logs a job's
+    fields without making its record (what a machine does when nobody listens to its
+    completions), ``append`` logs a record, ``extend`` another log or records.
+    """
+
+    __slots__ = ("_code", "_cpus", "_extra", "_ids", "_label_of", "_labels", "_n", "_times", "_weight", "_whole")
+
+    def __init__(self, records: Iterable[JobRecord] = ()) -> None:
+        # Row by row, 4 floats (submit, start, end, runtime): one fromlist() per record is
+        # cheaper than an append to each of 4 arrays.
+        self._times = array("d")
+        self._ids = array("q")
+        #: the optional fields stored so far (one value per record), by name
+        self._extra: dict[str, array[Any]] = {}
+        # the usual weight, cpus and label code: the first record's (None before it)
+        self._weight: float | None = None
+        self._cpus: int | None = None
+        self._code: int | None = None
+        self._labels: list[tuple[str, str, str, Status]] = []
+        self._label_of: dict[tuple[str, str, str, Status], int] = {}
+        self._whole: dict[int, JobRecord] = {}
+        self._n = 0
+        self.extend(records)
+
+    # -- logging ---------------------------------------------------------------------------
+
+    def add(
+        self, job: Any, where: str, status: Status, start: float, end: float, cpu_time: float,
+        preemptions: int = 0, resizes: int = 0,
+    ) -> None:
+        """Log ``job_record(job, where, status, ...)`` without making the record."""
+        submit, runtime, estimate, tuf = job.submit, job.runtime, job.estimate, job.utility
+        if estimate is None:
+            estimate = runtime
+        utility = ZERO
+        if tuf is not None and status is Status.COMPLETED:
+            utility = final_utility(tuf, end - submit, job.cpus, runtime)
+        self._log(job.id, job.job_class, job.group, job.origin, where, submit, start, end, runtime, estimate,
+                  job.cpus, cpu_time, job.weight, preemptions, resizes, utility, status)
+
+    def append(self, record: JobRecord) -> None:
+        """Log a record already made."""
+        r = record
+        if not (type(r.wait) is type(r.service) is float
+                and _same_float(r.wait, r.start - r.submit) and _same_float(r.service, r.end - r.start)):
+            self._keep(r)  # a wait or service not derived as job_record derives them: keep it whole
+            return
+        self._log(r.id, r.job_class, r.group, r.origin, r.machine, r.submit, r.start, r.end, r.runtime,
+                  r.estimate, r.cpus, r.cpu_time, r.weight, r.preemptions, r.resizes, r.utility, r.status)
+
+    def extend(self, records: Iterable[JobRecord]) -> None:
+        """Log every record of ``records`` (another log's arrays are copied, not read as records)."""
+        if isinstance(records, RecordLog):
+            self._extend_log(records)
+            return
+        for record in records:
+            self.append(record)
+
+    def _log(self, id, job_class, group, origin, where, submit, start, end, runtime,  # type: ignore[no-untyped-def]
+             estimate, cpus, cpu_time, weight, preemptions, resizes, utility, status) -> None:
+        if not (type(submit) is type(start) is type(end) is type(runtime) is type(estimate) is type(cpu_time)
+                is type(weight) is type(utility) is float
+                and type(id) is type(cpus) is type(preemptions) is type(resizes) is int
+                and -_BIG <= id < _BIG and -_BIG <= cpus < _BIG and -_BIG <= preemptions < _BIG
+                and -_BIG <= resizes < _BIG
+                and (origin is None or (type(origin) is int and _NO_ORIGIN < origin < _BIG))):
+            # not what the columns hold exactly (an int time, a numpy number, a huge id): keep it whole
+            self._keep(job_record_from(id, job_class, group, origin, where, submit, start, end, runtime, estimate,
+                                       cpus, cpu_time, weight, preemptions, resizes, utility, status))
+            return
+        label = (job_class, group, where, status)
+        code = self._label_of.get(label)
+        if code is None:
+            code = self._label_of[label] = len(self._labels)
+            self._labels.append(label)
+        self._times.fromlist([submit, start, end, runtime])
+        self._ids.append(id)
+        # The usual job: identity tests where add() and job_record() pass the very object
+        # (estimate is runtime, utility is ZERO), exact ones elsewhere (a nonzero weight's
+        # == is its bits; cpu_time 0.0 goes the long way, which tells -0.0 apart).
+        if (not self._extra and estimate is runtime and utility is ZERO and origin is None
+                and not preemptions and not resizes and cpus == self._cpus and code == self._code
+                and weight == self._weight and cpu_time and cpu_time == (end - start) * cpus):
+            self._n += 1
+            return
+        self._log_optional(start, end, runtime, estimate, cpu_time, weight, utility, origin, cpus, preemptions,
+                           resizes, code)
+        self._n += 1
+
+    def _log_optional(self, start, end, runtime, estimate, cpu_time, weight, utility,  # type: ignore[no-untyped-def]
+                      origin, cpus, preemptions, resizes, code) -> None:
+        """Store each optional field of the record being logged (row ``self._n``) that is not the usual one."""
+        if self._code is None:  # the first record the arrays hold sets the usual values
+            self._cpus, self._code = cpus, code
+            self._weight = weight if weight != 0.0 and weight == weight else None  # 0.0 and nan go by bits
+        values = {
+            "estimate": estimate, "cpu_time": cpu_time, "weight": weight, "utility": utility,
+            "origin": _NO_ORIGIN if origin is None else origin, "cpus": cpus, "preemptions": preemptions,
+            "resizes": resizes, "code": code,
+        }
+        usual = self._usual_values(start, end, runtime, cpus)
+        for name, value in values.items():
+            column = self._extra.get(name)
+            if column is None:
+                if _same_float(value, usual[name]) if _OPTIONAL[name] == "d" else value == usual[name]:
+                    continue
+                column = self._stored(name)
+            column.append(value)
+
+    def _usual_values(self, start: float, end: float, runtime: float, cpus: int) -> dict[str, Any]:
+        return {
+            "estimate": runtime, "cpu_time": _derived_cpu_time(start, end, cpus),
+            "weight": math.nan if self._weight is None else self._weight, "utility": 0.0, "origin": _NO_ORIGIN,
+            "cpus": self._cpus, "preemptions": 0, "resizes": 0, "code": self._code,
+        }
+
+    def _stored(self, name: str) -> array[Any]:
+        """Field ``name`` as an array of the records logged so far, kept from now on."""
+        column = self._extra.get(name)
+        if column is None:
+            column = self._extra[name] = self._column(name)
+        return column
+
+    def _column(self, name: str) -> array[Any]:
+        """Field ``name`` of the ``len(self)`` records logged, as a new array (placeholders for whole records).
+
+        Called while a record is being logged too: its times are in ``_times`` already, not counted yet.
+        """
+        stored = self._extra.get(name)
+        if stored is not None:
+            return array(stored.typecode, stored)
+        end = 4 * self._n
+        if name == "estimate":
+            return array("d", self._times[3:end:4])
+        if name == "cpu_time":
+            cpus = self._column("cpus")
+            return array("d", map(_derived_cpu_time, self._times[1:end:4], self._times[2:end:4], cpus))
+        usual = {"weight": self._weight, "utility": 0.0, "origin": _NO_ORIGIN, "cpus": self._cpus,
+                 "preemptions": 0, "resizes": 0, "code": self._code}[name]
+        if usual is None:  # no usual value yet: an empty log, or a first weight of 0 or nan
+            usual = 0.0 if _OPTIONAL[name] == "d" else 0
+        return array(_OPTIONAL[name], [usual]) * self._n
+
+    def _keep(self, record: JobRecord) -> None:
+        self._whole[self._n] = record
+        # a placeholder row in every array: row numbers stay the records' order
+        self._times.fromlist([0.0, 0.0, 0.0, 0.0])
+        self._ids.append(0)
+        for column in self._extra.values():
+            column.append(0)
+        self._n += 1
+
+    def _extend_log(self, other: RecordLog) -> None:
+        """Log ``other``'s records after these, array by array."""
+        if other is self:
+            other = other.copy()
+        if self._n == 0 and not self._extra and not self._labels:
+            self._weight, self._cpus, self._code = other._weight, other._cpus, other._code
+        base = self._n
+        for name in _OPTIONAL:
+            if name == "code":
+                continue
+            same_usual = name in ("estimate", "cpu_time", "utility", "origin", "preemptions", "resizes") or (
+                name == "cpus" and other._cpus == self._cpus) or (
+                name == "weight" and (other._weight is None) is (self._weight is None)
+                and (other._weight is None or _same_float(other._weight, self._weight)))  # type: ignore[arg-type]
+            if name not in self._extra and name not in other._extra and (same_usual or other._n == 0):
+                continue
+            self._stored(name).extend(other._column(name))
+        codes = [self._label_code(label) for label in other._labels]
+        if "code" in self._extra or "code" in other._extra or (
+                other._n and (other._code is not None and codes[other._code] != self._code)):
+            theirs = other._column("code")
+            self._stored("code").extend(array("q", [codes[c] if 0 <= c < len(codes) else 0 for c in theirs]))
+        self._times.extend(other._times)
+        self._ids.extend(other._ids)
+        for row, record in other._whole.items():
+            self._whole[base + row] = record
+        self._n += other._n
+
+    def _label_code(self, label: tuple[str, str, str, Status]) -> int:
+        code = self._label_of.get(label)
+        if code is None:
+            code = self._label_of[label] = len(self._labels)
+            self._labels.append(label)
+        return code
+
+    def copy(self) -> RecordLog:
+        """A new log of the same records (the arrays copied)."""
+        new = RecordLog()
+        new._times, new._ids = array("d", self._times), array("q", self._ids)
+        new._extra = {name: array(column.typecode, column) for name, column in self._extra.items()}
+        new._weight, new._cpus, new._code = self._weight, self._cpus, self._code
+        new._labels, new._label_of = list(self._labels), dict(self._label_of)
+        new._whole, new._n = dict(self._whole), self._n
+        return new
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def _rows(self, lo: int, hi: int) -> Iterator[JobRecord]:
+        """Records ``lo`` to ``hi - 1``, made from the arrays (none of them whole)."""
+        extra = self._extra
+        times = zip(*[islice(self._times, 4 * lo, 4 * hi)] * 4, strict=True)
+        ids = islice(self._ids, lo, hi)
+        # tuple.__new__ is JobRecord(...) without its Python-level __new__: 1.5 -> 0.6 us a record
+        # read, which a measure iterating 300,000 records twice pays (measured, M/M/50 log).
+        new = tuple.__new__
+        if lo >= hi:
+            return
+        if not extra:  # every optional field the usual one: the common case, written out
+            job_class, group, where, status = self._labels[self._code]  # type: ignore[index]
+            cpus, weight = self._cpus, self._weight
+            for (submit, start, end, runtime), id in zip(times, ids, strict=True):
+                cpu_time = (end - start) * cpus
+                yield new(JobRecord, (
+                    id, job_class, group, None, where, submit, start, end, start - submit, end - start, runtime,
+                    runtime, cpus, 0.0 if cpu_time != cpu_time else cpu_time, weight, 0, 0, 0.0, status))
+            return
+        derived = object()
+
+        def column(name: str, usual: Any) -> Iterator[Any]:
+            stored = extra.get(name)
+            return repeat(usual) if stored is None else islice(stored, lo, hi)
+
+        labels = self._labels
+        optional = zip(column("estimate", derived), column("cpu_time", derived), column("weight", self._weight),
+                       column("utility", 0.0), column("origin", _NO_ORIGIN), column("cpus", self._cpus),
+                       column("preemptions", 0), column("resizes", 0), column("code", self._code), strict=False)
+        # strict=False: a usual field's column is an endless repeat(); the times and ids end the rows
+        rows = zip(zip(times, ids, strict=True), optional, strict=False)
+        for ((submit, start, end, runtime), id), (estimate, cpu_time, weight, utility, origin, cpus, pre, res,
+                                                  code) in rows:
+            job_class, group, where, status = labels[code]
+            yield new(JobRecord, (
+                id, job_class, group, None if origin == _NO_ORIGIN else origin, where,
+                submit, start, end, start - submit, end - start, runtime,
+                runtime if estimate is derived else estimate, cpus,
+                _derived_cpu_time(start, end, cpus) if cpu_time is derived else cpu_time,
+                weight, pre, res, utility, status,
+            ))
+
+    def _row(self, i: int) -> JobRecord:
+        whole = self._whole.get(i)
+        return whole if whole is not None else next(self._rows(i, i + 1))
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, i: int) -> JobRecord: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[JobRecord]: ...
+    def __getitem__(self, i: int | slice) -> JobRecord | list[JobRecord]:
+        if isinstance(i, slice):
+            return [self._row(k) for k in range(*i.indices(self._n))]
+        n = self._n
+        if not -n <= i < n:
+            raise IndexError("record index out of range")
+        return self._row(i + n if i < 0 else i)
+
+    def __iter__(self) -> Iterator[JobRecord]:
+        if self._whole:
+            return (self._row(i) for i in range(self._n))
+        return self._rows(0, self._n)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, RecordLog | list | tuple):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __add__(self, other: Iterable[JobRecord]) -> list[JobRecord]:
+        return [*self, *other]
+
+    def __repr__(self) -> str:
+        return f"RecordLog({self._n} records)"
+
+    # -- the DataFrame ---------------------------------------------------------------------
+
+    def frame(self) -> pd.DataFrame:
+        """The records as a DataFrame, one row per job, in :data:`COLUMNS` order.
+
+        The same columns, dtypes and values as ``pandas.DataFrame(list(log))`` with the
+        status as text (what :func:`~schedlab.model.records.records_frame` gives), built
+        from the arrays: no record is made, and each column is made once. A log holding
+        whole records, or none, goes through the records.
+        """
+        import numpy as np
+        import pandas as pd
+
+        if self._whole or not self._n or not self._frame_safe():
+            return frame_of_records(self)
+        n = self._n
+        times = np.frombuffer(self._times, dtype=np.float64).reshape(n, 4)
+        submit, start, end, runtime = (times[:, k] for k in range(4))
+        floats = {"submit": submit, "start": start, "end": end, "wait": None, "service": None, "runtime": runtime,
+                  "estimate": None, "cpu_time": None, "weight": None, "utility": None}
+        cpus = self._array("cpus")
+        # The float columns as one 2-D block, each filled in place: pandas keeps it as its
+        # one float block instead of stacking ten columns into a copy (a second frame's worth).
+        block = np.empty((len(floats), n))
+        for k, name in enumerate(floats):
+            if name == "wait":
+                np.subtract(start, submit, out=block[k])
+            elif name == "service":
+                np.subtract(end, start, out=block[k])
+            elif name == "cpu_time" and "cpu_time" not in self._extra:
+                np.subtract(end, start, out=block[k])
+                np.multiply(block[k], cpus, out=block[k])
+                block[k][np.isnan(block[k])] = 0.0
+            elif floats[name] is not None:
+                block[k] = floats[name]
+            else:
+                block[k] = self._array(name)
+        del times, submit, start, end, runtime, floats
+        frame = pd.DataFrame(block.T, columns=[c for c in COLUMNS if c in _FLOAT_COLUMNS], copy=False)
+        codes = self._array("code")
+        labels = pd.DataFrame(self._labels, columns=["job_class", "group", "machine", "status"])
+        labels["status"] = labels["status"].astype(str)
+        others: dict[str, Any] = {
+            "id": np.frombuffer(self._ids, dtype=np.int64).copy(), "origin": self._origin_column(),
+            "cpus": cpus, "preemptions": self._array("preemptions"), "resizes": self._array("resizes"),
+        }
+        for name in ("job_class", "group", "machine", "status"):
+            others[name] = labels[name].take(codes).reset_index(drop=True)
+        for k, name in enumerate(COLUMNS):
+            if name in others:
+                frame.insert(k, name, others.pop(name))
+        return frame
+
+    def _frame_safe(self) -> bool:
+        """Whether the arrays give pandas' own inference: every text a str, no origin past a float's 53 bits."""
+        if not all(type(x) is str for label in self._labels for x in label[:3]):
+            return False
+        origin = self._extra.get("origin")
+        return origin is None or all(o == _NO_ORIGIN or -(2**53) <= o <= 2**53 for o in origin)
+
+    def _array(self, name: str) -> np.ndarray:
+        import numpy as np
+
+        stored = self._extra.get(name)
+        if stored is not None:
+            return np.frombuffer(stored, dtype=np.float64 if stored.typecode == "d" else np.int64).copy()
+        if name == "estimate":
+            return np.frombuffer(self._times, dtype=np.float64)[3::4].copy()
+        return np.frombuffer(self._column(name), dtype=np.float64 if _OPTIONAL[name] == "d" else np.int64)
+
+    def _origin_column(self) -> np.ndarray:
+        """As pandas infers it from the records: int64, all ``None`` (object), or float64 with nan for ``None``."""
+        import numpy as np
+
+        if "origin" not in self._extra:
+            return np.full(self._n, None, dtype=object)
+        origin = self._array("origin")
+        missing = origin == _NO_ORIGIN
+        if not missing.any():
+            return origin
+        if missing.all():
+            return np.full(self._n, None, dtype=object)
+        values = origin.astype(np.float64)
+        values[missing] = np.nan
+        return values
+
+
+_FLOAT_COLUMNS = frozenset(("submit", "start", "end", "wait", "service", "runtime", "estimate", "cpu_time", "weight",
+                            "utility"))
