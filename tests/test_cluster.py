@@ -202,3 +202,26 @@ def test_single_core_nodes_replay_a_log_as_the_machine_does_job_for_job():
                             walltime="kill").run()
     starts = [(r.id, r.start, r.end, r.status) for r in machine.records()]
     assert starts == [(r.id, r.start, r.end, r.status) for r in cluster.records()]
+
+
+def test_the_replays_queue_policies_by_name():
+    from schedlab.policies.conservative import Conservative
+    from schedlab.policies.queues import make_queue_policy
+
+    assert isinstance(make_queue_policy(TWO_TYPES, "strict", "fcfs", "easy"), EASY)
+    assert isinstance(make_queue_policy(TWO_TYPES, "strict", "sjf", "conservative"), Conservative)
+    assert isinstance(make_queue_policy(TWO_TYPES, "wrr"), WeightedRoundRobin)
+    with pytest.raises(ValueError, match="weighted round robin has no backfilling"):
+        make_queue_policy(TWO_TYPES, "wrr", "fcfs", "easy")
+    with pytest.raises(ValueError, match="unknown queue policy 'fair'"):
+        make_queue_policy(TWO_TYPES, "fair")
+
+
+def test_conservative_backfilling_runs_over_strict_priority_on_a_cluster():
+    from schedlab.policies.conservative import Conservative
+
+    jobs = [TWO_TYPES.admit(Job(i, float(i), 100.0 + 10 * i, cpus=c, estimate=200.0, job_class=q))
+            for i, (c, q) in enumerate([(48, "long"), (32, "long"), (8, "short"), (4, "gpu"), (16, "short")])]
+    cluster = run(TWO_TYPES, jobs, BestFit(), Conservative(StrictPriority(TWO_TYPES)))
+    assert sorted(r.id for r in cluster.records) == [0, 1, 2, 3, 4]
+    assert all(r.status.value == "completed" for r in cluster.records)
