@@ -1,16 +1,26 @@
-"""RecordLog reads back exactly the records job_record makes; RunningSet is a list in start order; new_job is Job."""
+"""RecordLog reads back exactly the records job_record makes; RunningSet is a list in start order; new_job is Job.
+
+A RecordLog is a sequence of JobRecords stored by columns. Whatever goes in comes back
+equal field for field and type for type (nan times, ``None`` origins, int times kept
+whole, -0.0 apart from 0.0), and its DataFrame, built from the arrays, is the one pandas
+builds from the records themselves: same columns, dtypes and values, same Parquet bytes.
+"""
 
 from __future__ import annotations
 
+import io
 import math
 import pickle
 import random
 
 import numpy as np
+import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from schedlab.model.job import Job, JobError, new_job
-from schedlab.model.records import RecordLog, Status, job_record
+from schedlab.model.records import COLUMNS, JobRecord, RecordLog, Status, job_record, records_frame
 from schedlab.model.utility import LinearDecay
 from schedlab.processes.running import Running, RunningSet
 
@@ -58,6 +68,110 @@ def test_log_reads_back_the_records_field_for_field_and_type_for_type():
         with pytest.raises(IndexError):
             log[len(log)]
     assert _same(added + made[:3], made + made[:3])
+
+
+def _same_frames(log: RecordLog) -> pd.DataFrame:
+    """The frame the log builds from its arrays is the one pandas builds from its records, to the byte."""
+    ours = records_frame(log, policy="fcfs", rep=2)
+    rows = records_frame(list(log), policy="fcfs", rep=2)
+    pd.testing.assert_frame_equal(ours, rows, check_exact=True)
+    assert ours.dtypes.equals(rows.dtypes)
+    assert ours.to_csv(index=False) == rows.to_csv(index=False)
+    a, b = io.BytesIO(), io.BytesIO()
+    ours.to_parquet(a, index=False)
+    rows.to_parquet(b, index=False)
+    assert a.getvalue() == b.getvalue()
+    return ours
+
+
+def test_the_usual_job_takes_five_numbers_and_its_frame_comes_from_the_arrays():
+    log = RecordLog()
+    for i in range(1000):
+        log.add(Job(i, float(i), 1.5), "cpus", Status.COMPLETED, i + 0.25, i + 1.75, 1.5)
+    assert log._extra == {} and len(log._times) == 4 * 1000  # submit, start, end, runtime; and the id
+    frame = _same_frames(log)
+    assert list(frame.columns) == ["policy", "rep", *COLUMNS] and frame["wait"].iloc[3] == 0.25
+    # a rejected job (nan times, no CPU-time) is usual too; a job of 2 CPUs keeps a cpus column from then on
+    log.add(Job(1000, 1000.0, 1.0), "cpus", Status.REJECTED, math.nan, math.nan, 0.0)
+    log.add(Job(1001, 1001.0, 1.0, cpus=2), "cpus", Status.COMPLETED, 1001.0, 1002.0, 2.0)
+    assert sorted(log._extra) == ["code", "cpus"]
+    assert log[-2].status is Status.REJECTED and log[-1].cpus == 2 and log[3].cpus == 1
+    _same_frames(log)
+
+
+def test_the_deterministic_cases_give_the_same_frame_and_pickle_back():
+    log = RecordLog(job_record(job, where, status, **kw) for job, where, status, kw in _cases(n=500))
+    _same_frames(log)
+    plain = RecordLog(r for r in log if type(r.submit) is float and type(r.id) is int)
+    assert not plain._whole
+    _same_frames(plain)
+    assert _same(list(pickle.loads(pickle.dumps(log))), list(log))
+
+
+# Any record at all: times that are nan, inf, -0.0 or ints; ids past 64 bits; numpy numbers;
+# wait and service derived or not; origins None or ints (some past a float's 53 bits).
+_float = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.sampled_from([0.0, -0.0, 1.0, math.nan]))
+_time = st.one_of(_float, _float, _float, st.integers(-5, 5))
+_int = st.one_of(st.integers(-3, 3), st.integers(-(2**64), 2**64), st.just(np.int64(2)))
+_text = st.sampled_from(["", "a", "batch"])
+
+
+@st.composite
+def _records(draw) -> JobRecord:
+    submit, start, end = draw(_time), draw(_time), draw(_time)
+    derived = draw(st.booleans())
+    runtime = draw(_time)
+    return JobRecord(
+        draw(_int), draw(_text), draw(_text), draw(st.one_of(st.none(), _int, st.just(2**60 + 1))), draw(_text),
+        submit, start, end,
+        start - submit if derived else draw(_time), end - start if derived else draw(_time),
+        runtime, runtime if draw(st.booleans()) else draw(_time), draw(st.one_of(st.just(1), _int)),
+        draw(_time), draw(st.one_of(st.just(1.0), _time)), draw(st.one_of(st.just(0), _int)),
+        draw(st.one_of(st.just(0), _int)), draw(st.one_of(st.just(0.0), _time)), draw(st.sampled_from(list(Status))),
+    )
+
+
+@settings(max_examples=200)
+@given(st.lists(_records(), max_size=30), st.integers(0, 30))
+def test_any_records_read_back_field_for_field_and_type_for_type(records, cut):
+    log = RecordLog(records)
+    assert len(log) == len(records)
+    assert _same(list(log), records)
+    assert _same([log[i] for i in range(-len(log), len(log))], records + records)
+    assert _same(log[cut:], records[cut:])
+    # one log extended by another (arrays copied, labels and usual values merged) is the two in order
+    joined = RecordLog(records[:cut])
+    joined.extend(RecordLog(records[cut:]))
+    assert _same(list(joined), records)
+    assert _same(list(pickle.loads(pickle.dumps(log))), records)
+
+
+def _frame_records() -> st.SearchStrategy[JobRecord]:
+    """Records as a run makes them: float times, int counts, wait and service derived."""
+    time = st.one_of(st.floats(0, 1e6), st.just(math.nan), st.just(0.0))
+
+    @st.composite
+    def one(draw) -> JobRecord:
+        submit, start, end, runtime = draw(time), draw(time), draw(time), draw(st.floats(0.1, 10))
+        return JobRecord(
+            draw(st.integers(0, 2**40)), draw(_text), draw(_text),
+            draw(st.one_of(st.none(), st.none(), st.integers(0, 9))), draw(_text), submit, start, end,
+            start - submit, end - start, runtime, draw(st.sampled_from([runtime, 2.0])),
+            draw(st.sampled_from([1, 1, 4])),
+            draw(st.one_of(st.just(0.0), time)), draw(st.sampled_from([1.0, 1.0, 0.5])),
+            draw(st.sampled_from([0, 0, 2])), draw(st.sampled_from([0, 1])), draw(st.sampled_from([0.0, 0.0, 3.5])),
+            draw(st.sampled_from(list(Status))),
+        )
+
+    return one()
+
+
+@settings(max_examples=50)
+@given(st.lists(_frame_records(), min_size=1, max_size=40))
+def test_the_frame_from_the_arrays_is_the_frame_from_the_records(records):
+    log = RecordLog(records)
+    assert not log._whole
+    _same_frames(log)
 
 
 def test_log_equals_lists_of_the_same_records():
