@@ -58,7 +58,7 @@ def test_every_public_module_has_a_section_in_the_api_reference(site):
 
 
 def test_docstrings_render_without_sphinx_marks(site):
-    # docs/hooks/griffe_roles.py turns :class:`X` into a link or code, and "follows::" into "follows:"
+    # docs/hooks/griffe_sphinx.py turns :class:`X` into a link or code, and "follows::" into "follows:"
     for page in (site / "reference").rglob("index.html"):
         html = page.read_text()
         assert not re.search(r":(mod|func|class|meth|attr|data|exc):<code>", html), page

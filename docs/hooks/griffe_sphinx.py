@@ -15,13 +15,17 @@ A paragraph that ends in ``::`` introduces a literal block in reStructuredText; 
 indented block already is a code block in Markdown, so the ``::`` becomes ``:`` (or goes,
 after a space), as Sphinx prints it.
 
-The docstrings in the source stay as they are, so ``help()`` and editors show them
-unchanged.
+An attribute documented the Sphinx way, by ``#:`` comment lines right above it (or one
+after it on the same line), as every ``Config`` field of schedlab is, gets those lines as
+its docstring, so the reference shows it (griffe reads only docstrings).
+
+The source stays as it is, so ``help()`` and editors show the docstrings unchanged.
 """
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import griffe
@@ -82,8 +86,28 @@ def rewrite(docstring: str, scope: griffe.Object, collection: griffe.ModulesColl
     return LITERAL_MARKER.sub(lambda m: "" if m["space"] else ":", ROLE.sub(one, docstring))
 
 
+def comment_doc(lines: list[str], lineno: int) -> tuple[str, int] | None:
+    """The ``#:`` documentation of the statement on line ``lineno`` (1-based), and its first line."""
+    code, _, trailing = lines[lineno - 1].partition("#:")
+    if code.strip() and trailing.strip():
+        return trailing.strip(), lineno
+    first, text = lineno - 1, []
+    while first > 0 and lines[first - 1].lstrip().startswith("#:"):
+        text.insert(0, lines[first - 1].lstrip()[2:].strip())
+        first -= 1
+    return ("\n".join(text), first + 1) if text else None
+
+
 class SphinxRoles(griffe.Extension):
-    """Rewrite the Sphinx roles of every docstring once the package is loaded."""
+    """Read ``#:`` comments as attribute docstrings; rewrite every docstring's roles once loaded."""
+
+    def on_attribute_instance(self, *, attr: griffe.Attribute, **kwargs: Any) -> None:
+        """Give an attribute without a docstring its ``#:`` comment, if it has one."""
+        if attr.docstring is not None or not attr.lineno or not isinstance(attr.filepath, Path):
+            return
+        found = comment_doc(attr.lines_collection[attr.filepath], attr.lineno)
+        if found:
+            attr.docstring = griffe.Docstring(found[0], lineno=found[1], parent=attr)
 
     def on_package(self, *, pkg: griffe.Module, loader: griffe.GriffeLoader, **kwargs: Any) -> None:
         """Rewrite roles in all docstrings of ``pkg`` (names resolve only once it is whole)."""
