@@ -144,3 +144,16 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     download = f'[Download this {what} as a notebook]({name}){{ download="{name}" }}'
     title, _, rest = markdown.partition("\n")
     return f"{title}\n\n{download}\n{rest}" if title.startswith("# ") else f"{download}\n\n{markdown}"
+
+
+if __name__ == "__main__":  # python3 docs/hooks/notebooks.py [OUT]: every lesson and solution as a notebook in OUT (results/notebooks)
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    out = Path(sys.argv[1] if len(sys.argv) > 1 else "results/notebooks")
+    for page in sorted((root / "tutorials").glob("**/[0-9][0-9]_*.md")):
+        uri = page.relative_to(root).as_posix()
+        target = out / notebook_uri(uri).removeprefix("tutorials/")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(lesson_notebook(page.read_text(encoding="utf-8"), source=f"docs/{uri}"), target)
+        print(f"wrote {target}")
