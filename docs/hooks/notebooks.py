@@ -146,7 +146,7 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     return f"{title}\n\n{download}\n{rest}" if title.startswith("# ") else f"{download}\n\n{markdown}"
 
 
-if __name__ == "__main__":  # python3 docs/hooks/notebooks.py [OUT]: every lesson and solution as a notebook in OUT (results/notebooks)
+if __name__ == "__main__":  # python3 docs/hooks/notebooks.py [OUT]: every lesson and solution as a notebook
     import sys
 
     root = Path(__file__).resolve().parent.parent
