@@ -8,6 +8,7 @@ build goes to a temporary folder, so the repository is left as it was. Without t
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import subprocess
@@ -73,3 +74,42 @@ def test_schedlab_does_not_import_the_site_tools():
     )
     run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert run.stdout.strip() == "[]"
+
+
+def _hook(name: str):
+    """A module of docs/hooks, loaded from its file as MkDocs loads it."""
+    pytest.importorskip("mkdocs")
+    spec = importlib.util.spec_from_file_location(name, ROOT / "docs" / "hooks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_links_out_of_docs_become_repository_paths_on_the_site():
+    rewrite = _hook("repo_links").rewrite
+    page, docs = ROOT / "docs" / "guide.md", ROOT / "docs"
+    text = "Run [the M/M/c scenario](../scenarios/mmc.py); see [models](models.md) or [gone](../nope.py).\n"
+    assert rewrite(text, page, docs, ROOT, None) == (
+        "Run the M/M/c scenario (`scenarios/mmc.py`); see [models](models.md) or [gone](../nope.py).\n"
+    )  # a missing target is left for --strict to report
+    assert "(https://example.org/schedlab/blob/main/scenarios/mmc.py)" in rewrite(
+        text, page, docs, ROOT, "https://example.org/schedlab"
+    )
+    fenced = "```python\n# [x](../scenarios/mmc.py)\n```\n"
+    assert rewrite(fenced, page, docs, ROOT, None) == fenced  # code is never rewritten
+
+
+def test_the_api_pages_list_every_public_module_and_no_private_one():
+    modules = _hook("api_pages").public_modules(ROOT / "schedlab" / "plots", "schedlab.plots")
+    assert "schedlab.plots.gantt" in modules and "schedlab.plots._mpl" not in modules
+    nested = _hook("api_pages").public_modules(ROOT / "schedlab" / "model", "schedlab.model")
+    assert nested.index("schedlab.model.swf") < nested.index("schedlab.model.swf.reader")
+
+
+def test_sphinx_comments_and_literal_markers():
+    pytest.importorskip("griffe")
+    sphinx = _hook("griffe_sphinx")
+    lines = ["    #: the machine's CPUs", "    #: (whole units)", "    cpus: int = 4", "    x: int = 1  #: one"]
+    assert sphinx.comment_doc(lines, 3) == ("the machine's CPUs\n(whole units)", 1)
+    assert sphinx.comment_doc(lines, 4) == ("one", 4)
+    assert sphinx.without_literal_markers("as follows::\n\n    x = 1") == "as follows:\n\n    x = 1"

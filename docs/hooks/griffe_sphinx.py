@@ -83,7 +83,12 @@ def rewrite(docstring: str, scope: griffe.Object, collection: griffe.ModulesColl
         target = _documented(full, collection) if full else None
         return f"[`{shown}`][{target}]" if target else f"`{shown}`"
 
-    return LITERAL_MARKER.sub(lambda m: "" if m["space"] else ":", ROLE.sub(one, docstring))
+    return without_literal_markers(ROLE.sub(one, docstring))
+
+
+def without_literal_markers(docstring: str) -> str:
+    """``as follows::`` -> ``as follows:`` and ``text ::`` -> ``text``, as Sphinx prints them."""
+    return LITERAL_MARKER.sub(lambda m: "" if m["space"] else ":", docstring)
 
 
 def comment_doc(lines: list[str], lineno: int) -> tuple[str, int] | None:
