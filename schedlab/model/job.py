@@ -164,8 +164,11 @@ class Job:
 # in every respect. Measured (timeit, best of 5, the loaded 2-core dev machine): a job of
 # CPUs only costs 0.38x the time of Job(...) (3.1 against 8.2 us); a seed-004 job with
 # one demand, from a fresh dict, 0.47x of Job(..., demands=dict(...)), which also copies
-# the dict (5.8 against 12.4 us). The workloads (model/workloads), the grid's arrivals
-# and the server network's arrivals make their jobs with it.
+# the dict (5.8 against 12.4 us). Re-measured with 12 fields (issue 16's review, same
+# way): 0.40x (1.35 against 3.35 us) and 0.44x (1.84 against 4.17 us); setting the slots
+# through their descriptors on object.__new__(Job), the swap's plain alternative, costs
+# 0.83x of Job(...), so the swap stays. The workloads (model/workloads), the grid's
+# arrivals and the server network's arrivals make their jobs with it.
 _JobDraft = make_dataclass("_JobDraft", [f.name for f in fields(Job)], slots=True)
 if _JobDraft.__slots__ != Job.__slots__:  # the __class__ assignment would fail on the first job
     raise TypeError("Job's slots changed: _JobDraft must keep the same layout")
