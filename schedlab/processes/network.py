@@ -6,7 +6,8 @@ block while their head job does not fit (:class:`~schedlab.processes.network_ser
 Time advances in unit steps tau; inside step t the phases are explicit and ordered:
 
 1. *deliveries*: jobs shipped during step t-1 leave the links (a :class:`simpy.Store`
-   mailbox holding each step's batch of shipments, one put and one get per step)
+   mailbox holding each step's batch of shipments; the clock puts one batch in and
+   takes one out per step, through its ``items``: nothing ever waits on the links)
    and go to the front of their server's queue, in the order they were shipped, or
    on to the next hop when they travel further (load balancing);
 2. *arrivals*: each server receives a new job with probability r, at the back;
@@ -38,12 +39,17 @@ import simpy
 
 from schedlab.model.job import Job, new_job
 from schedlab.model.network import TOUCHES, RunOutcome, ShippingRule, job_classes, whole
-from schedlab.model.records import JobRecord
+from schedlab.model.records import JobRecord, Status, job_record
 from schedlab.model.routing import next_hops
 from schedlab.processes.network_server import NetworkServer
 from schedlab.processes.signal import Signal
 
 __all__ = ["ServerNetwork"]
+
+#: a touch (agent, job of the run) is kept as one int, ``agent << _JOB_BITS | job``: no tuple per
+#: touch, and the ints sort in the pairs' order (a run has far fewer than 2^32 jobs)
+_JOB_BITS = 32
+_JOB_MASK = (1 << _JOB_BITS) - 1
 
 
 class ServerNetwork:
@@ -141,7 +147,9 @@ class ServerNetwork:
         self.completed: Signal[tuple[int, JobRecord]] = Signal()
         self.step_ended: Signal[int] = Signal()
         for i, server in enumerate(self.servers):
-            server.completed.connect(self._completion_receiver(i))
+            server.network_completed = self._completion_receiver(i)
+        #: each server's queue (the deque itself: it is cleared in place, never replaced), for heads()
+        self._queues = [server.queue.items for server in self.servers]
         self.touches = touches
         self._visits = touches == "visit"
         #: the links: one batch of (next server, job, destination) per step, delivered the next step
@@ -160,7 +168,7 @@ class ServerNetwork:
         self._executed = bytearray()
         self._where: list[int] = []  # server where each job of the run completed, -1 if not
         self._reqs: list[list[int]] = []
-        self._touched: set[tuple[int, int]] = set()
+        self._touched: set[int] = set()  # (agent, job) pairs as agent << _JOB_BITS | job
         rule.bind(self)
         self.clock = env.process(self._clock())
 
@@ -171,23 +179,23 @@ class ServerNetwork:
 
     def touch(self, agent: int, job: Job) -> None:
         """Record that ``agent`` decided on ``job`` in this run (I_k = 1 for that agent)."""
-        self._touched.add((agent, job.id - self._first_id))
+        self._touched.add(agent << _JOB_BITS | (job.id - self._first_id))
 
     def _completion_receiver(self, server: int):  # type: ignore[no-untyped-def]
-        emit, listeners = self.completed.emit, self.completed._receivers
+        emit, listeners, name = self.completed.emit, self.completed._receivers, self.servers[server].name
 
-        def completed(record: JobRecord) -> None:
-            index = record.id - self._first_id
+        def completed(job: Job, start: float, end: float) -> None:
+            index = job.id - self._first_id
             self._executed[index] = 1
             self._where[index] = server
             if listeners:  # most runs have none: a learning experiment completes millions of jobs
-                emit((server, record))
+                emit((server, job_record(job, name, Status.COMPLETED, start=start, end=end, cpu_time=end - start)))
 
         return completed
 
     def heads(self) -> list[tuple[int, Job]]:
         """``(server, head job)`` for every server with a waiting job, in server order."""
-        return [(i, s.queue.items[0]) for i, s in enumerate(self.servers) if s.queue.items]
+        return [(i, queue[0]) for i, queue in enumerate(self._queues) if queue]
 
     def waiting(self, server: int) -> Sequence[Job]:
         """The jobs waiting at ``server``, head first (do not mutate)."""
@@ -214,14 +222,16 @@ class ServerNetwork:
     def _deliver(self) -> None:
         if not self.links.items:
             return
-        batch = self.links.get().value  # a get on a non-empty store succeeds at once
+        # what the links' get() would hand over at once, without the get event nobody waits on
+        batch = self.links.items.pop(0)
         servers, outgoing, next_hop = self.servers, self._outgoing, self.next_hop
         visits, touched, classes, first = self._visits, self._touched, self.classes, self._first_id
+        job_class = self._classes
         for i, job, dest in batch:
             if dest == i:
                 if visits:
                     index = job.id - first
-                    touched.add((i * classes + self._classes[index], index))
+                    touched.add((i * classes + job_class[index]) << _JOB_BITS | index)
                 servers[i].submit(job, front=True)
             else:  # load balancing: the job travels on, one link per step
                 outgoing.append((next_hop[i][dest], job, dest))
@@ -231,17 +241,19 @@ class ServerNetwork:
         where = np.flatnonzero(coins < self.r)
         if where.size == 0:
             return
-        req = self._requirements.integers(1, self.m + 1, size=(where.size, self.k)).tolist()
-        half = self.m // 2
-        classes = [sum(1 << k for k, v in enumerate(row) if v > half) for row in req]  # as job_classes()
+        drawn = self._requirements.integers(1, self.m + 1, size=(where.size, self.k))
+        classes = job_classes(drawn, self.m).tolist()  # one array operation for the step's jobs
+        req = drawn.tolist()
         now = float(self.env.now)
         names, servers, next_id = self._names, self.servers, self._next_id
         visits, touched, n_classes, first = self._visits, self._touched, self.classes, self._first_id
+        one = names[0] if len(names) == 1 else None  # K = 2, the paper's: a dict display, not dict(zip(...))
         for i, row, c in zip(where.tolist(), req, classes, strict=True):
             # a fresh demands dict, handed over to the job (new_job: a third of Job(...)'s cost)
-            job = new_job(next_id, now, float(row[0]), 1, dict(zip(names, row[1:], strict=True)), origin=i)
+            demands = {one: row[1]} if one is not None else dict(zip(names, row[1:], strict=True))
+            job = new_job(next_id, now, float(row[0]), 1, demands, origin=i)
             if visits:
-                touched.add((i * n_classes + c, next_id - first))
+                touched.add((i * n_classes + c) << _JOB_BITS | (next_id - first))
             next_id += 1
             servers[i].submit(job)
         count = where.size
@@ -282,11 +294,9 @@ class ServerNetwork:
         self._outgoing.append((self.next_hop[server][destination], job, destination))
 
     def _outcome(self) -> RunOutcome:
-        if self._touched:
-            pairs = np.array(sorted(self._touched), dtype=np.int64)
-            agents, jobs = pairs[:, 0], pairs[:, 1]
-        else:
-            agents = jobs = np.zeros(0, dtype=np.int64)
+        # the (agent, job) pairs in lexicographic order: sorted as one int each, then split
+        pairs = np.sort(np.fromiter(self._touched, dtype=np.int64, count=len(self._touched)))
+        agents, jobs = pairs >> _JOB_BITS, pairs & _JOB_MASK
         where = np.array(self._where, dtype=np.int64)
         executed_agent = np.where(where >= 0, where * self.classes + np.array(self._classes, dtype=np.int64), -1)
         return RunOutcome(
@@ -334,7 +344,8 @@ class ServerNetwork:
                 for server, job, destination in rule.decide(self):
                     self.ship(server, job, destination)
                 if self._outgoing:
-                    self.links.put(self._outgoing)
+                    # what put() does on an unbounded store, without the put event nobody waits on
+                    self.links.items.append(self._outgoing)
                     self._outgoing = []
                 yield env.timeout(1)
                 # Zero delays put the next phases after every completion at t + 1 and
