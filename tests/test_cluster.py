@@ -206,9 +206,11 @@ def test_single_core_nodes_replay_a_log_as_the_machine_does_job_for_job():
 
 def test_the_replays_queue_policies_by_name():
     from schedlab.policies.conservative import Conservative
+    from schedlab.policies.node_backfilling import NodeEASY
     from schedlab.policies.queues import make_queue_policy
 
-    assert isinstance(make_queue_policy(TWO_TYPES, "strict", "fcfs", "easy"), EASY)
+    assert isinstance(make_queue_policy(TWO_TYPES, "strict", "fcfs", "easy"), NodeEASY)  # reserves nodes
+    assert isinstance(make_queue_policy(TWO_TYPES, "none", "fcfs", "easy"), NodeEASY)
     assert isinstance(make_queue_policy(TWO_TYPES, "strict", "sjf", "conservative"), Conservative)
     assert isinstance(make_queue_policy(TWO_TYPES, "wrr"), WeightedRoundRobin)
     with pytest.raises(ValueError, match="weighted round robin has no backfilling"):
@@ -225,3 +227,41 @@ def test_conservative_backfilling_runs_over_strict_priority_on_a_cluster():
     cluster = run(TWO_TYPES, jobs, BestFit(), Conservative(StrictPriority(TWO_TYPES)))
     assert sorted(r.id for r in cluster.records) == [0, 1, 2, 3, 4]
     assert all(r.status.value == "completed" for r in cluster.records)
+
+
+#: two cpu nodes in the default partition, one gpu node in its own
+SPLIT = parse_platform({"nodes": {"cpu": {"count": 2, "cores": 8}, "gpu": {"cores": 8}},
+                        "partitions": {"cpu": {"nodes": ["cpu"], "default": True}, "gpu": {"nodes": ["gpu"]}}})
+
+
+def _head_and_backfill(policy):
+    jobs = [Job(1, 0.0, 100.0, cpus=6, estimate=100.0),   # cpu-0 until 100 (2 cores left)
+            Job(2, 0.0, 1000.0, cpus=8, estimate=1000.0),  # cpu-1 until 1000
+            Job(3, 1.0, 50.0, cpus=8, estimate=50.0),      # the head: needs a whole cpu node
+            Job(4, 2.0, 500.0, cpus=2, estimate=500.0)]    # fits cpu-0's 2 cores now, runs past 100
+    return {r.id: r.start for r in run(SPLIT, jobs, FirstFit(), policy).records}
+
+
+def test_node_easy_reserves_the_heads_node_where_core_counting_easy_delays_it():
+    from schedlab.policies.node_backfilling import NodeEASY
+
+    # EASY counts 2 + 8 free cores (the gpu node's too): the head seems to fit at once, with
+    # 2 extra, so job 4 backfills onto cpu-0 and the head waits until it ends
+    assert _head_and_backfill(EASY()) == {1: 0.0, 2: 0.0, 4: 2.0, 3: 502.0}
+    # NodeEASY: the head's reservation is cpu-0 at t=100; job 4 would hold 2 of its cores then
+    assert _head_and_backfill(NodeEASY()) == {1: 0.0, 2: 0.0, 3: 100.0, 4: 150.0}
+
+
+def test_node_easy_on_one_core_nodes_starts_the_jobs_easy_starts():
+    from schedlab.model.traces import load_trace
+    from schedlab.policies.node_backfilling import NodeEASY
+    from schedlab.processes.cluster import cluster_model
+    from schedlab.processes.replay import replay_model
+
+    trace = load_trace(str(ROOT.parent / "shared" / "traces" / "SDSC-SP2-1998-4.2-cln.swf.gz"))
+    window = trace.jobs[20000:20512]
+    platform = parse_platform({"nodes": {"node": {"count": trace.procs, "cores": 1}}})
+    machine = replay_model(simpy.Environment(), window, trace.procs, EASY(), walltime="kill").run()
+    cluster = cluster_model(simpy.Environment(), window, platform, NodeEASY(), FirstFit(), walltime="kill").run()
+    assert [(r.id, r.start, r.status) for r in machine.records()] == \
+        [(r.id, r.start, r.status) for r in cluster.records()]

@@ -2,11 +2,10 @@
 
 Hypothesis builds a platform (one to three node types: cores, memory, sometimes GPUs; a
 partition per type, a queue per partition, one asking for GPUs), a workload of jobs in
-those queues, a placement rule, an order (FCFS, EASY, strict priority, weighted round
-robin), a walltime (kill or run-on) and a driver that preempts a random running job
-at random times. Checked from
-the cluster's placement table after the run, and on the live node states at each of
-the driver's wake-ups:
+those queues, a placement rule, an order (FCFS, EASY, node-aware EASY, strict priority,
+weighted round robin), a walltime (kill or run-on) and a driver that preempts a random
+running job at random times. Checked from the cluster's placement table after the run,
+and on the live node states at each of the driver's wake-ups:
 
 * no node is ever over any of its resources: cores, memory, GPUs;
 * every job runs only on nodes of its partition;
@@ -28,6 +27,7 @@ from schedlab.model import Job
 from schedlab.model.platform_file import parse_platform
 from schedlab.model.records import Status
 from schedlab.policies.backfilling import EASY
+from schedlab.policies.node_backfilling import NodeEASY
 from schedlab.policies.placement import PLACEMENTS, make_placement
 from schedlab.policies.queues import StrictPriority, WeightedRoundRobin
 from schedlab.policies.scoring import Priority
@@ -70,15 +70,16 @@ def cases(draw):
                   job_class=str(queue))
         jobs.append(platform.admit(job))
     placement = draw(st.sampled_from(sorted(PLACEMENTS)))
-    order = draw(st.sampled_from(["fcfs", "easy", "strict", "strict+easy", "wrr"]))
+    order = draw(st.sampled_from(["fcfs", "easy", "node-easy", "strict", "strict+node-easy", "wrr"]))
     preemptions = draw(st.lists(st.tuples(st.sampled_from([0.25, 1.0, 2.5, 4.0]), st.integers(0, 50)), max_size=4))
     walltime = draw(st.sampled_from(["run-on", "kill"]))
     return platform, jobs, placement, order, preemptions, walltime
 
 
 def _policy(order, platform):
-    return {"fcfs": lambda: Priority(), "easy": lambda: EASY(), "strict": lambda: StrictPriority(platform),
-            "strict+easy": lambda: EASY(StrictPriority(platform)), "wrr": lambda: WeightedRoundRobin(platform)}[order]()
+    return {"fcfs": lambda: Priority(), "easy": lambda: EASY(), "node-easy": lambda: NodeEASY(),
+            "strict": lambda: StrictPriority(platform), "strict+node-easy": lambda: NodeEASY(StrictPriority(platform)),
+            "wrr": lambda: WeightedRoundRobin(platform)}[order]()
 
 
 def _check_live(cluster):

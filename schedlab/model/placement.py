@@ -23,9 +23,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from schedlab.model.decisions import MachineView
 from schedlab.model.job import Job
 
-__all__ = ["Allocation", "NodeState", "Placement", "fits_one_node", "room", "share"]
+__all__ = [
+    "Allocation", "ClusterView", "NodeState", "Placement", "copy_nodes", "fits_one_node", "hold", "let_go", "room",
+    "share",
+]
 
 #: cores per node, ``{node index: cores}``: where a started job runs
 Allocation = Mapping[int, int]
@@ -108,3 +112,61 @@ class Placement(Protocol):
     exclusive: bool
 
     def place(self, job: Job, nodes: Sequence[NodeState], allowed: Sequence[int]) -> Allocation | None: ...
+
+
+class ClusterView(MachineView, Protocol):
+    """What a policy sees of a cluster: a machine's view, and its nodes, placements and rule.
+
+    Node-aware policies (:class:`~schedlab.policies.node_backfilling.NodeEASY`) read it
+    to place jobs on copies of the nodes' state, at future times.
+    """
+
+    @property
+    def nodes(self) -> Sequence[NodeState]: ...
+    @property
+    def allocations(self) -> Mapping[Job, Allocation]:
+        """Where each running job is: ``{job: {node index: cores}}``."""
+        ...
+    @property
+    def placement(self) -> Placement: ...
+    def allowed_nodes(self, job: Job) -> tuple[int, ...]:
+        """The nodes ``job`` may run on (its partition's)."""
+        ...
+    def plan(self, job: Job) -> Allocation | None:
+        """Where ``job`` would run if it started now."""
+        ...
+
+
+def copy_nodes(nodes: Sequence[NodeState]) -> list[NodeState]:
+    """A copy of the nodes' state to place jobs on without touching the cluster's."""
+    # the constructor, not dataclasses.replace: replace was a third of a node-aware EASY replay's time
+    return [NodeState(n.index, n.name, n.kind, n.cores, n.resources, n.free_cores, dict(n.free), n.jobs, n.exclusive)
+            for n in nodes]
+
+
+def hold(nodes: Sequence[NodeState], job: Job, alloc: Allocation, exclusive: bool) -> None:
+    """Book ``job`` on ``nodes`` (a copy) where ``alloc`` places it: what the cluster does when it starts."""
+    for i, cores in alloc.items():
+        node = nodes[i]
+        node.jobs += 1
+        if exclusive:
+            node.exclusive, node.free_cores = True, 0
+            node.free = dict.fromkeys(node.resources, 0.0)
+        else:
+            node.free_cores -= cores
+            for r, a in share(job, cores).items():
+                node.free[r] = node.free.get(r, 0.0) - a
+
+
+def let_go(nodes: Sequence[NodeState], job: Job, alloc: Allocation, exclusive: bool) -> None:
+    """Free what ``job`` held on ``nodes`` (a copy): what the cluster does when it ends."""
+    for i, cores in alloc.items():
+        node = nodes[i]
+        node.jobs -= 1
+        if exclusive:
+            node.exclusive, node.free_cores = False, node.cores
+            node.free = dict(node.resources)
+        else:
+            node.free_cores += cores
+            for r, a in share(job, cores).items():
+                node.free[r] = node.free.get(r, 0.0) + a

@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 from schedlab.model.decisions import MachineView, Policy, Start
 from schedlab.model.job import Job
 from schedlab.model.platform import Platform, Queue
-from schedlab.policies.backfilling import EASY
 from schedlab.policies.batch import make_policy
 from schedlab.policies.conservative import Conservative
+from schedlab.policies.node_backfilling import NodeEASY
 from schedlab.policies.scoring import Priority
 
 __all__ = ["QUEUE_POLICIES", "StrictPriority", "WeightedRoundRobin", "make_queue_policy"]
@@ -132,23 +132,24 @@ QUEUE_POLICIES = ("none", "strict", "wrr")
 def make_queue_policy(platform: Platform, queues: str = "none", score: str = "fcfs", backfill: str = "none") -> Policy:
     """The policy ``schedlab replay --platform`` runs: a score and a backfilling, across queues as ``queues`` says.
 
-    ``none`` ignores queues (:func:`~schedlab.policies.batch.make_policy`); ``strict``
-    backfills (EASY or conservative) over :class:`StrictPriority`'s order; ``wrr`` has
-    no backfilling.
+    ``none`` is one queue in the score's order; ``strict`` is :class:`StrictPriority`'s
+    order; ``wrr`` has no backfilling. EASY on a platform is
+    :class:`~schedlab.policies.node_backfilling.NodeEASY`, which reserves nodes through
+    the cluster's placement rule; conservative backfilling counts cores.
     """
     if queues not in QUEUE_POLICIES:
         raise ValueError(f"unknown queue policy {queues!r}; choose from {', '.join(QUEUE_POLICIES)}")
-    if queues == "none":
-        return make_policy(score, backfill)
+    make_policy(score, backfill)  # names an unknown score or backfill
     order = Priority(score)
+    if queues == "none":
+        return NodeEASY(order) if backfill == "easy" else make_policy(score, backfill)
     if queues == "wrr":
         if backfill != "none":
             raise ValueError(f"weighted round robin has no backfilling: use backfill none, not {backfill!r}")
         return WeightedRoundRobin(platform, order)
     strict = StrictPriority(platform, order)
-    make_policy(score, backfill)  # names an unknown backfill
     if backfill == "easy":
-        return EASY(strict)  # type: ignore[arg-type]  # EASY needs only rank()
+        return NodeEASY(strict)  # type: ignore[arg-type]  # NodeEASY needs only rank()
     if backfill == "conservative":
         return Conservative(strict)  # type: ignore[arg-type]
     return strict

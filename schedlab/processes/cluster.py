@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from operator import attrgetter
 from typing import Literal
 
 import simpy
@@ -32,14 +33,31 @@ from schedlab.model.job import Job
 from schedlab.model.placement import Allocation, NodeState, Placement, share
 from schedlab.model.platform import Platform
 from schedlab.processes.machine import Machine, PolicyError
+from schedlab.processes.machine_view import PolicyView
 from schedlab.processes.model import Model
 from schedlab.processes.running import Running
 from schedlab.processes.source import Source
 
-__all__ = ["PLACEMENT_COLUMNS", "Cluster", "cluster_model"]
+__all__ = ["PLACEMENT_COLUMNS", "Cluster", "ClusterPolicyView", "cluster_model"]
 
 #: the columns of :meth:`Cluster.placement_rows`
 PLACEMENT_COLUMNS = ("job", "queue", "node", "kind", "cores", "start", "end")
+
+
+class ClusterPolicyView(PolicyView):
+    """What ``cluster.view`` is: a machine's view, and the nodes, placements and rule
+    (:class:`~schedlab.model.placement.ClusterView`), live and read-only."""
+
+    __slots__ = ("allowed_nodes", "plan")
+
+    def __init__(self, cluster: Cluster) -> None:
+        super().__init__(cluster)
+        self.allowed_nodes = cluster.allowed_nodes
+        self.plan = cluster.plan
+
+    nodes = property(attrgetter("_m.nodes"))
+    allocations = property(attrgetter("_m.allocations"))
+    placement = property(attrgetter("_m.placement"))
 
 
 def _states(platform: Platform) -> list[NodeState]:
@@ -97,6 +115,7 @@ class Cluster(Machine):
                          batch_decisions=batch_decisions, walltime=walltime)
         self.platform = platform
         self.placement = placement
+        self.view = ClusterPolicyView(self)
         self.nodes = _states(platform)
         self._empty = _states(platform)  # never changed: where can_ever_fit places
         self.allocations: dict[Job, Allocation] = {}
