@@ -139,9 +139,9 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     """Put the download link under the page's title."""
     if not NOTEBOOK_PAGE.match(page.file.src_uri):
         return markdown
-    what = "solutions" if "/solutions/" in page.file.src_uri else "lesson"
+    what = "these solutions" if "/solutions/" in page.file.src_uri else "this lesson"
     name = posixpath.basename(notebook_uri(page.file.src_uri))
-    download = f'[Download this {what} as a notebook]({name}){{ download="{name}" }}'
+    download = f'[Download {what} as a notebook]({name}){{ download="{name}" }}'
     title, _, rest = markdown.partition("\n")
     return f"{title}\n\n{download}\n{rest}" if title.startswith("# ") else f"{download}\n\n{markdown}"
 
