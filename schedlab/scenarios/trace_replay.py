@@ -159,8 +159,7 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
         platform = cached_platform(cfg.platform)
         policy = make_queue_policy(platform, cfg.queues, cell["policy"], cell["backfill"])
         model = cluster_model(env, [platform.swf_job(job) for job in jobs], platform, policy,
-                              make_placement(cfg.placement))
-        model["cluster"].walltime = cfg.walltime  # a Cluster is a Machine: the same limits apply
+                              make_placement(cfg.placement), walltime=cfg.walltime)  # type: ignore[arg-type]
         model.parts.update(procs=platform.cores, window_start=lo)
         return model
     else:
