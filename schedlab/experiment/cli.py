@@ -256,8 +256,10 @@ def platform_line(path: str) -> str:
     from schedlab.model.platform_file import load_platform
 
     platform = load_platform(path)
+    units = {"memory": " GiB memory"}
     types = ", ".join(f"{t.count} x {t.name} ({t.cores} cores"
-                      + "".join(f", {a:g} {r}" for r, a in t.resources.items()) + ")" for t in platform.node_types)
+                      + "".join(f", {a:g}{units.get(r, ' ' + r)}" for r, a in t.resources.items()) + ")"
+                      for t in platform.node_types)
     return (f"platform {platform.name}: {len(platform.nodes)} nodes, {platform.cores} cores: {types}; "
             f"partitions: {', '.join(platform.partitions) or 'none'}; queues: {', '.join(platform.queues) or 'none'}")
 
