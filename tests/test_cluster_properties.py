@@ -12,7 +12,10 @@ and on the live node states at each of the driver's wake-ups:
 * under exclusive placement a job is alone on its nodes; under the other rules a job
   holds exactly the cores it asked for, every time it (re)starts;
 * jobs are conserved: one record each, completed, killed at its time limit (under
-  ``walltime="kill"``) or rejected once the run drains.
+  ``walltime="kill"``) or rejected once the run drains;
+* with requested times exact and nothing preempted, NodeEASY keeps its promise: a head
+  job starts no later than the first shadow time it was given (a mutant that backfills
+  whatever fits fails this within the first examples).
 """
 
 from __future__ import annotations
@@ -140,3 +143,33 @@ def test_nodes_stay_within_their_resources_and_jobs_within_their_partitions(case
                 assert held <= capacity * (1 + EPS) or exclusive
             if exclusive:
                 assert len({r[0] for r in now}) <= 1  # alone on its nodes
+
+
+@settings(max_examples=100, deadline=None)
+@given(cases())
+def test_node_easy_keeps_the_heads_reservation_when_estimates_are_exact(case):
+    """FCFS with NodeEASY, requested times exact, nothing preempted: a head starts by the first shadow time it got."""
+    import schedlab.policies.node_backfilling as nb
+
+    platform, jobs, placement, _order, _preemptions, _walltime = case
+    exact = [Job(j.id, j.submit, j.runtime, cpus=j.cpus, demands=dict(j.demands), estimate=j.runtime,
+                 job_class=j.job_class) for j in jobs]
+    promised: dict[int, float] = {}
+    reserve = nb.node_reservation
+
+    def recording(view, head):
+        shadow, nodes, alloc = reserve(view, head)
+        promised.setdefault(head.id, shadow)  # the first promise is the one to keep
+        return shadow, nodes, alloc
+
+    nb.node_reservation = recording
+    try:
+        env = simpy.Environment()
+        cluster = Cluster(env, platform, NodeEASY(), make_placement(placement))
+        Source(env, exact, cluster)
+        env.run()
+    finally:
+        nb.node_reservation = reserve
+    start = {r.id: r.start for r in cluster.all_records() if r.status is Status.COMPLETED}
+    for job_id, shadow in promised.items():
+        assert start[job_id] <= shadow + 1e-9
