@@ -95,6 +95,9 @@ def test_links_out_of_docs_become_repository_paths_on_the_site():
     assert "(https://example.org/schedlab/blob/main/scenarios/mmc.py)" in rewrite(
         text, page, docs, ROOT, "https://example.org/schedlab"
     )
+    readme = ROOT / "benchmarks" / "README.md"  # the Benchmarks page: its source lies outside docs/
+    link = rewrite("[traces](../docs/traces.md#x)", readme, docs, ROOT, None, "benchmarks.md")
+    assert link == "[traces](traces.md#x)"
     fenced = "```python\n# [x](../scenarios/mmc.py)\n```\n"
     assert rewrite(fenced, page, docs, ROOT, None) == fenced  # code is never rewritten
 

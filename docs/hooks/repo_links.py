@@ -13,6 +13,7 @@ does not exist is left alone, so MkDocs still reports it and ``--strict`` fails.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -35,12 +36,23 @@ def outside_target(page_src: Path, target: str, docs_dir: Path, root: Path) -> s
     return resolved.relative_to(root).as_posix()
 
 
-def rewrite(markdown: str, page_src: Path, docs_dir: Path, root: Path, repo_url: str | None) -> str:
-    """The page's Markdown with its outside-docs links made ones the site can show."""
+def rewrite(
+    markdown: str, page_src: Path, docs_dir: Path, root: Path, repo_url: str | None, page_uri: str | None = None
+) -> str:
+    """The page's Markdown with its outside-docs links made ones the site can show.
+
+    ``page_uri`` is the page's place on the site (``benchmarks.md``) when its source lies
+    outside docs_dir (``benchmarks/README.md``): its links into docs_dir are then made
+    relative to that place.
+    """
 
     def one(match: re.Match[str]) -> str:
         path = outside_target(page_src, match["target"], docs_dir, root)
         if path is None:
+            resolved = (page_src.parent / match["target"]).resolve()
+            if page_uri and not page_src.is_relative_to(docs_dir) and resolved.is_relative_to(docs_dir):
+                here = (docs_dir / page_uri).parent
+                return f"[{match['text']}]({Path(os.path.relpath(resolved, here)).as_posix()}{match['anchor'] or ''})"
             return match[0]
         text = match["text"]
         if repo_url:
@@ -65,4 +77,5 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
         return markdown
     docs_dir = Path(config.docs_dir).resolve()
     root = Path(config.config_file_path).parent.resolve()
-    return rewrite(markdown, Path(page.file.abs_src_path).resolve(), docs_dir, root, config.repo_url)
+    source = Path(page.file.abs_src_path).resolve()
+    return rewrite(markdown, source, docs_dir, root, config.repo_url, page.file.src_uri)
