@@ -26,6 +26,7 @@ window by window, how often each policy beat FCFS.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -143,41 +144,56 @@ def measure(model: Model) -> dict[str, float]:
     }
 
 
-def validation(results: Results) -> str:
-    """One line: the M/M/c row's wait, its 95% interval and Erlang C's value, and whether it lies inside."""
-    cfg = results.config
-    row = next(r for r in results.rows if r["workload"].endswith(QUEUE))
-    mean, half, formula = row["wait"], row["wait_ci95"], row["erlang_c_wait"]
-    inside = abs(mean - formula) <= half
-    verdict = "inside the 95% interval" if inside else (
-        f"OUTSIDE the 95% interval, by {abs(mean - formula) - half:.3g} (a 95% interval misses about 1 time in 20)")
-    return (f"validation: M/M/{cfg['c']} at rho = {cfg['arrival_rate'] / (cfg['c'] * cfg['service_rate']):.3g}, "
+def validation(results: Results) -> list[str]:
+    """One line per M/M/c row: its mean wait, 95% interval and Erlang C's value, and whether the value lies inside."""
+    lines = []
+    for row in (r for r in results.rows if r["workload"].endswith(QUEUE)):
+        cfg = {**results.config, **row}  # a --sweep over c or the rates puts them in the row
+        mean, half, formula = row["wait"], row["wait_ci95"], row["erlang_c_wait"]
+        if not math.isfinite(half):
+            verdict = "one replication gives no interval"
+        elif abs(mean - formula) <= half:
+            verdict = "inside the 95% interval"
+        else:
+            verdict = (f"OUTSIDE the 95% interval, by {abs(mean - formula) - half:.3g} "
+                       "(a 95% interval misses about 1 time in 20)")
+        lines.append(
+            f"validation: M/M/{cfg['c']} at rho = {cfg['arrival_rate'] / (cfg['c'] * cfg['service_rate']):.3g}, "
             f"{results.reps} replications of {cfg['customers']:,} customers: mean wait {mean:.4g} ± {half:.2g} "
             f"(±{100 * half / formula:.1f}%), Erlang C {formula:.4g}: {verdict}")
+    return lines
 
 
 def paired(results: Results) -> list[str]:
-    """Per window, how often each policy's bounded slowdown was below FCFS's (the same jobs, paired)."""
-    import pandas as pd
+    """Per window, how often each policy's bounded slowdown was below FCFS's (the same jobs, paired).
+
+    A heading line, then one line per policy; none without ``fcfs`` among the policies.
+    """
+    import pandas as pd  # here, not at the top: the worker processes that import this script never need it
 
     reps = pd.DataFrame(results.replications)
     log = reps[reps["workload"].str.endswith(LOG)]
-    by = log.pivot(index="rep", columns="policy", values="bounded_slowdown")[list(results.config["policies"])]
+    # a window is a replication (and, under --sweep, a value of each swept field): all but the metrics
+    window = [c for c in log.columns if c not in {"workload", "policy", "wait", "bounded_slowdown", "utilization"}]
+    by = log.pivot(index=window, columns="policy", values="bounded_slowdown")
+    by = by[[p for p in results.config["policies"] if p in by]]  # in the Config's order, not the alphabet's
     if "fcfs" not in by:
         return []
     n = len(by)
-    return [f"  {p:8} bounded slowdown below FCFS's in {int(np.sum(by[p] < by['fcfs']))} of {n} windows, "
-            f"median ratio to FCFS {float(np.median(by[p] / by['fcfs'])):.2f}" for p in by.columns if p != "fcfs"]
+    lines = [f"paired, window by window ({n} windows of {results.config['length']} jobs):"]
+    for p in by.columns.drop("fcfs"):
+        below, ratio = int(np.sum(by[p] < by["fcfs"])), float(np.median(by[p] / by["fcfs"]))
+        lines.append(f"  {p:8} bounded slowdown below FCFS's in {below} of {n} windows, "
+                     f"median ratio to FCFS {ratio:.2f}")
+    return lines
 
 
 def report(results: Results, out: Any) -> list[Path]:
     """Print the validation line and the paired comparison; the files are the runner's own."""
     print("waits: hours on the log's windows; on the M/M/c queue, in mean service times (1/mu)")
-    print(validation(results))
-    lines = paired(results)
-    if lines:
-        print(f"paired, window by window ({results.reps} windows of {results.config['length']} jobs):")
-        print("\n".join(lines))
+    print("\n".join(validation(results)))
+    for line in paired(results):
+        print(line)
     return []
 
 

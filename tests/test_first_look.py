@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from pathlib import Path
 
 import pytest
@@ -65,3 +67,12 @@ def test_bad_settings_are_named():
         scenario.config({"policies": "lifo"})
     with pytest.raises(ConfigError, match="rho"):
         scenario.config({"arrival_rate": "4"})
+
+
+def test_the_validation_line_says_when_an_interval_misses_or_there_is_none(quick):
+    validation = load_scenario(SCRIPT).module.validation
+    queue = quick.rows[-1]
+    far = dataclasses.replace(quick, rows=[{**queue, "wait": queue["erlang_c_wait"] + 2 * queue["wait_ci95"]}])
+    assert "OUTSIDE the 95% interval" in validation(far)[0]
+    single = dataclasses.replace(quick, reps=1, rows=[{**queue, "wait_ci95": math.nan}])
+    assert validation(single)[0].endswith("one replication gives no interval")
