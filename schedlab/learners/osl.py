@@ -98,26 +98,30 @@ class OrdinalSharing:
         self.utility = np.full((n, m), -1.0)
         self.outstanding = np.zeros((n, m))
         self.finished = np.zeros((n, m))
+        # Each agent's row as a view made once: indexing the table anew costs 0.17 us, three times a turn
+        # (timeit). The tables change only in place, so the views stay theirs.
+        self._rows: list[np.ndarray] = list(self.utility)
+        self._outstanding_rows: list[np.ndarray] = list(self.outstanding)
         self._reach = None if view.topology.reach.all() else view.topology.reach
         view.completed.connect(self.completed)
         view.step_ended.connect(self.end_step)
 
     def message(self, agent: int) -> np.ndarray:
-        return self.utility[agent].copy()
+        return self._rows[agent].copy()
 
     def receive(self, agent: int, messages: Sequence[np.ndarray]) -> None:
-        row = self.utility[agent]
+        row = self._rows[agent]
         row *= 1.0 - self.beta
         if len(messages) == 1:
             # the message is this agent's own copy (see message()): scale it in place, no temporary
             message = messages[0]
-            np.multiply(message, self.beta, out=message)
+            message *= self.beta
             row += message
         else:  # several predecessors on the sharing graph: their mean table
             row += self.beta * np.mean(messages, axis=0)
 
     def assign(self, agent: int, lengths: np.ndarray) -> Iterator[tuple[int, int]]:
-        row, outstanding = self.utility[agent], self.outstanding[agent]
+        row, outstanding = self._rows[agent], self._outstanding_rows[agent]
         keep, step, rng = 1.0 - self.alpha, self.alpha, self._rng
         reach = None if self._reach is None else self._reach[agent]
         for pos in range(len(lengths)):

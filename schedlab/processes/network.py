@@ -167,7 +167,9 @@ class ServerNetwork:
         self._classes: list[int] = []
         self._executed = bytearray()
         self._where: list[int] = []  # server where each job of the run completed, -1 if not
-        self._reqs: list[list[int]] = []
+        # the run's requirements, one (jobs, K) array per arrival phase: no list per job kept for the whole run
+        # for the garbage collector to walk (16,000 a run at (0.8, 8))
+        self._reqs: list[np.ndarray] = []
         self._touched: set[int] = set()  # (agent, job) pairs as agent << _JOB_BITS | job
         rule.bind(self)
         self.clock = env.process(self._clock())
@@ -262,7 +264,7 @@ class ServerNetwork:
         self._classes.extend(classes)
         self._executed.extend(bytes(count))
         self._where.extend([-1] * count)
-        self._reqs.extend(req)
+        self._reqs.append(drawn)
         self.arrived += count
 
     def add_job(self, server: int, requirements: Sequence[int], weight: float = 1.0) -> Job:
@@ -281,7 +283,7 @@ class ServerNetwork:
         self._classes.append(int(job_classes(np.array([req]), self.m)[0]))
         self._executed.append(0)
         self._where.append(-1)
-        self._reqs.append(req)
+        self._reqs.append(np.array([req], dtype=np.int64))
         self.arrived += 1
         if self._visits:
             self.touch(server * self.classes + self._classes[-1], job)
@@ -307,7 +309,7 @@ class ServerNetwork:
             jobs,
             self.n * self.classes,
             executed_agent,
-            np.array(self._reqs, dtype=np.int64).reshape(-1, self.k),
+            np.concatenate(self._reqs) if self._reqs else np.zeros((0, self.k), dtype=np.int64),
         )
 
     def _clear(self) -> None:
