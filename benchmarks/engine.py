@@ -23,10 +23,16 @@ gaps); they are printed with the Erlang-C mean wait, which one run of 200 000
 customers matches only to within several per cent (waits at rho = 0.9 are strongly
 correlated). Each side's time covers building the model, drawing its customers,
 running it and collecting the waits; each is run ``--repeat`` times, interleaved, and
-the best time is kept. The garbage collector is left on, as in real use, but collects
-once before each run, so that neither model's leftovers are freed in the other's
-time. ``--profile N`` also prints the top N functions of a cProfile of one schedlab
-run (the profiler slows it down several-fold).
+the best time is kept, both wall-clock time and this process's CPU time
+(``time.process_time``): on a shared machine other processes' load moves the wall-clock
+ratio by 10-20% between runs, the CPU-time ratio much less. The garbage collector is
+left on, as in real use, but collects once before each run, so that neither model's
+leftovers are freed in the other's time. ``--profile N`` also prints the top N
+functions of a cProfile of one schedlab run (the profiler slows it down several-fold).
+
+``--before REV`` adds a third model: schedlab's ``Machine`` as it was at git revision
+REV (its ``processes/machine.py`` and ``processes/running.py``, loaded beside today's
+package), so a change to the engine is measured before and after in one process.
 
 ``--servers C`` simulates M/M/C at the same rho (arrival rate 0.9 C): ``--servers 1000``
 is the wide machine, where removing a finished job from the running set must not cost
@@ -114,16 +120,52 @@ def run_raw(customers: int, seed: int, servers_: int = SERVERS) -> list[float]:
 MODELS: dict[str, Callable[[int, int, int], list[float]]] = {"schedlab": run_schedlab, "raw simpy": run_raw}
 
 
+def machine_at(rev: str) -> type:
+    """``Machine`` as it was at git revision ``rev``, loaded from ``git show`` beside today's package."""
+    import importlib.util
+    import tempfile
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    folder = Path(tempfile.mkdtemp())
+    for name in ("machine", "running"):
+        text = subprocess.run(["git", "show", f"{rev}:schedlab/processes/{name}.py"], cwd=root, check=True,
+                              capture_output=True, text=True).stdout
+        text = text.replace("from schedlab.processes.running import", "from _before_running import")
+        (folder / f"_before_{name}.py").write_text(text)
+    sys.path.insert(0, str(folder))
+    spec = importlib.util.spec_from_file_location("_before_machine", folder / "_before_machine.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.Machine
+
+
+def schedlab_with(machine: type, label: str) -> Callable[[int, int, int], list[float]]:
+    """:func:`run_schedlab` with another ``Machine`` class."""
+
+    def run(customers: int, seed: int, servers: int = SERVERS) -> list[float]:
+        env = simpy.Environment()
+        m = machine(env, servers, FCFS())
+        rate = RHO * servers * SERVICE_RATE
+        Source(env, poisson_workload(rate, Exponential(1.0 / SERVICE_RATE), count=customers, seed=seed), m)
+        env.run()
+        return [r.wait for r in m.records]
+
+    run.__name__ = label
+    return run
+
+
 def _timed(model: Callable[[int, int, int], list[float]], customers: int, seed: int,
-           servers: int = SERVERS) -> tuple[float, float]:
-    """Seconds to build and run ``model``, and its customers' mean wait."""
+           servers: int = SERVERS) -> tuple[float, float, float]:
+    """Wall-clock and CPU seconds to build and run ``model``, and its customers' mean wait."""
     gc.collect()  # the previous run's model (cycles and all) goes now, not in this run's time
-    begin = time.perf_counter()
+    begin, cpu = time.perf_counter(), time.process_time()
     waits = model(customers, seed, servers)
-    elapsed = time.perf_counter() - begin
+    elapsed, cpu = time.perf_counter() - begin, time.process_time() - cpu
     if len(waits) != customers:
         raise RuntimeError(f"{model.__name__}: {len(waits)} customers went through, not {customers}")
-    return elapsed, statistics.fmean(waits)
+    return elapsed, cpu, statistics.fmean(waits)
 
 
 def _memory_worker(name: str, customers: int, seed: int, servers: int) -> None:
@@ -166,6 +208,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="also print the top N functions of a cProfile of one schedlab run")
     parser.add_argument("--servers", type=int, default=SERVERS, help="c of M/M/c, at rho 0.9 (default 50)")
     parser.add_argument("--no-memory", action="store_true", help="skip the peak-RSS and GC runs")
+    parser.add_argument("--before", metavar="REV", default=None,
+                        help="also time Machine as it was at git revision REV (e.g. HEAD~3), in the same process")
     parser.add_argument("--memory-worker", choices=list(MODELS), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.customers < 1 or args.repeat < 1 or args.servers < 1:
@@ -174,20 +218,28 @@ def main(argv: list[str] | None = None) -> None:
         _memory_worker(args.memory_worker, args.customers, args.seed, args.servers)
         return
 
-    best = dict.fromkeys(MODELS, float("inf"))
-    mean_wait = dict.fromkeys(MODELS, float("nan"))
+    models = dict(MODELS)
+    if args.before:
+        models[f"@{args.before}"] = schedlab_with(machine_at(args.before), f"schedlab@{args.before}")
+    best = dict.fromkeys(models, float("inf"))
+    best_cpu = dict.fromkeys(models, float("inf"))
+    mean_wait = dict.fromkeys(models, float("nan"))
     for _ in range(args.repeat):
-        for name, model in MODELS.items():
-            elapsed, mean_wait[name] = _timed(model, args.customers, args.seed, args.servers)
+        for name, model in models.items():
+            elapsed, cpu, mean_wait[name] = _timed(model, args.customers, args.seed, args.servers)
             best[name] = min(best[name], elapsed)
+            best_cpu[name] = min(best_cpu[name], cpu)
 
     c = args.servers
     print(f"M/M/{c}, rho = {RHO:g}, {args.customers} customers, "
           f"best of {args.repeat} (Python {platform.python_version()}, SimPy {simpy.__version__})")
-    for name in MODELS:
-        print(f"  {name:<10} {args.customers / best[name]:>10,.0f} customers/s  ({best[name]:.3f} s)"
-              f"  mean wait {mean_wait[name]:.5f}")
-    print(f"  ratio schedlab/raw: {best['raw simpy'] / best['schedlab']:.2f} (target >= 1.0)")
+    for name in models:
+        print(f"  {name:<10} {args.customers / best[name]:>10,.0f} customers/s  ({best[name]:.3f} s wall, "
+              f"{best_cpu[name]:.3f} s CPU)  mean wait {mean_wait[name]:.5f}")
+    for name in models:
+        if name != "raw simpy":
+            print(f"  ratio {name}/raw: {best['raw simpy'] / best[name]:.2f} wall-clock, "
+                  f"{best_cpu['raw simpy'] / best_cpu[name]:.2f} CPU time (target >= 1.0)")
     print(f"  Erlang-C mean wait: {erlang_c_wait(c, RHO * c * SERVICE_RATE, SERVICE_RATE):.5f}")
     if not args.no_memory:
         mem = _memory(args.customers, args.seed, c)
