@@ -212,3 +212,25 @@ def test_new_job_is_job_with_the_same_fields_and_checks():
             new_job(**kw)
         with pytest.raises(JobError):
             Job(**kw)
+
+
+def test_model_records_is_a_log_of_every_stations_records_and_snapshot():
+    """Model.records() of Machine stations: their logs' arrays copied, running and waiting jobs appended."""
+    import simpy
+
+    from schedlab.model import Exponential, poisson_workload
+    from schedlab.policies import FCFS
+    from schedlab.processes import Machine, Model, Source
+
+    env = simpy.Environment()
+    machines = [Machine(env, 2, FCFS(), name="a"), Machine(env, 3, FCFS(), name="b")]
+    for i, machine in enumerate(machines):
+        Source(env, poisson_workload(4.0, Exponential(1.0), count=300, seed=i), machine)
+    machines[0].submit(Job(10_000, 0.0, 1.0, cpus=9))  # too wide: rejected, logged with nan times
+    model = Model(env, machines, until=40.0).run()
+    records = model.records()
+    assert isinstance(records, RecordLog)
+    expected = machines[0].all_records() + machines[1].all_records()
+    assert {r.status for r in expected} == {Status.COMPLETED, Status.REJECTED, Status.RUNNING, Status.WAITING}
+    assert _same(list(records), expected)
+    _same_frames(records)
