@@ -18,6 +18,15 @@ One process, the two ways interleaved, best of ``--repeat``:
 - **ship**: the pickled size of what a task sends back and journals: the log
   (what the runner sends now) against the frame (what it sent before).
 
+``--phases`` instead times, in this process, each step of ``schedlab run
+scenarios/mmc.py --reps 1 --executor serial --set c=50 --set arrival_rate=45 --set
+customers=N --out TMP`` (``run`` split as the runner does it): the simulation, and
+what is around it (records, ``measure``, the DataFrame, the journal, saving).
+``--start-to-finish`` runs that command and ``startup.py``'s 40-line SimPy script as
+child processes, interleaved, and compares their **CPU** time (user + system, from
+``RUSAGE_CHILDREN``), which the shared machine's load moves much less than their
+wall-clock time; the ratio is script / schedlab, as ``startup.py``'s (target >= 0.9).
+
 The records are synthetic (a named numpy stream; float times, one CPU, completion
 order): the sizes and times of a real M/M/50 run's log, without its simulation.
 Nothing is asserted about time.
@@ -28,9 +37,14 @@ from __future__ import annotations
 import argparse
 import gc
 import pickle
+import resource
+import subprocess
+import sys
+import tempfile
 import time
 import tracemalloc
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -79,13 +93,103 @@ def _traced(fn: Callable[[], Any]) -> tuple[int, int, Any]:
     return held - base, peak - base, out
 
 
+def phases(customers: int) -> None:
+    """Seconds (wall and CPU) of each step of one mmc run, as ``run_task`` and ``run`` take them."""
+    from schedlab.experiment import runner
+    from schedlab.experiment.results import Results, aggregate
+    from schedlab.experiment.runner import Task, TaskResult, _cell_config, build_model
+    from schedlab.experiment.scenario import load_scenario
+    from schedlab.experiment.seeding import replication_seeds
+    from schedlab.experiment.store import Journal
+
+    steps: list[tuple[str, float, float]] = []
+    clock = [time.perf_counter(), time.process_time()]
+
+    def step(name: str) -> None:
+        now = [time.perf_counter(), time.process_time()]
+        steps.append((name, now[0] - clock[0], now[1] - clock[1]))
+        clock[:] = now
+
+    with tempfile.TemporaryDirectory() as tmp:
+        scenario = load_scenario(Path(__file__).resolve().parent.parent / "scenarios" / "mmc.py")
+        overrides = {"c": "50", "arrival_rate": "45", "customers": str(customers)}
+        task = Task(str(scenario.path), overrides, False, 0, {}, 0, replication_seeds(0, 1)[0], True)
+        model = build_model(scenario, _cell_config(scenario, task), {}, task.seed)
+        step("load the scenario, build the model")
+        model.run()
+        step("simulate (env.run)")
+        metrics = dict(scenario.measure(model))  # type: ignore[misc]
+        step("measure (mmc's own, over model.records())")
+        records = model.records()
+        step("model.records() (the runner's)")
+        if not hasattr(runner, "_records_frame"):  # a checkout before the log went back whole (PYTHONPATH=...)
+            records = records_frame(records, rep=0)
+            step("records' DataFrame (in the task, from the record tuples)")
+        result = TaskResult(0, 0, metrics, records, 0.0)
+        Journal(Path(tmp) / "out", {"run": 1}, resume=False).add(result)
+        step("journal the task (pickle, write, fsync)")
+        if hasattr(runner, "_records_frame"):
+            frame = runner._records_frame(result, {})
+            step("records' DataFrame (once, from the log's arrays)")
+        else:
+            frame = records
+        rows = aggregate([{}], [[metrics]])
+        results = Results("mmc", 0, 1, False, {}, rows, [{"rep": 0, **metrics}], frame)
+        step("aggregate (summary statistics)")
+        results.save(Path(tmp) / "out")
+        step("save (summary, replications, records.parquet, manifest)")
+    print(f"mmc, M/M/50, {customers:,} customers, one run in this process (imports not counted):")
+    for name, wall, cpu in steps:
+        print(f"  {name:<58} {wall:7.3f} s wall {cpu:7.3f} s CPU")
+    outside = [s for s in steps if not s[0].startswith("simulate")]
+    print(f"  {'all but the simulation':<58} {sum(s[1] for s in outside):7.3f} s wall "
+          f"{sum(s[2] for s in outside):7.3f} s CPU")
+
+
+def _child_cpu(cmd: list[str]) -> float:
+    """User + system CPU seconds of one child process run to its end."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(cmd, capture_output=True, check=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def start_to_finish(customers: int, repeat: int) -> None:
+    """CPU time of ``schedlab run`` mmc against startup.py's SimPy script, interleaved, best of ``repeat``."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from startup import SCRIPT, _cli
+
+    best = {"schedlab": float("inf"), "script": float("inf")}
+    with tempfile.TemporaryDirectory() as tmp:
+        script = Path(tmp) / "mmc_simpy.py"
+        script.write_text(SCRIPT)
+        for i in range(repeat):
+            ours = _cli("--set", "c=50", "--set", "arrival_rate=45", "--set", f"customers={customers}",
+                        "--out", f"{tmp}/run{i}")
+            best["schedlab"] = min(best["schedlab"], _child_cpu(ours))
+            best["script"] = min(best["script"], _child_cpu([sys.executable, str(script), str(customers)]))
+    print(f"M/M/50, {customers:,} customers, start to finish, CPU time (user + system), best of {repeat}:")
+    print(f"  schedlab run    {best['schedlab']:7.2f} s")
+    print(f"  SimPy script    {best['script']:7.2f} s")
+    print(f"  ratio script / schedlab: {best['script'] / best['schedlab']:.2f} (target >= 0.9)")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--records", type=int, default=300_000, help="records (default 300000)")
+    parser.add_argument("--records", type=int, default=300_000, help="records or customers (default 300000)")
     parser.add_argument("--repeat", type=int, default=3, help="interleaved runs of each way; best kept (default 3)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--phases", action="store_true", help="time each step of one mmc run instead")
+    parser.add_argument("--start-to-finish", action="store_true",
+                        help="CPU time of schedlab run mmc against the SimPy script instead")
     args = parser.parse_args(argv)
     n = args.records
+    if args.phases:
+        phases(n)
+        return
+    if args.start_to_finish:
+        start_to_finish(n, args.repeat)
+        return
     jobs = _jobs(n, args.seed)
 
     best = {"log": float("inf"), "tuples": float("inf"), "arrays": float("inf"), "rows": float("inf")}
