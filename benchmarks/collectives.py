@@ -5,9 +5,10 @@ vector per agent and run; no learning, so both sides do exactly the same work). 
 plain loop below is the same model written directly: deques for the queues, integer
 service times, the same streams drawn in the same order, so it must give the same
 efficiency per run; the benchmark prints both rates, their ratio and whether the
-curves agree. It never asserts a time.
+curves agree. The two run ``--repeat`` times, interleaved, in this one process, and the
+best CPU time of each is kept. It never asserts a time.
 
-    python benchmarks/collectives.py [--runs 5] [--steps 400] [--r 0.8] [--M 8]
+    python benchmarks/collectives.py [--runs 5] [--steps 400] [--r 0.8] [--M 8] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -142,25 +143,29 @@ def main() -> None:
     p.add_argument("--r", type=float, default=0.8)
     p.add_argument("--M", type=int, default=8)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--repeat", type=int, default=3, metavar="K", help="interleaved runs of each side, best kept")
     args = p.parse_args()
     setup = Streams(args.seed)
     graph = small_world_ring(50, seed=setup["topology"])
     capacities = setup["capacities"].integers(1, args.M + 1, size=(50, 2))
     neighbours = neighbour_lists(graph)
     tau = args.runs * args.steps
-    began = time.process_time()
-    ours = schedlab_curve(neighbours, graph, capacities, args.r, args.M, Streams(args.seed + 1), steps=args.steps,
-                          runs=args.runs)  # fmt: skip
-    t_ours = time.process_time() - began
-    began = time.process_time()
-    ref = numpy_reference(neighbours, capacities, args.r, args.M, Streams(args.seed + 1), steps=args.steps,
-                          runs=args.runs)  # fmt: skip
-    t_ref = time.process_time() - began
-    print(f"one 50-server network, (r, M) = ({args.r}, {args.M}), RAND, {args.runs} runs x {args.steps} tau (CPU time)")
+    t_ours, t_ref = math.inf, math.inf
+    for _ in range(args.repeat):
+        began = time.process_time()
+        ours = schedlab_curve(neighbours, graph, capacities, args.r, args.M, Streams(args.seed + 1),
+                              steps=args.steps, runs=args.runs)  # fmt: skip
+        t_ours = min(t_ours, time.process_time() - began)
+        began = time.process_time()
+        ref = numpy_reference(neighbours, capacities, args.r, args.M, Streams(args.seed + 1), steps=args.steps,
+                              runs=args.runs)  # fmt: skip
+        t_ref = min(t_ref, time.process_time() - began)
+    print(f"one 50-server network, (r, M) = ({args.r}, {args.M}), RAND, {args.runs} runs x {args.steps} tau "
+          f"(CPU time, best of {args.repeat}, interleaved)")
     print(f"  schedlab (SimPy)    {tau / t_ours:10.0f} tau/s   ({t_ours:.2f} s)")
     print(f"  plain numpy loop    {tau / t_ref:10.0f} tau/s   ({t_ref:.2f} s)")
     print(f"  ratio               {t_ours / t_ref:10.2f} x slower (target: within 2.5x)")
-    print(f"  same G per run: {np.allclose(ours, ref)}  (schedlab {np.round(ours, 4).tolist()})")
+    print(f"  same G per run, bit for bit: {ours == ref}  (schedlab {np.round(ours, 4).tolist()})")
     per_cell = t_ours / tau * 160_000 * 50 * 5
     print(f"  the paper's cell (400 runs x 400 tau x 50 networks x 5 algorithms): {per_cell / 3600:.1f} CPU-hours")
 

@@ -80,6 +80,46 @@ def test_lor_is_each_servers_queued_length_over_capacity():
     assert len(gaps) >= 39 and max(gaps) < 1e-9
 
 
+
+def test_a_completion_carries_who_where_and_when_and_its_record_is_the_resources_own():
+    """``completed`` gives agent, resource, job, start and end; ``record`` is made when read, equal to the kept one."""
+    env = simpy.Environment()
+    grid = GridResources(env, [2.0, 4.0])
+    heard = []
+    grid.completed.connect(heard.append)
+    grid.submit(1, Job(0, 0.0, 8.0, origin=3))  # 8 / 4 = 2 time units
+    grid.submit(1, Job(1, 0.0, 4.0, origin=5))  # waits for the first, then 1 more
+    env.run()
+    seen = [(e.agent, e.resource, e.job.id, e.start, e.end) for e in heard]
+    assert seen == [(3, 1, 0, 0.0, 2.0), (5, 1, 1, 2.0, 3.0)]
+    assert [e.record for e in heard] == grid.all_records()
+    assert heard[1].record.wait == 2.0 and heard[1].record.machine == "r1"
+
+
+def test_a_mailbox_hands_each_token_to_its_waiting_reader_on_one_plain_event():
+    """A post to a waiting reader fires its wait() event; a token posted first is there when it waits."""
+    from schedlab.processes.grid_model import Mailbox
+
+    env = simpy.Environment()
+    box = Mailbox(env)
+    got = []
+
+    def reader():
+        for _ in range(2):
+            token = yield box.wait()
+            got.append((env.now, token))
+
+    def writer():
+        yield env.timeout(1)
+        box.post("a")  # the reader waits already
+        box.post("b")  # kept until the reader asks again
+        yield env.timeout(0)
+
+    env.process(reader())
+    env.process(writer())
+    env.run()
+    assert got == [(1, "a"), (1, "b")] and not box.items
+
 def test_same_seed_same_records_and_series():
     def once():
         env, model = grid_run("osl", 8, 6, 0.8, 60, seed=11)
