@@ -1,7 +1,8 @@
 """One job's record: :class:`JobRecord`, its :class:`Status`, and its columns.
 
-The types every record keeper shares (:mod:`schedlab.model.records` makes records,
-:mod:`schedlab.model.record_log` keeps them by columns); both re-export from here.
+The types every record keeper shares: :mod:`schedlab.model.records` makes records (and
+re-exports these names: import them from there), :mod:`schedlab.model.record_log` keeps
+them by columns. They live apart so that those two modules need not import each other.
 """
 
 from __future__ import annotations

@@ -3,6 +3,8 @@
 A run gives back a :class:`JobRecord` for every job it saw: completed, rejected, or
 still waiting/running when the run stopped. Metrics (:mod:`schedlab.model.metrics`)
 are functions of these records; :func:`records_frame` turns them into a DataFrame.
+Machines and servers keep theirs in a :class:`RecordLog` (by columns, read back as
+records; :mod:`schedlab.model.record_log`).
 """
 
 from __future__ import annotations
