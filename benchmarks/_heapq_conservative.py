@@ -9,7 +9,7 @@ in the order SimPy takes them (same-time events in scheduling order; a job's com
 is scheduled after the arrival that the source schedules in the same step). At each
 decision the plan is made from scratch:
 
-- the profile is a list of ``[time, free]`` steps from ``now``: the free processors,
+- the profile is two lists, step times from ``now`` and the processors free from each: the free processors,
   plus each running job's processors from ``max(now, start + requested)`` on;
 - in FCFS order, each waiting job takes the earliest step time ``t`` such that every
   step overlapping ``[t, t + requested)`` has its processors free; the profile loses
@@ -17,8 +17,9 @@ decision the plan is made from scratch:
 - the jobs whose slot is ``now`` start.
 
 ``full=False`` (the default) stops planning when no waiting job left is narrow enough
-for the processors still free now (none of them could start); ``full=True`` plans the
-whole queue, to check that stopping early changes no start.
+for the processors still free now, in the plan or on the machine (none of them could
+start); ``full=True`` plans the whole queue, to check that stopping early changes no
+start.
 
 :func:`replay` returns each job's start time (same order as the jobs).
 """
@@ -35,30 +36,34 @@ JobTuple = tuple[int, float, float, int, float]
 ARRIVAL, COMPLETION = 0, 1
 
 
-def _slot(steps: list[list[float]], need: int, length: float) -> int:
+def _slot(at: list[float], room: list[int], need: int, length: float) -> int:
     """Position of the first step where ``need`` processors stay free for ``length``; -1 if none."""
-    a = 0
-    while a < len(steps):
-        stop = steps[a][0] + length
-        b = a
-        while b < len(steps) and (b == a or steps[b][0] < stop) and steps[b][1] >= need:
+    a, n = 0, len(at)
+    while a < n:
+        if room[a] < need:
+            a += 1
+            continue
+        stop = at[a] + length
+        b = a + 1
+        while b < n and at[b] < stop and room[b] >= need:
             b += 1
-        if b == len(steps) or (b > a and steps[b][0] >= stop):
+        if b == n or at[b] >= stop:
             return a  # every step of [t, t + length) has room
         a = b + 1  # step b is short of processors: no slot starts at or before it
     return -1
 
 
-def _take(steps: list[list[float]], a: int, need: int, length: float) -> None:
+def _take(at: list[float], room: list[int], a: int, need: int, length: float) -> None:
     """Remove ``need`` processors from step ``a``'s time until that time + ``length``."""
-    stop = steps[a][0] + length
-    b = a
-    while b < len(steps) and steps[b][0] < stop:
+    stop = at[a] + length
+    b = a + 1
+    while b < len(at) and at[b] < stop:
         b += 1
-    if b > a and (b == len(steps) or steps[b][0] != stop):
-        steps.insert(b, [stop, steps[b - 1][1]])
-    for s in steps[a:b]:
-        s[1] -= need
+    if b == len(at) or at[b] != stop:
+        at.insert(b, stop)
+        room.insert(b, room[b - 1])
+    for s in range(a, b):
+        room[s] -= need
 
 
 def replay(jobs: Sequence[JobTuple], procs: int, full: bool = False) -> list[float]:
@@ -81,9 +86,10 @@ def replay(jobs: Sequence[JobTuple], procs: int, full: bool = False) -> list[flo
         for j, end in running.items():
             t = end if end > now else now
             released[t] = released.get(t, 0) + cpus[j]
-        steps = [[now, free + released.pop(now, 0)]]
+        at, room = [now], [free + released.pop(now, 0)]  # the profile: room[s] free from at[s] on
         for t in sorted(released):
-            steps.append([t, steps[-1][1] + released[t]])
+            at.append(t)
+            room.append(room[-1] + released[t])
         smallest = [0] * len(waiting)  # smallest[p]: fewest processors asked by a job from p on
         low = math.inf
         for p in range(len(waiting) - 1, -1, -1):
@@ -91,12 +97,12 @@ def replay(jobs: Sequence[JobTuple], procs: int, full: bool = False) -> list[flo
             smallest[p] = low
         started = []
         for pos, j in enumerate(waiting):
-            if not full and smallest[pos] > steps[0][1]:
+            if not full and (smallest[pos] > room[0] or smallest[pos] > free):
                 break  # none of the rest fits in what is free now: none can start
-            a = _slot(steps, cpus[j], requested[j])
+            a = _slot(at, room, cpus[j], requested[j])
             if a < 0:
                 continue
-            _take(steps, a, cpus[j], requested[j])
+            _take(at, room, a, cpus[j], requested[j])
             if a == 0 and cpus[j] <= free:
                 free -= cpus[j]
                 start[j] = now

@@ -17,14 +17,17 @@ runtime estimates in scheduling the IBM SP2 with backfilling", IEEE TPDS 12(6), 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from schedlab.model.decisions import MachineView, Start
 from schedlab.model.job import Job
 from schedlab.policies.scoring import SCORES, Priority
 
 __all__ = ["EASY", "Committed", "reservation"]
+
+_requested_end = attrgetter("requested_end")
 
 
 def reservation(view: MachineView, head: Job) -> tuple[float, int]:
@@ -35,18 +38,22 @@ def reservation(view: MachineView, head: Job) -> tuple[float, int]:
     the empty machine could not hold ``head``.
     """
     now = view.now
-    ends = sorted([(r.requested_end, r.cpus) for r in view.running])
     available = view.free
+    need = head.cpus
     shadow = None
-    for end, cpus in ends:
+    # Sorted by end alone, not by (end, cpus) tuples: every job ending at the shadow time
+    # is counted whatever their order, so the result is the same, and no tuple is built
+    # per running job (on Gaia, about 220 running at each of 5,463 reservations).
+    for run in sorted(view.running, key=_requested_end):
+        end = run.requested_end
         if shadow is not None and end > shadow:
             break
-        available += cpus  # every job ending at the shadow time frees its processors then
-        if shadow is None and available >= head.cpus:
+        available += run.cpus  # every job ending at the shadow time frees its processors then
+        if shadow is None and available >= need:
             shadow = end if end > now else now
     if shadow is None:
         return float("inf"), 0
-    return shadow, available - head.cpus
+    return shadow, available - need
 
 
 @dataclass(frozen=True)
@@ -58,23 +65,37 @@ class EASY:
 
     order: Priority = field(default_factory=Priority)
 
-    def __call__(self, view: MachineView) -> Iterator[Start] | None:
-        if not view.waiting:
+    def __call__(self, view: MachineView) -> Iterable[Start] | None:
+        waiting = view.waiting
+        if not waiting:
             return None
+        if len(waiting) == 1:
+            # One job waiting (most decisions on a lightly loaded log): it starts or not,
+            # and there is nothing to backfill. A tuple instead of a generator: on Gaia
+            # this and the early returns below took EASY from 0.52 to 0.64 of the heapq
+            # reference's speed (in-process, best of 3, same schedule).
+            job = waiting[0]
+            return (Start(job),) if view.fits(job) else None
         return self._starts(view)
 
     def _starts(self, view: MachineView) -> Iterator[Start]:
         now = view.now
         queue = list(self.order.rank(view.waiting, now))  # a copy: starting jobs changes the queue
+        fits = view.fits
         i = 0
-        while i < len(queue) and view.fits(queue[i]):
+        while i < len(queue) and fits(queue[i]):
             yield Start(queue[i])
             i += 1
         if i >= len(queue) - 1:
             return  # nothing blocked, or nothing behind the blocked head
+        # The head's reservation (a sort of the running jobs) is made only if some job
+        # behind it is narrow enough for the free CPUs; on Gaia a third of them are not.
+        free = view.free
+        first = next((k for k in range(i + 1, len(queue)) if queue[k].cpus <= free), None)
+        if first is None:
+            return
         shadow, extra = reservation(view, queue[i])
-        fits = view.fits
-        for k in range(i + 1, len(queue)):
+        for k in range(first, len(queue)):
             # The scan is bounded by what can still start, not by the queue's length: a
             # full machine ends it (every job needs a CPU); a job wider than the free CPUs,
             # or one that would delay the head, is passed over with plain comparisons, and

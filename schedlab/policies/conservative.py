@@ -34,9 +34,10 @@ price of not keeping a plan; an order with fixed scores and exact estimates pay 
 What bounds the scan
 --------------------
 Only jobs reserved *now* start, and the reservations of jobs behind a job never move
-its own. So the plan stops as soon as no later job could be reserved now: when the
-profile has no processor free now, or when every job left is wider than what is
-free now. A decision thus costs the placement of the jobs up to that point, each a
+its own. So the plan stops as soon as no later job could start now: when every job
+left is wider than the processors the profile still has free now, or than the
+machine's free CPUs (a job alone in the queue is the shortest case: it starts if it
+fits). A decision thus costs the placement of the jobs up to that point, each a
 walk over at most ``running + placed + 1`` steps; the rest of the queue is not
 planned (its reservations could not start anything).
 
@@ -51,7 +52,7 @@ runtime estimates in scheduling the IBM SP2 with backfilling", IEEE TPDS 12(6), 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
 
@@ -94,9 +95,15 @@ class Conservative:
 
     order: Priority = field(default_factory=Priority)
 
-    def __call__(self, view: MachineView) -> Iterator[Start] | None:
-        if not view.waiting:
+    def __call__(self, view: MachineView) -> Iterable[Start] | None:
+        waiting = view.waiting
+        if not waiting:
             return None
+        if len(waiting) == 1:
+            # Alone, a job's reservation is now exactly when it fits now (the profile
+            # only grows over time before anything is reserved): no profile to build.
+            job = waiting[0]
+            return (Start(job),) if view.fits(job) else None
         return self._starts(view)
 
     def _starts(self, view: MachineView) -> Iterator[Start]:
@@ -109,8 +116,9 @@ class Conservative:
         free = profile.free  # free[0]: processors not yet reserved now
         earliest, reserve, fits = profile.earliest, profile.reserve, view.fits
         for k, job in enumerate(queue):
-            if free[0] < narrowest[k]:
-                return  # no job from here on could be reserved now: nothing more starts
+            if free[0] < narrowest[k] or view.free < narrowest[k]:
+                # no job from here on could be reserved now, or fit now: nothing more starts
+                return
             cpus = job.cpus
             requested = job.requested_time
             i = earliest(cpus, requested)
