@@ -10,7 +10,7 @@ import simpy
 from schedlab.model.job import Job
 from schedlab.model.platform_file import load_platform, parse_platform
 from schedlab.policies.backfilling import EASY
-from schedlab.policies.placement import BestFit, Exclusive, FirstFit, Pack
+from schedlab.policies.placement import BestFitPlacement, ExclusivePlacement, FirstFitPlacement, PackPlacement
 from schedlab.policies.queues import StrictPriority, WeightedRoundRobin
 from schedlab.policies.scoring import Priority
 from schedlab.processes.cluster import Cluster
@@ -41,33 +41,33 @@ def where(cluster):
 
 def test_first_fit_takes_the_first_node_that_holds_the_whole_job():
     jobs = [Job(1, 0.0, 10.0, cpus=3), Job(2, 0.0, 10.0, cpus=2), Job(3, 0.0, 10.0, cpus=1)]
-    assert where(run(SMALL, jobs, FirstFit())) == {1: {"n-0": 3}, 2: {"n-1": 2}, 3: {"n-0": 1}}
+    assert where(run(SMALL, jobs, FirstFitPlacement())) == {1: {"n-0": 3}, 2: {"n-1": 2}, 3: {"n-0": 1}}
 
 
 def test_best_fit_takes_the_node_it_leaves_fullest():
     jobs = [Job(1, 0.0, 10.0, cpus=3), Job(2, 0.0, 10.0, cpus=2), Job(3, 0.0, 10.0, cpus=2)]
     # job 3 fits n-0 (1 free: no), n-1 (2 free, leaves 0) and n-2 (4 free): best-fit picks n-1
-    assert where(run(SMALL, jobs, BestFit())) == {1: {"n-0": 3}, 2: {"n-1": 2}, 3: {"n-1": 2}}
+    assert where(run(SMALL, jobs, BestFitPlacement())) == {1: {"n-0": 3}, 2: {"n-1": 2}, 3: {"n-1": 2}}
 
 
 def test_a_job_one_node_could_hold_waits_for_one_under_first_fit_but_pack_splits_it():
     jobs = [Job(1, 0.0, 10.0, cpus=3), Job(2, 0.0, 10.0, cpus=3), Job(3, 0.0, 10.0, cpus=3),
             Job(4, 1.0, 10.0, cpus=3)]
-    first = run(SMALL, jobs, FirstFit())
+    first = run(SMALL, jobs, FirstFitPlacement())
     assert where(first)[4] == {"n-0": 3}  # after job 1 ends, at t=10
     assert next(r for r in first.records if r.id == 4).start == 10.0
-    packed = run(SMALL, jobs, Pack())  # partly used nodes first: job 2 takes n-0's last core
+    packed = run(SMALL, jobs, PackPlacement())  # partly used nodes first: job 2 takes n-0's last core
     assert where(packed) == {1: {"n-0": 3}, 2: {"n-0": 1, "n-1": 2}, 3: {"n-1": 2, "n-2": 1}, 4: {"n-2": 3}}
     assert next(r for r in packed.records if r.id == 4).start == 1.0  # at once
 
 
 def test_a_job_wider_than_a_node_spans_nodes():
-    assert where(run(SMALL, [Job(1, 0.0, 10.0, cpus=10)], FirstFit())) == {1: {"n-0": 4, "n-1": 4, "n-2": 2}}
+    assert where(run(SMALL, [Job(1, 0.0, 10.0, cpus=10)], FirstFitPlacement())) == {1: {"n-0": 4, "n-1": 4, "n-2": 2}}
 
 
 def test_exclusive_holds_whole_nodes_alone():
     jobs = [Job(1, 0.0, 10.0, cpus=1), Job(2, 0.0, 10.0, cpus=5), Job(3, 0.0, 10.0, cpus=1)]
-    cluster = run(SMALL, jobs, Exclusive())
+    cluster = run(SMALL, jobs, ExclusivePlacement())
     assert where(cluster) == {1: {"n-0": 4}, 2: {"n-1": 4, "n-2": 4}, 3: {"n-0": 4}}
     assert next(r for r in cluster.records if r.id == 3).start == 10.0  # n-0 was job 1's alone
 
@@ -75,19 +75,19 @@ def test_exclusive_holds_whole_nodes_alone():
 def test_memory_is_a_node_resource_shared_in_proportion_to_cores():
     # 12 GiB on 2 cores: two such jobs cannot share a 16 GiB node, though its cores could
     jobs = [Job(1, 0.0, 10.0, cpus=2, demands={"memory": 12}), Job(2, 0.0, 10.0, cpus=2, demands={"memory": 12})]
-    assert where(run(SMALL, jobs, FirstFit())) == {1: {"n-0": 2}, 2: {"n-1": 2}}
-    wide = run(SMALL, [Job(1, 0.0, 10.0, cpus=8, demands={"memory": 40})], FirstFit())
+    assert where(run(SMALL, jobs, FirstFitPlacement())) == {1: {"n-0": 2}, 2: {"n-1": 2}}
+    wide = run(SMALL, [Job(1, 0.0, 10.0, cpus=8, demands={"memory": 40})], FirstFitPlacement())
     assert where(wide) == {1: {"n-0": 3, "n-1": 3, "n-2": 2}}  # 5 GiB a core: 3 cores in 16 GiB
 
 
 def test_a_job_no_node_of_its_partition_can_hold_is_rejected():
-    cluster = run(TWO_TYPES, [TWO_TYPES.admit(Job(1, 0.0, 10.0, cpus=20, job_class="gpu"))], FirstFit())
+    cluster = run(TWO_TYPES, [TWO_TYPES.admit(Job(1, 0.0, 10.0, cpus=20, job_class="gpu"))], FirstFitPlacement())
     assert cluster.rejected == 1  # 16 cores of gpu nodes, 2 GPUs... but 20 cores asked
 
 
 def test_gpu_jobs_run_on_gpu_nodes_and_take_their_gpus():
     jobs = [TWO_TYPES.admit(Job(i, 0.0, 10.0, cpus=1, job_class="gpu")) for i in range(5)]
-    cluster = run(TWO_TYPES, jobs, FirstFit())
+    cluster = run(TWO_TYPES, jobs, FirstFitPlacement())
     nodes = where(cluster)
     assert {n for placed in nodes.values() for n in placed} == {"gpu-0", "gpu-1"}
     starts = sorted(r.start for r in cluster.records)
@@ -96,7 +96,7 @@ def test_gpu_jobs_run_on_gpu_nodes_and_take_their_gpus():
 
 def test_a_cluster_does_not_squeeze_jobs():
     env = simpy.Environment()
-    cluster = Cluster(env, SMALL, lambda view: None, FirstFit())
+    cluster = Cluster(env, SMALL, lambda view: None, FirstFitPlacement())
     job = Job(1, 0.0, 10.0, cpus=2)
     cluster.submit(job)
     with pytest.raises(PolicyError, match="does not squeeze"):
@@ -109,7 +109,7 @@ def test_a_cluster_does_not_squeeze_jobs():
 def test_strict_priority_starts_the_higher_queue_first():
     jobs = [TWO_TYPES.admit(Job(1, 0.0, 10.0, cpus=64, job_class="long")),
             TWO_TYPES.admit(Job(2, 0.0, 10.0, cpus=64, job_class="short"))]
-    cluster = run(TWO_TYPES, jobs, FirstFit(), StrictPriority(TWO_TYPES), batch_decisions=True)
+    cluster = run(TWO_TYPES, jobs, FirstFitPlacement(), StrictPriority(TWO_TYPES), batch_decisions=True)
     start = {r.id: r.start for r in cluster.records}
     assert start == {2: 0.0, 1: 10.0}  # short has priority 10, long 0
 
@@ -119,7 +119,7 @@ def test_a_blocked_job_blocks_only_its_own_partition():
             TWO_TYPES.admit(Job(2, 0.0, 10.0, cpus=8, job_class="gpu")),
             TWO_TYPES.admit(Job(3, 0.0, 10.0, cpus=8, job_class="gpu")),  # no gpu node left
             TWO_TYPES.admit(Job(4, 0.0, 10.0, cpus=4, job_class="long"))]
-    cluster = run(TWO_TYPES, jobs, FirstFit(), StrictPriority(TWO_TYPES), batch_decisions=True)
+    cluster = run(TWO_TYPES, jobs, FirstFitPlacement(), StrictPriority(TWO_TYPES), batch_decisions=True)
     start = {r.id: r.start for r in cluster.records}
     assert start == {1: 0.0, 2: 0.0, 3: 10.0, 4: 0.0}
 
@@ -129,7 +129,7 @@ def test_weighted_round_robin_gives_each_queue_its_share():
                                "queues": {"a": {"weight": 2}, "b": {"weight": 1}}})
     jobs = [Job(i, 0.0, 1.0, job_class="a") for i in range(6)] + [Job(10 + i, 0.0, 1.0, job_class="b")
                                                                    for i in range(3)]
-    cluster = run(platform, jobs, FirstFit(), WeightedRoundRobin(platform), batch_decisions=True)
+    cluster = run(platform, jobs, FirstFitPlacement(), WeightedRoundRobin(platform), batch_decisions=True)
     queues = "".join("a" if r.id < 10 else "b" for r in sorted(cluster.records, key=lambda r: r.start))
     assert queues == "aabaabaab"  # two of a's jobs for each of b's (a first, by name, when level)
 
@@ -139,7 +139,7 @@ def test_easy_backfills_over_the_queues_order():
     jobs = [TWO_TYPES.admit(Job(1, 0.0, 100.0, cpus=48, estimate=100.0, job_class="long")),
             TWO_TYPES.admit(Job(2, 1.0, 100.0, cpus=64, estimate=100.0, job_class="long")),
             TWO_TYPES.admit(Job(3, 2.0, 50.0, cpus=16, estimate=50.0, job_class="long"))]
-    cluster = run(TWO_TYPES, jobs, FirstFit(), policy)
+    cluster = run(TWO_TYPES, jobs, FirstFitPlacement(), policy)
     start = {r.id: r.start for r in cluster.records}
     assert start == {1: 0.0, 2: 100.0, 3: 2.0}  # 3 ends before 2's reservation
 
@@ -178,11 +178,11 @@ def test_a_queues_runtime_limit_kills_its_jobs_under_walltime_kill():
     admitted = TWO_TYPES.admit(Job(1, 0.0, 5000.0, cpus=4, job_class="short"))  # asks for nothing: gets 3600
     by_hand = Job(2, 0.0, 5000.0, cpus=4, job_class="short")                    # not admitted: the limit holds
     free = Job(3, 0.0, 5000.0, cpus=4, job_class="long")                         # long has no limit
-    cluster = run(TWO_TYPES, [admitted, by_hand, free], FirstFit(), walltime="kill")
+    cluster = run(TWO_TYPES, [admitted, by_hand, free], FirstFitPlacement(), walltime="kill")
     ends = {r.id: (r.status, r.end) for r in cluster.records}
     assert ends == {1: (Status.TIMEOUT, 3600.0), 2: (Status.TIMEOUT, 3600.0), 3: (Status.COMPLETED, 5000.0)}
     assert all(node.free_cores == node.cores for node in cluster.nodes)  # a killed job's nodes are free again
-    run_on = run(TWO_TYPES, [admitted], FirstFit())  # the default: run-on
+    run_on = run(TWO_TYPES, [admitted], FirstFitPlacement())  # the default: run-on
     assert run_on.records[0].status is Status.COMPLETED and run_on.records[0].end == 5000.0
 
 
@@ -198,7 +198,7 @@ def test_single_core_nodes_replay_a_log_as_the_machine_does_job_for_job():
     platform = parse_platform({"nodes": {"node": {"count": trace.procs, "cores": 1}}})
     machine = replay_model(simpy.Environment(), window, trace.procs, make_policy("fcfs", "easy"),
                            walltime="kill").run()
-    cluster = cluster_model(simpy.Environment(), window, platform, make_policy("fcfs", "easy"), FirstFit(),
+    cluster = cluster_model(simpy.Environment(), window, platform, make_policy("fcfs", "easy"), FirstFitPlacement(),
                             walltime="kill").run()
     starts = [(r.id, r.start, r.end, r.status) for r in machine.records()]
     assert starts == [(r.id, r.start, r.end, r.status) for r in cluster.records()]
@@ -224,7 +224,7 @@ def test_conservative_backfilling_runs_over_strict_priority_on_a_cluster():
 
     jobs = [TWO_TYPES.admit(Job(i, float(i), 100.0 + 10 * i, cpus=c, estimate=200.0, job_class=q))
             for i, (c, q) in enumerate([(48, "long"), (32, "long"), (8, "short"), (4, "gpu"), (16, "short")])]
-    cluster = run(TWO_TYPES, jobs, BestFit(), Conservative(StrictPriority(TWO_TYPES)))
+    cluster = run(TWO_TYPES, jobs, BestFitPlacement(), Conservative(StrictPriority(TWO_TYPES)))
     assert sorted(r.id for r in cluster.records) == [0, 1, 2, 3, 4]
     assert all(r.status.value == "completed" for r in cluster.records)
 
@@ -239,7 +239,7 @@ def _head_and_backfill(policy):
             Job(2, 0.0, 1000.0, cpus=8, estimate=1000.0),  # cpu-1 until 1000
             Job(3, 1.0, 50.0, cpus=8, estimate=50.0),      # the head: needs a whole cpu node
             Job(4, 2.0, 500.0, cpus=2, estimate=500.0)]    # fits cpu-0's 2 cores now, runs past 100
-    return {r.id: r.start for r in run(SPLIT, jobs, FirstFit(), policy).records}
+    return {r.id: r.start for r in run(SPLIT, jobs, FirstFitPlacement(), policy).records}
 
 
 def test_node_easy_reserves_the_heads_node_where_core_counting_easy_delays_it():
@@ -262,6 +262,7 @@ def test_node_easy_on_one_core_nodes_starts_the_jobs_easy_starts():
     window = trace.jobs[20000:20512]
     platform = parse_platform({"nodes": {"node": {"count": trace.procs, "cores": 1}}})
     machine = replay_model(simpy.Environment(), window, trace.procs, EASY(), walltime="kill").run()
-    cluster = cluster_model(simpy.Environment(), window, platform, NodeEASY(), FirstFit(), walltime="kill").run()
+    cluster = cluster_model(simpy.Environment(), window, platform, NodeEASY(), FirstFitPlacement(),
+                            walltime="kill").run()
     assert [(r.id, r.start, r.status) for r in machine.records()] == \
         [(r.id, r.start, r.status) for r in cluster.records()]

@@ -8,6 +8,10 @@ written against (see docs/models.md):
   UtilityScheduler, AggressiveScheduler, the site supervisor's FirstFit, EDF,
   InteractiveFirst, ShortestFirst, GreedyReward and SarsaScheduler; ``make_policy``
   builds the batch policies by name.
+- a cluster's placement (:class:`~schedlab.model.placement.NodeState` -> an allocation):
+  FirstFitPlacement, BestFitPlacement, ExclusivePlacement, PackPlacement
+  (``make_placement`` by name); on a cluster, NodeEASY (EASY reserving nodes) and the
+  multi-queue StrictPriority and WeightedRoundRobin (``make_queue_policy``).
 - grid (:class:`~schedlab.model.grid.GridView` -> a resource): RandomSelection (RS),
   LeastLoaded (LLS), DecentralisedMinMin (DMMS).
 - server network (:class:`~schedlab.model.network.NetworkView` -> ``Ship``):
@@ -24,8 +28,18 @@ from typing import TYPE_CHECKING, Any
 
 from schedlab.policies.backfilling import EASY, Committed, reservation
 from schedlab.policies.batch import BACKFILLS, make_policy
+from schedlab.policies.node_backfilling import NodeEASY
 from schedlab.policies.ordering import FCFS, SJF, BestFit, expected_utility
 from schedlab.policies.packing import Tetris, alignment
+from schedlab.policies.placement import (
+    PLACEMENTS,
+    BestFitPlacement,
+    ExclusivePlacement,
+    FirstFitPlacement,
+    PackPlacement,
+    make_placement,
+)
+from schedlab.policies.queues import StrictPriority, WeightedRoundRobin, make_queue_policy
 from schedlab.policies.scoring import SCORES, Priority
 from schedlab.policies.site_supervisor import (
     EarliestDeadlineFirst,
@@ -60,31 +74,41 @@ __all__ = [
     "BACKFILLS",
     "EASY",
     "FCFS",
+    "PLACEMENTS",
     "SCORES",
     "SJF",
     "SLOTTED_BASELINES",
     "AggressiveScheduler",
     "BestFit",
+    "BestFitPlacement",
     "Committed",
     "DecentralisedMinMin",
     "EarliestDeadlineFirst",
+    "ExclusivePlacement",
     "FirstFit",
+    "FirstFitPlacement",
     "GreedyReward",
     "InteractiveFirst",
     "LeastLoaded",
     "LoadBalancing",
+    "NodeEASY",
+    "PackPlacement",
     "Priority",
     "RandomSelection",
     "RandomVectors",
     "SarsaScheduler",
     "ShippingAgents",
     "ShortestFirst",
+    "StrictPriority",
     "Tetris",
     "UtilityScheduler",
+    "WeightedRoundRobin",
     "alignment",
     "expected_utility",
     "job_load",
+    "make_placement",
     "make_policy",
+    "make_queue_policy",
     "reservation",
     "server_loads",
     "slotted_fcfs",

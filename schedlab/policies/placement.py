@@ -5,19 +5,22 @@ Placement is a policy decision, separate from the order jobs start in: a
 whether a job fits and when it starts it. The rules, all written against
 :mod:`schedlab.model.placement`:
 
-- :class:`FirstFit`: the whole job on the first node (in platform order) that can hold it;
-- :class:`BestFit`: the whole job on the node it leaves with the fewest free cores
+- :class:`FirstFitPlacement`: the whole job on the first node (in platform order) that
+  can hold it;
+- :class:`BestFitPlacement`: the whole job on the node it leaves with the fewest free cores
   (under both, a job that one node could hold waits for one, as a GPU job asking for
   ``--gres=gpu:1`` waits for a node with a free GPU rather than take half of two);
-- :class:`Exclusive`: whole idle nodes, held by the job alone (Slurm's ``--exclusive``,
-  Batsim's hosts);
-- :class:`Pack`: the job's cores anywhere there is room, partly used nodes first, so a
-  job may be split over several nodes although one could hold it (fewest idle nodes
-  touched; a job never waits for lack of a node when enough cores are free).
+- :class:`ExclusivePlacement`: whole idle nodes, held by the job alone (Slurm's
+  ``--exclusive``, Batsim's hosts);
+- :class:`PackPlacement`: the job's cores anywhere there is room, partly used nodes
+  first, so a job may be split over several nodes although one could hold it (fewest
+  idle nodes touched; a job never waits for lack of a node when enough cores are free).
 
-A job wider than any node of its partition is spread over several by :class:`FirstFit`
-(nodes in order) and :class:`BestFit` (the roomiest first, the last piece best-fitted).
-A job's memory and GPUs go with its cores, in proportion
+A job wider than any node of its partition is spread over several by
+:class:`FirstFitPlacement` (nodes in order) and :class:`BestFitPlacement` (the roomiest
+first, the last piece best-fitted). The names carry ``Placement`` because
+:mod:`schedlab.policies` already has a ``FirstFit`` (the site supervisor's) and a
+``BestFit`` (a job order). A job's memory and GPUs go with its cores, in proportion
 (:func:`schedlab.model.placement.share`).
 """
 
@@ -29,7 +32,9 @@ from dataclasses import dataclass
 from schedlab.model.job import Job
 from schedlab.model.placement import Allocation, NodeState, fits_one_node, room
 
-__all__ = ["PLACEMENTS", "BestFit", "Exclusive", "FirstFit", "Pack", "make_placement"]
+__all__ = [
+    "PLACEMENTS", "BestFitPlacement", "ExclusivePlacement", "FirstFitPlacement", "PackPlacement", "make_placement",
+]
 
 
 def _spread(job: Job, rooms: Iterable[tuple[int, int]]) -> Allocation | None:
@@ -47,7 +52,7 @@ def _spread(job: Job, rooms: Iterable[tuple[int, int]]) -> Allocation | None:
 
 
 @dataclass(frozen=True)
-class FirstFit:
+class FirstFitPlacement:
     """The first node (in platform order) that can hold the whole job; a job wider than any node: nodes in order."""
 
     exclusive = False
@@ -89,7 +94,7 @@ class FirstFit:
 
 
 @dataclass(frozen=True)
-class BestFit:
+class BestFitPlacement:
     """The node the whole job leaves with the fewest free cores; a job wider than any node: the roomiest first."""
 
     exclusive = False
@@ -120,7 +125,7 @@ class BestFit:
 
 
 @dataclass(frozen=True)
-class Exclusive:
+class ExclusivePlacement:
     """Whole idle nodes, in platform order, until their cores and resources cover the job."""
 
     exclusive = True
@@ -146,7 +151,7 @@ class Exclusive:
 
 
 @dataclass(frozen=True)
-class Pack:
+class PackPlacement:
     """The job's cores wherever there is room: partly used nodes first (least room first), idle ones last."""
 
     exclusive = False
@@ -161,10 +166,13 @@ class Pack:
 
 
 #: the placement rules by the names the command line and platform files use
-PLACEMENTS = {"first-fit": FirstFit, "best-fit": BestFit, "exclusive": Exclusive, "pack": Pack}
+PLACEMENTS = {
+    "first-fit": FirstFitPlacement, "best-fit": BestFitPlacement, "exclusive": ExclusivePlacement,
+    "pack": PackPlacement,
+}
 
 
-def make_placement(name: str) -> FirstFit | BestFit | Exclusive | Pack:
+def make_placement(name: str) -> FirstFitPlacement | BestFitPlacement | ExclusivePlacement | PackPlacement:
     """The placement rule called ``name`` (one of :data:`PLACEMENTS`)."""
     if name not in PLACEMENTS:
         raise ValueError(f"unknown placement {name!r}; choose from {', '.join(PLACEMENTS)}")

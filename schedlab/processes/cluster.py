@@ -210,7 +210,7 @@ class Cluster(Machine):
         self.allocations[job] = alloc
         self._since[job] = self.env.now
         # a running count: summing every node's free cores here and in _release took 11% of a
-        # profiled 128-node replay (see FirstFit.place for its timing); exclusive nodes hold all their cores
+        # profiled 128-node replay (see FirstFitPlacement.place for its timing); exclusive nodes hold all their cores
         self.free = free - taken
         self._version += 1
 
