@@ -1,0 +1,163 @@
+"""Conservative backfilling: hand-worked schedules, the plan, and the heapq reference on real logs."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+import simpy
+
+from schedlab.model import Job
+from schedlab.model.traces import load_trace
+from schedlab.policies.backfilling import EASY
+from schedlab.policies.batch import BACKFILLS, make_policy
+from schedlab.policies.conservative import Conservative, plan
+from schedlab.policies.profile import Profile
+from schedlab.policies.scoring import Priority
+from schedlab.processes.machine import Machine
+from schedlab.processes.replay import replay_model
+from schedlab.processes.source import Source
+
+ROOT = Path(__file__).resolve().parents[1]
+TRACES = ROOT.parent / "shared" / "traces"
+
+
+def five_jobs() -> list[Job]:
+    """Four CPUs; exact estimates (no ``estimate``: the runtime is the requested time)."""
+    return [
+        Job(id=1, submit=0.0, runtime=10.0, cpus=3),  # A
+        Job(id=2, submit=1.0, runtime=10.0, cpus=2),  # B
+        Job(id=3, submit=2.0, runtime=10.0, cpus=4),  # C
+        Job(id=4, submit=3.0, runtime=30.0, cpus=1),  # D
+        Job(id=5, submit=4.0, runtime=5.0, cpus=1),  # E
+    ]
+
+
+def starts(policy, jobs: list[Job], cpus: int = 4) -> dict[int, float]:
+    env = simpy.Environment()
+    model = replay_model(env, jobs, cpus, policy).run()
+    return {r.id: r.start for r in model.records()}
+
+
+def test_conservative_protects_every_reservation_where_easy_protects_only_the_head():
+    """Worked by hand, 4 CPUs, FCFS; job: submit, CPUs, run (= requested) time.
+
+    A 0, 3, 10 · B 1, 2, 10 · C 2, 4, 10 · D 3, 1, 30 · E 4, 1, 5.
+
+    EASY. A starts at 0 (1 CPU left). B does not fit: it is the head; at A's end (10)
+    4 CPUs are free, so its shadow time is 10 with 2 extra CPUs. C (4 CPUs) does not fit.
+    At 3, D fits the free CPU and would run past 10, but uses 1 <= 2 extra CPUs: it
+    starts, until 33. E at 4 finds no CPU free. At 10 A ends: B starts (3 free, needs 2);
+    the head is now C, whose shadow is 33 (B ends at 20, D at 33): E ends at 15 <= 33 and
+    starts. B ends at 20, but D holds a CPU until 33: C starts at 33, 13 s after the
+    time conservative gives it.
+
+    Conservative. Every waiting job holds a reservation in the profile of free CPUs.
+    At 3 the profile is 1 CPU from 3, 4 from 10. B takes [10, 20) (2 CPUs), C takes
+    [20, 30) (all 4), so D (1 CPU for 30 s) finds 1 CPU at 3 and 2 at 10 but 0 at 20:
+    its slot is 30, and it does not start. At 4, E needs 1 CPU for 5 s: [4, 9) lies
+    before B's reservation and the 1 free CPU is unreserved there, so E starts now,
+    earlier than under EASY. Then B 10, C 20, D 30: each at the reservation it got.
+    """
+    jobs = five_jobs()
+    assert starts(make_policy("fcfs", "easy"), jobs) == {1: 0.0, 2: 10.0, 3: 33.0, 4: 3.0, 5: 10.0}
+    assert starts(make_policy("fcfs", "conservative"), jobs) == {1: 0.0, 2: 10.0, 3: 20.0, 4: 30.0, 5: 4.0}
+
+
+def test_plan_gives_every_waiting_job_its_reservation():
+    """The plan at 4.5 (E runs on the free CPU until 9): B 10, C 20, D 30, as worked above."""
+    env = simpy.Environment()
+    machine = Machine(env, 4, Conservative())
+    Source(env, five_jobs(), machine)
+    env.run(until=4.5)
+    reserved = {job.id: t for job, t in plan(machine.view).items()}
+    assert reserved == {2: 10.0, 3: 20.0, 4: 30.0}
+
+
+def test_a_job_ending_early_lets_the_plan_move_up():
+    """A asks for 10 s but ends at 6: at 6 the plan is made again from the machine as it is.
+
+    4 CPUs. A 0, 3 CPUs, runs 6 of 10 requested; B 1, 4 CPUs, 10 s. B's reservation is
+    10 (A's requested end) until A ends at 6; then B fits and starts at 6. A later,
+    narrow job C (1 CPU, 2 s, at 2) ran on the free CPU in [2, 4) before B's slot.
+    """
+    jobs = [Job(id=1, submit=0.0, runtime=6.0, cpus=3, estimate=10.0),
+            Job(id=2, submit=1.0, runtime=10.0, cpus=4),
+            Job(id=3, submit=2.0, runtime=2.0, cpus=1)]
+    assert starts(Conservative(), jobs) == {1: 0.0, 2: 6.0, 3: 2.0}
+
+
+def test_profile_finds_the_earliest_slot_and_splits_steps():
+    """Free CPUs 1 from 0, 4 from 10 (a 3-CPU job requested to end at 10)."""
+    profile = Profile(0.0, 1, [(10.0, 3)])
+    assert (profile.times, profile.free) == ([0.0, 10.0], [1, 4])
+    i = profile.earliest(2, 10.0)
+    assert profile.times[i] == 10.0
+    profile.reserve(i, 2, 10.0)  # [10, 20): a new step at 20
+    assert (profile.times, profile.free) == ([0.0, 10.0, 20.0], [1, 2, 4])
+    assert profile.times[profile.earliest(3, 5.0)] == 20.0
+    assert profile.earliest(1, 100.0) == 0  # 1 CPU stays free throughout
+    assert profile.earliest(5, 1.0) == -1  # wider than the machine
+
+
+def test_any_priority_order_and_the_command_line_names():
+    """SJF ranks by requested time: the 2 s job goes before the 10 s one that came first."""
+    assert "conservative" in BACKFILLS
+    policy = make_policy("sjf", "conservative")
+    assert isinstance(policy, Conservative) and str(policy) == "sjf+conservative"
+    jobs = [Job(id=1, submit=0.0, runtime=10.0, cpus=4),
+            Job(id=2, submit=1.0, runtime=10.0, cpus=4),
+            Job(id=3, submit=2.0, runtime=2.0, cpus=4)]
+    assert starts(Conservative(Priority("sjf")), jobs) == {1: 0.0, 2: 12.0, 3: 10.0}
+    with pytest.raises(ValueError, match="rlscheduler has no conservative"):
+        make_policy("fcfs", "conservative", compat="rlscheduler")
+
+
+def test_other_resources_are_asked_at_start_only():
+    """It plans CPUs: B is reserved now (2 CPUs free) but its memory is taken, so it waits for A."""
+    env = simpy.Environment()
+    machine = Machine(env, 4, Conservative(), resources={"memory": 10.0})
+    Source(env, [Job(id=1, submit=0.0, runtime=5.0, cpus=2, demands={"memory": 8.0}),
+                 Job(id=2, submit=1.0, runtime=5.0, cpus=2, demands={"memory": 8.0})], machine)
+    env.run()
+    assert {r.id: r.start for r in machine.records} == {1: 0.0, 2: 5.0}
+
+
+def _heapq_conservative():
+    path = ROOT / "benchmarks" / "_heapq_conservative.py"
+    spec = importlib.util.spec_from_file_location("_heapq_conservative", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize(("trace", "lo", "hi"), [("UniLu-Gaia-2014-1.swf.gz", 20000, 23000),
+                                                 ("lublin_256.swf.gz", 0, 1200)])
+def test_same_schedule_as_the_heapq_reference_on_a_window(trace, lo, hi):
+    """benchmarks/_heapq_conservative.py, written apart from schedlab, gives every job the same start.
+
+    Its ``full=True`` plans the whole queue at every decision: stopping early, as both
+    do by default, changes no start either.
+    """
+    path = TRACES / trace
+    if not path.exists():
+        pytest.skip(f"{path} not present")
+    loaded = load_trace(str(path))
+    window = loaded.jobs[lo:hi]
+    env = simpy.Environment(0.0)
+    model = replay_model(env, window, loaded.procs, make_policy("fcfs", "conservative")).run()
+    mine = {r.id: r.start for r in model.records()}
+    tuples = [(j.id, j.submit, j.runtime, j.cpus, j.requested_time) for j in window]
+    reference = _heapq_conservative()
+    theirs = reference.replay(tuples, loaded.procs)
+    assert [mine[j[0]] for j in tuples] == theirs
+    if trace.startswith("lublin"):
+        assert reference.replay(tuples, loaded.procs, full=True) == theirs
+
+
+def test_easy_and_conservative_differ_but_both_keep_every_job():
+    """On the five jobs above both run every job; their schedules are not the same."""
+    jobs = five_jobs()
+    a, b = starts(EASY(), jobs), starts(Conservative(), jobs)
+    assert a.keys() == b.keys() == {1, 2, 3, 4, 5} and a != b

@@ -1,0 +1,102 @@
+"""Hypothesis invariants of conservative backfilling (issue 18 item 5).
+
+Random small workloads on a machine of a few CPUs, FCFS order. At every decision the
+plan (every waiting job's reservation, :func:`~schedlab.policies.conservative.plan`) is
+taken before the policy acts, so each start can be set beside the plan it was made in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import simpy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from schedlab.model import Job
+from schedlab.model.decisions import MachineView, Start
+from schedlab.policies.conservative import Conservative, plan
+from schedlab.processes.machine import Machine
+from schedlab.processes.source import Source
+
+SETTINGS = settings(max_examples=200, deadline=None)
+
+
+@st.composite
+def workloads(draw, exact: bool) -> tuple[int, list[Job]]:
+    """A machine's CPUs and jobs in submit order; whole-number times, so ties are common."""
+    cpus = draw(st.integers(1, 6))
+    n = draw(st.integers(1, 14))
+    submits = sorted(draw(st.lists(st.integers(0, 40), min_size=n, max_size=n)))
+    jobs = []
+    for i, submit in enumerate(submits):
+        runtime = draw(st.integers(1, 20))
+        estimate = None if exact else draw(st.integers(1, 30))
+        jobs.append(Job(id=i, submit=float(submit), runtime=float(runtime), cpus=draw(st.integers(1, cpus)),
+                        estimate=None if estimate is None else float(estimate)))
+    return cpus, jobs
+
+
+class Watched:
+    """Conservative (FCFS) that notes the plan at each decision before it acts."""
+
+    def __init__(self) -> None:
+        self.policy = Conservative()
+        self.first: dict[int, float] = {}  # each job's reservation at its first decision (its arrival)
+        self.plans: list[tuple[float, dict[int, float]]] = []
+        self.started_in: dict[int, int] = {}  # job id -> index of the decision that started it
+
+    def __call__(self, view: MachineView) -> Iterable[Start] | None:
+        reserved = {job.id: t for job, t in plan(view).items()}
+        for job_id, t in reserved.items():
+            self.first.setdefault(job_id, t)
+        self.plans.append((view.now, reserved))
+        answer = self.policy(view)
+        return None if answer is None else self._noted(len(self.plans) - 1, answer)
+
+    def _noted(self, decision: int, answer: Iterable[Start]) -> Iterable[Start]:
+        for action in answer:  # lazily, as the machine applies them
+            self.started_in[action.job.id] = decision
+            yield action
+
+
+def run(cpus: int, jobs: list[Job]) -> tuple[Watched, dict[int, float]]:
+    env = simpy.Environment(0.0)
+    watched = Watched()
+    machine = Machine(env, cpus, watched)
+    Source(env, jobs, machine)
+    env.run()
+    starts = {r.id: r.start for r in machine.records}
+    assert starts.keys() == {j.id for j in jobs}  # every job ran
+    return watched, starts
+
+
+@SETTINGS
+@given(workloads(exact=True))
+def test_exact_estimates_no_job_starts_later_than_its_arrival_reservation(case):
+    """The classic guarantee, under recompute-at-every-decision: with exact requested times
+    each recomputation sees the same running jobs and the same earlier jobs, so no
+    reservation ever moves later, and each job starts at the slot it got on arrival."""
+    cpus, jobs = case
+    watched, starts = run(cpus, jobs)
+    for job in jobs:
+        assert starts[job.id] <= watched.first[job.id]
+        assert starts[job.id] == watched.first[job.id]  # in fact exactly then: nothing moves
+    last: dict[int, float] = {}
+    for _, reserved in watched.plans:  # no start (nor arrival) ever delays a reservation
+        for job_id, t in reserved.items():
+            assert t <= last.get(job_id, t)
+            last[job_id] = t
+
+
+@SETTINGS
+@given(workloads(exact=False))
+def test_a_job_starts_only_when_its_reservation_is_now(case):
+    """Whatever the estimates: a job starts at a decision only if that decision's plan
+    reserved it for now, so a start never takes CPUs that an earlier job's reservation
+    holds."""
+    cpus, jobs = case
+    watched, starts = run(cpus, jobs)
+    for job in jobs:
+        now, reserved = watched.plans[watched.started_in[job.id]]
+        assert now == starts[job.id] == reserved[job.id]
