@@ -161,3 +161,18 @@ def test_easy_and_conservative_differ_but_both_keep_every_job():
     jobs = five_jobs()
     a, b = starts(EASY(), jobs), starts(Conservative(), jobs)
     assert a.keys() == b.keys() == {1, 2, 3, 4, 5} and a != b
+
+
+def test_schedlab_replay_takes_conservative(tmp_path, capsys):
+    """``schedlab replay --backfill conservative``: the CLI's choices are policies.batch.BACKFILLS."""
+    from schedlab.experiment.cli import _parser, main
+
+    replay = next(a for a in _parser()._subparsers._group_actions[0].choices["replay"]._actions
+                  if a.dest == "backfill")
+    assert tuple(replay.choices) == BACKFILLS
+    example = ROOT / "tests" / "data" / "easy_example.swf"
+    code = main(["replay", str(example), "--backfill", "easy", "--backfill", "conservative", "--start", "0",
+                 "--length", "5", "--executor", "serial", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "conservative" in out

@@ -62,7 +62,7 @@ class Config:
     traces: tuple[str, ...] = ("UniLu-Gaia-2014-1",)
     #: priority orders: fcfs, sjf, smallest, f1, wfp3, unicep
     policies: tuple[str, ...] = ("fcfs",)
-    #: backfilling variants: none, easy
+    #: backfilling variants: none, easy, conservative
     backfills: tuple[str, ...] = ("none", "easy")
     #: jobs per window
     length: int = number(1024, low=1, work=True)
