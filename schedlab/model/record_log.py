@@ -152,7 +152,8 @@ class RecordLog(Sequence[JobRecord]):
             self._ids.append(id)
         # The usual job: identity tests where add() and job_record() pass the very object
         # (estimate is runtime, utility is ZERO), exact ones elsewhere (a nonzero weight's
-        # == is its bits; cpu_time 0.0 goes the long way, which tells -0.0 apart).
+        # == is its bits; cpu_time 0.0 goes the long way, which tells -0.0 apart). With the
+        # 4-float row, logging a job costs what the 14-number row did (benchmarks/records.py).
         if (not self._extra and estimate is runtime and utility is ZERO and origin is None
                 and not preemptions and not resizes and cpus == self._cpus and code == self._code
                 and weight == self._weight and cpu_time and cpu_time == (end - start) * cpus):
@@ -279,8 +280,9 @@ class RecordLog(Sequence[JobRecord]):
         extra = self._extra
         times = zip(*[islice(self._times, 4 * lo, 4 * hi)] * 4, strict=True)
         ids = islice(self._ids, lo, hi)
-        # tuple.__new__ is JobRecord(...) without its Python-level __new__: 1.5 -> 0.6 us a record
-        # read, which a measure iterating 300,000 records twice pays (measured, M/M/50 log).
+        # tuple.__new__ is JobRecord(...) without its Python-level __new__; with the usual
+        # fields written out below, 1.5 -> 0.4 us a record read (a 300,000-record M/M/50 log,
+        # measured in one process), which mmc's measure pays twice per record.
         new = tuple.__new__
         if lo >= hi:
             return
