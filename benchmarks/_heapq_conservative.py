@@ -18,8 +18,10 @@ decision the plan is made from scratch:
 
 ``full=False`` (the default) stops planning when no waiting job left is narrow enough
 for the processors still free now, in the plan or on the machine (none of them could
-start); ``full=True`` plans the whole queue, to check that stopping early changes no
-start.
+start), and so plans nothing when no waiting job fits the free processors, and starts
+a job alone in the queue when it fits (alone, its slot is now exactly then: the
+profile only grows before anything is reserved); ``full=True`` plans the whole queue
+at every decision, to check that these shortcuts change no start.
 
 :func:`replay` returns each job's start time (same order as the jobs).
 """
@@ -82,6 +84,21 @@ def replay(jobs: Sequence[JobTuple], procs: int, full: bool = False) -> list[flo
 
     def decide(now: float) -> list[int]:
         nonlocal free
+        if not waiting:
+            return []
+        smallest = [0] * len(waiting)  # smallest[p]: fewest processors asked by a job from p on
+        low = math.inf
+        for p in range(len(waiting) - 1, -1, -1):
+            low = min(low, cpus[waiting[p]])
+            smallest[p] = low
+        if not full and smallest[0] > free:
+            return []  # nothing fits the free processors: no plan can start anything
+        if not full and len(waiting) == 1:  # alone, it is reserved now exactly when it fits now
+            j = waiting.pop()
+            free -= cpus[j]
+            start[j] = now
+            running[j] = now + requested[j]
+            return [j]
         released: dict[float, int] = {}
         for j, end in running.items():
             t = end if end > now else now
@@ -90,11 +107,6 @@ def replay(jobs: Sequence[JobTuple], procs: int, full: bool = False) -> list[flo
         for t in sorted(released):
             at.append(t)
             room.append(room[-1] + released[t])
-        smallest = [0] * len(waiting)  # smallest[p]: fewest processors asked by a job from p on
-        low = math.inf
-        for p in range(len(waiting) - 1, -1, -1):
-            low = min(low, cpus[waiting[p]])
-            smallest[p] = low
         started = []
         for pos, j in enumerate(waiting):
             if not full and (smallest[pos] > room[0] or smallest[pos] > free):

@@ -1,7 +1,10 @@
 """Whole-trace replay speed and memory: schedlab against AccaSim and a plain heapq replay.
 
-The whole UniLu-Gaia-2014-1 log (51,987 records, 2,004 processors) is replayed under
-FCFS + EASY backfilling, from an empty machine, by each tool in turn, and the script
+The whole UniLu-Gaia-2014-1 log (51,987 records, 2,004 processors; ``--trace`` takes
+another, by path or by name in ../shared/traces) is replayed under FCFS + EASY
+backfilling (``--backfill conservative``: conservative backfilling, against its own
+heapq reference ``_heapq_conservative.py``; AccaSim is not run then), from an empty
+machine, by each tool in turn, and the script
 prints one table: per tool the jobs replayed, the load time, the simulation time,
 jobs/s (jobs replayed / simulation wall time), peak memory, and the mean wait and
 mean bounded slowdown ``max(1, (wait + run) / max(run, 10))`` of its schedule; then
@@ -23,7 +26,14 @@ the time ratios AccaSim / schedlab.
   its load and simulation are timed apart too.
 - **heapq reference** (``_heapq_replay.py``, no SimPy): schedlab's EASY rule decision
   for decision, and AccaSim's EASY as AccaSim codes it. Both should reproduce their
-  tool's schedule job for job; the script counts the jobs whose start differs.
+  tool's schedule job for job; the script counts the jobs whose start differs. For
+  conservative backfilling, ``_heapq_conservative.py``.
+
+The last line is issue 16's figure: the speed of schedlab's simulation relative to
+its heapq reference (reference time / schedlab time; target >= 0.75). Taken from
+separate processes it swings with the machine's load; ``--inprocess K`` also times the
+two simulations in this one process, interleaved, best of K, the way
+benchmarks/README.md's ratios are taken, and checks that the schedules agree.
 
 Every tool replays the same cleaned job list: the jobs ``load_trace`` keeps, written
 once to a plain SWF file that AccaSim and the reference read; the table prints each
@@ -121,7 +131,7 @@ def _machine_takes_iterators() -> bool:
     return True
 
 
-def build_schedlab(env: Any, jobs: Sequence[Any], procs: int, batch: bool) -> tuple[Any, str]:
+def build_schedlab(env: Any, jobs: Sequence[Any], procs: int, batch: bool, backfill: str = "easy") -> tuple[Any, str]:
     """The replay model, built as ``replay_model`` builds it where this checkout allows."""
     from schedlab.policies.batch import make_policy
     from schedlab.processes.machine import Machine
@@ -129,7 +139,7 @@ def build_schedlab(env: Any, jobs: Sequence[Any], procs: int, batch: bool) -> tu
     from schedlab.processes.replay import replay_model
     from schedlab.processes.source import Source
 
-    policy = make_policy("fcfs", "easy")
+    policy = make_policy("fcfs", backfill)
     iterators = _machine_takes_iterators()
     if not iterators:
         policy = _OneAtATime(policy)
@@ -149,8 +159,20 @@ def build_schedlab(env: Any, jobs: Sequence[Any], procs: int, batch: bool) -> tu
     return Model(env, [machine], parts={"machine": machine}), how
 
 
-def worker_schedlab(trace: str, schedule: str, traced: bool, batch: bool) -> dict[str, Any]:
+def new_env() -> Any:
+    """A fresh environment whose clock is a float from the start.
+
+    SimPy's default clock starts at the int 0; a job started at 0 then gets an int
+    start, which ``RecordLog`` keeps as a whole record, and a log with one whole
+    record is read back row by row from the start (quadratic: whole Gaia did not
+    finish in minutes). The schedule is the same either way.
+    """
     import simpy
+
+    return simpy.Environment(0.0)
+
+
+def worker_schedlab(trace: str, schedule: str, traced: bool, batch: bool, backfill: str = "easy") -> dict[str, Any]:
 
     from schedlab.model.records import Status
     from schedlab.model.traces import evaluate, load_trace
@@ -162,8 +184,8 @@ def worker_schedlab(trace: str, schedule: str, traced: bool, batch: bool) -> dic
     loaded = load_trace(trace)
     t1 = time.perf_counter()
     load_peak = tracemalloc.get_traced_memory()[1] if traced else None
-    env = simpy.Environment()
-    model, how = build_schedlab(env, loaded.jobs, loaded.procs, batch)
+    env = new_env()
+    model, how = build_schedlab(env, loaded.jobs, loaded.procs, batch, backfill)
     model.run()
     t2 = time.perf_counter()
     records = model.records()
@@ -192,8 +214,19 @@ def read_plain_swf(path: str) -> list[tuple[int, float, float, int, float]]:
     return jobs
 
 
+def reference_replay(rule: str) -> Any:
+    """The heapq reference's ``replay(jobs, procs)`` for ``rule``: easy, accasim or conservative."""
+    if rule == "conservative":
+        from _heapq_conservative import replay as conservative
+
+        return conservative
+    from _heapq_replay import replay as easy
+
+    return lambda jobs, procs: easy(jobs, procs, rule)
+
+
 def worker_heapq(swf: str, procs: int, rule: str, schedule: str, traced: bool) -> dict[str, Any]:
-    from _heapq_replay import replay
+    replay = reference_replay(rule)
 
     rss_imported = _maxrss_kib()
     if traced:
@@ -201,7 +234,7 @@ def worker_heapq(swf: str, procs: int, rule: str, schedule: str, traced: bool) -
     t0 = time.perf_counter()
     jobs = read_plain_swf(swf)
     t1 = time.perf_counter()
-    starts = replay(jobs, procs, rule)
+    starts = replay(jobs, procs)
     t2 = time.perf_counter()
     rows = [(j[0], j[1], s, s + j[2]) for j, s in zip(jobs, starts, strict=True)]
     peak = tracemalloc.get_traced_memory()[1] if traced else None
@@ -266,15 +299,13 @@ def write_clean_swf(path: str, loaded: Any) -> None:
     write_swf(path, jobs, header={"MaxProcs": loaded.procs, "Note": f"cleaned by schedlab from {loaded.path}"})
 
 
-def profile_schedlab(trace: str, top: int, batch: bool) -> str:
+def profile_schedlab(trace: str, top: int, batch: bool, backfill: str = "easy") -> str:
     """cProfile of schedlab's simulation of the whole trace (load excluded): top functions two ways."""
-    import simpy
-
     from schedlab.model.traces import load_trace
 
     loaded = load_trace(trace)
-    env = simpy.Environment()
-    model, _ = build_schedlab(env, loaded.jobs, loaded.procs, batch)
+    env = new_env()
+    model, _ = build_schedlab(env, loaded.jobs, loaded.procs, batch, backfill)
     profiler = cProfile.Profile()
     profiler.enable()
     model.run()
@@ -284,6 +315,32 @@ def profile_schedlab(trace: str, top: int, batch: bool) -> str:
     stats.sort_stats("tottime").print_stats(top)
     stats.sort_stats("cumulative").print_stats(top)
     return out.getvalue()
+
+
+def inprocess_ratio(trace: str, backfill: str, repeat: int, batch: bool) -> str:
+    """Both simulations timed in this process, interleaved, best of ``repeat``; their schedules compared."""
+    from schedlab.model.traces import load_trace
+
+    loaded = load_trace(trace)
+    tuples = [(j.id, j.submit, j.runtime, j.cpus, j.requested_time) for j in loaded.jobs]
+    reference = reference_replay(backfill)
+    best_s = best_h = math.inf
+    differ = 0
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        model, _ = build_schedlab(new_env(), loaded.jobs, loaded.procs, batch, backfill)
+        model.run()
+        t1 = time.perf_counter()
+        starts = reference(tuples, loaded.procs)
+        t2 = time.perf_counter()
+        best_s, best_h = min(best_s, t1 - t0), min(best_h, t2 - t1)
+        mine = {r.id: r.start for r in model.records()}
+        differ = sum(1 for j, s in zip(tuples, starts, strict=True) if mine.get(j[0]) != s)
+    n = len(tuples)
+    return (f"in-process, interleaved, best of {repeat}: schedlab {best_s:.2f} s ({best_s / n * 1e6:.1f} us/job), "
+            f"heapq reference {best_h:.2f} s ({best_h / n * 1e6:.1f} us/job); starts that differ: {differ}\n"
+            f"speed schedlab / heapq reference, FCFS + {backfill}, in-process: {best_h / best_s:.2f} "
+            f"(issue 16's target >= 0.75)")
 
 
 # --------------------------------------------------------------------------- main
@@ -305,9 +362,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--batch-decisions", action="store_true",
                         help="pass batch_decisions=True to replay_model (where the Machine takes it)")
     parser.add_argument("--profile", type=int, default=0, metavar="N", help="also cProfile schedlab; print top N")
+    parser.add_argument("--backfill", choices=["easy", "conservative"], default="easy",
+                        help="FCFS + EASY (default; with AccaSim) or conservative backfilling")
+    parser.add_argument("--inprocess", type=int, default=0, metavar="K",
+                        help="also time schedlab and its heapq reference in one process, interleaved, best of K")
     parser.add_argument("--keep", metavar="DIR", help="keep the cleaned SWF and every schedule in DIR")
     # internal: one measurement in a fresh process
-    parser.add_argument("--worker", choices=["schedlab", "heapq-easy", "heapq-accasim"], help=argparse.SUPPRESS)
+    parser.add_argument("--worker", choices=["schedlab", "heapq-easy", "heapq-accasim", "heapq-conservative"],
+                        help=argparse.SUPPRESS)
     parser.add_argument("--swf", help=argparse.SUPPRESS)
     parser.add_argument("--procs", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--schedule", help=argparse.SUPPRESS)
@@ -315,7 +377,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
 
     if args.worker == "schedlab":
-        print(json.dumps(worker_schedlab(args.trace, args.schedule, args.traced, args.batch_decisions)))
+        print(json.dumps(worker_schedlab(args.trace, args.schedule, args.traced, args.batch_decisions,
+                                         args.backfill)))
         return
     if args.worker:
         print(json.dumps(worker_heapq(args.swf, args.procs, args.worker.split("-")[1], args.schedule, args.traced)))
@@ -324,9 +387,9 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--repeat must be >= 1")
     nodes = [int(n) for n in args.nodes.split(",") if n.strip()]
 
-    from schedlab.model.traces import load_trace
+    from schedlab.model.traces import load_trace, trace_path
 
-    trace = str(Path(args.trace).resolve())
+    trace = str(trace_path(args.trace, ROOT.parent / "shared" / "traces").resolve())
     loaded = load_trace(trace)
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="schedlab-bench-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -339,12 +402,16 @@ def main(argv: list[str] | None = None) -> None:
     print(f"every tool reads the same {len(loaded.jobs)} cleaned jobs ({swf} for AccaSim and the reference)")
 
     me = [sys.executable, str(HERE / "replay.py")]
+    rule = args.backfill
+    reference = f"heapq, schedlab's {'EASY' if rule == 'easy' else 'cons.'}"
     tools: dict[str, list[str]] = {
-        "schedlab": [*me, "--worker", "schedlab", "--trace", trace]
+        "schedlab": [*me, "--worker", "schedlab", "--trace", trace, "--backfill", rule]
         + (["--batch-decisions"] if args.batch_decisions else []),
-        "heapq, schedlab's EASY": [*me, "--worker", "heapq-easy", "--swf", swf, "--procs", str(loaded.procs)],
+        reference: [*me, "--worker", f"heapq-{rule}", "--swf", swf, "--procs", str(loaded.procs)],
     }
     ok, accasim_note = accasim_check(args.accasim_python)
+    if rule != "easy":
+        nodes, accasim_note = [], "AccaSim not run (it has no conservative backfilling here)"
     if ok and nodes:
         for n in nodes:
             tools[f"AccaSim, {n} node{'s' if n > 1 else ''}"] = [
@@ -372,7 +439,7 @@ def main(argv: list[str] | None = None) -> None:
 
     metrics = {name: schedule_metrics(str(work / f"{_slug(name)}.json")) for name in tools}
     ref = metrics["schedlab"]
-    print(f"\nFCFS + EASY backfilling, whole trace, best of {args.repeat} (each tool in its own process); "
+    print(f"\nFCFS + {rule} backfilling, whole trace, best of {args.repeat} (each tool in its own process); "
           f"{accasim_note if ok else 'no AccaSim'}")
     print(f"schedlab built with: {best['schedlab']['how']}")
     head = (f"{'tool':<24}{'jobs':>7}{'load s':>8}{'sim s':>8}{'jobs/s':>9}{'peak RSS MiB':>13}{'(imports)':>10}"
@@ -398,12 +465,16 @@ def main(argv: list[str] | None = None) -> None:
             a = best[name]
             print(f"time ratio {name} / schedlab: simulation {a['sim_s'] / s['sim_s']:.2f}, "
                   f"load + simulation (+ schedlab's metrics) {(a['load_s'] + a['sim_s']) / total:.2f}")
+    print(f"speed schedlab / heapq reference, FCFS + {rule}, subprocesses: "
+          f"{best[reference]['sim_s'] / s['sim_s']:.2f} (issue 16's target >= 0.75)")
     counts = {m["jobs"] for m in metrics.values()}
     listed = ", ".join(f"{n} {m['jobs']}" for n, m in metrics.items())
     print(f"job counts: {listed} -> {'all equal' if len(counts) == 1 else 'DIFFERENT'}")
+    if args.inprocess:
+        print(inprocess_ratio(trace, rule, args.inprocess, args.batch_decisions))
     if args.profile:
         print(f"\ncProfile of schedlab's simulation (load excluded), top {args.profile}:")
-        print(profile_schedlab(trace, args.profile, args.batch_decisions))
+        print(profile_schedlab(trace, args.profile, args.batch_decisions, rule))
     if not args.keep:
         for p in work.iterdir():
             p.unlink()
