@@ -6,6 +6,8 @@ import math
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from schedlab.model.job import Job
 from schedlab.model.platform import SWF_MEMORY_TO_GIB
@@ -78,6 +80,10 @@ def test_the_lpc_egee_example_has_the_logs_queues_and_limits():
         ("name = 'x'\n", "p.toml: nodes: is missing: a platform needs at least one node type"),
         (SMALL + "[partitions.p]\nnodes = ['gpu']\n",
          "p.toml: partitions.p.nodes[0]: is neither a node type nor a node name, got 'gpu'"),
+        (SMALL + "[partitions.p]\nnodes = [{ a = 1 }]\n",
+         "p.toml: partitions.p.nodes[0]: must be a node type or a node name (a string), got {'a': 1}"),
+        (SMALL + "[queues.q]\npartition = [1]\n",
+         "p.toml: queues.q.partition: names no partition (there are: none), got [1]"),
         (SMALL + "[queues.q]\npartition = 'nowhere'\n",
          "p.toml: queues.q.partition: names no partition (there are: none), got 'nowhere'"),
         (SMALL + "[queues.q]\nmax_runtime = 0\n", "p.toml: queues.q.max_runtime: must be a finite number > 0, got 0"),
@@ -98,3 +104,45 @@ def test_a_bad_platform_file_gets_one_line_naming_file_key_and_value(tmp_path, t
         load_platform(path)
     assert str(caught.value) == message
     assert "\n" not in str(caught.value)
+
+
+# any TOML value: what a mistyped file can hold where a number, a string or a table belongs
+_VALUES = st.recursive(
+    st.booleans() | st.integers(-3, 5) | st.floats(allow_nan=True) | st.sampled_from(["", "cpu", "p", "gpus"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["cpu", "gpus", "x"]), inner,
+                                                                 max_size=3),
+    max_leaves=6,
+)
+
+
+def _tables(keys):
+    """A table of named entries (node types, partitions, queues), each with some of ``keys`` and a stray one."""
+    entry = st.dictionaries(st.sampled_from([*keys, "bogus"]), _VALUES, max_size=4)
+    return st.dictionaries(st.sampled_from(["cpu", "gpu", "p", "q"]), entry | _VALUES, max_size=3)
+
+
+#: nodes that read, so that the partitions and queues after them are read too
+_GOOD_NODES = st.fixed_dictionaries({"cpu": st.fixed_dictionaries(
+    {"cores": st.integers(1, 4)}, optional={"memory": st.integers(0, 8), "gpus": st.integers(0, 2)})})
+
+# mostly good names and nodes, so that most documents get as far as their partitions and queues
+_DOCUMENTS = st.fixed_dictionaries({
+    "nodes": st.one_of(_GOOD_NODES, _GOOD_NODES, _GOOD_NODES, _tables(["count", "cores", "memory", "gpus",
+                                                                        "resources"])),
+}, optional={
+    "name": st.one_of(st.just("c"), st.just("c"), _VALUES),
+    "partitions": _tables(["nodes", "swf_id", "max_runtime", "default"]),
+    "queues": _tables(["swf_id", "priority", "weight", "max_runtime", "partition", "demands"]),
+})
+
+
+@settings(max_examples=500, deadline=None)
+@given(_DOCUMENTS)
+def test_any_document_reads_into_a_platform_or_one_line_platform_error(document):
+    try:
+        platform = parse_platform(document, source="fuzz.toml")
+    except PlatformError as exc:
+        message = str(exc)
+        assert message.startswith("fuzz.toml: ") and "\n" not in message
+    else:
+        assert platform.nodes and platform.cores >= 1

@@ -167,6 +167,8 @@ def _partition(at: _Where, name: str, raw: Any, types: tuple[NodeType, ...], nod
         index = {n.name: i for i, n in enumerate(nodes)}
         picked: dict[int, None] = {}
         for i, member in enumerate(members):
+            if not isinstance(member, str):
+                raise at.error(f"{key}.nodes[{i}]", "must be a node type or a node name (a string)", member)
             if member in type_names:
                 picked.update(dict.fromkeys(j for j, n in enumerate(nodes) if n.kind == member))
             elif member in index:
@@ -193,7 +195,7 @@ def _queue(at: _Where, name: str, raw: Any, partitions: Mapping[str, Partition],
     limit = at.amount(table["max_runtime"], f"{key}.max_runtime", positive=True) if "max_runtime" in table \
         else math.inf
     partition = table.get("partition")
-    if partition is not None and partition not in partitions:
+    if partition is not None and (not isinstance(partition, str) or partition not in partitions):
         raise at.error(f"{key}.partition", f"names no partition (there are: {', '.join(partitions) or 'none'})",
                        partition)
     demands: dict[str, float] = {}
