@@ -146,3 +146,10 @@ def test_any_document_reads_into_a_platform_or_one_line_platform_error(document)
         assert message.startswith("fuzz.toml: ") and "\n" not in message
     else:
         assert platform.nodes and platform.cores >= 1
+
+
+def test_a_platform_file_that_is_not_text_gets_one_line(tmp_path):
+    path = tmp_path / "p.toml"
+    path.write_bytes(b"[nodes.cpu]\ncores = \xff\n")
+    with pytest.raises(PlatformError, match=r"^p\.toml: not UTF-8 text \(invalid start byte at byte 20\)$"):
+        load_platform(path)
