@@ -266,3 +266,15 @@ def test_node_easy_on_one_core_nodes_starts_the_jobs_easy_starts():
                             walltime="kill").run()
     assert [(r.id, r.start, r.status) for r in machine.records()] == \
         [(r.id, r.start, r.status) for r in cluster.records()]
+
+
+def test_node_gantt_draws_every_node_of_the_platform():
+    pytest.importorskip("matplotlib")
+    from schedlab.plots import node_gantt
+
+    cluster = run(TWO_TYPES, [TWO_TYPES.admit(Job(1, 0.0, 10.0, cpus=20, job_class="long"))], FirstFitPlacement())
+    fig = node_gantt(cluster.placement_rows(), platform=TWO_TYPES)
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert labels == ["cpu-0\n16 cores", "cpu-1\n16 cores", "cpu-2\n16 cores", "cpu-3\n16 cores",
+                      "gpu-0\n8 cores, 2 GPUs", "gpu-1\n8 cores, 2 GPUs"]  # idle nodes too
+    assert fig.axes[0].get_ylim() == (80, 0)  # a row per core, the first node on top
