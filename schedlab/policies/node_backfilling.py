@@ -89,6 +89,9 @@ class NodeEASY:
             i += 1
         if i >= len(queue) - 1:
             return  # nothing blocked, or nothing behind the blocked head
+        free = view.free
+        if not any(job.cpus <= free for job in queue[i + 1:]):
+            return  # no job behind the head could start now: no reservation to work out (a copy of every node)
         head = queue[i]
         shadow, at_shadow, reserved = node_reservation(view, head)
         rule = view.placement
