@@ -162,6 +162,16 @@ def test_listeners_and_the_trace_see_the_kill():
     assert (kill.time, kill.detail) == (2.0, "job 7 killed at its time limit 2, waited 0")
 
 
+def test_a_gantt_from_the_trace_ends_a_killed_jobs_bar_at_the_kill():
+    from schedlab.plots.gantt import segments_from_trace
+
+    env = TracedEnvironment()
+    machine = Machine(env, 2, FCFS(), walltime="kill")
+    Source(env, [Job(0, 0.0, 10.0, estimate=4.0), Job(1, 0.0, 3.0)], machine)
+    env.run()
+    assert [(s.job, s.start, s.end) for s in segments_from_trace(env.tracer.entries)] == [("0", 0, 4.0), ("1", 0, 3.0)]
+
+
 def test_a_bad_walltime_is_named():
     with pytest.raises(ValueError, match=r"machine 'm': walltime must be 'run-on' or 'kill', got 'stop'"):
         Machine(simpy.Environment(), 1, FCFS(), name="m", walltime="stop")

@@ -51,7 +51,7 @@ def segments_from_records(records: Iterable[JobRecord]) -> list[Segment]:
 
 
 def segments_from_trace(entries: Iterable[TraceEntry], until: float | None = None) -> list[Segment]:
-    """Exact allocation segments from a machine's trace (start, resume, resize, preempt, complete).
+    """Exact allocation segments from a machine's trace (start, resume, resize, preempt, complete, timeout).
 
     A segment still open at the end of the trace is closed at ``until`` (default: the
     last entry's time).
@@ -73,7 +73,7 @@ def segments_from_trace(entries: Iterable[TraceEntry], until: float | None = Non
                 t0, n, req = open_.pop(job)
                 out.append(Segment(job, t0, e.time, n, req))
             open_[job] = (e.time, cpus, requested)
-        elif e.action in ("preempt", "complete"):
+        elif e.action in ("preempt", "complete", "timeout"):  # timeout: killed at its time limit
             m = _JOB.match(e.detail)
             job = (f"{e.process}/{m.group(1)}" if several else m.group(1)) if m is not None else ""
             if job in open_:
