@@ -26,11 +26,10 @@ takes 36 bytes a job where the row-by-row log of 14 numbers took 112.
 
 from __future__ import annotations
 
-import math
 import struct
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import islice, repeat
+from itertools import repeat
 from typing import TYPE_CHECKING, Any, overload
 
 from schedlab.model.job_record import COLUMNS, ZERO, JobRecord, Status, frame_of_records, job_record_from
@@ -179,7 +178,9 @@ class RecordLog(Sequence[JobRecord]):
         for name, value in values.items():
             column = self._extra.get(name)
             if column is None:
-                if _same_float(value, usual[name]) if _OPTIONAL[name] == "d" else value == usual[name]:
+                expected = usual[name]  # None: no usual value (a first weight of 0 or nan): always stored
+                if expected is not None and (
+                        _same_float(value, expected) if _OPTIONAL[name] == "d" else value == expected):
                     continue
                 column = self._stored(name)
             column.append(value)
@@ -187,7 +188,7 @@ class RecordLog(Sequence[JobRecord]):
     def _usual_values(self, start: float, end: float, runtime: float, cpus: int) -> dict[str, Any]:
         return {
             "estimate": runtime, "cpu_time": _derived_cpu_time(start, end, cpus),
-            "weight": math.nan if self._weight is None else self._weight, "utility": 0.0, "origin": _NO_ORIGIN,
+            "weight": self._weight, "utility": 0.0, "origin": _NO_ORIGIN,
             "cpus": self._cpus, "preemptions": 0, "resizes": 0, "code": self._code,
         }
 
@@ -276,18 +277,22 @@ class RecordLog(Sequence[JobRecord]):
 
     # -- reading ---------------------------------------------------------------------------
 
-    def _rows(self, lo: int, hi: int) -> Iterator[JobRecord]:
-        """Records ``lo`` to ``hi - 1``, made from the arrays (none of them whole)."""
-        extra = self._extra
-        times = zip(*[islice(self._times, 4 * lo, 4 * hi)] * 4, strict=True)
-        ids = islice(self._ids, lo, hi)
+    def _rows(self) -> Iterator[JobRecord]:
+        """Every record in order: made from the arrays, or the one kept whole.
+
+        One pass over each array (no copy, no skipping from the start), so reading a log
+        is linear in its length even with whole records in it.
+        """
+        extra, whole = self._extra, self._whole
+        times = zip(*[iter(self._times)] * 4, strict=True)
+        ids = iter(self._ids)
         # tuple.__new__ is JobRecord(...) without its Python-level __new__; with the usual
         # fields written out below, 1.5 -> 0.4 us a record read (a 300,000-record M/M/50 log,
         # measured in one process), which mmc's measure pays twice per record.
         new = tuple.__new__
-        if lo >= hi:
+        if not self._n:
             return
-        if not extra:  # every optional field the usual one: the common case, written out
+        if not extra and not whole:  # every optional field the usual one: the common case, written out
             job_class, group, where, status = self._labels[self._code]  # type: ignore[index]
             cpus, weight = self._cpus, self._weight
             for (submit, start, end, runtime), id in zip(times, ids, strict=True):
@@ -300,7 +305,7 @@ class RecordLog(Sequence[JobRecord]):
 
         def column(name: str, usual: Any) -> Iterator[Any]:
             stored = extra.get(name)
-            return repeat(usual) if stored is None else islice(stored, lo, hi)
+            return repeat(usual) if stored is None else iter(stored)
 
         labels = self._labels
         optional = zip(column("estimate", derived), column("cpu_time", derived), column("weight", self._weight),
@@ -308,8 +313,11 @@ class RecordLog(Sequence[JobRecord]):
                        column("preemptions", 0), column("resizes", 0), column("code", self._code), strict=False)
         # strict=False: a usual field's column is an endless repeat(); the times and ids end the rows
         rows = zip(zip(times, ids, strict=True), optional, strict=False)
-        for ((submit, start, end, runtime), id), (estimate, cpu_time, weight, utility, origin, cpus, pre, res,
-                                                  code) in rows:
+        for i, (((submit, start, end, runtime), id), (estimate, cpu_time, weight, utility, origin, cpus, pre, res,
+                                                      code)) in enumerate(rows):
+            if whole and i in whole:
+                yield whole[i]  # its row in the arrays is a placeholder
+                continue
             job_class, group, where, status = labels[code]
             yield new(JobRecord, (
                 id, job_class, group, None if origin == _NO_ORIGIN else origin, where,
@@ -320,8 +328,25 @@ class RecordLog(Sequence[JobRecord]):
             ))
 
     def _row(self, i: int) -> JobRecord:
+        """Record ``i`` (0 <= i < len), from the arrays' row ``i``."""
         whole = self._whole.get(i)
-        return whole if whole is not None else next(self._rows(i, i + 1))
+        if whole is not None:
+            return whole
+        submit, start, end, runtime = self._times[4 * i:4 * i + 4]
+        x = self._extra
+
+        def field(name: str, usual: Any) -> Any:
+            stored = x.get(name)
+            return usual if stored is None else stored[i]
+
+        origin, cpus = field("origin", _NO_ORIGIN), field("cpus", self._cpus)
+        job_class, group, where, status = self._labels[field("code", self._code)]
+        return JobRecord(
+            self._ids[i], job_class, group, None if origin == _NO_ORIGIN else origin, where,
+            submit, start, end, start - submit, end - start, runtime, field("estimate", runtime), cpus,
+            field("cpu_time", None) if "cpu_time" in x else _derived_cpu_time(start, end, cpus),
+            field("weight", self._weight), field("preemptions", 0), field("resizes", 0), field("utility", 0.0), status,
+        )
 
     def __len__(self) -> int:
         return self._n
@@ -339,9 +364,7 @@ class RecordLog(Sequence[JobRecord]):
         return self._row(i + n if i < 0 else i)
 
     def __iter__(self) -> Iterator[JobRecord]:
-        if self._whole:
-            return (self._row(i) for i in range(self._n))
-        return self._rows(0, self._n)
+        return self._rows()
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, RecordLog | list | tuple):
