@@ -118,3 +118,21 @@ def test_lesson_notebook_runs_in_a_kernel_and_prints_what_the_page_shows(page, k
     nb.cells.pop(0)
     for i, want in shown.items():
         assert _lines(_stdout(nb.cells[i])) == _lines(want), f"{page.name}, cell {i}: prints other than the page"
+
+
+def test_the_hook_links_pages_on_the_site_and_puts_the_download_link_under_the_title():
+    lesson = hook._site_link("tutorials/01_events_and_clock.md", {"site_url": None, "use_directory_urls": True})
+    assert lesson("02_shared_resources.md") == "02_shared_resources/"
+    assert lesson("../traces.md") == "../traces/"
+    assert lesson("README.md") == "./"
+    on_site = {"site_url": "https://x.org/", "use_directory_urls": True}
+    solution = hook._site_link("tutorials/solutions/03_policies.md", on_site)
+    assert solution("../03_policies.md") == "https://x.org/tutorials/03_policies/"
+
+    class Page:
+        class file:
+            src_uri = "tutorials/solutions/03_policies.md"
+
+    text = hook.on_page_markdown("# Tutorial 3 — solutions\n\nThese are", Page, {}, None)
+    link = '[Download these solutions as a notebook](03_policies.ipynb){ download="03_policies.ipynb" }'
+    assert text.splitlines()[:3] == ["# Tutorial 3 — solutions", "", link]
