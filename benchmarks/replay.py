@@ -160,16 +160,10 @@ def build_schedlab(env: Any, jobs: Sequence[Any], procs: int, batch: bool, backf
 
 
 def new_env() -> Any:
-    """A fresh environment whose clock is a float from the start.
-
-    SimPy's default clock starts at the int 0; a job started at 0 then gets an int
-    start, which ``RecordLog`` keeps as a whole record, and a log with one whole
-    record is read back row by row from the start (quadratic: whole Gaia did not
-    finish in minutes). The schedule is the same either way.
-    """
+    """A fresh SimPy environment (imported here: the orchestrator never needs SimPy)."""
     import simpy
 
-    return simpy.Environment(0.0)
+    return simpy.Environment()
 
 
 def worker_schedlab(trace: str, schedule: str, traced: bool, batch: bool, backfill: str = "easy") -> dict[str, Any]:

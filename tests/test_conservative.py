@@ -145,7 +145,7 @@ def test_same_schedule_as_the_heapq_reference_on_a_window(trace, lo, hi):
         pytest.skip(f"{path} not present")
     loaded = load_trace(str(path))
     window = loaded.jobs[lo:hi]
-    env = simpy.Environment(0.0)
+    env = simpy.Environment()
     model = replay_model(env, window, loaded.procs, make_policy("fcfs", "conservative")).run()
     mine = {r.id: r.start for r in model.records()}
     tuples = [(j.id, j.submit, j.runtime, j.cpus, j.requested_time) for j in window]

@@ -61,7 +61,7 @@ class Watched:
 
 
 def run(cpus: int, jobs: list[Job]) -> tuple[Watched, dict[int, float]]:
-    env = simpy.Environment(0.0)
+    env = simpy.Environment()
     watched = Watched()
     machine = Machine(env, cpus, watched)
     Source(env, jobs, machine)
