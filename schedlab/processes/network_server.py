@@ -1,8 +1,9 @@
 """The servers of seed 004: FIFO, one job at a time, a blocking head job, cleared between runs.
 
-A :class:`NetworkServer` is a :class:`~schedlab.processes.server.Server` whose queue tells
-it the moment it hands a job over, which keeps a running sum of the requirements it
-holds (the load of section 3.4), serves in whole steps, and can be cleared.
+A :class:`NetworkServer` is a :class:`~schedlab.processes.server.Server` that starts its
+head job the moment it is free and the head fits (a free server waits on a plain event
+that a new head fires), keeps a running sum of the requirements it holds (the load of
+section 3.4), serves in whole steps, and can be cleared.
 """
 
 from __future__ import annotations
@@ -65,9 +66,11 @@ class NetworkServer(Server):
 
     Notes
     -----
-    ``running`` is set when the queue hands a job over, not when the server process
-    resumes a moment later (same simulated time), so phases of the step that follow
-    at that instant already see the job as running.
+    ``running`` is set when a job is handed to a free server, not when the server
+    process resumes a moment later (same simulated time), so phases of the step that
+    follow at that instant already see the job as running. Jobs go in through
+    :meth:`submit` and out through :meth:`take`; a ``put`` or ``get`` on ``queue``
+    itself would bypass the server.
     """
 
     def __init__(
