@@ -506,3 +506,17 @@ def test_trace_of_a_preempted_job():
         (1.0, "m", "preempt"), (2.0, "m", "resume"), (5.0, "m", "complete")]
     assert "job 0, 3 ideal time left" in log[3].detail
     assert "time" in env.tracer.table().splitlines()[0]  # type: ignore[union-attr]
+
+
+def test_an_arrival_scheduled_after_a_start_comes_before_that_jobs_end_at_the_same_time():
+    """Job 0 starts at 0 and ends at 5, when job 1 arrives. The source scheduled that arrival
+    after job 0 started, and the machine plans a job's end where SimPy's Initialize of a job
+    process would have stood (after the starting callback), so at t=5 the arrival comes
+    first: the order that one process per job gave, which every stored digest depends on."""
+    env = TracedEnvironment()
+    machine = Machine(env, 1, FCFS(), name="cpu")
+    Source(env, [Job(0, 0.0, 5.0), Job(1, 5.0, 1.0)], machine)
+    env.run()
+    at_5 = [(e.action, e.detail.split(",")[0].split(" (")[0].split(" on")[0]) for e in env.tracer.entries
+            if e.time == 5.0]
+    assert at_5 == [("arrive", "job 1"), ("submit", "job 1"), ("complete", "job 0"), ("start", "job 1")]
