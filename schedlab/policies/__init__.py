@@ -4,7 +4,8 @@ Every policy of every model kind is exported here, grouped by the contract it is
 written against (see docs/models.md):
 
 - machine (:class:`~schedlab.model.decisions.MachineView` -> actions): FCFS, SJF,
-  BestFit, Tetris, Priority (scores: SCORES), EASY and Committed backfilling,
+  BestFit, Tetris, Priority (scores: SCORES), EASY, Conservative (every waiting job
+  reserved in a Profile of free CPUs) and Committed backfilling,
   UtilityScheduler, AggressiveScheduler, the site supervisor's FirstFit, EDF,
   InteractiveFirst, ShortestFirst, GreedyReward and SarsaScheduler; ``make_policy``
   builds the batch policies by name.
@@ -28,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from schedlab.policies.backfilling import EASY, Committed, reservation
 from schedlab.policies.batch import BACKFILLS, make_policy
+from schedlab.policies.conservative import Conservative
 from schedlab.policies.node_backfilling import NodeEASY
 from schedlab.policies.ordering import FCFS, SJF, BestFit, expected_utility
 from schedlab.policies.packing import Tetris, alignment
@@ -39,6 +41,7 @@ from schedlab.policies.placement import (
     PackPlacement,
     make_placement,
 )
+from schedlab.policies.profile import Profile
 from schedlab.policies.queues import StrictPriority, WeightedRoundRobin, make_queue_policy
 from schedlab.policies.scoring import SCORES, Priority
 from schedlab.policies.site_supervisor import (
@@ -82,6 +85,7 @@ __all__ = [
     "BestFit",
     "BestFitPlacement",
     "Committed",
+    "Conservative",
     "DecentralisedMinMin",
     "EarliestDeadlineFirst",
     "ExclusivePlacement",
@@ -94,6 +98,7 @@ __all__ = [
     "NodeEASY",
     "PackPlacement",
     "Priority",
+    "Profile",
     "RandomSelection",
     "RandomVectors",
     "SarsaScheduler",
