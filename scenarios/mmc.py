@@ -20,7 +20,7 @@ from schedlab.experiment import cli_main
 from schedlab.experiment.seeding import Streams
 from schedlab.model import Exponential, erlang_c_wait, metrics, poisson_workload
 from schedlab.model.fields import number
-from schedlab.model.records import Status
+from schedlab.model.records import RecordLog, Status
 from schedlab.policies import FCFS
 from schedlab.processes import Machine, Model, Source
 
@@ -77,13 +77,16 @@ def measure(model: Model) -> dict[str, float]:
     cfg: Config = model["cfg"]
     warm = int(cfg.warmup_fraction * cfg.customers)
     records = model.records()
-    kept = [r for r in records if r.id >= warm and r.status is Status.COMPLETED]
+    # the records by columns (a machine's log already is one): no record made per job
+    log = records if isinstance(records, RecordLog) else RecordLog(records)
+    kept = (log.column("id") >= warm) & log.has_status(Status.COMPLETED)
+    submit = log.column("submit")[kept]
     # utilization over the arrival period after warm-up, not the final drain of the queue
-    start, end = kept[0].submit, max(r.submit for r in kept)
+    start, end = float(submit[0]), float(submit.max())
     return {
-        "wait_mean": float(metrics.wait(kept).mean()),
+        "wait_mean": float(log.column("wait")[kept].mean()),
         "erlang_c_wait": erlang_c_wait(cfg.c, cfg.arrival_rate, cfg.service_rate),
-        "utilization": metrics.utilization(records, cfg.c, start, end),
+        "utilization": metrics.utilization(log, cfg.c, start, end),
         "rho": cfg.rho,
     }
 

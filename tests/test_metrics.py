@@ -10,10 +10,12 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from schedlab.model import Constant, Job, LinearDecay, Status
 from schedlab.model import metrics as M
-from schedlab.model.records import job_record
+from schedlab.model.records import RecordLog, job_record
 
 
 def done(job: Job, start: float, end: float, where: str = "m") -> object:
@@ -196,3 +198,66 @@ def test_metrics_of_no_records_are_empty():
         assert isinstance(out, np.ndarray) and out.size == 0
     assert M.utility_accrued([]) == 0.0
     assert M.fair_share([], {"a": 1.0}).size == 0
+
+
+def test_metrics_of_a_record_log_read_its_columns(records):
+    """Handed a RecordLog (what Model.records() gives), the metrics read its columns: same values."""
+    log = RecordLog(records)
+    assert log.columnar
+    assert M.wait(log).tolist() == [0.0, 2.0, 10.0]
+    assert M.utilization(log, capacity=4, start=5.0, end=11.0) == M.utilization(records, 4, 5.0, 11.0)
+
+
+_time = st.one_of(st.floats(0, 1e6), st.floats(0, 1e-3), st.just(0.0))
+
+
+@st.composite
+def _run_records(draw) -> list:
+    """Records as a machine makes them, in any state, some with an int time (kept whole by the log)."""
+    out = []
+    for i in range(draw(st.integers(0, 40))):
+        submit = draw(st.one_of(_time, st.integers(0, 9))) if draw(st.integers(0, 9)) == 0 else draw(_time)
+        job = Job(i, submit, draw(st.floats(1e-3, 1e3)), cpus=draw(st.integers(1, 8)))
+        status = draw(st.sampled_from(list(Status)))
+        if status in (Status.WAITING, Status.REJECTED):
+            out.append(job_record(job, "m", status))
+            continue
+        start = submit + draw(_time)
+        end = start + draw(_time) if status is not Status.RUNNING else math.nan
+        cpu_time = draw(st.one_of(st.just(job.cpus * (end - start)), _time))
+        out.append(job_record(job, "m", status, start=start, end=end, cpu_time=cpu_time))
+    return out
+
+
+def _bits(x) -> list:
+    return np.asarray(x, dtype=float).view(np.int64).tolist()
+
+
+@settings(max_examples=300)
+@given(_run_records(), _time, _time)
+def test_metrics_of_a_log_are_the_metrics_of_its_records_bit_for_bit(records, start, length):
+    """The column path does the same float operations as the loop over records, in the same order."""
+    log = RecordLog(records)
+    with np.errstate(all="ignore"):  # a zero-length job's 0 / 0 in responsiveness, both ways
+        for metric in (M.wait, M.response, M.slowdown, M.bounded_slowdown, M.responsiveness):
+            assert _bits(metric(log)) == _bits(metric(records)), metric.__name__
+    end = start + length
+    if end > start:
+        assert _bits(M.utilization(log, 3, start, end)) == _bits(M.utilization(records, 3, start, end))
+
+
+def test_utilization_adds_job_after_job_as_the_loop_does():
+    """Terms whose pairwise sum (np.sum) differs from their running sum: the log's path keeps the running sum."""
+    jobs = [Job(i, 0.0, 1.0) for i in range(1000)]
+    rng = np.random.default_rng(7)  # the test's one stream
+    lengths = rng.exponential(1.0, len(jobs)) * 10.0 ** rng.integers(-8, 8, len(jobs))
+    records = [job_record(j, "m", Status.COMPLETED, start=0.0, end=float(x), cpu_time=float(x))
+               for j, x in zip(jobs, lengths, strict=True)]
+    terms = [r.cpu_time for r in records]
+    running = 0.0
+    for t in terms:
+        running += t
+    assert running != float(np.sum(terms))  # the case this test is about
+    window = float(lengths.max())
+    assert M.utilization(RecordLog(records), 1, 0.0, window) == running / window
+

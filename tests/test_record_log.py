@@ -234,3 +234,38 @@ def test_model_records_is_a_log_of_every_stations_records_and_snapshot():
     assert {r.status for r in expected} == {Status.COMPLETED, Status.REJECTED, Status.RUNNING, Status.WAITING}
     assert _same(list(records), expected)
     _same_frames(records)
+
+
+def _column_is_the_field(column: np.ndarray, values: list) -> bool:
+    """Float columns: the same bits as ``float(field)`` (nan is nan, -0.0 is not 0.0); others: equal values."""
+    if column.dtype.kind == "f":
+        expected = np.array([math.nan if v is None else float(v) for v in values])  # origin: None -> nan
+        both_nan = np.isnan(column) & np.isnan(expected)
+        same = (column == expected) & (np.signbit(column) == np.signbit(expected))
+        return bool((both_nan | same).all())
+    return column.tolist() == list(values)
+
+
+@settings(max_examples=200)
+@given(st.lists(_records(), max_size=30))
+def test_a_column_is_every_records_field_without_making_records(records):
+    log = RecordLog(records)
+    for name in COLUMNS:
+        column = log.column(name)
+        assert len(column) == len(records)
+        assert _column_is_the_field(column, [getattr(r, name) for r in records]), name
+    for status in Status:
+        assert log.has_status(status).tolist() == [r.status is status for r in records]
+    assert log.columnar is (not log._whole)
+
+
+def test_columns_of_a_machines_log():
+    """What a scenario's ``measure`` reads: a log's columns, masks from them, no JobRecord made."""
+    log = RecordLog(job_record(job, where, status, **kw) for job, where, status, kw in _cases(n=300))
+    done = log.has_status(Status.COMPLETED)
+    waits = log.column("wait")[done]
+    assert waits.dtype == np.float64 and len(waits) == sum(r.status is Status.COMPLETED for r in log)
+    assert log.column("status")[done].tolist() == [Status.COMPLETED] * len(waits)
+    assert log.column("id").dtype == np.int64
+    with pytest.raises(KeyError, match="no field 'waiting'"):
+        log.column("waiting")
