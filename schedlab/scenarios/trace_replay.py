@@ -103,6 +103,9 @@ class Config:
             object.__setattr__(self, "walltime", "run-on" if self.compat == "rlscheduler" else "kill")
         if self.walltime not in WALLTIMES:
             raise ValueError(f"unknown walltime {self.walltime!r}; choose from {', '.join(WALLTIMES)}")
+        if self.compat == "rlscheduler" and "conservative" in self.backfills:
+            raise ValueError("compat rlscheduler has no conservative backfilling (RLScheduler has EASY only): "
+                             "use backfills none or easy")
         if self.compat == "rlscheduler" and self.walltime != "run-on":
             raise ValueError("compat rlscheduler runs every job to its end, as RLScheduler does: use walltime run-on")
         if self.placement not in PLACEMENTS:
