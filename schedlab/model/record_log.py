@@ -20,7 +20,8 @@ Every test for "usual" is exact (same bits, same type), so reading a log back
 to the one ``job_record`` made. A record the columns cannot hold exactly (an ``int``
 time, a numpy number, an id past 64 bits) is kept whole beside them.
 :meth:`RecordLog.frame` builds the records' DataFrame from the arrays, with no record
-tuple made. Measured (benchmarks/README.md): M/M/50, 1,000,000 customers: the log
+tuple made, and :meth:`RecordLog.column` one field of every record (the reading side
+is in :mod:`schedlab.model.record_columns`). Measured (benchmarks/README.md): M/M/50, 1,000,000 customers: the log
 takes 36 bytes a job where the row-by-row log of 14 numbers took 112.
 """
 
@@ -30,26 +31,16 @@ import struct
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import repeat
-from typing import TYPE_CHECKING, Any, overload
+from typing import Any, overload
 
-from schedlab.model.job_record import COLUMNS, ZERO, JobRecord, Status, frame_of_records, job_record_from
+from schedlab.model.job_record import ZERO, JobRecord, Status, job_record_from
+from schedlab.model.record_columns import _NO_ORIGIN, _OPTIONAL, RecordColumns
 from schedlab.model.utility import final_utility
-
-if TYPE_CHECKING:
-    import numpy as np
-    import pandas as pd
 
 __all__ = ["RecordLog"]
 
-#: an origin of ``None`` in the origin column (an origin this small is kept whole)
-_NO_ORIGIN = -(2**63)
 #: the columns of whole numbers are signed 64-bit
 _BIG = 2**63
-#: the fields kept only once they differ from the usual value, and each one's array type
-_OPTIONAL: dict[str, str] = {
-    "estimate": "d", "cpu_time": "d", "weight": "d", "utility": "d",
-    "origin": "q", "cpus": "q", "preemptions": "q", "resizes": "q", "code": "q",
-}
 _PACK = struct.Struct("d").pack
 
 
@@ -64,7 +55,7 @@ def _derived_cpu_time(start: float, end: float, cpus: int) -> float:
     return 0.0 if cpu_time != cpu_time else cpu_time  # never ran: nan -> 0
 
 
-class RecordLog(Sequence[JobRecord]):
+class RecordLog(RecordColumns, Sequence[JobRecord]):
     """The records of a machine or server, stored by columns; read as a sequence of :class:`JobRecord`.
 
     See the module's docstring for what is stored and why. ``add`` logs a job's
@@ -378,161 +369,3 @@ class RecordLog(Sequence[JobRecord]):
 
     def __repr__(self) -> str:
         return f"RecordLog({self._n} records)"
-
-    # -- columns ---------------------------------------------------------------------------
-
-    @property
-    def columnar(self) -> bool:
-        """Whether every record is in the arrays (none kept whole): then each column is the records' fields exactly."""
-        return not self._whole
-
-    def column(self, name: str) -> np.ndarray:
-        """Field ``name`` of every record, in order, as a new array, computed from the arrays: no record is made.
-
-        Times and other float fields come as float64, ``id``, ``cpus``, ``preemptions`` and
-        ``resizes`` as int64, ``origin`` as :meth:`frame` gives it, the texts and ``status``
-        as object arrays. Each value equals the record's field (``wait`` is ``start -
-        submit``, ``service`` ``end - start``, as :func:`~schedlab.model.records.job_record`
-        derives them); a record kept whole (see :attr:`columnar`) has its field converted
-        to the column's dtype. 300,000 records: 0.3-1.1 ms a float column, where reading
-        them back as records to pick one field takes 0.14 s (measured in one process).
-        """
-        import numpy as np
-
-        if name not in COLUMNS:
-            raise KeyError(f"RecordLog.column: no field {name!r}; the fields are {', '.join(COLUMNS)}")
-        times = np.frombuffer(self._times, dtype=np.float64)
-        n4 = 4 * self._n
-        if name in _TIME_OFFSET:
-            values = times[_TIME_OFFSET[name]:n4:4].copy()
-        elif name == "wait":
-            values = times[1:n4:4] - times[0:n4:4]
-        elif name == "service":
-            values = times[2:n4:4] - times[1:n4:4]
-        elif name == "cpu_time" and "cpu_time" not in self._extra:
-            values = (times[2:n4:4] - times[1:n4:4]) * self._array("cpus")  # as _derived_cpu_time does
-            values[np.isnan(values)] = 0.0
-        elif name == "id":
-            values = np.array(self._ids, dtype=np.int64)
-        elif name == "origin":
-            values = self._origin_column()
-        elif name in _LABEL_INDEX:
-            labels = np.empty(max(len(self._labels), 1), dtype=object)  # [None]: only whole records
-            labels[:len(self._labels)] = [label[_LABEL_INDEX[name]] for label in self._labels]
-            values = labels[self._array("code")] if self._labels else np.full(self._n, None, dtype=object)
-        else:
-            values = self._array(name)  # a new array
-        for row, record in self._whole.items():  # their rows in the arrays are placeholders
-            value = getattr(record, name)
-            try:
-                values[row] = value
-            except (TypeError, ValueError, OverflowError):  # e.g. an origin of None among ints
-                values = values.astype(object)
-                values[row] = value
-        return values
-
-    def has_status(self, status: Status) -> np.ndarray:
-        """A boolean mask of the records whose ``status is status`` (one test per distinct label, then a take)."""
-        import numpy as np
-
-        if not self._n:
-            return np.zeros(0, dtype=bool)
-        of_label = np.array([label[3] is status for label in self._labels] or [False], dtype=bool)
-        mask = of_label[self._array("code")]
-        for row, record in self._whole.items():
-            mask[row] = record.status is status
-        return mask
-
-    # -- the DataFrame ---------------------------------------------------------------------
-
-    def frame(self) -> pd.DataFrame:
-        """The records as a DataFrame, one row per job, in :data:`COLUMNS` order.
-
-        The same columns, dtypes and values as ``pandas.DataFrame(list(log))`` with the
-        status as text (what :func:`~schedlab.model.records.records_frame` gives), built
-        from the arrays: no record is made, and each column is made once. A log holding
-        whole records, or none, goes through the records.
-        """
-        import numpy as np
-        import pandas as pd
-
-        if self._whole or not self._n or not self._frame_safe():
-            return frame_of_records(self)
-        n = self._n
-        times = np.frombuffer(self._times, dtype=np.float64).reshape(n, 4)
-        submit, start, end, runtime = (times[:, k] for k in range(4))
-        floats = {"submit": submit, "start": start, "end": end, "wait": None, "service": None, "runtime": runtime,
-                  "estimate": None, "cpu_time": None, "weight": None, "utility": None}
-        cpus = self._array("cpus")
-        # The float columns as one 2-D block, each filled in place: pandas keeps it as its
-        # one float block instead of stacking ten columns into a copy (a second frame's worth).
-        block = np.empty((len(floats), n))
-        for k, name in enumerate(floats):
-            if name == "wait":
-                np.subtract(start, submit, out=block[k])
-            elif name == "service":
-                np.subtract(end, start, out=block[k])
-            elif name == "cpu_time" and "cpu_time" not in self._extra:
-                np.subtract(end, start, out=block[k])
-                np.multiply(block[k], cpus, out=block[k])
-                block[k][np.isnan(block[k])] = 0.0
-            elif floats[name] is not None:
-                block[k] = floats[name]
-            else:
-                block[k] = self._array(name)
-        del times, submit, start, end, runtime, floats
-        frame = pd.DataFrame(block.T, columns=[c for c in COLUMNS if c in _FLOAT_COLUMNS], copy=False)
-        codes = self._array("code")
-        labels = pd.DataFrame(self._labels, columns=["job_class", "group", "machine", "status"])
-        labels["status"] = labels["status"].astype(str)
-        others: dict[str, Any] = {
-            "id": np.array(self._ids, dtype=np.int64), "origin": self._origin_column(),
-            "cpus": cpus, "preemptions": self._array("preemptions"), "resizes": self._array("resizes"),
-        }
-        for name in ("job_class", "group", "machine", "status"):
-            others[name] = labels[name].take(codes).reset_index(drop=True)
-        for k, name in enumerate(COLUMNS):
-            if name in others:
-                frame.insert(k, name, others.pop(name))
-        return frame
-
-    def _frame_safe(self) -> bool:
-        """Whether the arrays give pandas' own inference: every text a str, no origin past a float's 53 bits."""
-        if not all(type(x) is str for label in self._labels for x in label[:3]):
-            return False
-        origin = self._extra.get("origin")
-        return origin is None or all(o == _NO_ORIGIN or -(2**53) <= o <= 2**53 for o in origin)
-
-    def _array(self, name: str) -> np.ndarray:
-        import numpy as np
-
-        stored = self._extra.get(name)
-        if stored is not None:
-            return np.frombuffer(stored, dtype=np.float64 if stored.typecode == "d" else np.int64).copy()
-        if name == "estimate":
-            return np.frombuffer(self._times, dtype=np.float64)[3::4].copy()
-        return np.frombuffer(self._column(name), dtype=np.float64 if _OPTIONAL[name] == "d" else np.int64)
-
-    def _origin_column(self) -> np.ndarray:
-        """As pandas infers it from the records: int64, all ``None`` (object), or float64 with nan for ``None``."""
-        import numpy as np
-
-        if "origin" not in self._extra:
-            return np.full(self._n, None, dtype=object)
-        origin = self._array("origin")
-        missing = origin == _NO_ORIGIN
-        if not missing.any():
-            return origin
-        if missing.all():
-            return np.full(self._n, None, dtype=object)
-        values = origin.astype(np.float64)
-        values[missing] = np.nan
-        return values
-
-
-_FLOAT_COLUMNS = frozenset(("submit", "start", "end", "wait", "service", "runtime", "estimate", "cpu_time", "weight",
-                            "utility"))
-#: where each time is in a row of ``_times``
-_TIME_OFFSET = {"submit": 0, "start": 1, "end": 2, "runtime": 3}
-#: where each text is in a label (``job_class``, ``group``, ``machine``, ``status``)
-_LABEL_INDEX = {"job_class": 0, "group": 1, "machine": 2, "status": 3}
