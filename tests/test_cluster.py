@@ -186,6 +186,29 @@ def test_a_queues_runtime_limit_kills_its_jobs_under_walltime_kill():
     assert run_on.records[0].status is Status.COMPLETED and run_on.records[0].end == 5000.0
 
 
+def test_a_queue_may_kill_or_run_on_whatever_the_cluster_does():
+    """Per queue: ``walltime`` in a queue's table overrides the cluster's for its jobs."""
+    from schedlab.model.records import Status
+
+    platform = parse_platform({
+        "nodes": {"n": {"count": 2, "cores": 4}},
+        "queues": {"strict": {"max_runtime": 100, "walltime": "kill"},
+                   "lenient": {"max_runtime": 100, "walltime": "run-on"}},
+    })
+    jobs = [Job(1, 0.0, 500.0, cpus=4, job_class="strict"), Job(2, 0.0, 500.0, cpus=4, job_class="lenient")]
+    for cluster_walltime in ("run-on", "kill"):
+        cluster = run(platform, jobs, FirstFitPlacement(), walltime=cluster_walltime)
+        ends = {r.id: (r.status, r.end) for r in cluster.records}
+        assert ends == {1: (Status.TIMEOUT, 100.0), 2: (Status.COMPLETED, 500.0)}
+
+
+def test_a_queues_walltime_must_be_kill_or_run_on():
+    from schedlab.model.platform_file import PlatformError
+
+    with pytest.raises(PlatformError, match=r"queues.q.walltime: must be .kill. or .run-on., got 'stop'"):
+        parse_platform({"nodes": {"n": {"count": 1, "cores": 4}}, "queues": {"q": {"walltime": "stop"}}})
+
+
 def test_single_core_nodes_replay_a_log_as_the_machine_does_job_for_job():
     """128 one-core nodes, first-fit, no partitions: the same schedule as a 128-CPU Machine, start for start."""
     from schedlab.model.traces import load_trace

@@ -110,7 +110,10 @@ class Queue:
     ``priority``: higher goes first under strict priority; ``weight``: its share under
     weighted round robin; ``max_runtime``: the time limit of its jobs (seconds);
     ``partition``: where its jobs run when they name none; ``demands``: resources every
-    job of the queue asks for besides its cores (``{"gpus": 1}``), as job totals.
+    job of the queue asks for besides its cores (``{"gpus": 1}``), as job totals;
+    ``walltime``: what happens to its jobs at their time limit, ``"kill"`` or
+    ``"run-on"`` (``None``: the machine's ``walltime`` setting), so one queue's jobs can
+    be killed while another's run on, as Slurm's per-partition ``OverTimeLimit`` allows.
     """
 
     name: str
@@ -120,6 +123,7 @@ class Queue:
     max_runtime: float = math.inf
     partition: str | None = None
     demands: Mapping[str, float] = field(default_factory=dict)
+    walltime: str | None = None
 
 
 @dataclass(frozen=True)

@@ -69,7 +69,7 @@ class _Where:
 _TOP = ("name", "nodes", "partitions", "queues")
 _NODE = ("count", "cores", "memory", "gpus", "resources")
 _PARTITION = ("nodes", "swf_id", "max_runtime", "default")
-_QUEUE = ("swf_id", "priority", "weight", "max_runtime", "partition", "demands")
+_QUEUE = ("swf_id", "priority", "weight", "max_runtime", "partition", "demands", "walltime")
 
 
 @lru_cache(maxsize=8)
@@ -204,7 +204,11 @@ def _queue(at: _Where, name: str, raw: Any, partitions: Mapping[str, Partition],
             raise at.error(f"{key}.demands.{r}", f"no node has this resource (they have: "
                            f"{', '.join(sorted(resources)) or 'cores only'})", a)
         demands[r] = at.amount(a, f"{key}.demands.{r}")
-    return Queue(name, _swf_id(at, table, key), priority, weight, limit, partition, frozen_amounts(demands))
+    walltime = table.get("walltime")
+    if walltime is not None and walltime not in ("kill", "run-on"):
+        raise at.error(f"{key}.walltime", "must be \"kill\" or \"run-on\"", walltime)
+    return Queue(name, _swf_id(at, table, key), priority, weight, limit, partition, frozen_amounts(demands),
+                 walltime)
 
 
 def _swf_id(at: _Where, table: Mapping[str, Any], key: str) -> int | None:

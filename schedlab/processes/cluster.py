@@ -163,9 +163,12 @@ class Cluster(Machine):
 
         A job passed through :meth:`Platform.admit <schedlab.model.platform.Platform.admit>`
         already asks for no more than its queue's limit; one made by hand may not, and
-        the platform's limit still holds. ``None`` (no limit) under ``"run-on"``.
+        the platform's limit still holds. ``None`` (no limit) under ``"run-on"``. A queue
+        with its own ``walltime`` overrides the cluster's for its jobs.
         """
-        if self.walltime != "kill":
+        queue = self.platform.queue_of(job)
+        mode = queue.walltime if queue is not None and queue.walltime is not None else self.walltime
+        if mode != "kill":
             return None
         limit = min(job.estimate if job.estimate is not None else math.inf, self.platform.time_limit(job))
         return None if limit == math.inf else limit
