@@ -27,7 +27,7 @@ written against (see docs/models.md):
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from schedlab.policies.backfilling import EASY, Committed, reservation
+from schedlab.policies.backfilling import EASY, Backfilling, Committed, reservation
 from schedlab.policies.batch import BACKFILLS, make_policy
 from schedlab.policies.conservative import Conservative
 from schedlab.policies.node_backfilling import NodeEASY
@@ -82,6 +82,7 @@ __all__ = [
     "SJF",
     "SLOTTED_BASELINES",
     "AggressiveScheduler",
+    "Backfilling",
     "BestFit",
     "BestFitPlacement",
     "Committed",

@@ -52,12 +52,13 @@ runtime estimates in scheduling the IBM SP2 with backfilling", IEEE TPDS 12(6), 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from itertools import accumulate
 
 from schedlab.model.decisions import MachineView, Start
 from schedlab.model.job import Job
+from schedlab.policies.backfilling import Backfilling
 from schedlab.policies.profile import Profile
 from schedlab.policies.scoring import Priority
 
@@ -86,25 +87,12 @@ def plan(view: MachineView, order: Priority | None = None) -> dict[Job, float]:
 
 
 @dataclass(frozen=True)
-class Conservative:
+class Conservative(Backfilling):
     """Conservative backfilling over the priority order ``order`` (default FCFS).
 
     The queue is re-ranked and every reservation recomputed at each decision (see the
     module's docstring for why, and for what bounds the scan).
     """
-
-    order: Priority = field(default_factory=Priority)
-
-    def __call__(self, view: MachineView) -> Iterable[Start] | None:
-        waiting = view.waiting
-        if not waiting:
-            return None
-        if len(waiting) == 1:
-            # Alone, a job's reservation is now exactly when it fits now (the profile
-            # only grows over time before anything is reserved): no profile to build.
-            job = waiting[0]
-            return (Start(job),) if view.fits(job) else None
-        return self._starts(view)
 
     def _starts(self, view: MachineView) -> Iterator[Start]:
         now = view.now
