@@ -53,7 +53,7 @@ from schedlab.model.records import JobRecord
 from schedlab.model.streams import Streams
 from schedlab.processes.grid_model import GridModel
 
-__all__ = ["GridAgentsEnv"]
+__all__ = ["GridAgentsEnv", "GridEnvParts"]
 
 
 class SteppedGrid(GridModel):
@@ -102,6 +102,80 @@ class EnvDecider:
         self._on_step_end()
 
 
+class GridEnvParts:
+    """What the AEC and the Parallel grid environments share: config, spaces, seeding, the model, state, records.
+
+    The two differ only in who decides when (:class:`GridAgentsEnv`'s ``_advance`` and
+    :class:`~schedlab.envs.grid_parallel.GridParallelEnv`'s); everything here is one
+    piece of code for both.
+    """
+
+    metadata: ClassVar[dict[str, Any]]
+    model: GridModel | None
+
+    def _configure(self, config: GridAgentsConfig | None, render_mode: str | None, overrides: dict[str, Any]) -> None:
+        cfg = config or GridAgentsConfig()
+        if overrides:
+            cfg = GridAgentsConfig(**{**cfg.__dict__, **overrides})
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        self.config = cfg
+        self.render_mode = render_mode
+        self.observer = cfg.observer
+        self.possible_agents = [f"scheduler_{i}" for i in range(cfg.agents)]
+        self.agents: list[str] = []
+        self.observation_spaces = {a: self.observer.observation_space() for a in self.possible_agents}
+        self.action_spaces = {a: gym.spaces.Discrete(cfg.resources) for a in self.possible_agents}
+        m = cfg.resources
+        high = np.concatenate([[1.0], np.full(m, np.inf), np.ones(m), np.full(m, np.inf)])
+        self.state_space = gym.spaces.Box(np.zeros(1 + 3 * m), high, dtype=np.float64)
+        self.model = None
+        self._root: np.random.SeedSequence | None = None
+
+    def _new_model(self, seed: int | None) -> None:
+        """A fresh grid drawn from ``seed`` (or the next child of the last seed), with no reward pending."""
+        if seed is not None:
+            self._root = sequence = np.random.SeedSequence(seed)
+        else:
+            if self._root is None:
+                self._root = np.random.SeedSequence()
+            sequence = self._root.spawn(1)[0]
+        self._sim = simpy.Environment()
+        self._decider = EnvDecider(self._step_ended)
+        self.model = grid_model(self._sim, self.config, self._decider, Streams(sequence), SteppedGrid)
+        self._pending = np.zeros(self.config.agents)
+
+    def _step_ended(self) -> None:
+        self._pending += self._decider.jobs.end_step(self.config.reward)
+
+    def observation_space(self, agent: str) -> gym.spaces.Box:
+        # the same object each time (PettingZoo seeds spaces through it): one space per agent, kept
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gym.spaces.Discrete:
+        return self.action_spaces[agent]
+
+    def state(self) -> np.ndarray:
+        """``now / steps``, each resource's load and capacity (as observed) and all agents' unfinished jobs there."""
+        if self.model is None:
+            raise RuntimeError("call reset() before state()")
+        # an observation with no job to place carries the time, loads and capacities; only the job counts differ
+        obs = self.observer.observe(self.model.view, 0.0, 0, self._decider.jobs.unfinished.sum(axis=0))
+        return obs[2:]
+
+    def close(self) -> None:
+        self.agents = []
+
+    def records(self) -> list[JobRecord]:
+        """The episode's job records (completed first, then any still queued or running)."""
+        if self.model is None:
+            raise RuntimeError("call reset() before records()")
+        return self.model.all_records()
+
+    def __str__(self) -> str:
+        return str(self.metadata["name"])
+
+
 def system_info(model: GridModel) -> dict[str, Any]:
     """The system's state as both grid environments report it in ``infos``."""
     summary = metrics.load_summary(model.view.lor())
@@ -130,7 +204,7 @@ def grid_text(model: GridModel, who: str, width: int = 12) -> str:
     )
 
 
-class GridAgentsEnv(AECEnv):
+class GridAgentsEnv(GridEnvParts, AECEnv):
     """Seed 003's grid with the N schedulers as PettingZoo agents (see the module's notes).
 
     Parameters
@@ -153,36 +227,10 @@ class GridAgentsEnv(AECEnv):
         self, config: GridAgentsConfig | None = None, *, render_mode: str | None = None, **overrides: Any
     ) -> None:
         super().__init__()
-        cfg = config or GridAgentsConfig()
-        if overrides:
-            cfg = GridAgentsConfig(**{**cfg.__dict__, **overrides})
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
-        self.config = cfg
-        self.observer = cfg.observer
-        self.possible_agents = [f"scheduler_{i}" for i in range(cfg.agents)]
+        self._configure(config, render_mode, overrides)
         self._index = {a: i for i, a in enumerate(self.possible_agents)}
-        self.agents = []
-        self.observation_spaces = {a: self.observer.observation_space() for a in self.possible_agents}
-        self.action_spaces = {a: gym.spaces.Discrete(cfg.resources) for a in self.possible_agents}
-        m = cfg.resources
-        high = np.concatenate([[1.0], np.full(m, np.inf), np.ones(m), np.full(m, np.inf)])
-        self.state_space = gym.spaces.Box(np.zeros(1 + 3 * m), high, dtype=np.float64)
-        self.render_mode = render_mode
-        self.model: GridModel | None = None
-        self._root: np.random.SeedSequence | None = None
-
-    def observation_space(self, agent: str) -> gym.spaces.Box:
-        # the same object each time (PettingZoo seeds spaces through it): one space per agent, kept
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> gym.spaces.Discrete:
-        return self.action_spaces[agent]
 
     # ------------------------------------------------------------------ the model
-    def _step_ended(self) -> None:
-        self._pending += self._decider.jobs.end_step(self.config.reward)
-
     def _advance(self) -> bool:
         """Run the model to the next job to place; False once the horizon is reached."""
         sim, model = self._sim, self.model
@@ -221,16 +269,7 @@ class GridAgentsEnv(AECEnv):
 
     # ------------------------------------------------------------------ PettingZoo
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        if seed is not None:
-            self._root = sequence = np.random.SeedSequence(seed)
-        else:
-            if self._root is None:
-                self._root = np.random.SeedSequence()
-            sequence = self._root.spawn(1)[0]
-        self._sim = simpy.Environment()
-        self._decider = EnvDecider(self._step_ended)
-        self.model = grid_model(self._sim, self.config, self._decider, Streams(sequence), SteppedGrid)
-        self._pending = np.zeros(self.config.agents)
+        self._new_model(seed)
         self._turn_step, self._turns = -1, []
         self._jobs: list[Job] = []
         self._agent, self._next = 0, 0
@@ -268,14 +307,6 @@ class GridAgentsEnv(AECEnv):
         left = len(self._jobs) - self._next if mine else 0
         return self.observer.observe(self.model.view, length, left, self._decider.jobs.unfinished[i], i)
 
-    def state(self) -> np.ndarray:
-        """``now / steps``, each resource's load and capacity (as observed) and all agents' unfinished jobs there."""
-        if self.model is None:
-            raise RuntimeError("call reset() before state()")
-        # an observation with no job to place carries the time, loads and capacities; only the job counts differ
-        obs = self.observer.observe(self.model.view, 0.0, 0, self._decider.jobs.unfinished.sum(axis=0))
-        return obs[2:]
-
     def step(self, action: Any) -> None:
         if self.model is None:
             raise RuntimeError("call reset() before step()")
@@ -302,19 +333,7 @@ class GridAgentsEnv(AECEnv):
         job = f"{self._jobs[self._next].runtime:.0f}" if self._jobs else "-"
         return grid_text(self.model, f"to act: {self.agent_selection}, job length {job}")
 
-    def close(self) -> None:
-        self.agents = []
-
     # ------------------------------------------------------------------ helpers
     def as_decider(self, policy: Any) -> PolicyDecider:
         """``policy`` (obs -> resource, ``act(obs)``, or N of them) as a GridDecider seeing these observations."""
         return PolicyDecider(policy, self.observer)
-
-    def records(self) -> list[JobRecord]:
-        """The episode's job records (completed first, then any still queued or running)."""
-        if self.model is None:
-            raise RuntimeError("call reset() before records()")
-        return self.model.all_records()
-
-    def __str__(self) -> str:
-        return str(self.metadata["name"])

@@ -30,21 +30,17 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-import gymnasium as gym
 import numpy as np
-import simpy
 from pettingzoo import ParallelEnv
 
-from schedlab.envs.grid_agents import EnvDecider, SteppedGrid, grid_text, system_info
-from schedlab.envs.grid_obs import GridAgentsConfig, grid_model, resource_index
+from schedlab.envs.grid_agents import GridEnvParts, grid_text, system_info
+from schedlab.envs.grid_obs import GridAgentsConfig, resource_index
 from schedlab.model.job import Job
-from schedlab.model.records import JobRecord
-from schedlab.model.streams import Streams
 
 __all__ = ["GridParallelEnv"]
 
 
-class GridParallelEnv(ParallelEnv):
+class GridParallelEnv(GridEnvParts, ParallelEnv):
     """Seed 003's grid with the N schedulers as PettingZoo Parallel agents (see the module's notes).
 
     Parameters
@@ -64,35 +60,11 @@ class GridParallelEnv(ParallelEnv):
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "name": "schedlab_grid_parallel_v0"}
 
     def __init__(self, config: GridAgentsConfig | None = None, *, render_mode: str | None = None, **overrides: Any):
-        cfg = config or GridAgentsConfig()
-        if overrides:
-            cfg = GridAgentsConfig(**{**cfg.__dict__, **overrides})
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
-        self.config = cfg
-        self.render_mode = render_mode
-        self.observer = cfg.observer
-        self.possible_agents = [f"scheduler_{i}" for i in range(cfg.agents)]
-        self.agents: list[str] = []
-        self.observation_spaces = {a: self.observer.observation_space() for a in self.possible_agents}
-        self.action_spaces = {a: gym.spaces.Discrete(cfg.resources) for a in self.possible_agents}
-        m = cfg.resources
-        high = np.concatenate([[1.0], np.full(m, np.inf), np.ones(m), np.full(m, np.inf)])
-        self.state_space = gym.spaces.Box(np.zeros(1 + 3 * m), high, dtype=np.float64)
-        self.model: SteppedGrid | None = None
-        self._root: np.random.SeedSequence | None = None
-        self._masks = [cfg.action_mask(i) for i in range(cfg.agents)]  # the topology's reach, per broker
-
-    def observation_space(self, agent: str) -> gym.spaces.Box:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> gym.spaces.Discrete:
-        return self.action_spaces[agent]
+        self._configure(config, render_mode, overrides)
+        # the topology's reach, per broker
+        self._masks = [self.config.action_mask(i) for i in range(self.config.agents)]
 
     # ------------------------------------------------------------------ the model
-    def _step_ended(self) -> None:
-        self._pending += self._decider.jobs.end_step(self.config.reward)
-
     def _advance(self) -> bool:
         """Run the model to the next round with a job to place; False once the horizon is reached."""
         model, sim = self.model, self._sim
@@ -145,17 +117,8 @@ class GridParallelEnv(ParallelEnv):
 
     # ------------------------------------------------------------------ PettingZoo
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
-        if seed is not None:
-            self._root = sequence = np.random.SeedSequence(seed)
-        else:
-            if self._root is None:
-                self._root = np.random.SeedSequence()
-            sequence = self._root.spawn(1)[0]
-        self._sim = simpy.Environment()
-        self._decider = EnvDecider(self._step_ended)
-        self.model = grid_model(self._sim, self.config, self._decider, Streams(sequence), SteppedGrid)
+        self._new_model(seed)
         n = self.config.agents
-        self._pending = np.zeros(n)
         self._queues: list[list[Job]] = [[] for _ in range(n)]
         self._next = [0] * n
         self._turn_step, self._held = -1, False
@@ -185,13 +148,6 @@ class GridParallelEnv(ParallelEnv):
             self.agents = []
         return out
 
-    def state(self) -> np.ndarray:
-        """``now / steps``, each resource's load and capacity (as observed) and all agents' unfinished jobs there."""
-        if self.model is None:
-            raise RuntimeError("call reset() before state()")
-        obs = self.observer.observe(self.model.view, 0.0, 0, self._decider.jobs.unfinished.sum(axis=0))
-        return obs[2:]
-
     def render(self) -> str | None:
         """The state as text (``render_mode="ansi"``): the clock, the loads, who places which job."""
         if self.render_mode is None:
@@ -201,15 +157,3 @@ class GridParallelEnv(ParallelEnv):
         jobs = [(self.possible_agents[i], self._queues[i][self._next[i]]) for i in self._deciding()]
         deciding = [f"{agent}: {job.runtime:.0f}" for agent, job in jobs]
         return grid_text(self.model, "to place: " + (", ".join(deciding) or "-"))
-
-    def close(self) -> None:
-        self.agents = []
-
-    def records(self) -> list[JobRecord]:
-        """The episode's job records (completed first, then any still queued or running)."""
-        if self.model is None:
-            raise RuntimeError("call reset() before records()")
-        return self.model.all_records()
-
-    def __str__(self) -> str:
-        return str(self.metadata["name"])
