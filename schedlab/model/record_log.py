@@ -103,7 +103,9 @@ class RecordLog(RecordColumns, Sequence[JobRecord]):
     def append(self, record: JobRecord) -> None:
         """Log a record already made."""
         r = record
-        if not (type(r.wait) is type(r.service) is float
+        # Times that are not floats (an int start) make _log keep a record it re-derives: then
+        # an int end - start would stand for a float service 0.0 (Hypothesis found it), so keep r.
+        if not (type(r.wait) is type(r.service) is type(r.submit) is type(r.start) is type(r.end) is float
                 and _same_float(r.wait, r.start - r.submit) and _same_float(r.service, r.end - r.start)):
             self._keep(r)  # a wait or service not derived as job_record derives them: keep it whole
             return
