@@ -148,14 +148,14 @@ def test_training_needs_a_flat_observation():
 def test_n_step_transitions_sum_discounted_rewards_and_stop_at_termination():
     from collections import deque
 
-    from schedlab.learners.dqn import _store
+    from schedlab.learners.replay_buffer import store_n_step
 
     buffer = ReplayBuffer(8, 1)
     pending = deque((np.array([float(i)]), i, r, 0.5) for i, r in enumerate([1.0, 2.0, 3.0]))
-    _store(buffer, pending, np.array([9.0]), None, False)  # a full window: 1 + 0.5 * 2 + 0.25 * 3, then gamma^3
+    store_n_step(buffer, pending, np.array([9.0]), None, False)  # a full window: 1 + 0.5 * 2 + 0.25 * 3, then gamma^3
     assert (buffer.rewards[0], buffer.discounts[0], buffer.actions[0]) == (2.75, 0.125, 0)
     while pending:  # the episode ended: what is left is stored, with nothing to bootstrap from
-        _store(buffer, pending, np.array([9.0]), None, True)
+        store_n_step(buffer, pending, np.array([9.0]), None, True)
     assert buffer.rewards[1:3].tolist() == [3.5, 3.0] and buffer.discounts[1:3].tolist() == [0.0, 0.0]
 
 
@@ -163,11 +163,11 @@ def test_time_discounts_multiply_per_transition():
     """Decisions that take no time (discount 1) do not shrink what follows them."""
     from collections import deque
 
-    from schedlab.learners.dqn import _store
+    from schedlab.learners.replay_buffer import store_n_step
 
     buffer = ReplayBuffer(4, 1, n_actions=3)
     pending = deque([(np.zeros(1), 0, 0.0, 1.0), (np.zeros(1), 1, -2.0, 0.5), (np.zeros(1), 2, -4.0, 0.25)])
-    _store(buffer, pending, np.ones(1), np.array([True, False, True]), False)
+    store_n_step(buffer, pending, np.ones(1), np.array([True, False, True]), False)
     assert (buffer.rewards[0], buffer.discounts[0]) == (0.0 - 2.0 - 0.5 * 4.0, 0.125)
     assert buffer.next_masks[0].tolist() == [True, False, True]
 
