@@ -19,7 +19,7 @@ import simpy
 from schedlab.experiment import cli_main
 from schedlab.experiment.seeding import Streams
 from schedlab.model import Exponential, erlang_c_wait, metrics, poisson_workload
-from schedlab.model.fields import number
+from schedlab.model.fields import number, validate
 from schedlab.model.records import RecordLog, Status
 from schedlab.policies import FCFS
 from schedlab.processes import Machine, Model, Source
@@ -28,27 +28,18 @@ from schedlab.processes import Machine, Model, Source
 @dataclass(frozen=True)
 class Config:
     #: number of CPUs (servers); every job needs one
-    c: int = 4
+    c: int = number(4, low=1)
     #: arrivals per unit of time (lambda)
-    arrival_rate: float = 3.6
+    arrival_rate: float = number(3.6, low=None, gt=0)
     #: service completions per unit of time of one CPU (mu); mean runtime 1/mu
-    service_rate: float = 1.0
+    service_rate: float = number(1.0, low=None, gt=0)
     #: customers per replication
     customers: int = number(50_000, low=2, work=True)
     #: fraction of the first customers left out of the statistics (warm-up)
-    warmup_fraction: float = 0.1
+    warmup_fraction: float = number(0.1, lt=1)
 
     def __post_init__(self) -> None:
-        if self.c < 1:
-            raise ValueError(f"c must be >= 1, got {self.c}")
-        if not self.arrival_rate > 0:
-            raise ValueError(f"arrival_rate must be > 0, got {self.arrival_rate}")
-        if not self.service_rate > 0:
-            raise ValueError(f"service_rate must be > 0, got {self.service_rate}")
-        if self.customers < 2:
-            raise ValueError(f"customers must be >= 2, got {self.customers}")
-        if not 0 <= self.warmup_fraction < 1:
-            raise ValueError(f"warmup_fraction must be in [0, 1), got {self.warmup_fraction}")
+        validate(self)  # each field's own rule first: "arrival_rate=0.0 must be > 0"
         if self.rho >= 1:
             raise ValueError(
                 f"rho = arrival_rate / (c * service_rate) = {self.rho:.4g} >= 1: the queue grows without end; "

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from schedlab.experiment import run
+from schedlab.experiment.cli import main
 
 QUICK_CASES = [  # (c, rho, customers, reps)
     (1, 0.5, 10_000, 20),
@@ -48,3 +49,15 @@ def test_mmc_wait_matches_erlang_c_long(mmc_path, c, rho, customers, reps):
 def test_unstable_queue_is_refused(mmc_path):
     with pytest.raises(ValueError, match=r"rho = arrival_rate / \(c \* service_rate\) = 1.2 >= 1"):
         run(mmc_path, overrides={"c": 1, "arrival_rate": 1.2}, reps=1, executor="serial")
+
+
+@pytest.mark.parametrize(("setting", "message"), [
+    ("arrival_rate=0", "arrival_rate=0.0 must be > 0"),
+    ("arrival_rate=-1", "arrival_rate=-1.0 must be > 0"),
+    ("service_rate=0", "service_rate=0.0 must be > 0"),
+    ("c=0", "c=0 must be >= 1"),
+    ("warmup_fraction=1", "warmup_fraction=1.0 must be < 1"),
+])
+def test_a_rate_of_zero_or_less_is_refused_in_one_line(mmc_path, capsys, setting, message):
+    assert main(["run", str(mmc_path), "--executor", "serial", "--set", setting]) == 2
+    assert capsys.readouterr().err.splitlines()[0] == f"error: scenario 'mmc': {message}"
