@@ -16,7 +16,7 @@ from typing import cast
 
 from schedlab.model.utility import TimeUtility
 
-__all__ = ["Job", "JobError", "new_job"]
+__all__ = ["Job", "JobError", "frozen_demands", "new_job", "trusted_job"]
 
 
 class JobError(ValueError):
@@ -31,7 +31,11 @@ _NO_DEMANDS: Mapping[str, float] = MappingProxyType({})
 _INF = math.inf
 
 
-def _frozen_demands(demands: Mapping[str, float] | None) -> Mapping[str, float]:
+def frozen_demands(demands: Mapping[str, float] | None) -> Mapping[str, float]:
+    """A read-only copy of ``demands`` (the shared empty mapping for none), as a :class:`Job` keeps them.
+
+    Being read-only, one such mapping can be shared by many jobs (see :func:`trusted_job`).
+    """
     return MappingProxyType(dict(demands)) if demands else _NO_DEMANDS
 
 
@@ -97,7 +101,7 @@ class Job:
     def __post_init__(self) -> None:
         if self._check():
             # A private read-only copy: the caller's dict may change later, the job must not.
-            object.__setattr__(self, "demands", _frozen_demands(self.demands))
+            object.__setattr__(self, "demands", frozen_demands(self.demands))
 
     def _check(self) -> bool:
         """Raise JobError on an impossible field; say whether there are demands to freeze."""
@@ -132,7 +136,7 @@ class Job:
     def __setstate__(self, state: dict[str, object]) -> None:
         for name, value in state.items():
             object.__setattr__(self, name, value)
-        object.__setattr__(self, "demands", _frozen_demands(state["demands"]))  # type: ignore[arg-type]
+        object.__setattr__(self, "demands", frozen_demands(state["demands"]))  # type: ignore[arg-type]
 
     @property
     def requested_time(self) -> float:
@@ -216,3 +220,33 @@ def _new_job(
     job = cast(Job, draft)
     job._check()
     return job
+
+
+def trusted_job(
+    id: int,
+    submit: float,
+    runtime: float,
+    cpus: int = 1,
+    demands: Mapping[str, float] = _NO_DEMANDS,
+    estimate: float | None = None,
+    job_class: str = "",
+    group: str = "",
+    weight: float = 1.0,
+    utility: TimeUtility | None = None,
+    origin: int | None = None,
+    partition: str = "",
+) -> Job:
+    """A :class:`Job` from fields its maker has already checked: no checks, and ``demands`` kept as given.
+
+    For a model that makes jobs by the million from values it has validated once (the
+    server network draws requirements from ``integers(1, M + 1)`` with M checked when
+    it was built). ``demands`` must be read-only, made by :func:`frozen_demands`, and
+    may be shared between jobs: the network keeps one mapping per distinct requirement
+    instead of a dict and a proxy per job. A field the checks of :class:`Job` would
+    refuse gives a job that is not valid, and nothing says so: use :func:`new_job`
+    wherever the values come from outside.
+    """
+    draft = _JobDraft(id, submit, runtime, cpus, demands, estimate, job_class, group, weight, utility, origin,
+                      partition)
+    draft.__class__ = Job
+    return cast(Job, draft)

@@ -31,13 +31,13 @@ itself is the :class:`~schedlab.model.network.NetworkView` the rule reads.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import networkx as nx
 import numpy as np
 import simpy
 
-from schedlab.model.job import Job, new_job
+from schedlab.model.job import Job, frozen_demands, trusted_job
 from schedlab.model.network import TOUCHES, RunOutcome, ShippingRule, job_classes, whole
 from schedlab.model.records import JobRecord, Status, job_record
 from schedlab.model.routing import next_hops
@@ -138,6 +138,8 @@ class ServerNetwork:
         self.capacities = caps.astype(np.int64)
         self.r = float(arrival_prob)
         self._names = [f"r{k + 1}" for k in range(1, self.k)]
+        #: the jobs' demands, one read-only mapping per distinct (r2..rK) requirements, shared by the jobs
+        self._shared_demands: dict[tuple[int, ...], Mapping[str, float]] = {}
         self.rule = rule
         self._arrivals, self._requirements = arrivals, requirements
         self.servers = [
@@ -247,13 +249,17 @@ class ServerNetwork:
         classes = job_classes(drawn, self.m).tolist()  # one array operation for the step's jobs
         req = drawn.tolist()
         now = float(self.env.now)
-        names, servers, next_id = self._names, self.servers, self._next_id
+        servers, next_id, shared = self.servers, self._next_id, self._shared_demands
         visits, touched, n_classes, first = self._visits, self._touched, self.classes, self._first_id
-        one = names[0] if len(names) == 1 else None  # K = 2, the paper's: a dict display, not dict(zip(...))
         for i, row, c in zip(where.tolist(), req, classes, strict=True):
-            # a fresh demands dict, handed over to the job (new_job: a third of Job(...)'s cost)
-            demands = {one: row[1]} if one is not None else dict(zip(names, row[1:], strict=True))
-            job = new_job(next_id, now, float(row[0]), 1, demands, origin=i)
+            # The requirements are whole numbers in 1..M, checked when the network was built, so
+            # the job needs no checks, and its demands are one read-only mapping per distinct value
+            # (M^(K-1) of them) shared by every job that asks for it: no dict and no proxy per job.
+            key = tuple(row[1:])
+            demands = shared.get(key)
+            if demands is None:
+                demands = shared[key] = frozen_demands(dict(zip(self._names, key, strict=True)))
+            job = trusted_job(next_id, now, float(row[0]), 1, demands, origin=i)
             if visits:
                 touched.add((i * n_classes + c) << _JOB_BITS | (next_id - first))
             next_id += 1
