@@ -23,6 +23,10 @@ a job alone in the queue when it fits (alone, its slot is now exactly then: the
 profile only grows before anything is reserved); ``full=True`` plans the whole queue
 at every decision, to check that these shortcuts change no start.
 
+``kill=True`` ends a job at its requested time if it has not finished by then (the
+walltime kill schedlab's trace replay applies by default): its processors come back at
+``start + min(runtime, requested)``.
+
 :func:`replay` returns each job's start time (same order as the jobs).
 """
 
@@ -68,10 +72,10 @@ def _take(at: list[float], room: list[int], a: int, need: int, length: float) ->
         room[s] -= need
 
 
-def replay(jobs: Sequence[JobTuple], procs: int, full: bool = False) -> list[float]:
+def replay(jobs: Sequence[JobTuple], procs: int, full: bool = False, kill: bool = False) -> list[float]:
     """Start time of each job under FCFS + conservative backfilling on ``procs`` processors."""
     submit = [j[1] for j in jobs]
-    runtime = [j[2] for j in jobs]
+    runtime = [min(j[2], j[4]) if kill else j[2] for j in jobs]  # time held: a killed job's ends at its limit
     cpus = [j[3] for j in jobs]
     requested = [j[4] for j in jobs]
     n = len(jobs)

@@ -156,6 +156,29 @@ def test_same_schedule_as_the_heapq_reference_on_a_window(trace, lo, hi):
         assert reference.replay(tuples, loaded.procs, full=True) == theirs
 
 
+def test_same_schedule_as_the_heapq_reference_when_jobs_are_killed_at_their_requested_time():
+    """Under ``walltime="kill"`` (the replay default) a job over its requested time ends there.
+
+    On this SDSC-SP2 window 204 of 3,000 jobs are killed; every start agrees with the
+    reference's ``kill=True``, and at least one differs from its run-on schedule.
+    """
+    path = TRACES / "SDSC-SP2-1998-4.2-cln.swf.gz"
+    if not path.exists():
+        pytest.skip(f"{path} not present")
+    loaded = load_trace(str(path))
+    window = loaded.jobs[20000:23000]
+    model = replay_model(simpy.Environment(), window, loaded.procs, make_policy("fcfs", "conservative"),
+                         walltime="kill").run()
+    records = model.records()
+    mine = {r.id: r.start for r in records}
+    killed = sum(r.status.value == "timeout" for r in records)
+    tuples = [(j.id, j.submit, j.runtime, j.cpus, j.requested_time) for j in window]
+    reference = _heapq_conservative()
+    theirs = reference.replay(tuples, loaded.procs, kill=True)
+    assert [mine[j[0]] for j in tuples] == theirs
+    assert killed == 204 and theirs != reference.replay(tuples, loaded.procs)
+
+
 def test_easy_and_conservative_differ_but_both_keep_every_job():
     """On the five jobs above both run every job; their schedules are not the same."""
     jobs = five_jobs()
