@@ -22,6 +22,10 @@ Two rules, chosen by ``rule``:
     before the reservation, because AccaSim passes ``reserved_nodes=[]`` to the
     allocator and so never refuses a backfill.
 
+``kill=True`` ends a job at its requested time if it has not finished by then (the
+walltime kill schedlab's trace replay applies by default): its processors come back at
+``start + min(runtime, requested)``.
+
 :func:`replay` returns each job's start time (same order as the jobs).
 """
 
@@ -37,12 +41,12 @@ JobTuple = tuple[int, float, float, int, float]
 ARRIVAL, COMPLETION = 0, 1
 
 
-def replay(jobs: Sequence[JobTuple], procs: int, rule: str = "easy") -> list[float]:
+def replay(jobs: Sequence[JobTuple], procs: int, rule: str = "easy", kill: bool = False) -> list[float]:
     """Start time of each job under FCFS + EASY (``rule="easy"``) or AccaSim's variant (``"accasim"``)."""
     if rule not in ("easy", "accasim"):
         raise ValueError(f"rule must be 'easy' or 'accasim', got {rule!r}")
     submit = [j[1] for j in jobs]
-    runtime = [j[2] for j in jobs]
+    runtime = [min(j[2], j[4]) if kill else j[2] for j in jobs]  # time held: a killed job's ends at its limit
     cpus = [j[3] for j in jobs]
     requested = [j[4] for j in jobs]
     n = len(jobs)

@@ -227,3 +227,35 @@ def test_rlscheduler_sjf_without_backfilling_matches_an_independent_reading_of_i
         policy = make_policy("sjf", "none", "rlscheduler")
         records = replay_model(simpy.Environment(), window, trace.procs, policy, batch_decisions=True).run().records()
         assert {r.id: r.start for r in records} == _rlscheduler_sjf(window, trace.procs)
+
+
+def _heapq_easy():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_heapq_replay", ROOT / "benchmarks" / "_heapq_replay.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.replay
+
+
+@pytest.mark.parametrize(("trace", "lo", "hi", "killed"), [("SDSC-SP2-1998-4.2-cln.swf.gz", 20000, 23000, 204),
+                                                           ("UniLu-Gaia-2014-1.swf.gz", 20000, 23000, None)])
+@pytest.mark.parametrize("walltime", ["run-on", "kill"])
+def test_easy_gives_the_heapq_references_schedule_job_for_job(trace, lo, hi, killed, walltime):
+    """``benchmarks/_heapq_replay.py``, FCFS + EASY written without schedlab, starts every job when schedlab does.
+
+    Under ``walltime="kill"`` (the replay default) a job over its requested time ends
+    there, in both. ``benchmarks/replay.py`` checks the whole logs the same way.
+    """
+    path = TRACES / trace
+    if not path.exists():
+        pytest.skip(f"{path} not present")
+    loaded = load_trace(str(path))
+    window = loaded.jobs[lo:hi]
+    records = replay_model(simpy.Environment(), window, loaded.procs, make_policy("fcfs", "easy"),
+                           walltime=walltime).run().records()
+    mine = {r.id: r.start for r in records}
+    tuples = [(j.id, j.submit, j.runtime, j.cpus, j.requested_time) for j in window]
+    assert [mine[j[0]] for j in tuples] == _heapq_easy()(tuples, loaded.procs, kill=walltime == "kill")
+    if walltime == "kill" and killed is not None:
+        assert sum(r.status.value == "timeout" for r in records) == killed
