@@ -228,13 +228,14 @@ def test_single_core_nodes_replay_a_log_as_the_machine_does_job_for_job():
 
 
 def test_the_replays_queue_policies_by_name():
-    from schedlab.policies.conservative import Conservative
     from schedlab.policies.node_backfilling import NodeEASY
+    from schedlab.policies.partition_conservative import PartitionConservative
     from schedlab.policies.queues import make_queue_policy
 
     assert isinstance(make_queue_policy(TWO_TYPES, "strict", "fcfs", "easy"), NodeEASY)  # reserves nodes
     assert isinstance(make_queue_policy(TWO_TYPES, "none", "fcfs", "easy"), NodeEASY)
-    assert isinstance(make_queue_policy(TWO_TYPES, "strict", "sjf", "conservative"), Conservative)
+    assert isinstance(make_queue_policy(TWO_TYPES, "strict", "sjf", "conservative"), PartitionConservative)
+    assert isinstance(make_queue_policy(TWO_TYPES, "none", "fcfs", "conservative"), PartitionConservative)
     assert isinstance(make_queue_policy(TWO_TYPES, "wrr"), WeightedRoundRobin)
     with pytest.raises(ValueError, match="weighted round robin has no backfilling"):
         make_queue_policy(TWO_TYPES, "wrr", "fcfs", "easy")
@@ -273,6 +274,42 @@ def test_node_easy_reserves_the_heads_node_where_core_counting_easy_delays_it():
     assert _head_and_backfill(EASY()) == {1: 0.0, 2: 0.0, 4: 2.0, 3: 502.0}
     # NodeEASY: the head's reservation is cpu-0 at t=100; job 4 would hold 2 of its cores then
     assert _head_and_backfill(NodeEASY()) == {1: 0.0, 2: 0.0, 3: 100.0, 4: 150.0}
+
+
+def test_partition_conservative_plans_each_partition_apart():
+    from schedlab.policies.conservative import Conservative
+    from schedlab.policies.partition_conservative import PartitionConservative
+
+    # one count: the gpu node's 8 idle cores reserve the head "now" (it cannot start: no
+    # cpu node is free), and job 4 starts on cpu-0 in its own slot, so the head waits
+    assert _head_and_backfill(Conservative()) == {1: 0.0, 2: 0.0, 4: 2.0, 3: 502.0}
+    # a profile per partition: the head is reserved on the cpu nodes at 100, job 4 after it
+    assert _head_and_backfill(PartitionConservative()) == {1: 0.0, 2: 0.0, 3: 100.0, 4: 150.0}
+
+
+def test_partitions_that_share_nodes_are_planned_as_one_pool():
+    from schedlab.policies.partition_conservative import node_pools
+
+    assert node_pools([(0, 1), (2, 3)]) == {0: 0, 1: 0, 2: 1, 3: 1}
+    assert node_pools([(0, 1), (2, 3), (1, 2), (4,)]) == {0: 0, 1: 0, 2: 0, 3: 0, 4: 1}
+    assert node_pools([]) == {}
+
+
+def test_partition_conservative_on_one_core_nodes_starts_the_jobs_conservative_starts():
+    from schedlab.model.traces import load_trace
+    from schedlab.policies.conservative import Conservative
+    from schedlab.policies.partition_conservative import PartitionConservative
+    from schedlab.processes.cluster import cluster_model
+    from schedlab.processes.replay import replay_model
+
+    trace = load_trace(str(ROOT.parent / "shared" / "traces" / "SDSC-SP2-1998-4.2-cln.swf.gz"))
+    window = trace.jobs[20000:20512]
+    platform = parse_platform({"nodes": {"node": {"count": trace.procs, "cores": 1}}})
+    machine = replay_model(simpy.Environment(), window, trace.procs, Conservative(), walltime="kill").run()
+    cluster = cluster_model(simpy.Environment(), window, platform, PartitionConservative(), FirstFitPlacement(),
+                            walltime="kill").run()
+    assert [(r.id, r.start, r.status) for r in machine.records()] == \
+        [(r.id, r.start, r.status) for r in cluster.records()]
 
 
 def test_node_easy_on_one_core_nodes_starts_the_jobs_easy_starts():

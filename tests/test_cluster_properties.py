@@ -3,7 +3,7 @@
 Hypothesis builds a platform (one to three node types: cores, memory, sometimes GPUs; a
 partition per type, a queue per partition, one asking for GPUs), a workload of jobs in
 those queues, a placement rule, an order (FCFS, EASY, node-aware EASY, strict priority,
-weighted round robin), a walltime (kill or run-on) and a driver that preempts a random
+conservative per partition, weighted round robin), a walltime (kill or run-on) and a driver that preempts a random
 running job at random times. Checked from the cluster's placement table after the run,
 and on the live node states at each of the driver's wake-ups:
 
@@ -31,6 +31,7 @@ from schedlab.model.platform_file import parse_platform
 from schedlab.model.records import Status
 from schedlab.policies.backfilling import EASY
 from schedlab.policies.node_backfilling import NodeEASY
+from schedlab.policies.partition_conservative import PartitionConservative
 from schedlab.policies.placement import PLACEMENTS, make_placement
 from schedlab.policies.queues import StrictPriority, WeightedRoundRobin
 from schedlab.policies.scoring import Priority
@@ -73,7 +74,8 @@ def cases(draw):
                   job_class=str(queue))
         jobs.append(platform.admit(job))
     placement = draw(st.sampled_from(sorted(PLACEMENTS)))
-    order = draw(st.sampled_from(["fcfs", "easy", "node-easy", "strict", "strict+node-easy", "wrr"]))
+    order = draw(st.sampled_from(["fcfs", "easy", "node-easy", "strict", "strict+node-easy", "partition-conservative",
+                                  "strict+partition-conservative", "wrr"]))
     preemptions = draw(st.lists(st.tuples(st.sampled_from([0.25, 1.0, 2.5, 4.0]), st.integers(0, 50)), max_size=4))
     walltime = draw(st.sampled_from(["run-on", "kill"]))
     return platform, jobs, placement, order, preemptions, walltime
@@ -82,6 +84,8 @@ def cases(draw):
 def _policy(order, platform):
     return {"fcfs": lambda: Priority(), "easy": lambda: EASY(), "node-easy": lambda: NodeEASY(),
             "strict": lambda: StrictPriority(platform), "strict+node-easy": lambda: NodeEASY(StrictPriority(platform)),
+            "partition-conservative": lambda: PartitionConservative(),
+            "strict+partition-conservative": lambda: PartitionConservative(StrictPriority(platform)),
             "wrr": lambda: WeightedRoundRobin(platform)}[order]()
 
 

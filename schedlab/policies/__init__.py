@@ -11,8 +11,9 @@ written against (see docs/models.md):
   builds the batch policies by name.
 - a cluster's placement (:class:`~schedlab.model.placement.NodeState` -> an allocation):
   FirstFitPlacement, BestFitPlacement, ExclusivePlacement, PackPlacement
-  (``make_placement`` by name); on a cluster, NodeEASY (EASY reserving nodes) and the
-  multi-queue StrictPriority and WeightedRoundRobin (``make_queue_policy``).
+  (``make_placement`` by name); on a cluster, NodeEASY (EASY reserving nodes),
+  PartitionConservative (a profile of free cores per partition) and the multi-queue
+  StrictPriority and WeightedRoundRobin (``make_queue_policy``).
 - grid (:class:`~schedlab.model.grid.GridView` -> a resource): RandomSelection (RS),
   LeastLoaded (LLS), DecentralisedMinMin (DMMS).
 - server network (:class:`~schedlab.model.network.NetworkView` -> ``Ship``):
@@ -33,6 +34,7 @@ from schedlab.policies.conservative import Conservative
 from schedlab.policies.node_backfilling import NodeEASY
 from schedlab.policies.ordering import FCFS, SJF, BestFit, expected_utility
 from schedlab.policies.packing import Tetris, alignment
+from schedlab.policies.partition_conservative import PartitionConservative
 from schedlab.policies.placement import (
     PLACEMENTS,
     BestFitPlacement,
@@ -98,6 +100,7 @@ __all__ = [
     "LoadBalancing",
     "NodeEASY",
     "PackPlacement",
+    "PartitionConservative",
     "Priority",
     "Profile",
     "RandomSelection",

@@ -29,8 +29,8 @@ from schedlab.model.decisions import MachineView, Policy, Start
 from schedlab.model.job import Job
 from schedlab.model.platform import Platform, Queue
 from schedlab.policies.batch import make_policy
-from schedlab.policies.conservative import Conservative
 from schedlab.policies.node_backfilling import NodeEASY
+from schedlab.policies.partition_conservative import PartitionConservative
 from schedlab.policies.scoring import Priority
 
 __all__ = ["QUEUE_POLICIES", "StrictPriority", "WeightedRoundRobin", "make_queue_policy"]
@@ -135,14 +135,20 @@ def make_queue_policy(platform: Platform, queues: str = "none", score: str = "fc
     ``none`` is one queue in the score's order; ``strict`` is :class:`StrictPriority`'s
     order; ``wrr`` has no backfilling. EASY on a platform is
     :class:`~schedlab.policies.node_backfilling.NodeEASY`, which reserves nodes through
-    the cluster's placement rule; conservative backfilling counts cores.
+    the cluster's placement rule; conservative is
+    :class:`~schedlab.policies.partition_conservative.PartitionConservative`, which counts
+    cores per partition.
     """
     if queues not in QUEUE_POLICIES:
         raise ValueError(f"unknown queue policy {queues!r}; choose from {', '.join(QUEUE_POLICIES)}")
     make_policy(score, backfill)  # names an unknown score or backfill
     order = Priority(score)
     if queues == "none":
-        return NodeEASY(order) if backfill == "easy" else make_policy(score, backfill)
+        if backfill == "easy":
+            return NodeEASY(order)
+        if backfill == "conservative":
+            return PartitionConservative(order)
+        return make_policy(score, backfill)
     if queues == "wrr":
         if backfill != "none":
             raise ValueError(f"weighted round robin has no backfilling: use backfill none, not {backfill!r}")
@@ -151,5 +157,5 @@ def make_queue_policy(platform: Platform, queues: str = "none", score: str = "fc
     if backfill == "easy":
         return NodeEASY(strict)  # type: ignore[arg-type]  # NodeEASY needs only rank()
     if backfill == "conservative":
-        return Conservative(strict)  # type: ignore[arg-type]
+        return PartitionConservative(strict)  # type: ignore[arg-type]  # it needs only rank()
     return strict
