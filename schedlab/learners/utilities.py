@@ -40,7 +40,9 @@ class RunState(Protocol):
 def world_utility(state: RunState) -> float:
     """G (eq. 6): sum_k w_k e_k / sum_k w_k; ``nan`` when no job entered."""
     total = float(np.sum(state.weights))
-    return float(np.dot(state.weights, state.executed)) / total if total > 0 else math.nan
+    # a masked sum, not np.dot: see RunOutcome.efficiency (OpenBLAS's threads on a run's jobs)
+    executed = np.asarray(state.executed, dtype=bool)
+    return float(np.asarray(state.weights)[executed].sum()) / total if total > 0 else math.nan
 
 
 def touch_matrix(state: RunState) -> np.ndarray:
