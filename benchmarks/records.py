@@ -122,19 +122,21 @@ def phases(customers: int) -> None:
         step("measure (mmc's own, over model.records())")
         records = model.records()
         step("model.records() (the runner's)")
-        if not hasattr(runner, "_records_frame"):  # a checkout before the log went back whole (PYTHONPATH=...)
+        if not hasattr(runner, "RunRecords") and not hasattr(runner, "_records_frame"):  # an older checkout
             records = records_frame(records, rep=0)
             step("records' DataFrame (in the task, from the record tuples)")
         result = TaskResult(0, 0, metrics, records, 0.0)
         Journal(Path(tmp) / "out", {"run": 1}, resume=False).add(result)
         step("journal the task (pickle, write, fsync)")
-        if hasattr(runner, "_records_frame"):
-            frame = runner._records_frame(result, {})
-            step("records' DataFrame (once, from the log's arrays)")
-        else:
-            frame = records
         rows = aggregate([{}], [[metrics]])
-        results = Results("mmc", 0, 1, False, {}, rows, [{"rep": 0, **metrics}], frame)
+        if hasattr(runner, "RunRecords"):  # the records saved from the log, a DataFrame made only if read
+            results = Results("mmc", 0, 1, False, {}, rows, [{"rep": 0, **metrics}],
+                              runner.RunRecords([(records, {}, 0)]))
+        else:
+            if hasattr(runner, "_records_frame"):
+                records = runner._records_frame(result, {})
+                step("records' DataFrame (once, from the log's arrays)")
+            results = Results("mmc", 0, 1, False, {}, rows, [{"rep": 0, **metrics}], records)
         step("aggregate (summary statistics)")
         results.save(Path(tmp) / "out")
         step("save (summary, replications, records.parquet, manifest)")

@@ -15,6 +15,7 @@ import random
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -81,6 +82,10 @@ def _same_frames(log: RecordLog) -> pd.DataFrame:
     ours.to_parquet(a, index=False)
     rows.to_parquet(b, index=False)
     assert a.getvalue() == b.getvalue()
+    # the Arrow table made from the arrays, without pandas, is the one pyarrow makes of the frame
+    table = log.arrow_table()
+    if table is not None:
+        assert table.equals(pa.Table.from_pandas(log.frame(), preserve_index=False))
     return ours
 
 

@@ -193,7 +193,7 @@ def _run(args: argparse.Namespace) -> int:
     if results.run_info.get("resumed_tasks"):
         print(f"resumed: {results.run_info['resumed_tasks']} replication(s) read back from {out}")
     print(results.table())
-    records = "records and " if results.records is not None else ""
+    records = "records and " if results.job_records is not None else ""
     print(f"saved {out}{os.sep}summary.json, summary.csv, replications.csv, {records}manifest.json")
     report = getattr(scenario.module, "report", None)  # a scenario's own post-processing: figures, tables
     if callable(report):

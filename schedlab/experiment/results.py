@@ -14,6 +14,8 @@ replication); ``records.parquet`` (``records.csv`` without pyarrow) one row per 
 from __future__ import annotations
 
 import contextlib
+import csv
+import io
 import json
 import math
 import platform
@@ -23,9 +25,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from schedlab.experiment.run_records import RunRecords
 
 __all__ = ["Results", "aggregate", "ci95_halfwidth"]
 
@@ -91,10 +96,16 @@ class Results:
     config: dict[str, Any]
     rows: list[dict[str, Any]]
     replications: list[dict[str, Any]] = field(default_factory=list)
-    records: Any = None  # pandas.DataFrame of job records, or None
+    #: the job records as the tasks sent them back (read them as :attr:`records`), or None when not kept
+    job_records: RunRecords | None = None
     run_info: dict[str, Any] = field(default_factory=dict)
     #: file name (relative to the results folder) -> bytes: what measures returned beside their metrics
     extra_files: dict[str, bytes] = field(default_factory=dict)
+
+    @property
+    def records(self) -> Any:
+        """The job records as one pandas DataFrame (made on first read), or None when the run kept none."""
+        return None if self.job_records is None else self.job_records.frame()
 
     def summary(self) -> dict[str, Any]:
         """The summary contract as a JSON-ready dict."""
@@ -152,22 +163,11 @@ class Results:
         return out
 
     def _write(self, out: Path) -> None:
-        import pandas as pd
-
         summary = self.summary()
         (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-        pd.DataFrame(self.rows).to_csv(out / "summary.csv", index=False)
-        pd.DataFrame(self.replications).to_csv(out / "replications.csv", index=False)
-        records_file = None
-        if self.records is not None:
-            try:
-                import pyarrow  # noqa: F401
-
-                records_file = "records.parquet"
-                self.records.to_parquet(out / records_file, index=False)
-            except ImportError:
-                records_file = "records.csv"
-                self.records.to_csv(out / records_file, index=False)
+        _write_csv(self.rows, out / "summary.csv")
+        _write_csv(self.replications, out / "replications.csv")
+        records_file = None if self.job_records is None else self.job_records.save(out)
         files = ["summary.json", "summary.csv", "replications.csv", *([records_file] if records_file else [])]
         for name, data in self.extra_files.items():  # a measure's curves, returned as data
             (out / name).parent.mkdir(parents=True, exist_ok=True)
@@ -186,6 +186,52 @@ class Results:
             "written": datetime.now(UTC).isoformat(timespec="seconds"),
         }
         (out / "manifest.json").write_text(json.dumps(_jsonable(manifest), indent=2) + "\n")
+
+
+def _write_csv(rows: Sequence[Mapping[str, Any]], path: Path) -> None:
+    """``pandas.DataFrame(rows).to_csv(path, index=False)``, with the csv module where the table is plain.
+
+    A short run would otherwise import pandas (about 0.3 s) for two small tables.
+    """
+    text = _plain_csv(rows)
+    if text is None:
+        import pandas as pd
+
+        pd.DataFrame(rows).to_csv(path, index=False)
+    else:
+        path.write_text(text, encoding="utf-8")
+
+
+def _plain_csv(rows: Sequence[Mapping[str, Any]]) -> str | None:
+    """The CSV pandas writes for ``rows``, or ``None`` unless every row has the same keys, in the same order,
+    and each column holds one type of value: floats, ints (64-bit), texts or booleans.
+
+    pandas writes a float column's values as numpy's shortest repr (which is Python's) and
+    nan as an empty field, through the csv module; other columns would need its dtype
+    inference (an int column with a gap becomes floats), so they go through pandas.
+    """
+    if not rows:
+        return None
+    names = list(rows[0])
+    columns: list[list[str]] = []
+    for name in names:
+        values = [row.get(name) for row in rows]
+        kind = type(values[0])
+        if kind not in (float, int, str, bool) or any(type(v) is not kind for v in values):
+            return None
+        if kind is float:
+            columns.append(["" if math.isnan(v) else repr(v) for v in values])
+        elif kind is int and not all(-(2**63) <= v < 2**63 for v in values):
+            return None
+        else:
+            columns.append([str(v) for v in values])
+    if any(list(row) != names for row in rows):
+        return None
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(names)
+    writer.writerows(zip(*columns, strict=True))
+    return buffer.getvalue()
 
 
 def _fmt(value: Any, digits: int) -> str:

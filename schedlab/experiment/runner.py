@@ -29,6 +29,7 @@ import numpy as np
 import simpy
 
 from schedlab.experiment.results import Results, aggregate
+from schedlab.experiment.run_records import RunRecords
 from schedlab.experiment.scenario import Scenario, config_dict, load_scenario, make_config
 from schedlab.experiment.seeding import Streams, replication_seeds
 from schedlab.model import metrics
@@ -133,13 +134,6 @@ def run_task(task: Task) -> TaskResult:
         where = f"cell {task.cell_index} {dict(task.cell)} replication {task.rep}"
         raise ExperimentError(f"{where}: {type(exc).__name__}: {exc}", traceback.format_exc()) from None
     return TaskResult(task.cell_index, task.rep, values, frame, time.perf_counter() - began, files)
-
-
-def _records_frame(result: TaskResult, cell: Mapping[str, Any]) -> Any:
-    """A task's records as a DataFrame tagged with its cell and replication."""
-    if isinstance(result.records, RecordLog):
-        return records_frame(result.records, **cell, rep=result.rep)
-    return result.records
 
 
 def _files(given: Mapping[str, Any]) -> dict[str, bytes]:
@@ -385,19 +379,15 @@ def run(
     results.sort(key=lambda r: (r.cell_index, r.rep))
     rows = aggregate(cells, [[r.metrics for r in results if r.cell_index == i] for i in range(len(cells))])
     replications = [{**cells[r.cell_index], "rep": r.rep, **r.metrics} for r in results]
-    records = None
-    if keep_records:
-        import pandas as pd
-
-        frames = [_records_frame(r, cells[r.cell_index]) for r in results if r.records is not None]
-        # one frame is taken as it is: a concat of it would only copy it
-        records = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    # the tasks' records as they came back: a DataFrame is made only when one is read or must be saved
+    records = RunRecords([(r.records, cells[r.cell_index], r.rep) for r in results if r.records is not None]) \
+        if keep_records else None
     executor_name = executor if isinstance(executor, str) else type(executor).__name__
     # one flat folder: a report globs series/*.csv; the prefix keeps two tasks' names apart
     files = {f"series/cell{r.cell_index}-rep{r.rep}-{name}": data for r in results for name, data in r.files.items()}
     outcome = Results(
         scenario=scn.name, seed=seed, reps=n_reps, quick=quick, config=config_dict(cfg),
-        rows=rows, replications=replications, records=records,
+        rows=rows, replications=replications, job_records=records,
         run_info={"executor": executor_name, "workers": workers, "seconds": elapsed,
                   "sweep": {k: list(v) for k, v in (sweep or {}).items()}, "cells": len(cells),
                   "seed_entropy": np.random.SeedSequence(seed).entropy, "script": str(scn.path),

@@ -2,7 +2,7 @@
 
 :class:`RecordColumns` is the reading side of ``RecordLog``, split from the writing
 side (``record_log.py``) to keep each module one concept: it turns the log's typed
-arrays into numpy columns and a pandas DataFrame without making a record per job. It
+arrays into numpy columns, a pandas DataFrame or a pyarrow Table without making a record per job. It
 reads the log's private arrays (``_times``, ``_ids``, ``_labels``, ``_extra``,
 ``_whole``, ``_column``), which ``RecordLog`` defines; it is not used on its own.
 """
@@ -12,11 +12,13 @@ from __future__ import annotations
 from array import array
 from typing import TYPE_CHECKING, Any
 
+from schedlab.model import arrow_arrays
 from schedlab.model.job_record import COLUMNS, JobRecord, Status, frame_of_records
 
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
+    import pyarrow as pa
 
 __all__ = ["RecordColumns"]
 
@@ -116,48 +118,87 @@ class RecordColumns:
         from the arrays: no record is made, and each column is made once. A log holding
         whole records, or none, goes through the records.
         """
-        import numpy as np
         import pandas as pd
 
-        if self._whole or not self._n or not self._frame_safe():
+        if not self._by_arrays():
             return frame_of_records(self)
+        # The float columns as one 2-D block: pandas keeps it as its one float block
+        # instead of stacking ten columns into a copy (a second frame's worth).
+        block = self._float_block()
+        frame = pd.DataFrame(block.T, columns=_FLOAT_NAMES, copy=False)
+        del block
+        codes = self._array("code")
+        labels = pd.DataFrame(self._labels, columns=list(_LABEL_INDEX))
+        labels["status"] = labels["status"].astype(str)
+        others = self._other_columns()
+        for name in _LABEL_INDEX:
+            others[name] = labels[name].take(codes).reset_index(drop=True)
+        for k, name in enumerate(COLUMNS):
+            if name in others:
+                frame.insert(k, name, others.pop(name))
+        return frame
+
+    def arrow_table(self) -> pa.Table | None:
+        """The records as a pyarrow Table: what ``pyarrow.Table.from_pandas(self.frame())`` gives under pandas 3.
+
+        The same columns, types and values (texts as ``large_string``, a float column's
+        nan as null), made from the arrays without pandas; importing pandas is about
+        0.3 s of a short run. ``None`` where :meth:`frame` goes through the records
+        (whole records, no records, texts that are not all ``str``): use the frame then.
+        """
+        import pyarrow as pa
+
+        if not self._by_arrays():
+            return None
+        block = self._float_block()
+        columns = {name: arrow_arrays.floats(block[k]) for k, name in enumerate(_FLOAT_NAMES)}
+        for name, values in self._other_columns().items():
+            if values.dtype == object:  # an origin of all None
+                columns[name] = pa.nulls(self._n)
+            elif values.dtype.kind == "f":  # an origin with some None
+                columns[name] = arrow_arrays.floats(values)
+            else:
+                columns[name] = arrow_arrays.ints(values)
+        codes = arrow_arrays.ints(self._array("code"))
+        for name, k in _LABEL_INDEX.items():
+            columns[name] = arrow_arrays.texts([str(label[k]) for label in self._labels]).take(codes)
+        return pa.table({name: columns[name] for name in COLUMNS})
+
+    def _by_arrays(self) -> bool:
+        """Whether :meth:`frame` and :meth:`arrow_table` can be made from the arrays (else: from the records)."""
+        return not self._whole and self._n > 0 and self._frame_safe()
+
+    def _float_block(self) -> np.ndarray:
+        """The float columns (:data:`_FLOAT_NAMES`, in order) as the rows of one new 2-D array, each filled in place."""
+        import numpy as np
+
         n = self._n
         times = np.frombuffer(self._times, dtype=np.float64).reshape(n, 4)
         submit, start, end, runtime = (times[:, k] for k in range(4))
-        floats = {"submit": submit, "start": start, "end": end, "wait": None, "service": None, "runtime": runtime,
-                  "estimate": None, "cpu_time": None, "weight": None, "utility": None}
-        cpus = self._array("cpus")
-        # The float columns as one 2-D block, each filled in place: pandas keeps it as its
-        # one float block instead of stacking ten columns into a copy (a second frame's worth).
-        block = np.empty((len(floats), n))
-        for k, name in enumerate(floats):
+        given = {"submit": submit, "start": start, "end": end, "runtime": runtime}
+        block = np.empty((len(_FLOAT_NAMES), n))
+        for k, name in enumerate(_FLOAT_NAMES):
             if name == "wait":
                 np.subtract(start, submit, out=block[k])
             elif name == "service":
                 np.subtract(end, start, out=block[k])
             elif name == "cpu_time" and "cpu_time" not in self._extra:
                 np.subtract(end, start, out=block[k])
-                np.multiply(block[k], cpus, out=block[k])
+                np.multiply(block[k], self._array("cpus"), out=block[k])
                 block[k][np.isnan(block[k])] = 0.0
-            elif floats[name] is not None:
-                block[k] = floats[name]
+            elif name in given:
+                block[k] = given[name]
             else:
                 block[k] = self._array(name)
-        del times, submit, start, end, runtime, floats
-        frame = pd.DataFrame(block.T, columns=[c for c in COLUMNS if c in _FLOAT_COLUMNS], copy=False)
-        codes = self._array("code")
-        labels = pd.DataFrame(self._labels, columns=["job_class", "group", "machine", "status"])
-        labels["status"] = labels["status"].astype(str)
-        others: dict[str, Any] = {
-            "id": np.array(self._ids, dtype=np.int64), "origin": self._origin_column(),
-            "cpus": cpus, "preemptions": self._array("preemptions"), "resizes": self._array("resizes"),
-        }
-        for name in ("job_class", "group", "machine", "status"):
-            others[name] = labels[name].take(codes).reset_index(drop=True)
-        for k, name in enumerate(COLUMNS):
-            if name in others:
-                frame.insert(k, name, others.pop(name))
-        return frame
+        return block
+
+    def _other_columns(self) -> dict[str, np.ndarray]:
+        """The columns neither floats nor texts: ids and counts as int64, the origin as frame() infers it."""
+        import numpy as np
+
+        return {"id": np.array(self._ids, dtype=np.int64), "origin": self._origin_column(),
+                "cpus": self._array("cpus"), "preemptions": self._array("preemptions"),
+                "resizes": self._array("resizes")}
 
     def _frame_safe(self) -> bool:
         """Whether the arrays give pandas' own inference: every text a str, no origin past a float's 53 bits."""
@@ -195,6 +236,8 @@ class RecordColumns:
 
 _FLOAT_COLUMNS = frozenset(("submit", "start", "end", "wait", "service", "runtime", "estimate", "cpu_time", "weight",
                             "utility"))
+#: the float columns in :data:`COLUMNS` order (the rows of ``_float_block``)
+_FLOAT_NAMES = [c for c in COLUMNS if c in _FLOAT_COLUMNS]
 #: where each time is in a row of ``_times``
 _TIME_OFFSET = {"submit": 0, "start": 1, "end": 2, "runtime": 3}
 #: where each text is in a label (``job_class``, ``group``, ``machine``, ``status``)

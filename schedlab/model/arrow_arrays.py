@@ -1,0 +1,52 @@
+"""pyarrow arrays made from numpy arrays and texts without importing pandas.
+
+``pyarrow.array`` and ``pyarrow.scalar`` import pandas on their first call, to ask
+whether their argument is a pandas object: about 0.3 s, a tenth of a short run start
+to finish. These functions build the arrays from their buffers instead, with the
+values ``pyarrow.array(values, from_pandas=True)`` gives (a float's nan becomes a
+null, as in a column that came from a DataFrame).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pyarrow as pa
+
+__all__ = ["floats", "ints", "texts"]
+
+
+def floats(values: np.ndarray) -> pa.Array:
+    """A ``double`` array of float64 ``values``, each nan a null."""
+    import numpy as np
+    import pyarrow as pa
+
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    missing = np.isnan(values)
+    nulls = int(missing.sum())
+    valid = pa.py_buffer(np.packbits(~missing, bitorder="little")) if nulls else None
+    return pa.Array.from_buffers(pa.float64(), len(values), [valid, pa.py_buffer(values)], null_count=nulls)
+
+
+def ints(values: np.ndarray) -> pa.Array:
+    """An ``int64`` array of int64 ``values``."""
+    import numpy as np
+    import pyarrow as pa
+
+    values = np.ascontiguousarray(values, dtype=np.int64)
+    return pa.Array.from_buffers(pa.int64(), len(values), [None, pa.py_buffer(values)], null_count=0)
+
+
+def texts(values: Sequence[str]) -> pa.Array:
+    """A ``large_string`` array of ``values`` (``str``, stored as UTF-8)."""
+    import numpy as np
+    import pyarrow as pa
+
+    encoded = [v.encode() for v in values]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum([len(e) for e in encoded], out=offsets[1:])
+    return pa.Array.from_buffers(pa.large_string(), len(encoded),
+                                 [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))], null_count=0)
