@@ -12,6 +12,8 @@ from itertools import islice, pairwise
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from schedlab.model import (
     Constant,
@@ -33,6 +35,7 @@ from schedlab.model import (
     records_frame,
 )
 from schedlab.model.distributions import as_distribution
+from schedlab.model.job import frozen_demands, new_job, trusted_job
 from schedlab.model.records import COLUMNS, job_record
 from schedlab.model.utility import final_utility
 
@@ -110,6 +113,51 @@ def test_job_pickles_with_its_demands():
     assert copy.utility == LinearDecay(3.0)
     with pytest.raises(TypeError):
         copy.demands["memory"] = 1  # type: ignore[index]
+
+
+_FIELDS = [name for name in Job.__slots__ if name != "demands"]
+
+
+@given(
+    id=st.integers(0, 2**40),
+    submit=st.floats(0, 1e12),
+    runtime=st.floats(1e-9, 1e12),
+    cpus=st.integers(1, 10_000),
+    memory=st.none() | st.floats(0, 1e6),
+    estimate=st.none() | st.floats(1e-9, 1e12),
+    weight=st.floats(0, 1e6),
+    origin=st.none() | st.integers(0, 1000),
+)
+def test_new_job_and_trusted_job_make_the_job_that_job_makes(id, submit, runtime, cpus, memory, estimate, weight,
+                                                              origin):
+    """new_job and trusted_job (no checks, demands shared) make the Job that Job(...) makes from valid fields."""
+    demands = {} if memory is None else {"memory": memory}
+    made = [
+        Job(id, submit, runtime, cpus, demands, estimate, "batch", "vo", weight, None, origin, "p"),
+        new_job(id, submit, runtime, cpus, dict(demands), estimate, "batch", "vo", weight, None, origin, "p"),
+        trusted_job(id, submit, runtime, cpus, frozen_demands(demands), estimate, "batch", "vo", weight, None,
+                    origin, "p"),
+    ]
+    for job in made:
+        assert type(job) is Job
+        assert [getattr(job, name) for name in _FIELDS] == [getattr(made[0], name) for name in _FIELDS]
+        assert dict(job.demands) == demands
+        with pytest.raises(AttributeError):
+            job.runtime = 1.0  # type: ignore[misc]
+        with pytest.raises(TypeError):
+            job.demands["memory"] = 1.0  # type: ignore[index]
+        assert dict(pickle.loads(pickle.dumps(job)).demands) == demands
+
+
+def test_trusted_job_shares_its_demands_and_skips_the_checks():
+    """Jobs made by trusted_job share one read-only demands mapping; it checks nothing (new_job does)."""
+    shared = frozen_demands({"r2": 3})
+    a, b = trusted_job(0, 0.0, 5.0, demands=shared, origin=1), trusted_job(1, 0.0, 2.0, demands=shared, origin=4)
+    assert a.demands is b.demands is shared and a.demand("r2") == 3.0
+    assert frozen_demands({}) is frozen_demands(None) is Job(2, 0.0, 1.0).demands  # one shared empty mapping
+    assert trusted_job(3, 0.0, -1.0).runtime == -1.0  # not valid, and nothing says so: only for checked values
+    with pytest.raises(JobError, match="job 3: runtime"):
+        new_job(3, 0.0, -1.0)
 
 
 # --------------------------------------------------------------------------- time-utility functions

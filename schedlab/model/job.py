@@ -12,7 +12,6 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, make_dataclass
 from types import MappingProxyType
-from typing import cast
 
 from schedlab.model.utility import TimeUtility
 
@@ -159,67 +158,25 @@ class Job:
         return f"Job(id={self.id}, submit={self.submit:g}, runtime={self.runtime:g}, cpus={self.cpus}{extra})"
 
 
-# Workload generators and time-stepped models make jobs by the million. The __init__
-# that dataclass writes for a frozen class must get past the class's own __setattr__, so
-# it sets each of the 12 fields with object.__setattr__, which costs more than all the
-# rest of making a job. new_job fills this writable twin instead (plain slot stores) and
-# makes it a Job by __class__ assignment, which Python allows between classes of the
-# same slots; it then runs the same checks as Job(...), so the result is an ordinary Job
-# in every respect. Measured (timeit, best of 5, the loaded 2-core dev machine): a job of
-# CPUs only costs 0.38x the time of Job(...) (3.1 against 8.2 us); a seed-004 job with
-# one demand, from a fresh dict, 0.47x of Job(..., demands=dict(...)), which also copies
-# the dict (5.8 against 12.4 us). Re-measured with 12 fields (issue 16's review, same
-# way): 0.40x (1.35 against 3.35 us) and 0.44x (1.84 against 4.17 us); setting the slots
-# through their descriptors on object.__new__(Job), the swap's plain alternative, costs
-# 0.83x of Job(...), so the swap stays. The workloads (model/workloads), the grid's
-# arrivals and the server network's arrivals make their jobs with it.
+# Making jobs fast. Workload generators and time-stepped models make jobs by the million.
+# The __init__ that dataclass writes for a frozen class must get past the class's own
+# __setattr__, so it sets each of the 12 fields with object.__setattr__, which costs more
+# than all the rest of making a job. trusted_job fills a writable twin of Job instead
+# (plain slot stores) and makes it a Job by __class__ assignment, which Python allows
+# between classes of the same slots: the result is an ordinary Job in every respect.
+# new_job adds the checks of Job(...). Reconsidered in issue 16 against the plain ways,
+# the swap stays. Measured (timeit, best of 7, a job of CPUs only, 2-core dev machine):
+#   Job(...)                                          1.55 us
+#   object.__new__(Job), then its 12 slot descriptors 0.65 us
+#   trusted_job (the swap)                            0.36 us
+#   new_job (the swap, then the checks)               0.68 us
+# The workloads (model/workloads), the grid's arrivals and the server network's arrivals
+# make their jobs this way, hundreds of thousands a run: for the 80,000 jobs of 5 runs of
+# benchmarks/collectives.py the descriptors would add 0.29 us x 80,000 = 23 ms, about 5%
+# of the network's 0.43 s.
 _JobDraft = make_dataclass("_JobDraft", [f.name for f in fields(Job)], slots=True)
 if _JobDraft.__slots__ != Job.__slots__:  # the __class__ assignment would fail on the first job
     raise TypeError("Job's slots changed: _JobDraft must keep the same layout")
-
-
-def new_job(
-    id: int,
-    submit: float,
-    runtime: float,
-    cpus: int = 1,
-    demands: dict[str, float] | None = None,
-    estimate: float | None = None,
-    job_class: str = "",
-    group: str = "",
-    weight: float = 1.0,
-    utility: TimeUtility | None = None,
-    origin: int | None = None,
-    partition: str = "",
-) -> Job:
-    """``Job(...)`` with the same fields and checks, made about three times faster.
-
-    ``demands`` is handed over: the job keeps this dict (behind a read-only proxy)
-    instead of copying it, so the caller must make a fresh one and not touch it again.
-    """
-    frozen = MappingProxyType(demands) if demands else _NO_DEMANDS
-    # Positional, in field order: id, submit, runtime, cpus, demands, estimate,
-    # job_class, group, weight, utility, origin, partition.
-    draft = _JobDraft(id, submit, runtime, cpus, frozen, estimate, job_class, group, weight, utility, origin,
-                      partition)
-    draft.__class__ = Job
-    job = cast(Job, draft)
-    job._check()
-    return job
-
-
-def _new_job(
-    id: int, submit: float, runtime: float, cpus: int, job_class: str, group: str, utility: TimeUtility | None
-) -> Job:
-    """``new_job(id, submit, runtime, cpus, job_class=job_class, group=group, utility=utility)``.
-
-    The workloads' own shorthand, without demands: one call less per job than ``new_job``.
-    """
-    draft = _JobDraft(id, submit, runtime, cpus, _NO_DEMANDS, None, job_class, group, 1.0, utility, None, "")
-    draft.__class__ = Job
-    job = cast(Job, draft)
-    job._check()
-    return job
 
 
 def trusted_job(
@@ -246,7 +203,46 @@ def trusted_job(
     refuse gives a job that is not valid, and nothing says so: use :func:`new_job`
     wherever the values come from outside.
     """
+    # Positional, in field order.
     draft = _JobDraft(id, submit, runtime, cpus, demands, estimate, job_class, group, weight, utility, origin,
                       partition)
     draft.__class__ = Job
-    return cast(Job, draft)
+    return draft  # type: ignore[return-value]  # a Job now (no typing.cast: a call per job)
+
+
+def new_job(
+    id: int,
+    submit: float,
+    runtime: float,
+    cpus: int = 1,
+    demands: dict[str, float] | None = None,
+    estimate: float | None = None,
+    job_class: str = "",
+    group: str = "",
+    weight: float = 1.0,
+    utility: TimeUtility | None = None,
+    origin: int | None = None,
+    partition: str = "",
+) -> Job:
+    """``Job(...)`` with the same fields and checks, made about three times faster.
+
+    ``demands`` is handed over: the job keeps this dict (behind a read-only proxy)
+    instead of copying it, so the caller must make a fresh one and not touch it again.
+    """
+    frozen = MappingProxyType(demands) if demands else _NO_DEMANDS
+    job = trusted_job(id, submit, runtime, cpus, frozen, estimate, job_class, group, weight, utility, origin,
+                      partition)
+    job._check()
+    return job
+
+
+def _new_job(
+    id: int, submit: float, runtime: float, cpus: int, job_class: str, group: str, utility: TimeUtility | None
+) -> Job:
+    """``new_job(id, submit, runtime, cpus, job_class=job_class, group=group, utility=utility)``.
+
+    The workloads' own shorthand, without demands.
+    """
+    job = trusted_job(id, submit, runtime, cpus, _NO_DEMANDS, None, job_class, group, 1.0, utility)
+    job._check()
+    return job
