@@ -280,6 +280,27 @@ def test_lb_ships_the_highest_load_waiting_job_towards_the_nearest_least_loaded_
     assert decision[0] == 0 and decision[1].id == 1 and decision[2] == 5
 
 
+def test_held_requirements_are_summed_at_the_first_read_then_kept_job_by_job():
+    """A server's held sums (LB's loads) wait for a reader: read late, they are the sums of its jobs all the same."""
+    s = Streams(5)
+    graph = small_world_ring(10, seed=s["topology"])
+    caps = s["capacities"].integers(1, 5, (10, 3))
+    agents = ShippingAgents(neighbour_lists(graph), 8, s["routing"])
+    env = simpy.Environment()
+    net = ServerNetwork(env, graph, caps, 0.7, 4, RandomVectors(agents, s["exploration"]), s["arrivals"],
+                        s["requirements"], steps=40, runs=2)  # fmt: skip
+
+    def sums(server):
+        jobs = [*server.queue.items, *([server.running] if server.running is not None else [])]
+        return [sum(j.runtime for j in jobs), *(sum(j.demand(f"r{k}") for j in jobs) for k in (2, 3))]
+
+    env.run(25.5)  # RAND reads no load: nothing kept so far
+    assert [server.held for server in net.servers] == [sums(server) for server in net.servers]  # summed now
+    env.run(60.5)  # kept job by job since, across a run's end and its clearing
+    assert [server.held for server in net.servers] == [sums(server) for server in net.servers]
+    assert net.loads().tolist() == [server.load() for server in net.servers]
+
+
 def test_lb_routes_hop_by_hop_and_the_job_lands_at_the_destination_front():
     graph = small_world_ring(7, 0.0)
     caps = np.full((7, 2), 2)
