@@ -3,6 +3,7 @@
     python benchmarks/osl.py                  # (300, 1000) x 2000 steps both ways, then (1000, 500) x 2000 steps
     python benchmarks/osl.py --steps 1000 --repeat 3 --skip-large
     python benchmarks/osl.py --steps 500 --skip-large --profile 25
+    python benchmarks/osl.py --steps 400 --repeat 3 --floor       # where the time goes: framework, bare events
 
 The (300, 1000) cell of experiment 'scale' (xi = 0.93, about 70% load) is built and run
 by ``scenarios/osl_grid.py``'s ``build`` with OSL, exactly as ``schedlab run`` does it
@@ -34,6 +35,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from _numpy_osl import numpy_osl  # noqa: E402
+from _osl_floor import framework_run, record_decisions, skeleton_run  # noqa: E402
 
 from schedlab.experiment.runner import build_model  # noqa: E402
 from schedlab.experiment.scenario import load_scenario  # noqa: E402
@@ -42,19 +44,25 @@ from schedlab.experiment.seeding import replication_seeds  # noqa: E402
 SCENARIO = HERE.parent / "scenarios" / "osl_grid.py"
 
 
-def schedlab_run(experiment: str, agents: int, steps: int, seed, profile: int = 0,
-                 records: bool = False) -> tuple[float, float, int, float]:
-    """Build and run one OSL cell through the scenario; returns (CPU seconds, final ALoR, jobs, last/first quarter)."""
+def builder(experiment: str, agents: int, steps: int, seed, records: bool = False):  # type: ignore[no-untyped-def]
+    """A function that builds one OSL cell through the scenario, as ``schedlab run`` does."""
     scenario = load_scenario(SCENARIO)
     cfg = scenario.config({"steps": steps, "series_dir": "", "experiments": (experiment,), "policies": ("osl",),
                            "job_records": records})
     (cell,) = [c for c in scenario.cells(cfg) if c["agents"] == agents]
+    return lambda: build_model(scenario, cfg, cell, seed, env=simpy.Environment())
+
+
+def schedlab_run(experiment: str, agents: int, steps: int, seed, profile: int = 0,
+                 records: bool = False) -> tuple[float, float, int, float]:
+    """Build and run one OSL cell through the scenario; returns (CPU seconds, final ALoR, jobs, last/first quarter)."""
+    build = builder(experiment, agents, steps, seed, records)
     gc.collect()
     began = time.process_time()
     prof = cProfile.Profile() if profile else None
     if prof:
         prof.enable()
-    model = build_model(scenario, cfg, cell, seed, env=simpy.Environment())
+    model = build()
     quarters: list[float] = []
     env = model.env
     for k in range(1, 5):  # the run in quarters, each timed: a flat cost per step keeps them equal
@@ -70,6 +78,38 @@ def schedlab_run(experiment: str, agents: int, steps: int, seed, profile: int = 
     return seconds, float(grid.series.column("alor")[-1]), grid.resources.submitted, quarters[3] / quarters[0]
 
 
+def floor(steps: int, seed, repeat: int) -> None:
+    """The numpy loop, schedlab, schedlab's framework alone and the design's bare events, interleaved (best of K)."""
+    build = builder("scale", 300, steps, seed)
+    decisions, capacities, _ = record_decisions(build)
+    times: dict[str, list[float]] = {k: [] for k in ("numpy", "schedlab", "framework", "events", "events+")}
+    for _ in range(repeat):
+        gc.collect()
+        began = time.process_time()
+        numpy_osl(300, 1000, 0.93, steps, seed=seed)
+        times["numpy"].append(time.process_time() - began)
+        times["schedlab"].append(schedlab_run("scale", 300, steps, seed)[0])
+        times["framework"].append(framework_run(build, decisions))
+        times["events"].append(skeleton_run(decisions, capacities, 300, steps)[0])
+        times["events+"].append(skeleton_run(decisions, capacities, 300, steps, parts=True)[0])
+    best = {k: min(v) for k, v in times.items()}
+    ref = best["numpy"]
+    print(f"(300, 1000) x {steps} steps, OSL: where the time goes (CPU time, best of {repeat}, interleaved)")
+    rows = [
+        ("numpy", "the numpy loop (_numpy_osl.py)"),
+        ("schedlab", "schedlab, the scenario's OSL run"),
+        ("framework", "schedlab, decisions replayed, no learner: the framework alone"),
+        ("events", "bare SimPy: the design's processes and events only"),
+        ("events+", "bare SimPy + a Job per job, busy-until, the completion signal"),
+    ]
+    for key, what in rows:
+        per_step = 1000 * best[key] / steps
+        print(f"  {what:<64} {best[key]:7.3f} s  {per_step:6.2f} ms/step  {best[key] / ref:5.2f}x numpy")
+    learner = best["schedlab"] - best["framework"]
+    print(f"  the learner inside schedlab (schedlab - framework): {learner:.3f} s, {learner / ref:.2f}x the whole "
+          f"numpy loop; framework over bare events: {best['framework'] - best['events']:.3f} s")
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--steps", type=int, default=2000)
@@ -78,8 +118,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--skip-large", action="store_true", help="leave out the (1000, 500) run")
     p.add_argument("--profile", type=int, default=0, metavar="N", help="cProfile schedlab's run, show N lines")
     p.add_argument("--records", action="store_true", help="keep every job's record (the scenario's job_records)")
+    p.add_argument("--floor", action="store_true",
+                   help="split the (300, 1000) run: framework alone, the design's bare SimPy events (_osl_floor.py)")
     args = p.parse_args(argv)
     seed = replication_seeds(args.seed, 1)[0]
+    if args.floor:
+        floor(args.steps, seed, args.repeat)
+        return 0
 
     numpy_times, ours, drifts = [], [], []
     for _ in range(args.repeat):

@@ -303,3 +303,45 @@ def test_skipping_idle_agents_changes_nothing(policy):
 
     skipped, full = schedule(False), schedule(True)
     assert len(skipped) > 100 and skipped == full
+
+
+class Unchecked:
+    """A job source that says nothing about its lengths: the model checks each job it makes."""
+
+    def __init__(self, source):
+        self.source = source
+
+    def lengths(self, step, agents):
+        return self.source.lengths(step, agents)
+
+
+def test_jobs_from_poisson_lengths_are_made_unchecked_and_are_the_same_jobs():
+    """PoissonJobs says its lengths are valid (drawn between checked bounds), so the model makes its jobs
+    without checking each; the same draws through a source that says nothing give the same jobs and schedule."""
+
+    def run(wrap):
+        streams = Streams(5)
+        jobs = PoissonJobs(0.9, 5.0, 995.0, streams["arrivals"], streams["lengths"])
+        env = simpy.Environment()
+        model = GridModel(env, streams["capacities"].uniform(50, 350, 6), 4,
+                          OrdinalSharing(rng=streams["exploration"]), wrap(jobs), steps=40)
+        env.run(until=model.done)
+        return model
+
+    trusted, checked = run(lambda jobs: jobs), run(Unchecked)
+    assert PoissonJobs.lengths_checked and not hasattr(Unchecked, "lengths_checked")
+    assert records_frame(trusted.all_records()).equals(records_frame(checked.all_records()))
+    np.testing.assert_array_equal(trusted.series.column("atpt"), checked.series.column("atpt"))
+    # each broker has read its predecessor's message of the last step: one left on the ring, for agent 0
+    assert list(trusted.board) == [(3, 0)]
+
+
+def test_a_source_that_does_not_vouch_for_its_lengths_gets_each_job_checked():
+    class Zero:
+        def lengths(self, step, agents):
+            return [[0.0]] + [[] for _ in range(agents - 1)]
+
+    env = simpy.Environment()
+    GridModel(env, [1.0, 2.0], 2, RandomSelection(np.random.default_rng(0)), Zero(), steps=2)
+    with pytest.raises(ValueError, match=r"job 0: runtime must be finite and > 0, got 0\.0"):
+        env.run()

@@ -157,6 +157,13 @@ class GridDecider(Protocol):
 
 
 class JobSource(Protocol):
+    """Where a grid's new jobs come from, step by step.
+
+    A source may also set ``lengths_checked = True`` when every length it gives is
+    already known to be a finite float > 0 (:class:`PoissonJobs` draws them between
+    bounds it checked): the model then makes its jobs without checking each one.
+    """
+
     def lengths(self, step: int, agents: int) -> Sequence[Sequence[float]]:
         """The lengths of each agent's new jobs in ``step``, one sequence per agent."""
 
@@ -179,6 +186,9 @@ class PoissonJobs:
             raise ValueError(f"job length range [Jmin, Jmax] = [{low!r}, {high!r}] is empty")
         self.rate, self.low, self.high = float(rate), float(low), float(high)
         self._arrivals, self._lengths = arrivals, lengths
+
+    #: every length is a float in [low, high], bounds checked finite and > 0 above (see JobSource)
+    lengths_checked = True
 
     @property
     def mean_length(self) -> float:

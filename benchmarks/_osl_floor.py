@@ -1,0 +1,177 @@
+"""What the OSL grid costs under the design card, piece by piece (``osl.py --floor``).
+
+A schedlab OSL run does three kinds of work: the learner's numpy work (the same row
+operations, argmax and tie test, message copies and step-end table updates as the numpy
+loop of ``_numpy_osl.py``), the SimPy events the design card requires (brokers, resources
+and the clock are processes), and the Python around both. This module measures the parts:
+
+- :func:`framework_run`: schedlab's run with the learner taken out. The decisions of a
+  recorded run are replayed (same jobs, same resources, same events), and the learner's
+  hooks do nothing: what remains is the framework (agents, mailboxes, resources, clock,
+  jobs, signals, the load series).
+- :func:`skeleton_run`: the events alone, in a bare SimPy model with the same processes and
+  the same events as schedlab's grid: a clock process (a step's ``timeout(1)``, its
+  ``timeout(0)`` and the event that starts the brokers' turns), N broker processes passing
+  a turn token (one plain event a turn; the first broker takes the last one's token
+  without an event), M FIFO server processes (one ``Timeout`` per job, one plain wake-up
+  event when idle). Jobs are ``(length, origin)`` tuples sent where the recorded run sent
+  them. With ``parts=True`` it adds what the grid's contract needs around the events: a
+  :class:`~schedlab.model.job.Job` per job (``trusted_job``), the busy-until array, and a
+  :class:`~schedlab.model.grid.GridCompletion` emitted to two receivers (a count and an
+  ATPT sum as the series keeps them, one ``finished`` cell as OSL counts it).
+
+Both replay the same decisions, so they run the same number of events; the benchmark
+prints their CPU times next to the numpy loop's.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from collections import deque
+from collections.abc import Callable
+
+import numpy as np
+import simpy
+
+from schedlab.model.grid import GridCompletion
+from schedlab.model.job import trusted_job
+from schedlab.processes.signal import Signal
+
+#: (step, agent) -> the agent's job lengths of that step and the resource each went to
+Decisions = dict[tuple[int, int], list[tuple[float, int]]]
+
+
+def record_decisions(build: Callable[[], object]) -> tuple[Decisions, list[float], int]:
+    """Run the model ``build()`` makes once; returns its decisions, its resources' capacities and its step count."""
+    model = build()
+    grid = model["grid"]  # type: ignore[index]
+    decider, decisions = grid.decider, {}
+    assign = decider.assign
+
+    def recording(agent: int, lengths: np.ndarray) -> list[tuple[int, int]]:
+        out = list(assign(agent, lengths))
+        decisions[grid.step, agent] = [(float(lengths[pos]), resource) for pos, resource in out]
+        return out
+
+    decider.assign = recording
+    model.env.run(until=model.until)  # type: ignore[attr-defined]
+    return decisions, grid.resources.capacities.tolist(), grid.steps
+
+
+def framework_run(build: Callable[[], object], decisions: Decisions) -> float:
+    """CPU seconds of the model ``build()`` makes, its learner's decisions replayed from ``decisions``."""
+    model = build()
+    grid = model["grid"]  # type: ignore[index]
+    decider = grid.decider
+    grid.completed.disconnect(decider.completed)
+    grid.step_ended.disconnect(decider.end_step)
+    decider.receive = lambda agent, messages: None
+    decider.message = lambda agent: None
+    decider.assign = lambda agent, lengths: [(pos, r) for pos, (_, r) in enumerate(decisions[grid.step, agent])]
+    gc.collect()
+    began = time.process_time()
+    model.env.run(until=model.until)  # type: ignore[attr-defined]
+    return time.process_time() - began
+
+
+def skeleton_run(decisions: Decisions, capacities: list[float], agents: int, steps: int, *,
+                 parts: bool = False) -> tuple[float, int]:
+    """CPU seconds and completions of the bare SimPy model (``parts``: with jobs, busy-until and the signal)."""
+    env = simpy.Environment()
+    m = len(capacities)
+    queues: list[deque] = [deque() for _ in range(m)]
+    idle: list[simpy.Event | None] = [None] * m
+    busy = np.zeros(m)
+    finished = np.zeros((agents, m))
+    series = [0, 0.0]
+    completed: Signal[GridCompletion] = Signal()
+
+    def count_cell(event: GridCompletion) -> None:  # as OSL counts a completion
+        finished[event.agent, event.resource] += 1
+
+    def count_series(event: GridCompletion) -> None:  # as the load series does
+        series[0] += 1
+        series[1] += event.end - event.job.submit
+
+    completed.connect(count_cell)
+    completed.connect(count_series)
+    done = [0]
+
+    def server(j: int):  # type: ignore[no-untyped-def]
+        items, cap = queues[j], capacities[j]
+        while True:
+            if items:
+                job = items.popleft()
+            else:
+                idle[j] = wake = simpy.Event(env)
+                job = yield wake
+            if parts:
+                now = env.now
+                yield env.timeout(job.runtime / cap)
+                completed.emit(GridCompletion(job.origin, j, job, now, env.now))
+            else:
+                yield env.timeout(job[0] / cap)
+            done[0] += 1
+
+    def submit(j: int, job: object) -> None:
+        if parts:
+            now = env.now
+            start = busy.item(j)
+            busy[j] = (start if start > now else now) + job.runtime / capacities[j]  # type: ignore[attr-defined]
+        wake = idle[j]
+        if wake is not None:
+            idle[j] = None
+            wake.succeed(job)
+        else:
+            queues[j].append(job)
+
+    readers: list[simpy.Event | None] = [None] * agents
+    tokens = [0] * agents
+    clock = {"step": 0, "started": env.event(), "id": 0}
+
+    def post(k: int) -> None:
+        reader = readers[k]
+        if reader is not None:
+            readers[k] = None
+            reader.succeed()
+        else:
+            tokens[k] += 1
+
+    def broker(i: int):  # type: ignore[no-untyped-def]
+        while True:
+            if i == 0:
+                yield clock["started"]
+            if tokens[i]:  # the first broker's token has waited since the last step
+                tokens[i] -= 1
+            else:
+                readers[i] = turn = simpy.Event(env)
+                yield turn
+            step = clock["step"]
+            for length, resource in decisions.get((step, i), ()):
+                if parts:
+                    job: object = trusted_job(clock["id"], float(step), length, origin=i)
+                    clock["id"] += 1
+                else:
+                    job = (length, i)
+                submit(resource, job)
+            post((i + 1) % agents)
+
+    def run_clock():  # type: ignore[no-untyped-def]
+        for step in range(steps):
+            clock["step"] = step
+            started, clock["started"] = clock["started"], env.event()
+            started.succeed(step)
+            yield env.timeout(1)
+            yield env.timeout(0)
+
+    for j in range(m):
+        env.process(server(j))
+    for i in range(agents):
+        env.process(broker(i))
+    post(0)
+    end = env.process(run_clock())
+    gc.collect()
+    began = time.process_time()
+    env.run(until=end)
+    return time.process_time() - began, done[0]
