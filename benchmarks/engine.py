@@ -31,8 +31,9 @@ leftovers are freed in the other's time. ``--profile N`` also prints the top N
 functions of a cProfile of one schedlab run (the profiler slows it down several-fold).
 
 ``--before REV`` adds a third model: schedlab's ``Machine`` as it was at git revision
-REV (its ``processes/machine.py`` and ``processes/running.py``, loaded beside today's
-package), so a change to the engine is measured before and after in one process.
+REV (its ``processes/machine.py``, ``processes/running.py`` and the modules split out of
+``machine.py``, loaded beside today's package), so a change to the engine is measured
+before and after in one process.
 
 ``--servers C`` simulates M/M/C at the same rho (arrival rate 0.9 C): ``--servers 1000``
 is the wide machine, where removing a finished job from the running set must not cost
@@ -128,10 +129,16 @@ def machine_at(rev: str) -> type:
 
     root = Path(__file__).resolve().parent.parent
     folder = Path(tempfile.mkdtemp())
-    for name in ("machine", "running"):
-        text = subprocess.run(["git", "show", f"{rev}:schedlab/processes/{name}.py"], cwd=root, check=True,
-                              capture_output=True, text=True).stdout
-        text = text.replace("from schedlab.processes.running import", "from _before_running import")
+    # machine.py and the modules split out of it since (those the revision has)
+    names = ("machine", "running", "job_end", "capacity")
+    for name in names:
+        shown = subprocess.run(["git", "show", f"{rev}:schedlab/processes/{name}.py"], cwd=root,
+                               capture_output=True, text=True)
+        if shown.returncode != 0:
+            continue  # not split out yet at rev
+        text = shown.stdout
+        for other in names:
+            text = text.replace(f"from schedlab.processes.{other} import", f"from _before_{other} import")
         (folder / f"_before_{name}.py").write_text(text)
     sys.path.insert(0, str(folder))
     spec = importlib.util.spec_from_file_location("_before_machine", folder / "_before_machine.py")

@@ -151,7 +151,9 @@ def phases(customers: int) -> None:
 def _child_cpu(cmd: list[str]) -> float:
     """User + system CPU seconds of one child process run to its end."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(cmd, capture_output=True, check=True)
+    # outside the repository: ``python -c`` puts its folder first on sys.path, which would
+    # shadow the checkout PYTHONPATH names (see startup.py)
+    subprocess.run(cmd, capture_output=True, check=True, cwd=tempfile.gettempdir())
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 

@@ -17,7 +17,10 @@ sides interleaved:
   (target >= 0.9).
 
 Both sides are child processes started the same way (``sys.executable``), so the
-interpreter's own start-up is in both. Nothing is asserted.
+interpreter's own start-up is in both. They run in a temporary folder, so
+``PYTHONPATH=/path/to/other/checkout python /path/to/other/checkout/benchmarks/startup.py``
+measures that checkout (run in the repository, ``python -c`` would import the one in
+its folder). Nothing is asserted.
 """
 
 from __future__ import annotations
@@ -84,7 +87,7 @@ def import_seconds(out: Path) -> tuple[float, list[str]]:
     cmd = [cmd for cmd in _cli("--set", "customers=2000", "--out", str(out))]
     cmd.insert(1, "-X")
     cmd.insert(2, "importtime")
-    done = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    done = subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=out.parent)
     total, heavy = 0, set()
     for line in done.stderr.splitlines():
         if not line.startswith("import time:") or "|" not in line:
@@ -102,7 +105,9 @@ def timed(cmd: list[str]) -> tuple[float, float]:
     """Wall-clock seconds of ``cmd``, and the CPU seconds (user + system) the child used."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     began = time.perf_counter()
-    subprocess.run(cmd, capture_output=True, check=True)
+    # run outside the repository: ``python -c`` puts its folder first on sys.path, and a
+    # checkout there would shadow the one PYTHONPATH names (a before/after comparison)
+    subprocess.run(cmd, capture_output=True, check=True, cwd=tempfile.gettempdir())
     wall = time.perf_counter() - began
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
