@@ -18,10 +18,14 @@ and the clock are processes), and the Python around both. This module measures t
   them. With ``parts=True`` it adds what the grid's contract needs around the events: a
   :class:`~schedlab.model.job.Job` per job (``trusted_job``), the busy-until array, and a
   :class:`~schedlab.model.grid.GridCompletion` emitted to two receivers (a count and an
-  ATPT sum as the series keeps them, one ``finished`` cell as OSL counts it).
+  ATPT sum as the series keeps them, one ``finished`` cell as OSL counts it). With a
+  ``learner`` as well, the learner decides and learns in it as in the grid model: the
+  design's floor, the least a model with these processes, events and learner can cost.
+- :func:`learner_run`: the learner alone, no SimPy: the recorded run's turns, jobs and
+  completions fed to its hooks.
 
-Both replay the same decisions, so they run the same number of events; the benchmark
-prints their CPU times next to the numpy loop's.
+The replays make the same decisions as the recorded run (the benchmark checks the final
+utility tables bit for bit), so every variant runs the same events and the same numpy work.
 """
 
 from __future__ import annotations
@@ -34,19 +38,22 @@ from collections.abc import Callable
 import numpy as np
 import simpy
 
-from schedlab.model.grid import GridCompletion
+from schedlab.model.grid import GridCompletion, GridDecider, GridTopology
 from schedlab.model.job import trusted_job
 from schedlab.processes.signal import Signal
 
 #: (step, agent) -> the agent's job lengths of that step and the resource each went to
 Decisions = dict[tuple[int, int], list[tuple[float, int]]]
+#: step -> the completions of that step, in order
+Completions = dict[int, list[GridCompletion]]
 
 
-def record_decisions(build: Callable[[], object]) -> tuple[Decisions, list[float], int]:
-    """Run the model ``build()`` makes once; returns its decisions, its resources' capacities and its step count."""
+def record_decisions(build: Callable[[], object]) -> tuple[Decisions, Completions, list[float], np.ndarray]:
+    """Run the model ``build()`` makes once: its decisions, completions, capacities and final utility tables."""
     model = build()
     grid = model["grid"]  # type: ignore[index]
-    decider, decisions = grid.decider, {}
+    decider, decisions, completions = grid.decider, {}, {}
+    grid.completed.connect(lambda event: completions.setdefault(grid.step, []).append(event))
     assign = decider.assign
 
     def recording(agent: int, lengths: np.ndarray) -> list[tuple[int, int]]:
@@ -56,7 +63,34 @@ def record_decisions(build: Callable[[], object]) -> tuple[Decisions, list[float
 
     decider.assign = recording
     model.env.run(until=model.until)  # type: ignore[attr-defined]
-    return decisions, grid.resources.capacities.tolist(), grid.steps
+    return decisions, completions, grid.resources.capacities.tolist(), decider.utility.copy()
+
+
+def learner_run(learner: GridDecider, decisions: Decisions, completions: Completions, agents: int, resources: int,
+                steps: int) -> float:
+    """CPU seconds of ``learner`` alone, no SimPy: the recorded run's turns, jobs and completions fed to its hooks.
+
+    The same calls as in the grid model (``receive``, ``assign``, ``message`` in each
+    broker's turn, ``completed`` per completion, ``end_step``), on a ring in index order.
+    """
+    view = _View(agents, resources)
+    learner.bind(view)
+    completed, end_step = view.completed.emit, view.step_ended.emit
+    board = {(agents - 1, 0): learner.message(agents - 1)}
+    lengths = {key: np.array([length for length, _ in planned]) for key, planned in decisions.items()}
+    gc.collect()
+    began = time.process_time()
+    for step in range(steps):
+        for i in range(agents):
+            learner.receive(i, [board.pop(((i - 1) % agents, i))])
+            if (step, i) in lengths:
+                for _ in learner.assign(i, lengths[step, i]):
+                    pass
+            board[i, (i + 1) % agents] = learner.message(i)
+        for event in completions.get(step, ()):
+            completed(event)
+        end_step(step)
+    return time.process_time() - began
 
 
 def framework_run(build: Callable[[], object], decisions: Decisions) -> float:
@@ -75,17 +109,34 @@ def framework_run(build: Callable[[], object], decisions: Decisions) -> float:
     return time.process_time() - began
 
 
+class _View:
+    """The least a grid decider binds to: sizes, the complete topology, the two signals."""
+
+    def __init__(self, agents: int, resources: int) -> None:
+        self.agents, self.resources = agents, resources
+        self.topology = GridTopology.complete(agents, resources)
+        self.completed: Signal[GridCompletion] = Signal()
+        self.step_ended: Signal[int] = Signal()
+
+
 def skeleton_run(decisions: Decisions, capacities: list[float], agents: int, steps: int, *,
-                 parts: bool = False) -> tuple[float, int]:
-    """CPU seconds and completions of the bare SimPy model (``parts``: with jobs, busy-until and the signal)."""
+                 parts: bool = False, learner: GridDecider | None = None) -> tuple[float, int]:
+    """CPU seconds and completions of the bare SimPy model.
+
+    ``parts`` adds a Job per job, busy-until and the completion signal; ``learner`` (a fresh
+    decider, with ``parts``) decides instead of the recorded decisions, and hears the
+    completions and the step ends, as in the grid model: the design's events and the
+    learner, nothing else.
+    """
     env = simpy.Environment()
     m = len(capacities)
+    view = _View(agents, m)
     queues: list[deque] = [deque() for _ in range(m)]
     idle: list[simpy.Event | None] = [None] * m
     busy = np.zeros(m)
     finished = np.zeros((agents, m))
     series = [0, 0.0]
-    completed: Signal[GridCompletion] = Signal()
+    completed = view.completed
 
     def count_cell(event: GridCompletion) -> None:  # as OSL counts a completion
         finished[event.agent, event.resource] += 1
@@ -94,7 +145,12 @@ def skeleton_run(decisions: Decisions, capacities: list[float], agents: int, ste
         series[0] += 1
         series[1] += event.end - event.job.submit
 
-    completed.connect(count_cell)
+    board: dict[tuple[int, int], object] = {}
+    if learner is not None:
+        learner.bind(view)  # it hears completions first, then the series, as in the grid model
+        board[agents - 1, 0] = learner.message(agents - 1)
+    else:
+        completed.connect(count_cell)
     completed.connect(count_series)
     done = [0]
 
@@ -148,13 +204,25 @@ def skeleton_run(decisions: Decisions, capacities: list[float], agents: int, ste
                 readers[i] = turn = simpy.Event(env)
                 yield turn
             step = clock["step"]
-            for length, resource in decisions.get((step, i), ()):
-                if parts:
-                    job: object = trusted_job(clock["id"], float(step), length, origin=i)
-                    clock["id"] += 1
-                else:
-                    job = (length, i)
-                submit(resource, job)
+            planned = decisions.get((step, i), ())
+            if learner is not None:
+                learner.receive(i, [board.pop(((i - 1) % agents, i))])
+                if planned:
+                    jobs = []
+                    for length, _ in planned:
+                        jobs.append(trusted_job(clock["id"], float(step), length, origin=i))
+                        clock["id"] += 1
+                    for pos, resource in learner.assign(i, np.array([job.runtime for job in jobs])):
+                        submit(resource, jobs[pos])
+                board[i, (i + 1) % agents] = learner.message(i)
+            else:
+                for length, resource in planned:
+                    if parts:
+                        job: object = trusted_job(clock["id"], float(step), length, origin=i)
+                        clock["id"] += 1
+                    else:
+                        job = (length, i)
+                    submit(resource, job)
             post((i + 1) % agents)
 
     def run_clock():  # type: ignore[no-untyped-def]
@@ -164,6 +232,7 @@ def skeleton_run(decisions: Decisions, capacities: list[float], agents: int, ste
             started.succeed(step)
             yield env.timeout(1)
             yield env.timeout(0)
+            view.step_ended.emit(step)
 
     for j in range(m):
         env.process(server(j))
@@ -175,3 +244,8 @@ def skeleton_run(decisions: Decisions, capacities: list[float], agents: int, ste
     began = time.process_time()
     env.run(until=end)
     return time.process_time() - began, done[0]
+
+
+def learner_of(build: Callable[[], object]) -> GridDecider:
+    """A fresh decider as the scenario makes it (its exploration stream untouched), for :func:`skeleton_run`."""
+    return build()["grid"].decider  # type: ignore[index]

@@ -29,13 +29,14 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import simpy
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from _numpy_osl import numpy_osl  # noqa: E402
-from _osl_floor import framework_run, record_decisions, skeleton_run  # noqa: E402
+from _osl_floor import framework_run, learner_of, learner_run, record_decisions, skeleton_run  # noqa: E402
 
 from schedlab.experiment.runner import build_model  # noqa: E402
 from schedlab.experiment.scenario import load_scenario  # noqa: E402
@@ -81,8 +82,14 @@ def schedlab_run(experiment: str, agents: int, steps: int, seed, profile: int = 
 def floor(steps: int, seed, repeat: int) -> None:
     """The numpy loop, schedlab, schedlab's framework alone and the design's bare events, interleaved (best of K)."""
     build = builder("scale", 300, steps, seed)
-    decisions, capacities, _ = record_decisions(build)
-    times: dict[str, list[float]] = {k: [] for k in ("numpy", "schedlab", "framework", "events", "events+")}
+    decisions, completions, capacities, utility = record_decisions(build)
+    learner, alone = learner_of(build), learner_of(build)
+    skeleton_run(decisions, capacities, 300, steps, parts=True, learner=learner)
+    learner_run(alone, decisions, completions, 300, 1000, steps)
+    # the bare model with the learner, and the learner alone, decide as schedlab did
+    same = np.array_equal(learner.utility, utility) and np.array_equal(alone.utility, utility)
+    times: dict[str, list[float]] = {k: [] for k in ("numpy", "schedlab", "framework", "events", "events+",
+                                                     "floor", "learner")}
     for _ in range(repeat):
         gc.collect()
         began = time.process_time()
@@ -92,6 +99,9 @@ def floor(steps: int, seed, repeat: int) -> None:
         times["framework"].append(framework_run(build, decisions))
         times["events"].append(skeleton_run(decisions, capacities, 300, steps)[0])
         times["events+"].append(skeleton_run(decisions, capacities, 300, steps, parts=True)[0])
+        times["floor"].append(skeleton_run(decisions, capacities, 300, steps, parts=True,
+                                           learner=learner_of(build))[0])
+        times["learner"].append(learner_run(learner_of(build), decisions, completions, 300, 1000, steps))
     best = {k: min(v) for k, v in times.items()}
     ref = best["numpy"]
     print(f"(300, 1000) x {steps} steps, OSL: where the time goes (CPU time, best of {repeat}, interleaved)")
@@ -101,13 +111,16 @@ def floor(steps: int, seed, repeat: int) -> None:
         ("framework", "schedlab, decisions replayed, no learner: the framework alone"),
         ("events", "bare SimPy: the design's processes and events only"),
         ("events+", "bare SimPy + a Job per job, busy-until, the completion signal"),
+        ("floor", "bare SimPy + those + the OSL learner: the design's floor"),
+        ("learner", "the OSL learner alone, fed the run's jobs and completions"),
     ]
     for key, what in rows:
         per_step = 1000 * best[key] / steps
         print(f"  {what:<64} {best[key]:7.3f} s  {per_step:6.2f} ms/step  {best[key] / ref:5.2f}x numpy")
-    learner = best["schedlab"] - best["framework"]
-    print(f"  the learner inside schedlab (schedlab - framework): {learner:.3f} s, {learner / ref:.2f}x the whole "
-          f"numpy loop; framework over bare events: {best['framework'] - best['events']:.3f} s")
+    inside = best["floor"] - best["events+"]
+    print(f"  the learner inside the bare model (floor - events+): {inside:.3f} s, {inside / best['learner']:.2f}x "
+          f"the learner alone; schedlab / floor: {best['schedlab'] / best['floor']:.2f}")
+    print(f"  the floor's learner and the learner alone end with schedlab's utility tables, bit for bit: {same}")
 
 
 def main(argv: list[str] | None = None) -> int:
