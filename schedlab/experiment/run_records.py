@@ -137,7 +137,7 @@ def _tag_column(value: Any, n: int) -> pa.Array | None:
     if type(value) is float:
         return arrow_arrays.floats(np.full(n, value))
     if type(value) is str:
-        return arrow_arrays.texts([value]).take(arrow_arrays.ints(np.zeros(n, dtype=np.int64)))
+        return arrow_arrays.texts_at([value], np.zeros(n, dtype=np.int64))
     return None
 
 

@@ -159,9 +159,9 @@ class RecordColumns:
                 columns[name] = arrow_arrays.floats(values)
             else:
                 columns[name] = arrow_arrays.ints(values)
-        codes = arrow_arrays.ints(self._array("code"))
+        codes = self._array("code")
         for name, k in _LABEL_INDEX.items():
-            columns[name] = arrow_arrays.texts([str(label[k]) for label in self._labels]).take(codes)
+            columns[name] = arrow_arrays.texts_at([str(label[k]) for label in self._labels], codes)
         return pa.table({name: columns[name] for name in COLUMNS})
 
     def _by_arrays(self) -> bool:
