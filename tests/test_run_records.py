@@ -14,13 +14,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schedlab.experiment import run
 from schedlab.experiment.results import _plain_csv
 from schedlab.experiment.run_records import RunRecords
+from schedlab.model.arrow_arrays import texts_at
 from schedlab.model.records import JobRecord, RecordLog, Status
 
 _time = st.one_of(st.floats(0, 1e6), st.just(math.nan), st.just(0.0))
@@ -102,3 +105,11 @@ def test_a_table_of_one_type_per_column_is_plain():
     assert _plain_csv(rows) == 'policy,rep,wait,ok\nfcfs,0,0.30000000000000004,True\n"a,b",1,,False\n'
     assert _plain_csv([{"x": 1}, {"x": 1.5}]) is None  # pandas makes the column floats: "1.0"
     assert _plain_csv([{"x": 1}, {"y": 1}]) is None  # and fills the gaps
+
+
+@given(st.lists(st.text(st.characters(exclude_categories=("Cs",)), max_size=4), min_size=1, max_size=4), st.data())
+def test_a_text_column_from_its_distinct_texts_and_codes(values, data):
+    codes = data.draw(st.lists(st.integers(0, len(values) - 1), max_size=30))
+    column = texts_at(values, np.array(codes, dtype=np.int64))
+    column.validate(full=True)
+    assert column.type == pa.large_string() and column.to_pylist() == [values[c] for c in codes]
