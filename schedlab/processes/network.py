@@ -175,8 +175,8 @@ class ServerNetwork:
         # The touches, as plain lists of small ints turned into the run's sorted (agent, job) pairs at its end
         # (_outcome). A job's arrival touch follows from where it arrived; a delivery is kept as (server,
         # job id), a decision as (agent, job id): ids, not indices, so that no int is made per touch. A set
-        # of agent << 32 | job ints made two large ints and a set insertion per touch: 1.11-1.28 -> 1.03-1.16 s
-        # CPU for 10 runs of benchmarks/collectives.py's network (three interleaved pairs of processes).
+        # of agent << 32 | job ints made two large ints and a set insertion per touch: 0.85-0.90 -> 0.78-0.84 s
+        # CPU for 10 runs of benchmarks/collectives.py's network (best of 3, four interleaved pairs of processes).
         self._origins: list[int] = []  # server where each job of the run arrived
         self._delivered_to: list[int] = []
         self._delivered_ids: list[int] = []
