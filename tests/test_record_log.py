@@ -219,6 +219,25 @@ def test_jobs_logged_by_add_read_back_as_job_record_makes_them(jobs):
             assert log.column(name).tolist() == [getattr(r, name) for r in made]
 
 
+def test_the_usual_job_and_its_near_misses_read_back_as_job_record_makes_them():
+    # add() logs the usual job (the first one's texts, cpus and weight; float times) in place;
+    # a near miss of any kind takes the long way and still reads back exactly.
+    a = "".join(["a", "b"])  # equal to "ab", not the same object: the shortcut compares by identity
+    near = [dict(job_class=a), dict(cpus=2), dict(weight=0.5), dict(estimate=3.0), dict(submit=7),
+            dict(preemptions=1), dict(cpu_time=9.0), dict(where="other"), dict(id=2**40), dict(id=2**63)]
+    log, made = RecordLog(), []
+    for i in range(3 * len(near)):
+        odd = near[i // 3] if i % 3 == 1 else {}
+        job = Job(odd.get("id", i), odd.get("submit", float(i)), 1.5, cpus=odd.get("cpus", 1),
+                  estimate=odd.get("estimate"), job_class=odd.get("job_class", "ab"), weight=odd.get("weight", 1.0))
+        where, start = odd.get("where", "cpus"), float(i) + 0.25
+        cpu_time, preemptions = odd.get("cpu_time", 1.5 * job.cpus), odd.get("preemptions", 0)
+        log.add(job, where, Status.COMPLETED, start, start + 1.5, cpu_time, preemptions)
+        made.append(job_record(job, where, Status.COMPLETED, start=start, end=start + 1.5, cpu_time=cpu_time,
+                               preemptions=preemptions))
+    assert _same(list(log), made)
+
+
 def test_log_equals_lists_of_the_same_records():
     done = [job_record(Job(i, float(i), 1.0), "m", Status.COMPLETED, start=i + 0.5, end=i + 1.5, cpu_time=1.0)
             for i in range(10)]
