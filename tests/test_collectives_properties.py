@@ -8,7 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schedlab.experiment.seeding import Streams
-from schedlab.policies import LoadBalancing, RandomVectors, ShippingAgents
+from schedlab.model.job import Job
+from schedlab.policies import LoadBalancing, RandomVectors, ShippingAgents, job_load
+from schedlab.policies.load_balancing import heaviest
 from schedlab.processes.network import ServerNetwork
 from schedlab.topologies import neighbour_lists, small_world_ring
 
@@ -86,3 +88,15 @@ def test_jobs_conserved_fits_respected_and_shipped_jobs_land_in_front(n, k, m, r
     assert len(outcomes) == runs and len(net.curve) == runs
     for o in outcomes:
         assert o.executed.sum() <= len(o.weights)
+
+
+@given(
+    caps=st.lists(st.integers(1, 9), min_size=1, max_size=4),
+    rows=st.lists(st.lists(st.integers(1, 9), min_size=4, max_size=4), max_size=30),
+)
+def test_lb_heaviest_is_the_first_job_of_highest_load(caps, rows):
+    """LB's written-out scan picks the very job max(..., key=job_load) picks: the first of equal loads."""
+    names = [f"r{k + 1}" for k in range(1, len(caps))]
+    jobs = [Job(i, 0.0, float(row[0]), demands=dict(zip(names, row[1:], strict=False))) for i, row in enumerate(rows)]
+    expected = max(jobs, key=lambda j: job_load(j, caps)) if jobs else None
+    assert heaviest(jobs, caps) is expected
