@@ -216,7 +216,7 @@ class ServerNetwork:
         return self.servers[server].queue.items
 
     def loads(self) -> np.ndarray:
-        """L_i of section 3.4 for every server (each keeps its held requirements up to date: O(N))."""
+        """L_i of section 3.4 for every server: O(N), each server keeping its held sums from the first call on."""
         return np.array([server.load() for server in self.servers])
 
     def in_transit(self) -> int:
