@@ -113,3 +113,12 @@ def test_a_text_column_from_its_distinct_texts_and_codes(values, data):
     column = texts_at(values, np.array(codes, dtype=np.int64))
     column.validate(full=True)
     assert column.type == pa.large_string() and column.to_pylist() == [values[c] for c in codes]
+
+
+def test_without_pyarrow_the_records_are_saved_as_csv(tmp_path, monkeypatch):
+    log = RecordLog(JobRecord(i, "", "", None, "cpus", float(i), i + 0.5, i + 2.0, 0.5, 1.5, 1.5, 1.5, 1, 1.5, 1.0,
+                              0, 0, 0.0, Status.COMPLETED) for i in range(5))
+    records = RunRecords([(log, {"policy": "fcfs"}, 0)])
+    monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)  # import pyarrow.parquet raises ImportError
+    assert records.save(tmp_path) == "records.csv"
+    assert (tmp_path / "records.csv").read_text() == records.frame().to_csv(index=False)
