@@ -126,7 +126,7 @@ class SchedulerAgent:
                 # turn), so its copy is freed at once and the allocator hands the next copy that same block,
                 # still in cache. Left on the board until the sender's next write, 300 copies (2.4 MB on
                 # (300, 1000)) were alive and each new one was written to memory that was not: the OSL
-                # benchmark took 4-5% more CPU time (interleaved pairs, same process, best of 6).
+                # benchmark took 5-7% more CPU time (the two ways side by side in one process, best of 6 and of 8).
                 decider.receive(i, [board.pop(read)] if read is not None else [board.pop(edge) for edge in reads])
             jobs = self.buffer
             if jobs:
