@@ -15,7 +15,7 @@ before the events that the rest of the current callback schedules for the same f
 time. One such event is the source's next arrival, and with a log's whole seconds that
 tie is common. A process's Timeout, by contrast, was made when SimPy took its urgent
 ``Initialize`` event. So ``start()`` and ``resize()`` schedule a small urgent event,
-:class:`Allocated`, at the same point of the event list, and its callback makes the
+:class:`_Allocated`, at the same point of the event list, and its callback makes the
 Timeout. Every seed scenario's results are identical, bit for bit
 (``tests/test_digests.py``).
 
@@ -45,13 +45,13 @@ from schedlab.processes.running import Running, RunningSet
 from schedlab.processes.signal import Signal
 from schedlab.processes.tracing import Tracer
 
-__all__ = ["Allocated", "JobEnding"]
+__all__ = ["JobEnding"]
 
 #: relative slack within which a job's end and its time limit count as the same time
 _ROUNDING = 1e-9
 
 
-class Allocated(simpy.Event):
+class _Allocated(simpy.Event):
     """A job got (new) CPUs: due now, urgent; its callback schedules the job's end.
 
     It stands exactly where SimPy's ``Initialize`` event would stand had the job been
@@ -73,7 +73,7 @@ class JobEnding:
     """The end of a machine's running jobs: plan it at each allocation, then complete or kill the job.
 
     A mix-in of :class:`~schedlab.processes.machine.Machine`, which has the state below
-    and calls :meth:`_plan_end` through :class:`Allocated`.
+    and calls :meth:`_plan_end` through :class:`_Allocated`.
     """
 
     env: simpy.Environment
@@ -96,7 +96,7 @@ class JobEnding:
         raise NotImplementedError
 
     def _plan_end(self, event: simpy.Event) -> None:
-        """``Allocated``'s callback: schedule the end of the job's current allocation."""
+        """``_Allocated``'s callback: schedule the end of the job's current allocation."""
         run: Running = event._value  # SimPy's field behind .value (a property call)
         if run.event is not event:
             return  # preempted, or resized again, at the instant it got these CPUs

@@ -32,7 +32,7 @@ from schedlab.model.decisions import Action, Policy, Preempt, Resize, Start
 from schedlab.model.job import Job
 from schedlab.model.records import JobRecord, RecordLog, Status, job_record
 from schedlab.processes.capacity import CapacityAccount
-from schedlab.processes.job_end import Allocated, JobEnding
+from schedlab.processes.job_end import JobEnding, _Allocated  # private: the event is no API
 from schedlab.processes.machine_view import PolicyView
 from schedlab.processes.running import Running, RunningSet
 from schedlab.processes.signal import Signal
@@ -322,7 +322,7 @@ class Machine(CapacityAccount, JobEnding):
                 if a > 0:
                     used[r] += a
         self.running.append(run)
-        run.event = Allocated(env, run, self._plan_end)
+        run.event = _Allocated(env, run, self._plan_end)
         if self._trace is not None:
             verb = "resume" if resumed else "start"
             self._trace(now, self.name, verb, f"job {job.id} on {n}/{job.cpus} cpus")
@@ -360,7 +360,7 @@ class Machine(CapacityAccount, JobEnding):
         self.free -= cpus - run.cpus
         run.cpus = int(cpus)
         run.resizes += 1
-        run.event = Allocated(self.env, run, self._plan_end)  # re-plan the end at the new rate
+        run.event = _Allocated(self.env, run, self._plan_end)  # re-plan the end at the new rate
         if self._trace is not None:
             self._trace(now, self.name, "resize", f"job {job.id} to {cpus}/{job.cpus} cpus")
 
