@@ -128,14 +128,19 @@ class NetworkServer(Server):
             items.append(job)
         if new_head and self.running is None:  # a busy server is not waiting for work
             self._offer()
-        if self._held is not None:
-            self._hold(job, 1)
+        held = self._held
+        if held is not None:  # written out, not a call: once per job a server receives
+            held[0] += job.runtime
+            k = 1  # a counter, not enumerate(): 0.34 against 0.70 us for one demand (timeit)
+            for amount in job.demands.values():
+                held[k] += amount
+                k += 1
 
     def take(self, job: Job) -> None:
         """Remove waiting ``job`` from the queue (it is shipped away)."""
         self.queue.take(job)
         if self._held is not None:
-            self._hold(job, -1)
+            self._release(job)
 
     @property
     def held(self) -> list[float]:
@@ -143,27 +148,29 @@ class NetworkServer(Server):
 
         Kept up to date, job by job, from the first read on (load balancing reads it at
         every step); before that nobody needs it, and a run under the agents' vectors
-        never reads it. Keeping it from the start was about 9% of the collectives
-        benchmark's time under RAND (two sums per job per server it visits: 0.70-0.77
-        against 0.67-0.70 s, two interleaved pairs of the same process). The first read
-        sums the queue and the running job: the requirements are whole numbers, so the
-        sums are exact and equal to those kept from the start.
+        never reads it. Keeping it from the start (two sums per job per server it visits)
+        makes a RAND run of ``benchmarks/collectives.py``'s network 12-18% slower: 0.78-0.80
+        against 0.67-0.71 s of CPU for 10 runs (best of 5, the two interleaved in one
+        process, three times). The first read sums the queue and the running job: the
+        network's requirements are whole numbers, so the sums are exact and equal to
+        those kept from the start.
         """
         if self._held is None:
-            self._held = [0.0] * len(self._caps)
-            for job in self.queue.items:
-                self._hold(job, 1)
-            if self.running is not None:
-                self._hold(self.running, 1)
+            held = [0.0] * len(self._caps)
+            for job in [*self.queue.items, *([self.running] if self.running is not None else [])]:
+                held[0] += job.runtime
+                for k, amount in enumerate(job.demands.values(), start=1):
+                    held[k] += amount
+            self._held = held
         return self._held
 
-    def _hold(self, job: Job, sign: int) -> None:
-        """Add (sign 1) or take away (sign -1) ``job``'s requirements from ``held``."""
+    def _release(self, job: Job) -> None:
+        """Take ``job``'s requirements away from ``held`` (it leaves: shipped away or completed)."""
         held = self._held
-        held[0] += sign * job.runtime
-        k = 1  # a counter, not enumerate(): 0.34 against 0.70 us for one demand (timeit), twice per job
+        held[0] -= job.runtime
+        k = 1
         for amount in job.demands.values():
-            held[k] += sign * amount
+            held[k] -= amount
             k += 1
 
     def load(self) -> float:
@@ -209,7 +216,7 @@ class NetworkServer(Server):
                 continue
             start, end = self._current_start, env.now
             if self._held is not None:
-                self._hold(job, -1)
+                self._release(job)
             self.running = self.current = None
             self.current_end = math.nan
             if self.network_completed is not None:
