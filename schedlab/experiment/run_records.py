@@ -94,6 +94,8 @@ class RunRecords:
             if table is None:
                 return None
             tags = {f"cell_{name}" if name in COLUMNS else name: value for name, value in {**cell, "rep": rep}.items()}
+            if len(tags) != len(cell) + 1:
+                return None  # two tags of one name ("id" and "cell_id"): pandas refuses the second
             for i, (name, value) in enumerate(tags.items()):
                 tag = _tag_column(value, len(table))
                 if tag is None:
