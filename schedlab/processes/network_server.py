@@ -149,9 +149,9 @@ class NetworkServer(Server):
         Kept up to date, job by job, from the first read on (load balancing reads it at
         every step); before that nobody needs it, and a run under the agents' vectors
         never reads it. Keeping it from the start (two sums per job per server it visits)
-        makes a RAND run of ``benchmarks/collectives.py``'s network 12-18% slower: 0.78-0.80
-        against 0.67-0.71 s of CPU for 10 runs (best of 5, the two interleaved in one
-        process, three times). The first read sums the queue and the running job: the
+        makes a RAND run of ``benchmarks/collectives.py``'s network 6-18% slower: 0.78-0.90
+        against 0.67-0.85 s of CPU for 10 runs (best of 5, the two interleaved in one
+        process, five times on the loaded 2-core machine). The first read sums the queue and the running job: the
         network's requirements are whole numbers, so the sums are exact and equal to
         those kept from the start.
         """
