@@ -364,6 +364,11 @@ class Machine(CapacityAccount, JobEnding):
         if self._trace is not None:
             self._trace(now, self.name, "resize", f"job {job.id} to {cpus}/{job.cpus} cpus")
 
+    # ------------------------------------------------------------------ elsewhere
+    # A job's end (_plan_end, _complete, _kill_at_limit, _leave, _release): JobEnding, in
+    # job_end.py. The CPUs had over time (busy, busy_time, capacity_time, set_capacity,
+    # _account): CapacityAccount, in capacity.py.
+
     # ------------------------------------------------------------------ internals
     def _running_state(self, job: Job) -> Running:
         for run in self.running:
