@@ -295,34 +295,23 @@ def test_partitions_that_share_nodes_are_planned_as_one_pool():
     assert node_pools([]) == {}
 
 
-def test_partition_conservative_on_one_core_nodes_starts_the_jobs_conservative_starts():
+@pytest.mark.parametrize("rules", ["easy", "conservative"])
+def test_on_one_core_nodes_the_cluster_rule_starts_the_jobs_the_machine_rule_starts(rules):
+    """Where counting processors is exact (one-core nodes, no partitions), NodeEASY is EASY
+    and PartitionConservative is Conservative: the same starts on 512 SDSC-SP2 jobs."""
     from schedlab.model.traces import load_trace
     from schedlab.policies.conservative import Conservative
+    from schedlab.policies.node_backfilling import NodeEASY
     from schedlab.policies.partition_conservative import PartitionConservative
     from schedlab.processes.cluster import cluster_model
     from schedlab.processes.replay import replay_model
 
+    on_machine, on_cluster = {"easy": (EASY, NodeEASY), "conservative": (Conservative, PartitionConservative)}[rules]
     trace = load_trace(str(ROOT.parent / "shared" / "traces" / "SDSC-SP2-1998-4.2-cln.swf.gz"))
     window = trace.jobs[20000:20512]
     platform = parse_platform({"nodes": {"node": {"count": trace.procs, "cores": 1}}})
-    machine = replay_model(simpy.Environment(), window, trace.procs, Conservative(), walltime="kill").run()
-    cluster = cluster_model(simpy.Environment(), window, platform, PartitionConservative(), FirstFitPlacement(),
-                            walltime="kill").run()
-    assert [(r.id, r.start, r.status) for r in machine.records()] == \
-        [(r.id, r.start, r.status) for r in cluster.records()]
-
-
-def test_node_easy_on_one_core_nodes_starts_the_jobs_easy_starts():
-    from schedlab.model.traces import load_trace
-    from schedlab.policies.node_backfilling import NodeEASY
-    from schedlab.processes.cluster import cluster_model
-    from schedlab.processes.replay import replay_model
-
-    trace = load_trace(str(ROOT.parent / "shared" / "traces" / "SDSC-SP2-1998-4.2-cln.swf.gz"))
-    window = trace.jobs[20000:20512]
-    platform = parse_platform({"nodes": {"node": {"count": trace.procs, "cores": 1}}})
-    machine = replay_model(simpy.Environment(), window, trace.procs, EASY(), walltime="kill").run()
-    cluster = cluster_model(simpy.Environment(), window, platform, NodeEASY(), FirstFitPlacement(),
+    machine = replay_model(simpy.Environment(), window, trace.procs, on_machine(), walltime="kill").run()
+    cluster = cluster_model(simpy.Environment(), window, platform, on_cluster(), FirstFitPlacement(),
                             walltime="kill").run()
     assert [(r.id, r.start, r.status) for r in machine.records()] == \
         [(r.id, r.start, r.status) for r in cluster.records()]
