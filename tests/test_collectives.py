@@ -295,6 +295,7 @@ def test_held_requirements_are_summed_at_the_first_read_then_kept_job_by_job():
         return [sum(j.runtime for j in jobs), *(sum(j.demand(f"r{k}") for j in jobs) for k in (2, 3))]
 
     env.run(25.5)  # RAND reads no load: nothing kept so far
+    assert all(server._held is None for server in net.servers)
     assert [server.held for server in net.servers] == [sums(server) for server in net.servers]  # summed now
     env.run(60.5)  # kept job by job since, across a run's end and its clearing
     assert [server.held for server in net.servers] == [sums(server) for server in net.servers]
