@@ -259,3 +259,16 @@ def test_easy_gives_the_heapq_references_schedule_job_for_job(trace, lo, hi, kil
     assert [mine[j[0]] for j in tuples] == _heapq_easy()(tuples, loaded.procs, kill=walltime == "kill")
     if walltime == "kill" and killed is not None:
         assert sum(r.status.value == "timeout" for r in records) == killed
+
+
+def test_cli_replay_of_a_log_without_maxprocs_asks_for_procs_and_takes_them(tmp_path, capsys):
+    """A log whose header gives no machine size: one line naming ``--procs``; with it, the replay runs."""
+    log = ROOT / "tests" / "data" / "swf" / "no_maxprocs.swf"
+    common = ["replay", str(log), "--start", "0", "--length", "2", "--no-native", "--executor", "serial"]
+    assert main([*common, "--out", str(tmp_path / "a")]) == 2
+    err = capsys.readouterr().err
+    assert "the header gives no MaxProcs" in err and "--procs N" in err and "Traceback" not in err
+    assert main([*common, "--procs", "128", "--out", str(tmp_path / "b")]) == 0
+    out = capsys.readouterr().out
+    assert "machine 128 processors" in out
+    assert json.loads((tmp_path / "b" / "summary.json").read_text())["config"]["procs"] == 128

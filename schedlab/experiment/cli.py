@@ -88,6 +88,9 @@ def _parser(script: str | None = None) -> argparse.ArgumentParser:
     replay.add_argument("--walltime", choices=("kill", "run-on"), default=None,
                         help="a job that reaches its requested time is killed (as Slurm does) or runs on to its end "
                              "(default: kill; run-on under --compat rlscheduler)")
+    replay.add_argument("--procs", type=int, default=0, metavar="N",
+                        help="processors of the machine, for a log whose header gives no MaxProcs "
+                             "(default: the header's)")
     replay.add_argument("--strict", action="store_true", help="stop at the first malformed line (default: skip, count)")
     replay.add_argument("--no-native", action="store_true", help="leave out the native (as-run) schedule")
     replay.add_argument("--platform", default=None, metavar="FILE",
@@ -206,7 +209,6 @@ def _replay(args: argparse.Namespace) -> int:
     from schedlab.experiment.runner import run
     from schedlab.experiment.scenario import load_scenario
     from schedlab.experiment.store import check_out
-    from schedlab.model.traces import load_trace, trace_path
     from schedlab.scenarios import trace_replay as trace_scenario
 
     overrides: dict[str, object] = {
@@ -215,7 +217,7 @@ def _replay(args: argparse.Namespace) -> int:
         "window_seed": args.seed, "compat": args.compat, "strict": args.strict, "native": not args.no_native,
         "traces_dir": str(Path.cwd().parent / "shared" / "traces"),
         "platform": str(Path(args.platform).resolve()) if args.platform else "",
-        "placement": args.placement, "queues": args.queues, "walltime": args.walltime or "",
+        "placement": args.placement, "queues": args.queues, "walltime": args.walltime or "", "procs": args.procs,
     }
     if args.platform:
         from schedlab.model.platform_file import load_platform
@@ -235,7 +237,7 @@ def _replay(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else Path("results") / "replay"
     check_out(out, overwrite=args.overwrite or not args.out)  # the default folder is replaced by each run
     for name in cfg.traces:  # what was read, kept and dropped, and why: skips are counted, never silent
-        loaded = load_trace(str(trace_path(name, Path(cfg.traces_dir))), cfg.compat, cfg.strict, bool(cfg.platform))
+        loaded = trace_scenario.load_log(cfg, name)
         if cfg.platform:
             print(f"{loaded.report}; {platform_line(cfg.platform)}")
         else:

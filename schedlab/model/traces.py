@@ -51,7 +51,8 @@ def _to_nodes(job: Job, per_node: int) -> Job:
 
 
 @lru_cache(maxsize=4)
-def load_trace(path: str, compat: str = "none", strict: bool = False, memory: bool = False) -> LoadedTrace:
+def load_trace(path: str, compat: str = "none", strict: bool = False, memory: bool = False,
+               procs: int | None = None) -> LoadedTrace:
     """Read and clean an SWF log once per process (replays of many windows share it).
 
     A log whose header gives MaxNodes but no MaxProcs is read as one processor per
@@ -62,12 +63,15 @@ def load_trace(path: str, compat: str = "none", strict: bool = False, memory: bo
     Requested memory (SWF field 10) is left out of the jobs unless ``memory``: then it
     stays in ``demands["memory"]`` as the log gives it (kilobytes per processor), for
     a platform with node memory to map (:meth:`~schedlab.model.platform.Platform.swf_job`).
+
+    ``procs`` is the machine's processor count where the header gives none (or to replay
+    the log on another size); by default the header's MaxProcs.
     """
     if compat not in COMPATS:
         raise ValueError(f"unknown compat {compat!r}; choose from {', '.join(COMPATS)}")
     mode = None if compat == "none" else compat
     # e.g. the Lublin model's log gives only MaxNodes: one processor per node
-    trace: SWFTrace = read_swf(path, strict=strict, compat=mode, nodes_as_procs=True)
+    trace: SWFTrace = read_swf(path, strict=strict, compat=mode, nodes_as_procs=True, machine_procs=procs)
     procs = trace.machine_procs
     records: list[SWFRecord] = []
     jobs: list[Job] = []

@@ -83,6 +83,9 @@ class Config:
     native: bool = True
     #: where traces named without a path are looked up
     traces_dir: str = "../shared/traces"
+    #: processors of the machine, for a log whose header gives no MaxProcs (or to replay it on another size);
+    #: 0: the header's
+    procs: int = number(0, low=0)
     #: a platform file (TOML: nodes, partitions, queues; docs/platforms.md); none: one machine of the log's processors
     platform: str = ""
     #: with a platform: where a job goes on the nodes: first-fit, best-fit, exclusive, pack
@@ -131,9 +134,11 @@ def REPS(cfg: Config) -> int:
     return cfg.n_windows
 
 
-def _trace(cfg: Config, name: str) -> Any:
+def load_log(cfg: Config, name: str) -> Any:
+    """The log ``name`` read and cleaned as ``cfg`` says (read once per process: ``load_trace`` keeps it)."""
     # with a platform, memory requests are kept for its nodes' memory
-    return load_trace(str(trace_path(name, Path(cfg.traces_dir))), cfg.compat, cfg.strict, bool(cfg.platform))
+    return load_trace(str(trace_path(name, Path(cfg.traces_dir))), cfg.compat, cfg.strict, bool(cfg.platform),
+                      cfg.procs or None)
 
 
 def cells(cfg: Config) -> list[dict]:
@@ -142,13 +147,13 @@ def cells(cfg: Config) -> list[dict]:
         for policy in cfg.policies:
             for backfill in cfg.backfills:
                 out.append({"trace": name, "policy": policy, "backfill": backfill})
-        if cfg.native and np.isfinite(_trace(cfg, name).recorded_wait).any():
+        if cfg.native and np.isfinite(load_log(cfg, name).recorded_wait).any():
             out.append({"trace": name, "policy": "native", "backfill": "-"})
     return out
 
 
 def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> Model:
-    trace = _trace(cfg, cell["trace"])
+    trace = load_log(cfg, cell["trace"])
     starts = pick_windows(len(trace.jobs), cfg.length, starts=cfg.starts or None, count=cfg.windows,
                           seed=window_seed(cfg, streams))
     r = streams.replication

@@ -100,10 +100,12 @@ class SWFTrace:
         if self._width is not None:
             return self._width
         nodes = self.header.max_nodes
-        problem = "the header gives no MaxProcs: pass machine_procs= to read_swf"
+        # said for both readers of the message: the API's caller and the replay command's user
+        how = "give the machine's processor count (machine_procs= to read_swf; schedlab replay --procs N)"
+        problem = f"the header gives no MaxProcs: {how}"
         if nodes:
-            problem = (f"the header gives no MaxProcs, only MaxNodes: {nodes}: pass machine_procs= to read_swf "
-                       f"(machine_procs={nodes} if each node has one processor)")
+            problem = (f"the header gives no MaxProcs, only MaxNodes: {nodes}: {how}; machine_procs={nodes} "
+                       f"(--procs {nodes}) if each node has one processor")
         raise _error(os.fspath(self.path), None, None, None, problem)
 
     def _new_report(self) -> DropReport:
