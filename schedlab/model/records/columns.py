@@ -1,7 +1,7 @@
 """Reading a :class:`~schedlab.model.records.log.RecordLog` by columns: one field of every record, or the DataFrame.
 
 :class:`RecordColumns` is the reading side of ``RecordLog``, split from the writing
-side (``record_log.py``) to keep each module one concept: it turns the log's typed
+side (``log.py``) to keep each module one concept: it turns the log's typed
 arrays into numpy columns, a pandas DataFrame or a pyarrow Table without making a record per job. It
 reads the log's private arrays (``_times``, ``_ids``, ``_labels``, ``_extra``,
 ``_whole``, ``_column``), which ``RecordLog`` defines; it is not used on its own.
