@@ -123,7 +123,7 @@ class DeepRMEnv(gym.Env[Any, np.int64]):
     records, utilization and Machine.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 4}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 4}  # type: ignore[misc]  # gymnasium.Env annotates it as an instance variable; it is class data (ruff: ClassVar)
 
     def __init__(self, config: DeepRMConfig | None = None, *, render_mode: str | None = None, **overrides: Any) -> None:
         cfg = config or DeepRMConfig()

@@ -111,7 +111,7 @@ class GridEnvParts:
     """
 
     metadata: ClassVar[dict[str, Any]]
-    model: GridModel | None
+    model: SteppedGrid | None
 
     def _configure(self, config: GridAgentsConfig | None, render_mode: str | None, overrides: dict[str, Any]) -> None:
         cfg = config or GridAgentsConfig()
@@ -142,7 +142,9 @@ class GridEnvParts:
             sequence = self._root.spawn(1)[0]
         self._sim = simpy.Environment()
         self._decider = EnvDecider(self._step_ended)
-        self.model = grid_model(self._sim, self.config, self._decider, Streams(sequence), SteppedGrid)
+        model = grid_model(self._sim, self.config, self._decider, Streams(sequence), SteppedGrid)
+        assert isinstance(model, SteppedGrid)
+        self.model = model
         self._pending = np.zeros(self.config.agents)
 
     def _step_ended(self) -> None:
@@ -222,6 +224,9 @@ class GridAgentsEnv(GridEnvParts, AECEnv):
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "name": "schedlab_grid_agents_v0"}
+    _jobs: list[Job]  # the current turn's jobs, placed one per step
+    _turn_step: int  # the model step whose first turn was taken (-1: none yet)
+    _turns: list[int]  # the agents still to take a turn in that step, last first
 
     def __init__(
         self, config: GridAgentsConfig | None = None, *, render_mode: str | None = None, **overrides: Any
@@ -271,7 +276,7 @@ class GridAgentsEnv(GridEnvParts, AECEnv):
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         self._new_model(seed)
         self._turn_step, self._turns = -1, []
-        self._jobs: list[Job] = []
+        self._jobs = []
         self._agent, self._next = 0, 0
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -285,6 +290,7 @@ class GridAgentsEnv(GridEnvParts, AECEnv):
 
     def _settle(self, more: bool) -> None:
         """After the model ran: the rewards it paid, the infos, and who acts next (or the truncation)."""
+        assert self.model is not None
         info = system_info(self.model)
         self.infos = {a: info for a in self.agents}
         names = self.possible_agents

@@ -138,8 +138,8 @@ class GridAgentsConfig:
 
     @property
     def observer(self) -> GridObserver:
-        scales = dict(jmax=self.jmax, cmax=self.cmax, steps=self.steps, time_scale=self.time_scale)
-        return GridObserver(self.resources, **scales)
+        return GridObserver(self.resources, jmax=self.jmax, cmax=self.cmax, steps=self.steps,
+                            time_scale=self.time_scale)
 
 
 def grid_model(

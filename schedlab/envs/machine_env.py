@@ -232,7 +232,7 @@ class MachineEnv(gym.Env[np.ndarray, np.int64]):
     sees the same observations, for scenarios.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 4}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 4}  # type: ignore[misc]  # gymnasium.Env annotates it as an instance variable; it is class data (ruff: ClassVar)
 
     def __init__(
         self, config: MachineEnvConfig | None = None, *, render_mode: str | None = None, **overrides: Any

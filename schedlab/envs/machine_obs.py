@@ -42,7 +42,7 @@ import math
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, SupportsIndex
 
 import numpy as np
 from gymnasium import spaces
@@ -190,10 +190,8 @@ class MachineObserver:
         An invalid action is taken as wait, or, where waiting is masked out too (an idle
         machine), as the oldest window job that fits.
         """
-        try:
-            a = operator.index(action)  # ints and numpy integers; 1.0 or "1" are invalid, not coerced
-        except TypeError:
-            a = -1
+        # ints and numpy integers; 1.0 or "1" are invalid, not coerced
+        a = operator.index(action) if isinstance(action, SupportsIndex) else -1
         if 0 <= a < len(mask) and mask[a]:
             return (None if a == self.wait_action else a), True
         if mask[self.wait_action]:

@@ -131,7 +131,7 @@ class NetworkAgentsEnv(ParallelEnv):
         rewards = {name: float(self._pending[a]) * self.config.reward_scale for a, name in enumerate(names)}
         self._pending.fill(0.0)
         executed, arrived = model.executed(), model.arrived
-        info = {"step": self._step, "executed": executed, "arrived": arrived}
+        info: dict[str, float] = {"step": self._step, "executed": executed, "arrived": arrived}
         info["efficiency"] = executed / arrived if arrived else float("nan")
         if done and model.curve:
             info["efficiency"] = model.curve[-1]

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import supersuit as ss
 from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
+from stable_baselines3.common.vec_env.base_vec_env import VecEnvStepReturn
 
 from schedlab.envs.grid_obs import GridAgentsConfig
 from schedlab.envs.grid_parallel import GridParallelEnv
@@ -47,7 +48,7 @@ class MaskedVecEnv(VecEnvWrapper):
         n = int(getattr(self.action_space, "n", 0))
         self._masks = np.ones((self.num_envs, n), dtype=bool)
 
-    def seed(self, seed: int | None = None) -> list[None]:  # type: ignore[override]
+    def seed(self, seed: int | None = None) -> list[None]:
         """Keep ``seed`` for the next reset (SuperSuit's env cannot be seeded apart from reset)."""
         self._seed = seed
         return [None] * self.num_envs
@@ -57,11 +58,11 @@ class MaskedVecEnv(VecEnvWrapper):
         inner = self.venv.venv  # type: ignore[attr-defined]
         obs, infos = inner.reset(seed=self._seed)
         self._seed = None  # later resets draw fresh episodes (the environments spawn child seeds)
-        self.venv.reset_infos = infos  # type: ignore[attr-defined]
+        self.venv.reset_infos = infos
         self._read_masks(infos)
         return obs
 
-    def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict]]:
+    def step_wait(self) -> VecEnvStepReturn:
         obs, rewards, dones, infos = self.venv.step_wait()
         self._read_masks(infos)
         return obs, rewards, dones, infos

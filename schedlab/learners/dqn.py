@@ -140,6 +140,8 @@ class QNetwork(nn.Module):
     carry the small differences between actions.
     """
 
+    scale: torch.Tensor  # 1 / the observation bounds: a buffer (it moves with the module, it is not trained)
+
     def __init__(
         self, obs_dim: int, n_actions: int, hidden: tuple[int, ...], obs_high: np.ndarray, *, dueling: bool = False
     ) -> None:
@@ -377,13 +379,13 @@ def train(
         if cfg.discount == "time":
             discount = cfg.gamma ** (float(next_info["time"]) - float(info["time"]))
         # n-step returns: a transition enters the buffer once n rewards (or the episode's end) follow it
-        pending.append((obs, action, reward * cfg.reward_scale, discount))
+        pending.append((obs, action, float(reward) * cfg.reward_scale, discount))
         if terminated or truncated:
             while pending:
                 store_n_step(buffer, pending, next_obs, next_mask, terminated)
         elif len(pending) == cfg.n_step:
             store_n_step(buffer, pending, next_obs, next_mask, False)
-        ep_return += reward
+        ep_return += float(reward)
         ep_length += 1
         obs, info, mask = next_obs, next_info, next_mask
         if terminated or truncated:

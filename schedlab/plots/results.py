@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from schedlab.plots.factors import metric_vs_factor, split_columns
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["plot_results"]
 
 
-def _records(folder: Path) -> object | None:
+def _records(folder: Path) -> pd.DataFrame | None:
     import pandas as pd
 
     for name, read in (("records.parquet", pd.read_parquet), ("records.csv", pd.read_csv)):

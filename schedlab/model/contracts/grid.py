@@ -229,14 +229,14 @@ def _sharing_order(sharing: nx.DiGraph, agents: int) -> tuple[tuple[int, ...], t
         raise ValueError(f"sharing: nodes must be the agents 0..{agents - 1}, got {sorted(sharing.nodes)[:10]}...")
     if all(sharing.out_degree(i) == 1 and sharing.in_degree(i) == 1 for i in range(agents)):
         try:
-            order = ring_order(sharing, agents)
+            ring: list[int] = ring_order(sharing, agents)
         except ValueError:
-            order = []
-        if order:
-            preds = [()] * agents
-            for k, i in enumerate(order):
-                preds[i] = (order[k - 1],)
-            return tuple(order), tuple(preds)
+            ring = []
+        if ring:
+            before: list[tuple[int, ...]] = [()] * agents
+            for k, i in enumerate(ring):
+                before[i] = (ring[k - 1],)
+            return tuple(ring), tuple(before)
     if not nx.is_weakly_connected(sharing):
         raise ValueError("sharing: the graph must connect every agent (weakly connected)")
     seen = dict.fromkeys(nx.bfs_tree(sharing.to_undirected(as_view=True), 0))
@@ -318,8 +318,8 @@ class GridTopology:
     def complete(cls, agents: int, resources: int, sharing: nx.DiGraph | None = None) -> GridTopology:
         """Every broker reaches every resource at once; brokers share along ``sharing`` (default the ring 0..N-1)."""
         if sharing is None:
-            order = tuple(range(agents))
-            preds = tuple((order[k - 1],) for k in range(agents))
+            order: tuple[int, ...] = tuple(range(agents))
+            preds: tuple[tuple[int, ...], ...] = tuple((order[k - 1],) for k in range(agents))
         else:
             order, preds = _sharing_order(sharing, agents)
         return cls(agents, resources, np.zeros((agents, resources)), np.ones((agents, resources), dtype=bool),

@@ -12,6 +12,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, make_dataclass
 from types import MappingProxyType
+from typing import Any
 
 from schedlab.model.core.utility import TimeUtility
 
@@ -174,7 +175,8 @@ class Job:
 # make their jobs this way, hundreds of thousands a run: for the 80,000 jobs of 5 runs of
 # benchmarks/collectives.py the descriptors would add 0.29 us x 80,000 = 23 ms, about 5%
 # of the network's 0.43 s.
-_JobDraft = make_dataclass("_JobDraft", [f.name for f in fields(Job)], slots=True)
+# (typed Any: a class built at run time, whose fields mypy cannot see)
+_JobDraft: Any = make_dataclass("_JobDraft", [f.name for f in fields(Job)], slots=True)
 if _JobDraft.__slots__ != Job.__slots__:  # the __class__ assignment would fail on the first job
     raise TypeError("Job's slots changed: _JobDraft must keep the same layout")
 
@@ -207,7 +209,7 @@ def trusted_job(
     draft = _JobDraft(id, submit, runtime, cpus, demands, estimate, job_class, group, weight, utility, origin,
                       partition)
     draft.__class__ = Job
-    return draft  # type: ignore[return-value]  # a Job now (no typing.cast: a call per job)
+    return draft  # a Job now (_JobDraft is typed Any, so no typing.cast: a call per job)
 
 
 def new_job(

@@ -199,7 +199,7 @@ class SWFTrace:
                             raise _error(path, number, name, bad.value, bad.problem) from None
                         drop(bad.reason, number)
                         continue
-                    record = SWFRecord(*values, line=number)
+                    record = SWFRecord(*values, line=number)  # type: ignore[arg-type,misc]  # 18 fields (_parse_values counted them); a job number may parse as a float
                     procs, run = _procs_and_runtime(record, compat)
                     if check_job:
                         if run <= 0:
