@@ -89,11 +89,12 @@ class PolicyDecider:
 
     def assign(self, agent: int, lengths: np.ndarray) -> Iterator[tuple[int, int]]:
         policy = self._policy if self._policies is None else self._policies[agent]
+        assert policy is not None  # one policy, or one per agent
         observe, view, jobs, m = self.observer.observe, self._view, self.jobs, self.observer.resources
         who = f"scheduler_{agent}"
         for pos in range(len(lengths)):
             obs = observe(view, float(lengths[pos]), len(lengths) - pos, jobs.unfinished[agent], agent)
-            resource = resource_index(policy(obs), m, who)  # type: ignore[misc]
+            resource = resource_index(policy(obs), m, who)
             self.decisions += 1
             jobs.submitted(agent, resource)
             yield pos, resource

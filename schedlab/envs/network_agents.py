@@ -89,7 +89,7 @@ class NetworkAgentsEnv(ParallelEnv):
     def _completed(self, event: tuple[int, JobRecord]) -> None:
         server, record = event
         assert self.model is not None
-        self._done_step[server * self.config.classes + self.model.job_class(record)] += 1.0  # type: ignore[arg-type]
+        self._done_step[server * self.config.classes + self.model.job_class(record)] += 1.0
 
     def _step_ended(self, step: int) -> None:
         done = self._done_step

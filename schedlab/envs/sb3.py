@@ -55,7 +55,7 @@ class MaskedVecEnv(VecEnvWrapper):
 
     def reset(self) -> np.ndarray:
         # SuperSuit's SB3 wrapper would call the missing ``seed``: reset the concatenated env beneath it
-        inner = self.venv.venv  # type: ignore[attr-defined]
+        inner = self.venv.venv  # type: ignore[attr-defined]  # SuperSuit's SB3 wrapper holds the concatenated env
         obs, infos = inner.reset(seed=self._seed)
         self._seed = None  # later resets draw fresh episodes (the environments spawn child seeds)
         self.venv.reset_infos = infos

@@ -215,7 +215,7 @@ def _plain_csv(rows: Sequence[Mapping[str, Any]]) -> str | None:
     names = list(rows[0])
     columns: list[list[str]] = []
     for name in names:
-        values = [row.get(name) for row in rows]
+        values: list[Any] = [row.get(name) for row in rows]  # one type, the first's, or none of this
         kind = type(values[0])
         if kind not in (float, int, str, bool) or any(type(v) is not kind for v in values):
             return None

@@ -119,7 +119,8 @@ def run_task(task: Task) -> TaskResult:
         scenario = load_scenario(task.scenario_path)
         cfg = _cell_config(scenario, task)
         model = build_model(scenario, cfg, task.cell, task.seed, rep=task.rep).run()
-        measured = dict((scenario.measure or standard_metrics)(model))
+        # metrics, and maybe "files" (name -> text, bytes or DataFrame): Any until each is read
+        measured: dict[str, Any] = dict((scenario.measure or standard_metrics)(model))
         files = _files(measured.pop("files", None) or {})
         values = {}
         for name, value in measured.items():

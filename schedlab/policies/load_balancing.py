@@ -109,6 +109,7 @@ class LoadBalancing:
             if not waiting:
                 continue
             job = heaviest(waiting, network.capacities[i].tolist())
+            assert job is not None  # waiting is not empty
             others = low[low != i]
             if others.size == 0:
                 continue

@@ -37,7 +37,7 @@ __all__ = [
 ]
 
 
-def _spread(job: Job, rooms: Iterable[tuple[int, int]]) -> Allocation | None:
+def _spread(job: Job, rooms: Iterable[tuple[int, int]]) -> dict[int, int] | None:
     """Take cores from ``(node, room)`` in the given order until the job has all of them."""
     need = job.cpus
     out: dict[int, int] = {}
@@ -166,7 +166,7 @@ class PackPlacement:
 
 
 #: the placement rules by the names the command line and platform files use
-PLACEMENTS = {
+PLACEMENTS: dict[str, type[FirstFitPlacement | BestFitPlacement | ExclusivePlacement | PackPlacement]] = {
     "first-fit": FirstFitPlacement, "best-fit": BestFitPlacement, "exclusive": ExclusivePlacement,
     "pack": PackPlacement,
 }

@@ -24,12 +24,12 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from operator import attrgetter
-from typing import Literal
+from typing import Literal, cast
 
 import simpy
 
 from schedlab.model.contracts.machine import Policy
-from schedlab.model.contracts.placement import Allocation, NodeState, Placement, share
+from schedlab.model.contracts.placement import Allocation, ClusterPolicy, NodeState, Placement, share
 from schedlab.model.core.job import Job
 from schedlab.model.formats.platform import Platform
 from schedlab.processes.machine import Machine, PolicyError
@@ -103,7 +103,7 @@ class Cluster(Machine):
         self,
         env: simpy.Environment,
         platform: Platform,
-        policy: Policy,
+        policy: ClusterPolicy,
         placement: Placement,
         *,
         name: str = "cluster",
@@ -111,8 +111,9 @@ class Cluster(Machine):
         batch_decisions: bool = False,
         walltime: Literal["run-on", "kill"] = "run-on",
     ) -> None:
-        super().__init__(env, platform.cores, policy, name=name, resources=platform.resources, oversize=oversize,
-                         batch_decisions=batch_decisions, walltime=walltime)
+        # Machine calls its policy with self.view, which is here a ClusterView (set below)
+        super().__init__(env, platform.cores, cast(Policy, policy), name=name, resources=platform.resources,
+                         oversize=oversize, batch_decisions=batch_decisions, walltime=walltime)
         self.platform = platform
         self.placement = placement
         self.view = ClusterPolicyView(self)
@@ -282,7 +283,7 @@ class Cluster(Machine):
                 f"waiting={len(self.waiting)}, running={len(self.running)})")
 
 
-def cluster_model(env: simpy.Environment, jobs: Sequence[Job], platform: Platform, policy: Policy,
+def cluster_model(env: simpy.Environment, jobs: Sequence[Job], platform: Platform, policy: ClusterPolicy,
                   placement: Placement, *, batch_decisions: bool = False,
                   walltime: Literal["run-on", "kill"] = "run-on") -> Model:
     """A model that replays ``jobs`` (in submit order) on an idle cluster of ``platform``'s nodes.

@@ -36,7 +36,8 @@ a given step.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Generator, Sequence
+from typing import Any
 
 import networkx as nx
 import numpy as np
@@ -103,7 +104,7 @@ class SchedulerAgent:
         self.buffer: list[Job] = []
         self.process = model.env.process(self._run())
 
-    def _run(self):  # type: ignore[no-untyped-def]
+    def _run(self) -> Generator[simpy.Event, Any, None]:
         model, i = self.model, self.index
         decider, submit = model.decider, model.submitter(i)
         inbox, inbox_wait, outbox_post = self.inbox.items, self.inbox.wait, self.outbox.post
@@ -256,7 +257,7 @@ class GridModel:
         #: message, taken off when the receiver reads it
         self.board: dict[tuple[int, int], object] = {}
         boxes = [Mailbox(env) for _ in range(self.agents)]  # boxes[k]: the inbox of order[k]
-        self.agent_list: list[SchedulerAgent] = [None] * self.agents  # type: ignore[list-item]
+        self.agent_list: list[SchedulerAgent] = [None] * self.agents  # type: ignore[list-item]  # each filled in just below
         for k, i in enumerate(self.order):
             nxt = (k + 1) % self.agents
             self.agent_list[i] = SchedulerAgent(self, i, boxes[k], boxes[nxt], first=k == 0 and self.shares)
@@ -272,7 +273,7 @@ class GridModel:
         self._next_id = 0
         self.clock = env.process(self._clock())
 
-    def submitter(self, agent: int):  # type: ignore[no-untyped-def]
+    def submitter(self, agent: int) -> Callable[[int, Job], None]:
         """How broker ``agent`` sends a job: at once on a complete grid, else checked and over its links."""
         if self.topology.is_complete:
             return self.resources.submit  # the paper's grid: nothing to check, nothing in flight
@@ -319,7 +320,7 @@ class GridModel:
         if self._turns:
             self.agent_list[self._turns.pop()].inbox.post(None)
 
-    def _clock(self):  # type: ignore[no-untyped-def]
+    def _clock(self) -> Generator[simpy.Event, Any, None]:
         env, emit, series, every = self.env, self.step_ended.emit, self.series, self.record_every
         series.sample()
         step = 0

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
+from typing import Any
 
 import numpy as np
 import simpy
@@ -65,7 +66,7 @@ class GridServer(Server):
                  keep_records: bool = True, index: int = 0,
                  grid_completed: Signal[GridCompletion] | None = None) -> None:
         super().__init__(env, speed, name=name)
-        self.records = RecordLog()  # type: ignore[assignment]
+        self.records: RecordLog = RecordLog()  # type: ignore[assignment]  # Server's list, as columns: read-only, filled by add()
         self.keep_records = keep_records
         self.index = index
         self.grid_completed = grid_completed
@@ -84,7 +85,7 @@ class GridServer(Server):
         else:
             self.queue.items.append(job)
 
-    def _serve(self):  # type: ignore[no-untyped-def]
+    def _serve(self) -> Generator[simpy.Event, Any, None]:
         env, items, speed, name, index = self.env, self.queue.items, self.speed, self.name, self.index
         log = self.records.add if self.keep_records else None
         trace = self._trace
@@ -112,7 +113,7 @@ class GridServer(Server):
             if listeners:
                 emit(job_record(job, name, Status.COMPLETED, start=now, end=end, cpu_time=end - now))
             if grid_emit is not None:
-                grid_emit(GridCompletion(job.origin, index, job, now, end))
+                grid_emit(GridCompletion(job.origin, index, job, now, end))  # type: ignore[arg-type]  # a grid job's origin is its broker, never None
 
 
 class GridModelView:
@@ -223,14 +224,14 @@ class GridResources:
         self.servers[resource].submit(job)
 
     def _remember(self, resource: int, now: float, busy: float) -> None:
-        times, values = self.history[resource]  # type: ignore[index]
+        times, values = self.history[resource]  # type: ignore[index]  # called only while history is kept
         if times[-1] == now:
             values[-1] = busy
         else:
             times.append(now)
             values.append(busy)
         # forget what no broker can look back to any more (keep the last change before that)
-        cut = bisect_right(times, now - self.horizon) - 1  # type: ignore[operator]
+        cut = bisect_right(times, now - self.horizon) - 1  # type: ignore[operator]  # history is kept: so is its horizon
         if cut > 64:
             del times[:cut], values[:cut]
 
@@ -241,7 +242,7 @@ class GridResources:
     def lor_at(self, when: np.ndarray) -> np.ndarray:
         """LoR of resource j as it was at ``when[j]`` (a past time per resource), from the history."""
         out = np.empty(len(self.servers))
-        for j, (times, values) in enumerate(self.history):  # type: ignore[arg-type]
+        for j, (times, values) in enumerate(self.history):  # type: ignore[arg-type]  # needs keep_history: without it there is no history to read
             t = float(when[j])
             k = bisect_right(times, t) - 1
             out[j] = max(values[k] - t, 0.0) if k >= 0 else 0.0

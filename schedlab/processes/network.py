@@ -31,7 +31,8 @@ itself is the :class:`~schedlab.model.contracts.network.NetworkView` the rule re
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
+from typing import Any
 
 import networkx as nx
 import numpy as np
@@ -188,8 +189,8 @@ class ServerNetwork:
         self.clock = env.process(self._clock())
 
     # ------------------------------------------------------------------ bookkeeping
-    def job_class(self, job: Job) -> int:
-        """The agent class of a job of the current run."""
+    def job_class(self, job: Job | JobRecord) -> int:
+        """The agent class of a job of the current run (or of its record)."""
         return self._classes[job.id - self._first_id]
 
     def touch(self, agent: int, job: Job) -> None:
@@ -197,7 +198,7 @@ class ServerNetwork:
         self._decided_agents.append(agent)
         self._decided_ids.append(job.id)
 
-    def _completion_receiver(self, server: int):  # type: ignore[no-untyped-def]
+    def _completion_receiver(self, server: int) -> Callable[[Job, float, float], None]:
         emit, listeners, name = self.completed.emit, self.completed._receivers, self.servers[server].name
 
         def completed(job: Job, start: float, end: float) -> None:
@@ -360,7 +361,7 @@ class ServerNetwork:
         """
         return None
 
-    def _clock(self):  # type: ignore[no-untyped-def]
+    def _clock(self) -> Generator[simpy.Event, Any, None]:
         env, rule, step_ended = self.env, self.rule, self.step_ended
         for run in range(self.runs):
             self.run = run

@@ -168,6 +168,7 @@ class NetworkServer(Server):
     def _release(self, job: Job) -> None:
         """Take ``job``'s requirements away from ``held`` (it leaves: shipped away or completed)."""
         held = self._held
+        assert held is not None, "only called while the sums are kept"
         held[0] -= job.runtime
         k = 1
         for amount in job.demands.values():

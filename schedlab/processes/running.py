@@ -143,7 +143,7 @@ class RunningSet(Sequence[Running]):
             return list(self) == list(other)
         return NotImplemented
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # unhashable, as a list: it compares by content
 
     def __repr__(self) -> str:
         return f"RunningSet({list(self._runs)!r})"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Callable, Generator, Mapping
+from typing import TYPE_CHECKING
 
 import simpy
 from simpy.core import BoundClass
@@ -43,19 +44,25 @@ class JobQueue(simpy.Store):
 
     def __init__(self, env: simpy.Environment, admits: Callable[[Job], bool] = lambda job: True) -> None:
         super().__init__(env)
-        self.items: deque[Job] = deque()  # type: ignore[assignment]
+        self.items: deque[Job] = deque()  # type: ignore[assignment]  # simpy's list, as a deque: the head is taken often
         self.admits = admits
 
-    put = BoundClass(QueuePut)  # type: ignore[assignment]
+    if TYPE_CHECKING:  # what BoundClass makes of QueuePut, as simpy's own Store declares its put
 
-    def _do_put(self, event: QueuePut) -> None:  # type: ignore[override]
+        def put(self, item: Job, front: bool = False) -> QueuePut:  # type: ignore[override]  # as simpy's Store.put
+            """Queue ``item`` at the back, or at the front with ``front=True``."""
+            ...
+    else:
+        put = BoundClass(QueuePut)
+
+    def _do_put(self, event: QueuePut) -> None:  # type: ignore[override]  # only QueuePuts reach it (put above)
         if event.front:
             self.items.appendleft(event.item)
         else:
             self.items.append(event.item)
         event.succeed()
 
-    def _do_get(self, event: StoreGet) -> None:  # type: ignore[override]
+    def _do_get(self, event: StoreGet) -> None:
         if self.items and self.admits(self.items[0]):
             event.succeed(self.items.popleft())
 

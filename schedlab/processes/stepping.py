@@ -74,12 +74,13 @@ def _owner(process: Process) -> str:
 
 def describe_event(event: simpy.Event) -> str:
     """A short, readable description of a SimPy event and of whom it will wake."""
-    waiting = [cb.__self__ for cb in (event.callbacks or []) if isinstance(getattr(cb, "__self__", None), Process)]
+    callbacks = event.callbacks or []
+    owners = [getattr(cb, "__self__", None) for cb in callbacks]  # a bound method's object, else None
+    waiting = [owner for owner in owners if isinstance(owner, Process)]
     wakes = f" -> wakes {', '.join(_owner(p) for p in waiting)}" if waiting else ""
     # a component's method called back directly (a Machine ends its jobs so): name it too
-    calls = [f"{cb.__self__.name}.{cb.__name__}" for cb in (event.callbacks or [])
-             if not isinstance(getattr(cb, "__self__", None), Process)
-             and isinstance(getattr(getattr(cb, "__self__", None), "name", None), str)]
+    calls = [f"{name}.{getattr(cb, '__name__', '?')}" for cb, owner in zip(callbacks, owners, strict=True)
+             if not isinstance(owner, Process) and isinstance(name := getattr(owner, "name", None), str)]
     wakes += f" -> calls {', '.join(calls)}" if calls else ""
     if isinstance(event, Initialize):
         return f"start process {', '.join(_owner(p) for p in waiting) or '?'}"

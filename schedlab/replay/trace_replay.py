@@ -167,7 +167,7 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
         platform = cached_platform(cfg.platform)
         policy = make_queue_policy(platform, cfg.queues, cell["policy"], cell["backfill"])
         model = cluster_model(env, [platform.swf_job(job) for job in jobs], platform, policy,
-                              make_placement(cfg.placement), walltime=cfg.walltime)  # type: ignore[arg-type]
+                              make_placement(cfg.placement), walltime=cfg.walltime)  # type: ignore[arg-type]  # checked in Config
         model.parts.update(procs=platform.cores, window_start=lo)
         return model
     else:
@@ -180,7 +180,7 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
 
 def window_seed(cfg: Config, streams: Streams) -> int:
     """The seed of the window draw: ``window_seed`` if set, else the run's seed (``--seed``)."""
-    return cfg.window_seed if cfg.window_seed is not None else int(streams.seed.entropy)
+    return cfg.window_seed if cfg.window_seed is not None else int(streams.seed.entropy)  # type: ignore[arg-type]  # a run's Streams are made from its int seed
 
 
 def measure(model: Model) -> dict[str, Any]:

@@ -9,7 +9,7 @@ these types only.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import NamedTuple, Protocol
 
 from schedlab.model.core.job import Job
@@ -112,5 +112,6 @@ class MachineView(Protocol):
         ...
 
 
-#: a policy: called with the view, returns the next action or ``None`` (nothing more now)
-Policy = Callable[[MachineView], Action | None]
+#: a policy: called with the view, returns the next action, or several at once (an iterable,
+#: applied in order), or ``None`` (nothing more now)
+Policy = Callable[[MachineView], Action | Iterable[Action] | None]

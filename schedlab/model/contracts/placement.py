@@ -19,16 +19,16 @@ they can (see :mod:`schedlab.policies.placement`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from schedlab.model.contracts.machine import MachineView
+from schedlab.model.contracts.machine import Action, MachineView
 from schedlab.model.core.job import Job
 
 __all__ = [
-    "Allocation", "ClusterView", "NodeState", "Placement", "copy_nodes", "fits_one_node", "hold", "let_go", "room",
-    "share",
+    "Allocation", "ClusterPolicy", "ClusterView", "NodeState", "Placement", "copy_nodes", "fits_one_node", "hold",
+    "let_go", "room", "share",
 ]
 
 #: cores per node, ``{node index: cores}``: where a started job runs
@@ -170,3 +170,8 @@ def let_go(nodes: Sequence[NodeState], job: Job, alloc: Allocation, exclusive: b
             node.free_cores += cores
             for r, a in share(job, cores).items():
                 node.free[r] = node.free.get(r, 0.0) + a
+
+
+#: a policy for a cluster: called with its :class:`ClusterView` (nodes and placements too), it answers
+#: as a :data:`~schedlab.model.contracts.machine.Policy` does. Every machine policy is also one.
+ClusterPolicy = Callable[[ClusterView], Action | Iterable[Action] | None]

@@ -136,7 +136,7 @@ class Job:
     def __setstate__(self, state: dict[str, object]) -> None:
         for name, value in state.items():
             object.__setattr__(self, name, value)
-        object.__setattr__(self, "demands", frozen_demands(state["demands"]))  # type: ignore[arg-type]
+        object.__setattr__(self, "demands", frozen_demands(state["demands"]))  # type: ignore[arg-type]  # __getstate__ wrote a dict
 
     @property
     def requested_time(self) -> float:

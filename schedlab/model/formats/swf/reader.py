@@ -146,12 +146,12 @@ class SWFTrace:
         processors, negative submit time) is still dropped, and counted.
         """
         self.report = report = self._new_report()
-        return (job for _, job in self._scan(report, make_jobs=True))  # type: ignore[misc]
+        return (job for _, job in self._scan(report, make_jobs=True))  # type: ignore[misc]  # make_jobs=True: every job is made
 
     def pairs(self) -> Iterator[tuple[SWFRecord, Job]]:
         """Each kept record with its job, as :meth:`jobs` keeps them (for the fields a Job lacks, e.g. wait)."""
         self.report = report = self._new_report()
-        return self._scan(report, make_jobs=True)  # type: ignore[return-value]
+        return self._scan(report, make_jobs=True)  # type: ignore[return-value]  # make_jobs=True: every job is made
 
     def load(self) -> list[Job]:
         """All the jobs at once: ``list(trace.jobs())``."""
