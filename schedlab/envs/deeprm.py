@@ -99,6 +99,7 @@ class DeepRMConfig:
 
     @property
     def loads(self) -> tuple[float, ...]:
+        """The loads episodes are drawn at: ``load`` as a tuple (one value, or several to pick from)."""
         return self.load if isinstance(self.load, tuple) else (float(self.load),)
 
     @property
@@ -155,6 +156,8 @@ class DeepRMEnv(gym.Env[Any, np.int64]):
         self._scale = 1.0
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict]:
+        """A new episode: jobs from ``options["jobs"]``, else drawn at ``options["load"]`` or one of the config's loads.
+        """
         super().reset(seed=seed)
         cfg, options = self.config, options or {}
         jobs: list[Job] | None = options.get("jobs")
@@ -169,6 +172,7 @@ class DeepRMEnv(gym.Env[Any, np.int64]):
         return self._observe(), self._info(scheduled=False)
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
+        """Place slot ``action``'s job (the last action moves time on a slot), and observe."""
         model = self.model
         if model is None:
             raise RuntimeError("call reset() before step()")

@@ -120,6 +120,7 @@ class GridParallelEnv(GridEnvParts, ParallelEnv):
 
     # ------------------------------------------------------------------ PettingZoo
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
+        """Start an episode on a fresh grid drawn from ``seed``, and run it to the first round of jobs to place."""
         self._new_model(seed)
         n = self.config.agents
         self._queues: list[list[Job]] = [[] for _ in range(n)]
@@ -132,6 +133,7 @@ class GridParallelEnv(GridEnvParts, ParallelEnv):
         return observations, infos
 
     def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+        """Each deciding agent sends its next job where its action says; the model runs on to the next round."""
         if self.model is None:
             raise RuntimeError("call reset() before step()")
         if not self.agents:

@@ -123,6 +123,7 @@ class MachineEnvConfig:
 
     @property
     def machine_cpus(self) -> int:
+        """The machine's CPUs: ``cpus``, else the workload's own size (an error names the workload when it has none)."""
         if self.cpus is not None:
             return self.cpus
         cpus = getattr(self.jobs, "cpus", None)
@@ -132,6 +133,7 @@ class MachineEnvConfig:
 
     @property
     def observer(self) -> MachineObserver:
+        """The observer for these resources, window, time scale (the workload's by default) and runtime view."""
         scale = self.time_scale if self.time_scale is not None else getattr(self.jobs, "time_scale", 1.0)
         return MachineObserver(tuple(self.resources), self.window, scale, self.runtime)
 
@@ -289,6 +291,9 @@ class MachineEnv(gym.Env[np.ndarray, np.int64]):
 
     # ------------------------------------------------------------------ Gymnasium
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+        """A new episode: fresh jobs (``options["jobs"]`` or the workload's draw from ``seed``), run to the first
+        decision.
+        """
         super().reset(seed=seed)
         options = options or {}
         jobs = list(options["jobs"]) if "jobs" in options else list(self.workload(self.np_random))
@@ -305,6 +310,7 @@ class MachineEnv(gym.Env[np.ndarray, np.int64]):
         return self._observe(), self._info(invalid=False)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """Start the window slot's job (or wait), then run the machine to the next decision or the end."""
         machine = self.machine
         if machine is None:
             raise RuntimeError("call reset() before step()")

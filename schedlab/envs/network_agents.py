@@ -80,9 +80,11 @@ class NetworkAgentsEnv(ParallelEnv):
         self._root: np.random.SeedSequence | None = None
 
     def observation_space(self, agent: str) -> Any:
+        """Agent ``agent``'s observation space (the same object each call: PettingZoo seeds it)."""
         return self.observation_spaces[agent]
 
     def action_space(self, agent: str) -> Any:
+        """Agent ``agent``'s actions: keep the job, or ship it to a neighbour."""
         return self.action_spaces[agent]
 
     # ------------------------------------------------------------------ the model
@@ -143,6 +145,7 @@ class NetworkAgentsEnv(ParallelEnv):
 
     # ------------------------------------------------------------------ PettingZoo
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
+        """A new episode on a fresh network drawn from ``seed`` (or the next child of the last seed)."""
         if seed is not None:
             self._root = sequence = np.random.SeedSequence(seed)
         else:
@@ -168,6 +171,7 @@ class NetworkAgentsEnv(ParallelEnv):
         self._step = step + 1
 
     def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+        """Apply every deciding agent's action, then run the network to the next decisions."""
         model = self.model
         if model is None:
             raise RuntimeError("call reset() before step()")
@@ -213,6 +217,7 @@ class NetworkAgentsEnv(ParallelEnv):
         return np.concatenate([self.model.loads(), q / (q + 1)]).astype(np.float32)
 
     def close(self) -> None:
+        """End the episode: no agent is left."""
         self.agents = []
 
     def records(self) -> list[JobRecord]:

@@ -68,6 +68,8 @@ class Task:
 
 @dataclass(frozen=True)
 class TaskResult:
+    """One replication of one cell, as the process that ran it hands it back: metrics, records, files, time."""
+
     cell_index: int
     rep: int
     metrics: dict[str, float]

@@ -161,6 +161,7 @@ class QNetwork(nn.Module):
         self.net = nn.Sequential(*layers)
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        """Q of every action for a batch of observations (with dueling: value plus centred advantages)."""
         x = self.net(obs * self.scale)
         if self.value is None:
             return x
@@ -209,6 +210,7 @@ class DQN:
 
     @torch.no_grad()
     def q_values(self, obs: np.ndarray) -> np.ndarray:
+        """Q of every action for one observation, without gradients."""
         return self.policy(torch.as_tensor(obs, dtype=torch.float32).unsqueeze(0))[0].numpy()
 
     def act(self, obs: np.ndarray, mask: np.ndarray | None = None) -> int:

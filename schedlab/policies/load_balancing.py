@@ -92,12 +92,16 @@ class LoadBalancing:
         self._distance = np.zeros((0, 0))
 
     def bind(self, network: NetworkView) -> None:
+        """Keep the hop distances of the network's graph: jobs go to the nearest least-loaded server."""
         self._distance = hop_distances(network.graph)
 
     def begin_run(self, run: int) -> None:
+        """Nothing: the rule keeps no state between runs."""
         pass
 
     def decide(self, network: NetworkView) -> list[Ship]:
+        """From each server loaded above the mean by the tolerance, ship its heaviest job to a nearest least-loaded one.
+        """
         loads = network.loads()
         mean = loads.mean()
         if mean <= 0:

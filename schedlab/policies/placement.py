@@ -58,6 +58,7 @@ class FirstFitPlacement:
     exclusive = False
 
     def place(self, job: Job, nodes: Sequence[NodeState], allowed: Sequence[int]) -> Allocation | None:
+        """The first allowed node that can hold the job whole, else cores from the nodes in order."""
         # Two passes at most, each stopping early: a job one node could hold scans for the
         # first node with room; a wider one takes nodes in order until it has its cores.
         # Against weighing every node first, this (with room()'s cores-only shortcut) cut a
@@ -100,6 +101,7 @@ class BestFitPlacement:
     exclusive = False
 
     def place(self, job: Job, nodes: Sequence[NodeState], allowed: Sequence[int]) -> Allocation | None:
+        """The node left with the fewest free cores that holds the job whole, else the fewest nodes."""
         rooms = [(i, room(nodes[i], job)) for i in allowed]
         whole = [(nodes[i].free_cores - job.cpus, i) for i, free in rooms if free >= job.cpus]
         if whole:
@@ -131,6 +133,7 @@ class ExclusivePlacement:
     exclusive = True
 
     def place(self, job: Job, nodes: Sequence[NodeState], allowed: Sequence[int]) -> Allocation | None:
+        """Whole idle nodes, in order, until they have the job's cores and other resources."""
         cores = 0
         held: dict[str, float] = {}
         out: dict[int, int] = {}
@@ -157,6 +160,7 @@ class PackPlacement:
     exclusive = False
 
     def place(self, job: Job, nodes: Sequence[NodeState], allowed: Sequence[int]) -> Allocation | None:
+        """Cores from partly used nodes first, least room first; idle nodes last, so they stay whole."""
         rooms = [(i, room(nodes[i], job)) for i in allowed]
         rooms.sort(key=lambda item: (nodes[item[0]].idle, item[1], item[0]))
         return _spread(job, rooms)

@@ -42,7 +42,9 @@ OneAction = Callable[[MachineView], Action | None]
 class ValueFunction(Protocol):
     """The value of a machine state ``(x1, x2, x3)``, e.g. a TD learner's estimate."""
 
-    def value(self, x: Sequence[float]) -> float: ...
+    def value(self, x: Sequence[float]) -> float:
+        """The value of state ``x``."""
+        ...
 
 
 def grow_back(view: MachineView) -> Iterator[Action]:

@@ -219,9 +219,11 @@ class Cluster(Machine):
         self._version += 1
 
     def resize(self, job: Job, cpus: int) -> None:
+        """Refused: a cluster does not resize running jobs (a policy asking for it gets a PolicyError)."""
         raise PolicyError(f"cluster {self.name!r}: job {job.id}: a cluster does not resize running jobs")
 
     def set_capacity(self, cpus: int) -> None:
+        """Refused: a cluster's size is its platform's nodes."""
         raise ValueError(f"cluster {self.name!r}: a cluster's size is its platform's nodes; it cannot be set")
 
     def _release(self, run: Running) -> None:

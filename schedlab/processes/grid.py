@@ -81,6 +81,7 @@ class Mailbox(simpy.Store):
         return event
 
     def post(self, item: object) -> None:
+        """Deliver ``item``: to the waiting reader at once, else into the box."""
         reader = self._reader
         if reader is not None:  # the reader is waiting: hand the item over at once, as a get would
             self._reader = None
@@ -344,4 +345,5 @@ class GridModel:
         return self.clock
 
     def all_records(self) -> list[JobRecord]:
+        """Every resource's records, completed and not."""
         return self.resources.all_records()

@@ -74,6 +74,7 @@ class GridServer(Server):
         self._idle: simpy.Event | None = None
 
     def submit(self, job: Job, front: bool = False) -> None:
+        """Queue ``job`` (at the front with ``front=True``); an idle server starts it at once."""
         if self._trace is not None:
             self._trace(self.env.now, self.name, "submit", f"job {job.id} at the {'front' if front else 'back'}")
         idle = self._idle
@@ -145,6 +146,7 @@ class GridModelView:
 
     @property
     def now(self) -> float:
+        """The simulated time."""
         return self._env.now
 
     def lor(self) -> np.ndarray:
@@ -249,6 +251,7 @@ class GridResources:
         return out
 
     def all_records(self) -> list[JobRecord]:
+        """Every server's records, completed and not, server by server."""
         out: list[JobRecord] = []
         for server in self.servers:
             out.extend(server.all_records())
@@ -281,6 +284,7 @@ class GridSeries:
         return self.tpt_total / self.completed if self.completed else math.nan
 
     def sample(self) -> None:
+        """Add a row for now: the load summary of the resources' LoR, and ATPT so far."""
         grid = self._grid
         summary = metrics.load_summary(grid.lor())
         self._rows.append(
@@ -304,4 +308,5 @@ class GridSeries:
         return np.array([row[k] for row in self._rows], dtype=float)
 
     def as_dict(self) -> dict[str, np.ndarray]:
+        """The series as ``{column: array}``, for a DataFrame or a plot."""
         return {name: self.column(name) for name in self.COLUMNS}

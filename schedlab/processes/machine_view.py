@@ -85,6 +85,7 @@ class PolicyView:
     used = property(attrgetter("_m.used"))  # how much of each is held now
 
     def is_suspended(self, job: Job) -> bool:
+        """Whether waiting ``job`` was preempted, with work done."""
         return job in self._m._suspended
 
     def remaining(self, job: Job) -> float:

@@ -223,12 +223,15 @@ class ServerNetwork:
         return np.array([server.load() for server in self.servers])
 
     def in_transit(self) -> int:
+        """Jobs on the links or about to leave: shipped, not yet arrived."""
         return sum(len(batch) for batch in self.links.items) + len(self._outgoing)
 
     def queued(self) -> int:
+        """Jobs waiting in the servers' queues."""
         return sum(len(s.queue.items) for s in self.servers)
 
     def running(self) -> int:
+        """Servers running a job now."""
         return sum(s.running is not None for s in self.servers)
 
     def executed(self) -> int:
@@ -398,6 +401,7 @@ class ServerNetwork:
         return self.clock
 
     def all_records(self) -> list[JobRecord]:
+        """Every server's records, completed and not, server by server."""
         out: list[JobRecord] = []
         for server in self.servers:
             out.extend(server.all_records())

@@ -68,6 +68,7 @@ class JobQueue(simpy.Store):
 
     @property
     def head(self) -> Job | None:
+        """The first waiting job, or ``None``."""
         return self.items[0] if self.items else None
 
     def take(self, job: Job) -> None:
@@ -126,6 +127,7 @@ class Server:
         self.process = env.process(self._serve())
 
     def fits(self, job: Job) -> bool:
+        """Whether the server's capacities hold ``job``'s demands at all."""
         caps = self.capacities
         return all(a <= caps.get(r, 0.0) for r, a in job.demands.items() if a > 0)
 
@@ -174,4 +176,5 @@ class Server:
         return out
 
     def all_records(self) -> list[JobRecord]:
+        """The completed jobs' records, then those of the jobs still here."""
         return self.records + self.snapshot()

@@ -32,9 +32,11 @@ class Signal(Generic[T]):
         return receiver
 
     def disconnect(self, receiver: Callable[[T], object]) -> None:
+        """Stop calling ``receiver``."""
         self._receivers.remove(receiver)
 
     def emit(self, value: T) -> None:
+        """Call every receiver with ``value``, in connection order."""
         for receiver in self._receivers:
             receiver(value)
 

@@ -184,6 +184,7 @@ class SlottedMachine:
     # ------------------------------------------------------------------ the scheduler's side
     @property
     def now(self) -> int:
+        """The current time slot."""
         return int(self.sim.now)
 
     @property
@@ -211,6 +212,7 @@ class SlottedMachine:
         return max(0, len(self.queue) - self.slots)
 
     def length(self, job: Job) -> int:
+        """``job``'s length in slots."""
         return self._len[job]
 
     def demand(self, job: Job) -> np.ndarray:
@@ -288,6 +290,7 @@ class SlottedMachine:
         return self.area / (self.cap * steps) if steps > 0 else np.full(len(self.names), math.nan)
 
     def records(self) -> list[JobRecord]:
+        """Every job's record: completed ones, then those running or waiting."""
         return self.machine.all_records()
 
     # ------------------------------------------------------------------ the observation

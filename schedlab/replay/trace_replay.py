@@ -58,6 +58,8 @@ WALLTIMES = ("kill", "run-on")
 
 @dataclass(frozen=True)
 class Config:
+    """The replay's settings: which logs, policies, backfilling, windows, and how jobs are read."""
+
     #: SWF logs, by path or by name in traces_dir (e.g. UniLu-Gaia-2014-1)
     traces: tuple[str, ...] = ("UniLu-Gaia-2014-1",)
     #: priority orders: fcfs, sjf, smallest, f1, wfp3, unicep
@@ -123,6 +125,7 @@ class Config:
 
     @property
     def n_windows(self) -> int:
+        """How many windows a trace is replayed on: the given starts, else ``windows``."""
         return len(self.starts) if self.starts else self.windows
 
 
@@ -142,6 +145,7 @@ def load_log(cfg: Config, name: str) -> Any:
 
 
 def cells(cfg: Config) -> list[dict]:
+    """The scenario's cells: every trace x policy x backfill, and a ``native`` row where a log records its waits."""
     out = []
     for name in cfg.traces:
         for policy in cfg.policies:
@@ -153,6 +157,7 @@ def cells(cfg: Config) -> list[dict]:
 
 
 def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> Model:
+    """The model of one cell and replication: window r of the cell's trace, under its policy (or as recorded)."""
     trace = load_log(cfg, cell["trace"])
     starts = pick_windows(len(trace.jobs), cfg.length, starts=cfg.starts or None, count=cfg.windows,
                           seed=window_seed(cfg, streams))
@@ -184,6 +189,7 @@ def window_seed(cfg: Config, streams: Streams) -> int:
 
 
 def measure(model: Model) -> dict[str, Any]:
+    """The replication's metrics (``evaluate``), and on a cluster its placements as a file."""
     out: dict[str, Any] = evaluate(model.records(), model["procs"])
     if "cluster" in model.parts:  # which nodes each job ran on: series/...-placements.csv, for `schedlab plot`
         out["files"] = {"placements.csv": model["cluster"].placements_csv()}

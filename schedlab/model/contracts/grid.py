@@ -95,9 +95,13 @@ class GridView(Protocol):
     """
 
     @property
-    def agents(self) -> int: ...
+    def agents(self) -> int:
+        """Number of brokers (N)."""
+        ...
     @property
-    def resources(self) -> int: ...
+    def resources(self) -> int:
+        """Number of resources (M)."""
+        ...
     @property
     def capacities(self) -> np.ndarray:
         """Each resource's capacity (length processed per unit of time), read-only."""
@@ -107,9 +111,13 @@ class GridView(Protocol):
         """When each resource's queue empties, counting the jobs that reached it (read-only)."""
         ...
     @property
-    def now(self) -> float: ...
+    def now(self) -> float:
+        """The simulated time."""
+        ...
     @property
-    def topology(self) -> GridTopology: ...
+    def topology(self) -> GridTopology:
+        """Who reaches which resource, with what latency, and who shares with whom."""
+        ...
     @property
     def completed(self) -> Subscribable[GridCompletion]:
         """Emitted at each completion, at its time."""
@@ -192,9 +200,11 @@ class PoissonJobs:
 
     @property
     def mean_length(self) -> float:
+        """The mean job length, ``(low + high) / 2``: the J_av of the system load."""
         return (self.low + self.high) / 2
 
     def lengths(self, step: int, agents: int) -> list[list[float]]:
+        """Step ``step``'s new jobs, per agent: a Poisson count each, uniform lengths in ``[low, high)``."""
         counts = self._arrivals.poisson(self.rate, agents).tolist()
         drawn = self._lengths.uniform(self.low, self.high, sum(counts)).tolist()
         out, k = [], 0

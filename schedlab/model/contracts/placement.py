@@ -111,7 +111,9 @@ class Placement(Protocol):
 
     exclusive: bool
 
-    def place(self, job: Job, nodes: Sequence[NodeState], allowed: Sequence[int]) -> Allocation | None: ...
+    def place(self, job: Job, nodes: Sequence[NodeState], allowed: Sequence[int]) -> Allocation | None:
+        """The cores to take on each node for ``job``, among ``allowed``; ``None`` if it cannot start now."""
+        ...
 
 
 class ClusterView(MachineView, Protocol):
@@ -122,13 +124,17 @@ class ClusterView(MachineView, Protocol):
     """
 
     @property
-    def nodes(self) -> Sequence[NodeState]: ...
+    def nodes(self) -> Sequence[NodeState]:
+        """Each node's state now (read-only)."""
+        ...
     @property
     def allocations(self) -> Mapping[Job, Allocation]:
         """Where each running job is: ``{job: {node index: cores}}``."""
         ...
     @property
-    def placement(self) -> Placement: ...
+    def placement(self) -> Placement:
+        """The cluster's placement rule, for a policy to place jobs on copies of the nodes."""
+        ...
     def allowed_nodes(self, job: Job) -> tuple[int, ...]:
         """The nodes ``job`` may run on (its partition's)."""
         ...

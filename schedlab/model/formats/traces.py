@@ -152,6 +152,7 @@ class NativeSchedule:
                                            cpu_time=job.cpus * job.runtime))
 
     def all_records(self) -> list[JobRecord]:
+        """The records of the jobs as they ran (a copy)."""
         return list(self.records)
 
 
