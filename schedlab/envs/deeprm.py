@@ -156,8 +156,7 @@ class DeepRMEnv(gym.Env[Any, np.int64]):
         self._scale = 1.0
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict]:
-        """A new episode: jobs from ``options["jobs"]``, else drawn at ``options["load"]`` or one of the config's loads.
-        """
+        """A new episode: jobs from ``options["jobs"]``, else drawn at ``options["load"]`` or a config load."""
         super().reset(seed=seed)
         cfg, options = self.config, options or {}
         jobs: list[Job] | None = options.get("jobs")
@@ -172,7 +171,7 @@ class DeepRMEnv(gym.Env[Any, np.int64]):
         return self._observe(), self._info(scheduled=False)
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
-        """Place slot ``action``'s job (the last action moves time on a slot), and observe."""
+        """Place slot ``action``'s job (no reward yet); the void action, or a job not placed, ends the time step."""
         model = self.model
         if model is None:
             raise RuntimeError("call reset() before step()")

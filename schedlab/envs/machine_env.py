@@ -291,9 +291,7 @@ class MachineEnv(gym.Env[np.ndarray, np.int64]):
 
     # ------------------------------------------------------------------ Gymnasium
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
-        """A new episode: fresh jobs (``options["jobs"]`` or the workload's draw from ``seed``), run to the first
-        decision.
-        """
+        """A new episode: ``options["jobs"]`` or the workload's draw from ``seed``, run to the first decision."""
         super().reset(seed=seed)
         options = options or {}
         jobs = list(options["jobs"]) if "jobs" in options else list(self.workload(self.np_random))

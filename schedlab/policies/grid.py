@@ -126,8 +126,7 @@ class DecentralisedMinMin(_Stateless):
             self.ready[:] = self._view.busy_until  # the information service's refresh, to every agent
 
     def assign(self, agent: int, lengths: np.ndarray) -> Iterator[Assign]:
-        """Min-Min over ``agent``'s jobs: the job of earliest completion first, to its resource, until all are placed.
-        """
+        """Min-Min over ``agent``'s jobs: the job of earliest completion goes first, to that resource; repeat."""
         view = self._view
         now, caps = view.now, view.capacities
         ready = np.maximum(self.ready[agent], now)

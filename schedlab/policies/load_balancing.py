@@ -100,8 +100,7 @@ class LoadBalancing:
         pass
 
     def decide(self, network: NetworkView) -> list[Ship]:
-        """From each server loaded above the mean by the tolerance, ship its heaviest job to a nearest least-loaded one.
-        """
+        """Each server loaded above the mean (by the tolerance) ships its heaviest job to a nearest least-loaded one."""
         loads = network.loads()
         mean = loads.mean()
         if mean <= 0:

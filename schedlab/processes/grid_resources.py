@@ -284,7 +284,7 @@ class GridSeries:
         return self.tpt_total / self.completed if self.completed else math.nan
 
     def sample(self) -> None:
-        """Add a row for now: the load summary of the resources' LoR, and ATPT so far."""
+        """Add a row for now: the LoR summary (mean, max, spread), ATPT, completions and submissions so far."""
         grid = self._grid
         summary = metrics.load_summary(grid.lor())
         self._rows.append(
