@@ -8,6 +8,7 @@ later runs only what changed.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import tempfile
 from pathlib import Path
@@ -25,7 +26,8 @@ _EXPLAINED = re.compile(r"^\[[a-z-]+(,\s*[a-z-]+)*\]  # \S")
 def test_mypy_clean():
     """``mypy`` finds no error in schedlab/ (the settings of pyproject.toml's [tool.mypy])."""
     api = pytest.importorskip("mypy.api", reason="mypy is not installed (pip install -e '.[dev]')")
-    cache = Path(tempfile.gettempdir()) / "schedlab-mypy-cache"
+    # one cache per checkout: two working trees do not overwrite each other's entries
+    cache = Path(tempfile.gettempdir()) / f"schedlab-mypy-cache-{hashlib.sha1(str(ROOT).encode()).hexdigest()[:8]}"
     stdout, stderr, status = api.run(
         ["--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(cache), str(PACKAGE)]
     )
