@@ -40,6 +40,7 @@ from schedlab.experiment.seeding import Streams
 from schedlab.model import Exponential, erlang_c_wait, metrics, poisson_workload
 from schedlab.model.fields import items, number
 from schedlab.model.records import Status
+from schedlab.model.run_facts import run_facts
 from schedlab.model.traces import LoadedTrace, evaluate, load_trace, trace_path
 from schedlab.policies import FCFS
 from schedlab.policies.batch import make_policy
@@ -126,11 +127,12 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
     return Model(env, [], parts={"kind": QUEUE, "cfg": cfg, "machine": machine})
 
 
-def measure(model: Model) -> dict[str, float]:
+def measure(model: Model) -> dict[str, Any]:
     if model["kind"] == LOG:
         row = evaluate(model.records(), model["procs"])
         return {"wait": row["wait"] / 3600, "bounded_slowdown": row["bounded_slowdown"],
-                "utilization": row["utilization"]}
+                "utilization": row["utilization"],
+                "files": run_facts(model["procs"])}  # `schedlab plot` draws utilization of the log's processors
     cfg: Config = model["cfg"]
     warm = int(cfg.warmup_fraction * cfg.customers)
     records = model["machine"].records

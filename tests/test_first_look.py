@@ -76,3 +76,29 @@ def test_the_validation_line_says_when_an_interval_misses_or_there_is_none(quick
     assert "OUTSIDE the 95% interval" in validation(far)[0]
     single = dataclasses.replace(quick, reps=1, rows=[{**queue, "wait_ci95": math.nan}])
     assert validation(single)[0].endswith("one replication gives no interval")
+
+
+def test_the_plotted_utilization_is_the_runs_own(quick, tmp_path):
+    """`schedlab plot` draws the first run (a window of SDSC-SP2 under FCFS) over the log's 128
+    processors, not over the M/M/4 cell's c = 4; the time-average of the plotted utilization
+    over [first submission, last end] is the utilization metric of that very run."""
+    import numpy as np
+
+    from schedlab.plots.results import drawn_run
+    from schedlab.plots.timeseries import utilization_queue
+
+    quick.save(tmp_path / "first_look")
+    run = drawn_run(tmp_path / "first_look")
+    assert run is not None and run.capacity == 128 and run.time_unit == "s"
+    fig = utilization_queue(run.records, run.capacity, time_unit=run.time_unit)
+    top, bottom = fig.axes
+    x, y = (np.asarray(a, float) for a in top.lines[0].get_data())
+    assert y.max() <= 1.0 and "of 128 CPUs" in top.get_ylabel()
+    assert bottom.get_xlabel().startswith(("days", "hours"))  # seconds of a log, in a readable unit
+    # the step function: y[i] holds from x[i] to x[i + 1]. The axis starts at the first
+    # submission (the queue's first step, at 0), and the last step is the last end (busy falls to 0)
+    assert bottom.lines[0].get_xdata()[0] == 0 and y[-1] == 0
+    average = float(np.sum(y[:-1] * np.diff(x)) / x[-1])
+    first_run = next(r for r in quick.replications if r["policy"] == "fcfs" and r["rep"] == 0)
+    assert average == pytest.approx(first_run["utilization"], rel=1e-9), \
+        f"plotted {average!r} against the run's utilization {first_run['utilization']!r}"

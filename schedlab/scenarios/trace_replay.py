@@ -41,6 +41,7 @@ import simpy
 
 from schedlab.model.fields import INT_MAX, items, number
 from schedlab.model.platform_file import cached_platform
+from schedlab.model.run_facts import run_facts
 from schedlab.model.streams import Streams
 from schedlab.model.traces import COMPATS, NativeSchedule, evaluate, load_trace, pick_windows, trace_path
 from schedlab.policies.batch import BACKFILLS, make_policy
@@ -185,6 +186,7 @@ def window_seed(cfg: Config, streams: Streams) -> int:
 
 def measure(model: Model) -> dict[str, Any]:
     out: dict[str, Any] = evaluate(model.records(), model["procs"])
+    out["files"] = run_facts(model["procs"]) if "procs" in model.parts else {}  # `schedlab plot`'s capacity
     if "cluster" in model.parts:  # which nodes each job ran on: series/...-placements.csv, for `schedlab plot`
-        out["files"] = {"placements.csv": model["cluster"].placements_csv()}
+        out["files"]["placements.csv"] = model["cluster"].placements_csv()
     return out
