@@ -75,8 +75,11 @@ def _parser(script: str | None = None) -> argparse.ArgumentParser:
                         help="priority order: fcfs, sjf, smallest, f1, wfp3, unicep (repeatable; default fcfs)")
     # the names of policies.batch.BACKFILLS, written out: importing it here would load the
     # policies at every start-up of the CLI (tests/test_conservative.py checks they agree)
-    replay.add_argument("--backfill", action="append", default=None, choices=("none", "easy", "conservative"),
-                        help="backfilling: none, easy, conservative (repeatable; default: both none and easy)")
+    replay.add_argument("--backfill", action="append", default=None,
+                        choices=("none", "easy", "conservative", "conservative-rebuild"),
+                        help="backfilling: none, easy, conservative (reservations at arrival, compressed when jobs "
+                             "end early), conservative-rebuild (rebuilt at each decision) (repeatable; default: "
+                             "both none and easy)")
     window = replay.add_mutually_exclusive_group()
     window.add_argument("--start", type=int, default=None, metavar="I", help="one window starting at job I (0-based)")
     window.add_argument("--starts", default=None, metavar="I,J,...", help="windows starting at these jobs")

@@ -63,7 +63,7 @@ class Config:
     traces: tuple[str, ...] = ("UniLu-Gaia-2014-1",)
     #: priority orders: fcfs, sjf, smallest, f1, wfp3, unicep
     policies: tuple[str, ...] = ("fcfs",)
-    #: backfilling variants: none, easy, conservative
+    #: backfilling variants: none, easy, conservative, conservative-rebuild
     backfills: tuple[str, ...] = ("none", "easy")
     #: jobs per window
     length: int = number(1024, low=1, work=True)
@@ -107,7 +107,7 @@ class Config:
             object.__setattr__(self, "walltime", "run-on" if self.compat == "rlscheduler" else "kill")
         if self.walltime not in WALLTIMES:
             raise ValueError(f"unknown walltime {self.walltime!r}; choose from {', '.join(WALLTIMES)}")
-        if self.compat == "rlscheduler" and "conservative" in self.backfills:
+        if self.compat == "rlscheduler" and any(b.startswith("conservative") for b in self.backfills):
             raise ValueError("compat rlscheduler has no conservative backfilling (RLScheduler has EASY only): "
                              "use backfills none or easy")
         if self.compat == "rlscheduler" and self.walltime != "run-on":
