@@ -102,3 +102,30 @@ def test_the_plotted_utilization_is_the_runs_own(quick, tmp_path):
     first_run = next(r for r in quick.replications if r["policy"] == "fcfs" and r["rep"] == 0)
     assert average == pytest.approx(first_run["utilization"], rel=1e-9), \
         f"plotted {average!r} against the run's utilization {first_run['utilization']!r}"
+
+
+def test_the_gantt_chart_is_drawn_over_the_processors_each_job_held(quick, tmp_path):
+    """The log windows run with first-fit processor ids: `schedlab plot` draws each job over the
+    ids it held. The numbers behind the chart: one rectangle area per job, summing to the
+    CPU-time the records say, and no processor covered twice at once."""
+    from schedlab.plots.processor_gantt import processor_gantt, rectangles
+    from schedlab.plots.results import drawn_run, plot_results
+
+    quick.save(tmp_path / "first_look")
+    run = drawn_run(tmp_path / "first_look")
+    assert run is not None and run.allocations
+    boxes = rectangles(run.allocations)
+    area = sum(count * (end - start) for _, start, end, _, count in boxes)
+    assert area == pytest.approx(sum(r.cpus * (r.end - r.start) for r in run.records), rel=1e-12)
+    assert {str(r.id) for r in run.records} == {job for job, *_ in boxes}
+    edges = sorted((t, kind, p) for _, start, end, lo, count in boxes
+                   for p in range(lo, lo + count) for t, kind in ((start, 1), (end, 0)))
+    held: set[int] = set()
+    for _, kind, p in edges:  # at one time, ends (0) before starts (1)
+        assert (p in held) != bool(kind), f"processor {p} held twice"
+        (held.add if kind else held.discard)(p)
+    fig = processor_gantt(run.allocations, int(run.capacity), records=run.records, time_unit=run.time_unit)
+    assert fig.axes[0].get_ylim() == (0, 128) and len(fig.axes[0].collections) == len(boxes)
+    colours = {tuple(c.get_facecolor()[0]) for c in fig.axes[0].collections}
+    assert len(colours) > 1  # coloured by each job's wait, which differ
+    assert "gantt.png" in {p.name for p in plot_results(tmp_path / "first_look")}

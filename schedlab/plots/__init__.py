@@ -7,6 +7,7 @@ plot asked for without it raises an ImportError that names the extra to install.
 
 - :func:`gantt`: one bar per job (or per allocation segment, from a trace).
 - :func:`node_gantt`: a cluster's Gantt chart per node, a row per core.
+- :func:`processor_gantt`: jobs over the processor ids they held, coloured by wait.
 - :func:`utilization_queue`: busy CPUs and queue length over time.
 - :func:`draw_topology`: a small-world ring or a broker/resource grid.
 - :func:`metric_vs_factor`: a metric of ``summary.csv`` against a factor, with 95% intervals.
@@ -15,6 +16,7 @@ plot asked for without it raises an ImportError that names the extra to install.
 
 from schedlab.plots.factors import metric_vs_factor, split_columns
 from schedlab.plots.gantt import Segment, gantt, node_gantt, segments_from_records, segments_from_trace
+from schedlab.plots.processor_gantt import processor_gantt
 from schedlab.plots.results import plot_results
 from schedlab.plots.timeseries import occupancy, utilization_queue
 from schedlab.plots.topology import draw_topology
@@ -27,6 +29,7 @@ __all__ = [
     "node_gantt",
     "occupancy",
     "plot_results",
+    "processor_gantt",
     "segments_from_records",
     "segments_from_trace",
     "split_columns",

@@ -8,7 +8,7 @@ from pathlib import Path
 from schedlab.model.records import JobRecord
 from schedlab.plots.factors import metric_vs_factor, split_columns
 
-__all__ = ["DrawnRun", "drawn_run", "plot_results", "run_facts_of"]
+__all__ = ["DrawnRun", "allocations_of", "drawn_run", "plot_results", "run_facts_of"]
 
 
 def _records(folder: Path) -> object | None:
@@ -43,6 +43,22 @@ def run_facts_of(folder: Path, cell: dict, rep: int) -> dict | None:
     if index is None or not path.is_file():
         return None
     return read_run_facts(path.read_text(), str(path))
+
+
+def allocations_of(folder: Path, cell: dict, rep: int) -> list[tuple[str, str, float, float]] | None:
+    """The processor ids the drawn run's jobs held (its ``allocations.csv``), or None if none was saved."""
+    import csv
+
+    index = _cell_index(folder, cell)
+    path = folder / "series" / f"cell{index}-rep{rep}-allocations.csv"
+    if index is None or not path.is_file():
+        return None
+    with path.open() as stream:
+        try:
+            return [(row["job"], row["procs"], float(row["start"]), float(row["end"]))
+                    for row in csv.DictReader(stream)]
+        except (KeyError, ValueError) as exc:
+            raise ValueError(f"{path}: not an allocation table (job,procs,start,end): {exc}") from None
 
 
 def _node_gantt(folder: Path, target: Path, time_unit: str = "") -> list[Path]:
@@ -92,6 +108,8 @@ class DrawnRun:
     time_unit: str
     #: the cell's factors and replication, as ``key=value, ...``
     label: str
+    #: ``(job, procset, start, end)`` segments, where the run's machine gave processor ids
+    allocations: list[tuple[str, str, float, float]] | None = None
 
 
 def drawn_run(folder: str | Path, capacity: float | None = None) -> DrawnRun | None:
@@ -116,7 +134,8 @@ def drawn_run(folder: str | Path, capacity: float | None = None) -> DrawnRun | N
         JobRecord(**{**row, "status": Status(row["status"])}) for row in first[list(COLUMNS)].to_dict("records")
     ]
     cell = {f: first[f].iloc[0] for f in factors if f != "rep"}
-    facts = run_facts_of(folder, cell, int(first["rep"].iloc[0]) if "rep" in first else 0) or {}
+    rep = int(first["rep"].iloc[0]) if "rep" in first else 0
+    facts = run_facts_of(folder, cell, rep) or {}
     if capacity is None:
         capacity = facts.get("capacity")
     if capacity is None and (folder / "summary.json").is_file():
@@ -125,12 +144,16 @@ def drawn_run(folder: str | Path, capacity: float | None = None) -> DrawnRun | N
     if capacity is None:
         capacity = max(float(occupancy(records)["busy"][1].max()), 1.0)
     label = ", ".join(f"{f}={first[f].iloc[0]}" for f in factors)
-    return DrawnRun(records, float(capacity), facts.get("time_unit", ""), label)
+    return DrawnRun(records, float(capacity), facts.get("time_unit", ""), label, allocations_of(folder, cell, rep))
 
 
 def plot_results(folder: str | Path, out: str | Path | None = None, *, capacity: float | None = None) -> list[Path]:
     """Write ``metric_<name>.png`` per metric of ``summary.csv``, and a Gantt chart and
     utilization/queue plot of the first replication of the first cell when records were kept.
+
+    The Gantt chart is drawn over processors (each job over the ids it held, coloured by
+    its wait) where the run saved its ``allocations.csv`` (a machine built with
+    ``allocation=``), else one row per job.
 
     Parameters
     ----------
@@ -157,6 +180,7 @@ def plot_results(folder: str | Path, out: str | Path | None = None, *, capacity:
         When ``folder`` is not a folder or holds no ``summary.csv``.
     """
     from schedlab.plots.gantt import gantt
+    from schedlab.plots.processor_gantt import processor_gantt
     from schedlab.plots.timeseries import utilization_queue
 
     folder = Path(folder)
@@ -177,8 +201,13 @@ def plot_results(folder: str | Path, out: str | Path | None = None, *, capacity:
         fig.savefig(written[-1], dpi=100)
     run = drawn_run(folder, capacity)
     if run is not None:
+        if run.allocations:  # over the processors each job held
+            chart = processor_gantt(run.allocations, int(run.capacity), records=run.records,
+                                    title=f"Gantt chart over processors ({run.label})", time_unit=run.time_unit)
+        else:  # one row per job
+            chart = gantt(run.records, title=f"Gantt chart ({run.label})", time_unit=run.time_unit)
         for name, fig in (
-            ("gantt", gantt(run.records, title=f"Gantt chart ({run.label})", time_unit=run.time_unit)),
+            ("gantt", chart),
             ("utilization_queue", utilization_queue(run.records, run.capacity, title=run.label,
                                                     time_unit=run.time_unit)),
         ):

@@ -35,11 +35,13 @@ does this (a mix-in: the machine has the state it reads).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import simpy
 from simpy.events import URGENT, Timeout
 
 from schedlab.model.job import Job
+from schedlab.model.processor_map import ProcessorMap
 from schedlab.model.records import JobRecord, RecordLog, Status, job_record
 from schedlab.processes.running import Running, RunningSet
 from schedlab.processes.signal import Signal
@@ -88,6 +90,8 @@ class JobEnding:
     _busy_area: float
     _last_change: float
     _trace: Tracer | None
+    processors: ProcessorMap | None
+    _give_back_ids: Callable[[Job], None]  # ProcessorIds'
 
     def decide(self) -> None:
         raise NotImplementedError
@@ -165,6 +169,8 @@ class JobEnding:
     def _release(self, run: Running) -> None:
         """Give back the CPUs and other resources ``run`` holds (at its end, or when it is preempted)."""
         self.free += run.cpus
+        if self.processors is not None:
+            self._give_back_ids(run.job)
         self.running.remove(run)
         demands = run.job.demands
         if demands:

@@ -174,7 +174,7 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
     else:
         policy = make_policy(cell["policy"], cell["backfill"], cfg.compat)
         model = replay_model(env, jobs, trace.procs, policy, batch_decisions=cfg.compat == "rlscheduler",
-                             walltime=cfg.walltime)  # type: ignore[arg-type]  # checked in Config
+                             walltime=cfg.walltime, allocation="first-fit")  # type: ignore[arg-type]  # checked in Config
     model.parts.update(procs=trace.procs, window_start=lo)
     return model
 
@@ -189,4 +189,6 @@ def measure(model: Model) -> dict[str, Any]:
     out["files"] = run_facts(model["procs"]) if "procs" in model.parts else {}  # `schedlab plot`'s capacity
     if "cluster" in model.parts:  # which nodes each job ran on: series/...-placements.csv, for `schedlab plot`
         out["files"]["placements.csv"] = model["cluster"].placements_csv()
+    elif getattr(model.parts.get("machine"), "processors", None) is not None:  # which processors: its Gantt chart
+        out["files"]["allocations.csv"] = model["machine"].allocations_csv()
     return out

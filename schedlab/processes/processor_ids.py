@@ -1,0 +1,118 @@
+"""Which processors each job held: ids given at each allocation, kept as Batsim-style interval sets.
+
+A :class:`~schedlab.processes.machine.Machine` built with ``allocation=`` (a rule name
+of :data:`~schedlab.model.processor_map.ALLOCATIONS`, or any rule function) gives each
+job specific processor ids when it starts, gives them back when it ends or is
+preempted, and gives back its highest ids when squeezed (a grown job takes new ones
+by the rule). Each stretch a job held one set of ids is a *segment*:
+``(job id, "0-3 7", start, end)`` in :meth:`ProcessorIds.allocation_rows`, in the order
+they closed. Without ``allocation`` (the default) a machine counts CPUs only and
+none of this runs: the engine's speed is what it was (benchmarks/README.md).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import simpy
+
+from schedlab.model.job import Job
+from schedlab.model.processor_map import ALLOCATIONS, AllocationRule, ProcessorMap
+from schedlab.model.procset import format_procset
+
+__all__ = ["ALLOCATION_COLUMNS", "ProcessorIds"]
+
+#: the columns of :meth:`ProcessorIds.allocation_rows`
+ALLOCATION_COLUMNS = ("job", "procs", "start", "end")
+
+
+class ProcessorIds:
+    """A mix-in of :class:`~schedlab.processes.machine.Machine`: processor ids per running job."""
+
+    env: simpy.Environment
+    name: str
+    max_capacity: int
+    #: the processors, free or busy (None: the machine counts CPUs only)
+    processors: ProcessorMap | None
+
+    def _init_ids(self, allocation: str | AllocationRule | None) -> None:
+        self.processors = None
+        self._rule: AllocationRule | None = None
+        self._held: dict[Job, tuple[list[int], float]] = {}
+        self._segments: list[tuple[Any, str, float, float]] = []
+        if allocation is None:
+            return
+        if isinstance(allocation, str):
+            if allocation not in ALLOCATIONS:
+                raise ValueError(f"machine {self.name!r}: unknown allocation {allocation!r}; "
+                                 f"choose from {', '.join(ALLOCATIONS)} or pass a rule function")
+            self._rule = ALLOCATIONS[allocation]
+        elif callable(allocation):
+            self._rule = allocation
+        else:
+            raise ValueError(f"machine {self.name!r}: allocation must be a rule name or a function "
+                             f"(map, n) -> ids, got {allocation!r}")
+        self.processors = ProcessorMap(self.max_capacity)
+
+    def _take_ids(self, job: Job, n: int) -> None:
+        """Give ``job`` ``n`` processor ids by the rule (at a start or resume)."""
+        procs = self.processors
+        assert procs is not None and self._rule is not None
+        ids = self._ids_by_rule(procs, n)
+        self._held[job] = (ids, float(self.env.now))
+
+    def _ids_by_rule(self, procs: ProcessorMap, n: int) -> list[int]:
+        ids = list(self._rule(procs, n))  # type: ignore[misc]
+        if len(ids) != n or len(set(ids)) != n:
+            raise ValueError(f"machine {self.name!r}: allocation rule {self._rule!r} gave {ids!r} "
+                             f"for {n} processors")
+        procs.take(ids)
+        return ids
+
+    def _give_back_ids(self, job: Job) -> None:
+        """``job`` ends or is preempted: its ids are free, its segment closed."""
+        ids, since = self._held.pop(job)
+        self.processors.give_back(ids)  # type: ignore[union-attr]
+        self._segments.append((job.id, format_procset(ids), since, float(self.env.now)))
+
+    def _resize_ids(self, job: Job, cpus: int) -> None:
+        """``job`` now holds ``cpus`` processors: squeezed, it keeps its lowest ids; grown, it takes more."""
+        ids, since = self._held[job]
+        now = float(self.env.now)
+        self._segments.append((job.id, format_procset(ids), since, now))
+        kept = sorted(ids)[:cpus]
+        procs = self.processors
+        assert procs is not None
+        procs.give_back(sorted(ids)[cpus:])
+        if cpus > len(ids):
+            kept = kept + self._ids_by_rule(procs, cpus - len(ids))
+        self._held[job] = (kept, now)
+
+    def held_ids(self, job: Job) -> list[int]:
+        """The processor ids ``job`` holds now (empty if it holds none, or the machine gives no ids)."""
+        held = self._held.get(job)
+        return sorted(held[0]) if held is not None else []
+
+    def allocation_rows(self, *, running: bool = True) -> list[tuple[Any, str, float, float]]:
+        """Every segment ``(job id, procset, start, end)`` closed so far, then (``running``) the open
+        ones, ended now. Empty when the machine gives no ids."""
+        rows = list(self._segments)
+        if running:
+            now = float(self.env.now)
+            rows += [(job.id, format_procset(ids), since, now) for job, (ids, since) in self._held.items()]
+        return rows
+
+    def allocated(self) -> dict[Any, str]:
+        """Per job id, every processor it held over its life, as one interval set (Batsim's ``allocated_resources``)."""
+        from schedlab.model.procset import parse_procset
+
+        ids: dict[Any, set[int]] = {}
+        for job, procs, _, _ in self.allocation_rows():
+            ids.setdefault(job, set()).update(parse_procset(procs))
+        return {job: format_procset(s) for job, s in ids.items()}
+
+    def allocations_csv(self) -> str:
+        """:meth:`allocation_rows` as CSV text with a header line (the procset has no comma to quote)."""
+        lines = [",".join(ALLOCATION_COLUMNS)]
+        lines += [f"{job},{procs},{start!r},{end!r}" for job, procs, start, end in self.allocation_rows()]
+        return "\n".join(lines) + "\n"
