@@ -20,7 +20,7 @@ from pathlib import Path
 
 import simpy
 
-from schedlab.model.traces import load_trace, pick_windows, trace_path
+from schedlab.model.formats.traces import load_trace, pick_windows, trace_path
 from schedlab.policies.conservative import Conservative
 from schedlab.policies.conservative_rebuild import RebuildConservative, plan
 from schedlab.processes.replay import replay_model

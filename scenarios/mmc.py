@@ -18,11 +18,15 @@ from typing import Any
 import simpy
 
 from schedlab.experiment import cli_main
-from schedlab.experiment.seeding import Streams
-from schedlab.model import Exponential, erlang_c_wait, metrics, poisson_workload
-from schedlab.model.fields import number, validate
-from schedlab.model.records import RecordLog, Status
-from schedlab.model.run_facts import run_facts
+from schedlab.model.analysis import metrics
+from schedlab.model.analysis.queueing import erlang_c_wait
+from schedlab.model.core.distributions import Exponential
+from schedlab.model.core.fields import number, validate
+from schedlab.model.core.streams import Streams
+from schedlab.model.core.workloads import poisson_workload
+from schedlab.model.records.job_record import Status
+from schedlab.model.records.log import RecordLog
+from schedlab.model.records.run_facts import run_facts
 from schedlab.policies import FCFS
 from schedlab.processes import Machine, Model, Source
 

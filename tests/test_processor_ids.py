@@ -7,9 +7,9 @@ import simpy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from schedlab.model import Job
-from schedlab.model.processor_map import ProcessorMap, first_fit, lowest_free
-from schedlab.model.procset import format_procset, parse_procset
+from schedlab.model.contracts.processor_map import ProcessorMap, first_fit, lowest_free
+from schedlab.model.core.job import Job
+from schedlab.model.formats.procset import format_procset, parse_procset
 from schedlab.policies import FCFS
 from schedlab.policies.batch import make_policy
 from schedlab.processes import Machine, Source

@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from schedlab.model.procset import parse_procset
-from schedlab.model.records import JobRecord
+from schedlab.model.formats.procset import parse_procset
+from schedlab.model.records.job_record import JobRecord
 from schedlab.plots._mpl import new_figure
 from schedlab.plots.time_axis import time_axis
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from schedlab.model.records import JobRecord
+from schedlab.model.records.job_record import JobRecord
 from schedlab.plots.factors import metric_vs_factor, split_columns
 
 __all__ = ["DrawnRun", "allocations_of", "drawn_run", "plot_results", "run_facts_of"]
@@ -35,8 +35,8 @@ def _cell_index(folder: Path, cell: dict) -> int | None:
 
 
 def run_facts_of(folder: Path, cell: dict, rep: int) -> dict | None:
-    """The facts (:mod:`schedlab.model.run_facts`) the drawn run's measure saved, or None if it saved none."""
-    from schedlab.model.run_facts import RUN_FILE, read_run_facts
+    """The facts (:mod:`schedlab.model.records.run_facts`) the drawn run's measure saved, or None if it saved none."""
+    from schedlab.model.records.run_facts import RUN_FILE, read_run_facts
 
     index = _cell_index(folder, cell)
     path = folder / "series" / f"cell{index}-rep{rep}-{RUN_FILE}"
@@ -67,7 +67,7 @@ def _node_gantt(folder: Path, target: Path, time_unit: str = "") -> list[Path]:
     import csv
     import json
 
-    from schedlab.model.platform_file import load_platform
+    from schedlab.model.formats.platform_file import load_platform
     from schedlab.plots.gantt import node_gantt
 
     tables = sorted((folder / "series").glob("cell0-rep0-*placements.csv"))
@@ -119,7 +119,7 @@ def drawn_run(folder: str | Path, capacity: float | None = None) -> DrawnRun | N
     """
     import json
 
-    from schedlab.model.records import COLUMNS, Status
+    from schedlab.model.records.job_record import COLUMNS, Status
     from schedlab.plots.timeseries import occupancy
 
     folder = Path(folder)
@@ -163,7 +163,7 @@ def plot_results(folder: str | Path, out: str | Path | None = None, *, capacity:
         Where to write the PNG files (default: ``folder/plots``).
     capacity
         CPUs of the machine, for utilization. Default: the CPUs of the run drawn, as
-        its scenario's ``measure`` saved them (:func:`schedlab.model.run_facts.run_facts`,
+        its scenario's ``measure`` saved them (:func:`schedlab.model.records.run_facts.run_facts`,
         ``series/cell<i>-rep<r>-run.json``); else the config's ``cpus`` or
         ``capacity`` in ``summary.json``; else the most CPUs busy at once. The config's
         ``c`` is not read: ``scenarios/first_look.py``'s ``c`` sizes its M/M/c cell,
@@ -179,6 +179,7 @@ def plot_results(folder: str | Path, out: str | Path | None = None, *, capacity:
     FileNotFoundError
         When ``folder`` is not a folder or holds no ``summary.csv``.
     """
+
     from schedlab.plots.gantt import gantt
     from schedlab.plots.processor_gantt import processor_gantt
     from schedlab.plots.timeseries import utilization_queue

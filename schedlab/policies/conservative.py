@@ -50,8 +50,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-from schedlab.model.decisions import MachineView, Start
-from schedlab.model.job import Job
+from schedlab.model.contracts.machine import MachineView, Start
+from schedlab.model.core.job import Job
 from schedlab.policies.profile import Profile
 from schedlab.policies.scoring import Priority
 

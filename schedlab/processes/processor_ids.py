@@ -1,7 +1,7 @@
 """Which processors each job held: ids given at each allocation, kept as Batsim-style interval sets.
 
 A :class:`~schedlab.processes.machine.Machine` built with ``allocation=`` (a rule name
-of :data:`~schedlab.model.processor_map.ALLOCATIONS`, or any rule function) gives each
+of :data:`~schedlab.model.contracts.processor_map.ALLOCATIONS`, or any rule function) gives each
 job specific processor ids when it starts, gives them back when it ends or is
 preempted, and gives back its highest ids when squeezed (a grown job takes new ones
 by the rule). Each stretch a job held one set of ids is a *segment*:
@@ -16,9 +16,9 @@ from typing import Any
 
 import simpy
 
-from schedlab.model.job import Job
-from schedlab.model.processor_map import ALLOCATIONS, AllocationRule, ProcessorMap
-from schedlab.model.procset import format_procset
+from schedlab.model.contracts.processor_map import ALLOCATIONS, AllocationRule, ProcessorMap
+from schedlab.model.core.job import Job
+from schedlab.model.formats.procset import format_procset
 
 __all__ = ["ALLOCATION_COLUMNS", "ProcessorIds"]
 
@@ -104,7 +104,7 @@ class ProcessorIds:
 
     def allocated(self) -> dict[Any, str]:
         """Per job id, every processor it held over its life, as one interval set (Batsim's ``allocated_resources``)."""
-        from schedlab.model.procset import parse_procset
+        from schedlab.model.formats.procset import parse_procset
 
         ids: dict[Any, set[int]] = {}
         for job, procs, _, _ in self.allocation_rows():
