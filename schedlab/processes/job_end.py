@@ -35,12 +35,10 @@ does this (a mix-in: the machine has the state it reads).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import simpy
 from simpy.events import URGENT, Timeout
 
-from schedlab.model.contracts.processor_map import ProcessorMap
 from schedlab.model.core.job import Job
 from schedlab.model.records.job_record import JobRecord, Status
 from schedlab.model.records.log import RecordLog
@@ -92,8 +90,6 @@ class JobEnding:
     _busy_area: float
     _last_change: float
     _trace: Tracer | None
-    processors: ProcessorMap | None
-    _give_back_ids: Callable[[Job], None]  # ProcessorIds'
 
     def decide(self) -> None:
         raise NotImplementedError
@@ -171,8 +167,6 @@ class JobEnding:
     def _release(self, run: Running) -> None:
         """Give back the CPUs and other resources ``run`` holds (at its end, or when it is preempted)."""
         self.free += run.cpus
-        if self.processors is not None:
-            self._give_back_ids(run.job)
         self.running.remove(run)
         demands = run.job.demands
         if demands:

@@ -327,8 +327,6 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds):
         run.cpus = n
         run.started = now
         self.free -= n
-        if self.processors is not None:
-            self._take_ids(job, n)
         if job.demands:
             used = self.used
             for r, a in job.demands.items():
@@ -371,8 +369,6 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds):
         self._account()
         run._book(now)
         self.free -= cpus - run.cpus
-        if self.processors is not None:
-            self._resize_ids(job, int(cpus))
         run.cpus = int(cpus)
         run.resizes += 1
         run.event = _Allocated(self.env, run, self._plan_end)  # re-plan the end at the new rate
