@@ -33,6 +33,7 @@ backfilling against an independent transcription of that loop: every start time 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -41,8 +42,17 @@ import simpy
 
 from schedlab.model.core.fields import INT_MAX, items, number
 from schedlab.model.core.streams import Streams
+from schedlab.model.formats.batsim import read_batsim_workload
 from schedlab.model.formats.platform_file import cached_platform
-from schedlab.model.formats.traces import COMPATS, NativeSchedule, evaluate, load_trace, pick_windows, trace_path
+from schedlab.model.formats.traces import (
+    COMPATS,
+    LoadedTrace,
+    NativeSchedule,
+    evaluate,
+    load_trace,
+    pick_windows,
+    trace_path,
+)
 from schedlab.model.records.run_facts import run_facts
 from schedlab.policies.batch import BACKFILLS, make_policy
 from schedlab.policies.placement import PLACEMENTS, make_placement
@@ -136,10 +146,29 @@ def REPS(cfg: Config) -> int:
 
 
 def load_log(cfg: Config, name: str) -> Any:
-    """The log ``name`` read and cleaned as ``cfg`` says (read once per process: ``load_trace`` keeps it)."""
+    """The log ``name`` read and cleaned as ``cfg`` says (read once per process: ``load_trace`` keeps it).
+
+    A ``.json`` file is a Batsim workload (:func:`load_batsim`).
+    """
+    if str(name).endswith(".json"):
+        return load_batsim(str(trace_path(name, Path(cfg.traces_dir))), cfg.procs or None)
     # with a platform, memory requests are kept for its nodes' memory
     return load_trace(str(trace_path(name, Path(cfg.traces_dir))), cfg.compat, cfg.strict, bool(cfg.platform),
                       cfg.procs or None)
+
+
+@lru_cache(maxsize=4)
+def load_batsim(path: str, procs: int | None = None) -> LoadedTrace:
+    """A Batsim workload as a replayable log: its jobs on ``procs`` processors, else its ``nb_res``.
+
+    Batsim records no waits, so there is no ``native`` row.
+    """
+    workload = read_batsim_workload(path)
+    size = procs or workload.nb_res
+    if size is None:
+        raise ValueError(f"{path}: the workload gives no nb_res: pass the machine's processors (--procs N)")
+    return LoadedTrace(path, workload.jobs, np.full(len(workload.jobs), np.nan), size, 1,
+                       f"{path}: {len(workload.jobs)} jobs (Batsim workload, delay profiles)")
 
 
 def cells(cfg: Config) -> list[dict]:
