@@ -119,3 +119,23 @@ def test_no_processor_is_held_by_two_jobs_at_once_and_each_job_holds_what_it_ask
     assert {job_id: start for job_id, _, start, _ in rows} == record_start  # one segment per job here
     again = run(jobs, cpus, make_policy("fcfs", backfill), allocation=rule)
     assert again.allocation_rows() == rows  # deterministic
+
+
+def test_a_cluster_gives_core_ids_through_its_placement_rule():
+    """Two nodes of 4 cores: ids 0-3 on cpu-0, 4-7 on cpu-1. First-fit placement puts A (3
+    cores) on cpu-0 (cores 0-2); B (3) does not fit there (1 core left): cpu-1, ids 4-6; C (1)
+    takes cpu-0's last core, id 3. When A ends, D (2) gets cpu-0's cores 0-1."""
+    from schedlab.model.formats.platform_file import parse_platform
+    from schedlab.policies.placement import FirstFitPlacement
+    from schedlab.processes.cluster import cluster_model
+
+    platform = parse_platform({"nodes": {"cpu": {"count": 2, "cores": 4}}})
+    jobs = [Job(1, 0.0, 10.0, cpus=3), Job(2, 1.0, 10.0, cpus=3), Job(3, 2.0, 10.0, cpus=1),
+            Job(4, 3.0, 5.0, cpus=2)]
+    model = cluster_model(simpy.Environment(), jobs, platform, make_policy("fcfs", "easy"), FirstFitPlacement()).run()
+    cluster = model["cluster"]
+    assert cluster.allocated() == {1: "0-2", 2: "4-6", 3: "3", 4: "0-1"}
+    assert [row[1:] for row in cluster.allocation_rows() if row[0] == 4] == [("0-1", 10.0, 15.0)]
+    assert cluster.core_of(5) == ("cpu-1", 1) and cluster.core_of(3) == ("cpu-0", 3)
+    with pytest.raises(ValueError, match="no core 8"):
+        cluster.core_of(8)

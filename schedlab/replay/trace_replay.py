@@ -218,6 +218,7 @@ def measure(model: Model) -> dict[str, Any]:
     out["files"] = run_facts(model["procs"]) if "procs" in model.parts else {}  # `schedlab plot`'s capacity
     if "cluster" in model.parts:  # which nodes each job ran on: series/...-placements.csv, for `schedlab plot`
         out["files"]["placements.csv"] = model["cluster"].placements_csv()
+        out["files"]["allocations.csv"] = model["cluster"].allocations_csv()  # and which cores
     elif getattr(model.parts.get("machine"), "processors", None) is not None:  # which processors: its Gantt chart
         out["files"]["allocations.csv"] = model["machine"].allocations_csv()
     return out
