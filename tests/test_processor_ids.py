@@ -49,7 +49,7 @@ def test_first_fit_gives_the_lowest_contiguous_block_worked_by_hand():
 def test_without_a_contiguous_block_first_fit_takes_the_lowest_free_ids():
     procs = ProcessorMap(6)
     procs.take([1, 3])
-    assert first_fit(procs, 2) == [4, 5] and first_fit(procs, 3) == [0, 2, 4]
+    assert list(first_fit(procs, 2)) == [4, 5] and list(first_fit(procs, 3)) == [0, 2, 4]
     assert lowest_free(procs, 2) == [0, 2]
 
 

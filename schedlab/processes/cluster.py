@@ -41,7 +41,6 @@ from schedlab.model.contracts.placement import Allocation, NodeState, Placement,
 from schedlab.model.contracts.processor_map import ProcessorMap, first_fit
 from schedlab.model.core.job import Job
 from schedlab.model.formats.platform import Platform
-from schedlab.model.formats.procset import format_procset
 from schedlab.processes.machine import Machine, PolicyError
 from schedlab.processes.machine_view import PolicyView
 from schedlab.processes.model import Model
@@ -273,7 +272,7 @@ class Cluster(Machine):
         for i, local in self._cores_of.pop(job):
             self._core_maps[i].give_back(local)
         ids, since = self._held.pop(job)
-        self._segments.append((job.id, format_procset(ids), since, float(now)))
+        self._segments.append((job.id, ids, since, float(now)))  # formatted when read
 
     # ------------------------------------------------------------------ results
     def placement_rows(self, *, running: bool = True) -> list[tuple[object, str, str, str, int, float, float]]:

@@ -18,6 +18,7 @@ test for ids at all; a first version that tested ``self.processors`` in ``start`
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import simpy
@@ -45,7 +46,8 @@ class ProcessorIds:
         self.processors = None
         self._rule: AllocationRule | None = None
         self._held: dict[Job, tuple[list[int], float]] = {}
-        self._segments: list[tuple[Any, str, float, float]] = []
+        # closed segments: (job id, its ids, start, end), the ids formatted when read
+        self._segments: list[tuple[Any, Sequence[int], float, float]] = []
         if allocation is None:
             return
         if isinstance(allocation, str):
@@ -61,12 +63,11 @@ class ProcessorIds:
         self.processors = ProcessorMap(self.max_capacity)
         # the class's methods, wrapped on this instance only (see the module's docstring)
         start, resize, release = self.start, self.resize, self._release  # type: ignore[attr-defined]
-        running = self.running  # type: ignore[attr-defined]
+        procs, held, segments, env = self.processors, self._held, self._segments, self.env
 
         def start_with_ids(job: Job, cpus: int | None = None) -> None:
-            start(job, cpus)
-            run = running[len(running) - 1]  # start() appends the job it started
-            self._take_ids(job, run.cpus)
+            start(job, cpus)  # it checked cpus: the job runs on all it asked for, or on cpus
+            held[job] = (self._ids_by_rule(procs, job.cpus if cpus is None else int(cpus)), float(env.now))
 
         def resize_with_ids(job: Job, cpus: int) -> None:
             before = len(self._held[job][0]) if job in self._held else None
@@ -76,44 +77,41 @@ class ProcessorIds:
 
         def release_with_ids(run: Any) -> None:
             release(run)
-            self._give_back_ids(run.job)
+            job = run.job
+            ids, since = held.pop(job)
+            procs.give_back(ids)
+            segments.append((job.id, ids, since, float(env.now)))  # formatted when read
 
         self.start = start_with_ids  # type: ignore[method-assign]
         self.resize = resize_with_ids  # type: ignore[method-assign]
         self._release = release_with_ids  # type: ignore[method-assign]
 
-    def _take_ids(self, job: Job, n: int) -> None:
-        """Give ``job`` ``n`` processor ids by the rule (at a start or resume)."""
-        procs = self.processors
-        assert procs is not None and self._rule is not None
-        ids = self._ids_by_rule(procs, n)
-        self._held[job] = (ids, float(self.env.now))
-
-    def _ids_by_rule(self, procs: ProcessorMap, n: int) -> list[int]:
-        ids = list(self._rule(procs, n))  # type: ignore[misc]
-        if len(ids) != n or len(set(ids)) != n:
-            raise ValueError(f"machine {self.name!r}: allocation rule {self._rule!r} gave {ids!r} "
+    def _ids_by_rule(self, procs: ProcessorMap, n: int) -> Sequence[int]:
+        """``n`` ids by the rule, marked busy; a rule that gives the wrong count, or a busy id, is named."""
+        ids = self._rule(procs, n)  # type: ignore[misc]
+        if type(ids) is not range:
+            ids = list(ids)
+        if len(ids) != n:
+            raise ValueError(f"machine {self.name!r}: allocation rule {self._rule!r} gave {list(ids)!r} "
                              f"for {n} processors")
-        procs.take(ids)
+        try:
+            procs.take(ids)  # a duplicate id is busy by its second turn
+        except ValueError as exc:
+            raise ValueError(f"machine {self.name!r}: allocation rule {self._rule!r} gave {list(ids)!r} "
+                             f"for {n} processors: {exc}") from None
         return ids
-
-    def _give_back_ids(self, job: Job) -> None:
-        """``job`` ends or is preempted: its ids are free, its segment closed."""
-        ids, since = self._held.pop(job)
-        self.processors.give_back(ids)  # type: ignore[union-attr]
-        self._segments.append((job.id, format_procset(ids), since, float(self.env.now)))
 
     def _resize_ids(self, job: Job, cpus: int) -> None:
         """``job`` now holds ``cpus`` processors: squeezed, it keeps its lowest ids; grown, it takes more."""
         ids, since = self._held[job]
         now = float(self.env.now)
-        self._segments.append((job.id, format_procset(ids), since, now))
+        self._segments.append((job.id, ids, since, now))
         kept = sorted(ids)[:cpus]
         procs = self.processors
         assert procs is not None
         procs.give_back(sorted(ids)[cpus:])
         if cpus > len(ids):
-            kept = kept + self._ids_by_rule(procs, cpus - len(ids))
+            kept = kept + list(self._ids_by_rule(procs, cpus - len(ids)))
         self._held[job] = (kept, now)
 
     def held_ids(self, job: Job) -> list[int]:
@@ -124,7 +122,7 @@ class ProcessorIds:
     def allocation_rows(self, *, running: bool = True) -> list[tuple[Any, str, float, float]]:
         """Every segment ``(job id, procset, start, end)`` closed so far, then (``running``) the open
         ones, ended now. Empty when the machine gives no ids."""
-        rows = list(self._segments)
+        rows = [(job, format_procset(ids), since, end) for job, ids, since, end in self._segments]
         if running:
             now = float(self.env.now)
             rows += [(job.id, format_procset(ids), since, now) for job, (ids, since) in self._held.items()]
