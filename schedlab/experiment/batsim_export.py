@@ -30,6 +30,12 @@ def _allocated(path: Path) -> dict[str, str]:
     return {job: format_procset(s) for job, s in ids.items()}
 
 
+def _energy(path: Path) -> dict[str, float]:
+    """Per job id, the joules of ``energy.csv`` (a platform whose nodes give their power)."""
+    with path.open() as stream:
+        return {row["job"]: float(row["joules"]) for row in csv.DictReader(stream)}
+
+
 def write_batsim_jobs(folder: str | Path) -> tuple[list[Path], int]:
     """Write ``folder/batsim/cell<i>-rep<r>-jobs.csv`` for every run whose records were saved.
 
@@ -63,7 +69,9 @@ def write_batsim_jobs(folder: str | Path) -> tuple[list[Path], int]:
             rows: list[Any] = [JobRecord(**{**row, "status": Status(row["status"])})
                                for row in run[list(COLUMNS)].to_dict("records")]
             allocations = folder / "series" / f"cell{i}-rep{rep}-allocations.csv"
-            text, missing = jobs_csv(rows, _allocated(allocations) if allocations.is_file() else None)
+            joules = folder / "series" / f"cell{i}-rep{rep}-energy.csv"
+            text, missing = jobs_csv(rows, _allocated(allocations) if allocations.is_file() else None,
+                                     energy=_energy(joules) if joules.is_file() else None)
             path = target / f"cell{i}-rep{rep}-jobs.csv"
             path.write_text(text)
             written.append(path)

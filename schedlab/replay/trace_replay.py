@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 import simpy
 
+from schedlab.model.analysis.energy import energy
 from schedlab.model.core.fields import INT_MAX, items, number
 from schedlab.model.core.streams import Streams
 from schedlab.model.formats.batsim import read_batsim_workload
@@ -213,12 +214,30 @@ def window_seed(cfg: Config, streams: Streams) -> int:
     return cfg.window_seed if cfg.window_seed is not None else int(streams.seed.entropy)
 
 
+def _energy(cluster: Any, records: Any) -> tuple[dict[str, float], str]:
+    """Energy metrics (J, W, J s) and ``energy.csv`` (per job) where every node type gives its power.
+
+    Over the span ``evaluate`` uses, from the first submission to the last end.
+    """
+    platform = cluster.platform
+    ran = [r for r in records if r.end == r.end]  # not nan: it ended
+    if not ran or any(t.power is None for t in platform.node_types):
+        return {}, ""
+    report = energy(cluster.placement_rows(), platform, min(r.submit for r in records), max(r.end for r in ran))
+    per_job = "job,joules\n" + "".join(f"{job},{joules!r}\n" for job, joules in report.per_job.items())
+    return {"energy_j": report.total, "mean_power_w": report.mean_power, "edp_js": report.edp}, per_job
+
+
 def measure(model: Model) -> dict[str, Any]:
     out: dict[str, Any] = evaluate(model.records(), model["procs"])
     out["files"] = run_facts(model["procs"]) if "procs" in model.parts else {}  # `schedlab plot`'s capacity
     if "cluster" in model.parts:  # which nodes each job ran on: series/...-placements.csv, for `schedlab plot`
         out["files"]["placements.csv"] = model["cluster"].placements_csv()
         out["files"]["allocations.csv"] = model["cluster"].allocations_csv()  # and which cores
+        metrics, per_job = _energy(model["cluster"], model.records())
+        out.update(metrics)
+        if per_job:  # each job's joules: --batsim-jobs writes them as consumed_energy
+            out["files"]["energy.csv"] = per_job
     elif getattr(model.parts.get("machine"), "processors", None) is not None:  # which processors: its Gantt chart
         out["files"]["allocations.csv"] = model["machine"].allocations_csv()
     return out

@@ -20,7 +20,8 @@ Batsim's ``src/export.cpp`` (``JobsTracer``) writes them, numbers as its
 ``COMPLETED_SUCCESSFULLY`` (success 1), ``COMPLETED_WALLTIME_REACHED`` (killed at its
 time limit), ``COMPLETED_KILLED`` and ``REJECTED`` (times left empty, as Batsim leaves
 them). ``allocated_resources`` is the interval set of the processors the job held (a
-machine built with ``allocation=``), ``consumed_energy`` is -1 (no energy model), and
+machine built with ``allocation=``), ``consumed_energy`` the joules it consumed on a
+platform whose nodes give their power (else -1, no energy model), and
 ``metadata`` is ``""``. A job still waiting or running when the run stopped has no
 final state: Batsim never writes one, and it is left out and counted.
 """
@@ -153,7 +154,7 @@ def _f(x: float) -> str:
 
 
 def jobs_csv(records: Iterable[JobRecord], allocated: Mapping[Any, str] | None = None, *,
-             workload_name: str = "w0") -> tuple[str, int]:
+             workload_name: str = "w0", energy: Mapping[Any, float] | None = None) -> tuple[str, int]:
     """Batsim's ``jobs.csv`` for ``records``, and how many jobs it left out (still waiting or running).
 
     Parameters
@@ -165,8 +166,12 @@ def jobs_csv(records: Iterable[JobRecord], allocated: Mapping[Any, str] | None =
         (:meth:`~schedlab.processes.machine.Machine.allocated`); empty where unknown.
     workload_name
         The ``workload_name`` column (Batsim names its first workload ``w0``).
+    energy
+        Per job id, the joules it consumed (:func:`schedlab.model.analysis.energy.energy`);
+        -1 where not given, as without an energy model.
     """
     allocated = {str(k): v for k, v in (allocated or {}).items()}
+    joules = {str(k): v for k, v in (energy or {}).items()}
     lines = [",".join(JOBS_CSV_COLUMNS)]
     left_out = 0
     for r in records:
@@ -184,6 +189,8 @@ def jobs_csv(records: Iterable[JobRecord], allocated: Mapping[Any, str] | None =
             turnaround = r.end - r.submit
             row += [_f(r.start), _f(run), _f(r.end), _f(r.start - r.submit), _f(turnaround),
                     _f(turnaround / run) if run > 0 else ""]
-        row += [allocated.get(str(r.id), ""), "-1" if status is not Status.REJECTED else "", '""']
+        spent = joules.get(str(r.id))
+        row += [allocated.get(str(r.id), ""),
+                "" if status is Status.REJECTED else "-1" if spent is None else _f(spent), '""']
         lines.append(",".join(row))
     return "\n".join(lines) + "\n", left_out
