@@ -76,3 +76,18 @@ def test_schedlab_replay_on_a_platform_with_power_reports_the_same_joules(tmp_pa
     assert {k: r["consumed_energy"] for k, r in jobs.items()} == \
         {"1": "1500.000000", "2": "2000.000000", "3": "2500.000000"}
     assert jobs["3"]["allocated_resources"] == "0-4"  # n-0's cores 0-3 and n-1's first core, id 4
+
+
+def test_machine_states_per_node_of_the_case_above():
+    """n-0 computes over 0-10 and 30-40, n-1 over 5-25 and 30-40 (job 3 on both): 1 node from 0,
+    2 from 5, 1 from 10, none from 25, both from 30 to 40."""
+    pytest.importorskip("matplotlib")
+    from schedlab.plots.machine_states import computing_count, machine_states
+
+    rows = [("n-0", 0.0, 10.0), ("n-1", 5.0, 25.0), ("n-0", 30.0, 40.0), ("n-1", 30.0, 40.0)]
+    t, count = computing_count(rows)
+    assert list(zip(t, count, strict=True)) == [(0, 1), (5, 2), (10, 1), (25, 0), (30, 2), (40, 0)]
+    assert list(computing_count([("n-0", 0.0, 10.0), ("n-0", 5.0, 20.0)])[1]) == [1, 1, 1, 0]  # one node, once
+    fig = machine_states(rows, ["n-0", "n-1"], start=0.0, end=40.0)
+    assert fig.axes[0].get_ylim() == (0, 2)
+    assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == ["computing", "idle"]

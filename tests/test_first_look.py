@@ -129,3 +129,26 @@ def test_the_gantt_chart_is_drawn_over_the_processors_each_job_held(quick, tmp_p
     colours = {tuple(c.get_facecolor()[0]) for c in fig.axes[0].collections}
     assert len(colours) > 1  # coloured by each job's wait, which differ
     assert "gantt.png" in {p.name for p in plot_results(tmp_path / "first_look")}
+
+
+def test_the_machine_state_chart_counts_the_processors_computing(quick, tmp_path):
+    """Each processor is a machine: computing while a job holds it. The numbers behind the chart:
+    its time-average of processors computing, over the log's 128, is the run's utilization."""
+    import numpy as np
+
+    from schedlab.model.formats.procset import parse_procset
+    from schedlab.plots.machine_states import computing_count
+    from schedlab.plots.results import drawn_run, processor_states
+
+    quick.save(tmp_path / "first_look")
+    run = drawn_run(tmp_path / "first_look")
+    busy = [(str(p), start, end) for _, procs, start, end in run.allocations for p in parse_procset(procs)]
+    t, count = computing_count(busy)  # the step function the chart fills
+    first = min(r.submit for r in run.records)
+    area = float(np.sum(count[:-1] * np.diff(t)))
+    first_run = next(r for r in quick.replications if r["policy"] == "fcfs" and r["rep"] == 0)
+    assert count[-1] == 0 and area / (128 * (t[-1] - first)) == pytest.approx(first_run["utilization"], rel=1e-9)
+    ax = processor_states(run).axes[0]
+    assert ax.get_ylim() == (0, 128) and ax.get_ylabel() == "processors (128)"
+    drawn = set(np.round(ax.collections[0].get_paths()[0].vertices[:, 1], 9))
+    assert drawn <= set(count) | {0.0} and max(drawn) == count.max()

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from schedlab.model.records.job_record import JobRecord
 from schedlab.plots.factors import metric_vs_factor, split_columns
 
-__all__ = ["DrawnRun", "allocations_of", "drawn_run", "plot_results", "run_facts_of"]
+__all__ = ["DrawnRun", "allocations_of", "drawn_run", "plot_results", "processor_states", "run_facts_of"]
 
 
 def _records(folder: Path) -> object | None:
@@ -94,7 +95,13 @@ def _node_gantt(folder: Path, target: Path, time_unit: str = "") -> list[Path]:
     fig = node_gantt(rows, platform=platform, title=title, time_unit=time_unit)
     path = target / "gantt_nodes.png"
     fig.savefig(path, dpi=100)
-    return [path]
+    from schedlab.plots.machine_states import machine_states
+
+    nodes = [n.name for n in platform.nodes] if platform is not None else sorted({r[2] for r in rows})
+    states = machine_states([(r[2], r[5], r[6]) for r in rows], nodes, time_unit=time_unit,
+                            title=f"Machine states per node: {label}" if label else "Machine states per node")
+    states.savefig(target / "machine_states.png", dpi=100)
+    return [path, target / "machine_states.png"]
 
 
 @dataclass(frozen=True)
@@ -145,6 +152,20 @@ def drawn_run(folder: str | Path, capacity: float | None = None) -> DrawnRun | N
         capacity = max(float(occupancy(records)["busy"][1].max()), 1.0)
     label = ", ".join(f"{f}={first[f].iloc[0]}" for f in factors)
     return DrawnRun(records, float(capacity), facts.get("time_unit", ""), label, allocations_of(folder, cell, rep))
+
+
+def processor_states(run: DrawnRun) -> Any:
+    """The machine-state chart of a run whose machine gave processor ids: each processor a machine,
+    over the span from the first submission to the last end."""
+    from schedlab.model.formats.procset import parse_procset
+    from schedlab.plots.machine_states import machine_states
+
+    busy = [(str(p), start, end) for _, procs, start, end in run.allocations or [] for p in parse_procset(procs)]
+    ends = [r.end for r in run.records if r.end == r.end]
+    return machine_states(busy, [str(i) for i in range(int(run.capacity))],
+                          start=min(r.submit for r in run.records), end=max(ends, default=None),
+                          title=f"Machine states per processor ({run.label})", time_unit=run.time_unit,
+                          what="processors")
 
 
 def plot_results(folder: str | Path, out: str | Path | None = None, *, capacity: float | None = None) -> list[Path]:
@@ -214,7 +235,11 @@ def plot_results(folder: str | Path, out: str | Path | None = None, *, capacity:
         ):
             written.append(target / f"{name}.png")
             fig.savefig(written[-1], dpi=100)
-    written += _node_gantt(folder, target, run.time_unit if run is not None else "")
+    nodes = _node_gantt(folder, target, run.time_unit if run is not None else "")
+    if run is not None and run.allocations and not nodes:  # each processor a machine
+        written.append(target / "machine_states.png")
+        processor_states(run).savefig(written[-1], dpi=100)
+    written += nodes
     if not written:
         raise ValueError(
             f"{folder}: nothing to plot: summary.csv has no metric (a column with a _ci95 twin) "
