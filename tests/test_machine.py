@@ -371,7 +371,7 @@ def test_sjf_by_runtime_or_by_estimate(by, order):
     env, machine = build(jobs, capacity=1, policy=SJF(by=by))
     env.run()
     assert [r.id for r in sorted(machine.records, key=lambda r: r.start)] == order
-    with pytest.raises(ValueError, match="SJF: by must be 'runtime' or 'estimate', got 'size'"):
+    with pytest.raises(ValueError, match="SJF: by must be 'estimate' or 'runtime', got 'size'"):
         SJF(by="size")  # type: ignore[arg-type]
 
 

@@ -60,7 +60,7 @@ def node_pools(groups: Sequence[Sequence[int]]) -> dict[int, int]:
     return {i: names.setdefault(root(i), len(names)) for i in sorted(parent)}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class PartitionConservative(Backfilling):
     """Conservative backfilling over ``order`` with a profile of free cores per pool of partitions.
 
