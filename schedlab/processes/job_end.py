@@ -45,7 +45,7 @@ from schedlab.model.records.log import RecordLog
 from schedlab.model.records.table import job_record
 from schedlab.processes.running import Running, RunningSet
 from schedlab.processes.signal import Signal
-from schedlab.processes.tracing import Tracer
+from schedlab.processes.tracing import Tracer, step_label
 
 __all__ = ["JobEnding"]
 
@@ -53,6 +53,7 @@ __all__ = ["JobEnding"]
 _ROUNDING = 1e-9
 
 
+@step_label("CPUs allocated to {job}")
 class _Allocated(simpy.Event):
     """A job got (new) CPUs: due now, urgent; its callback schedules the job's end.
 
@@ -97,6 +98,7 @@ class JobEnding:
     def _account(self) -> None:  # CapacityAccount's
         raise NotImplementedError
 
+    @step_label("plans the end of {job}")
     def _plan_end(self, event: simpy.Event) -> None:
         """``_Allocated``'s callback: schedule the end of the job's current allocation."""
         run: Running = event._value  # SimPy's field behind .value (a property call)
@@ -115,6 +117,7 @@ class JobEnding:
             end.callbacks.append(self._complete)
         run.event = end
 
+    @step_label("completes {job}")
     def _complete(self, event: simpy.Event) -> None:
         """The job's work is done: it leaves with a ``COMPLETED`` record."""
         run: Running = event._value
@@ -129,6 +132,7 @@ class JobEnding:
         run._remaining = 0.0
         self._leave(run, Status.COMPLETED, now)
 
+    @step_label("kills {job} at its time limit")
     def _kill_at_limit(self, event: simpy.Event) -> None:
         """The job reached its time limit: it is killed, with a ``TIMEOUT`` record of the work it did."""
         run: Running = event._value

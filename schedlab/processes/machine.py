@@ -38,7 +38,7 @@ from schedlab.processes.job_end import JobEnding, _Allocated  # private: the eve
 from schedlab.processes.machine_view import PolicyView
 from schedlab.processes.running import Running, RunningSet
 from schedlab.processes.signal import Signal
-from schedlab.processes.tracing import tracer_of
+from schedlab.processes.tracing import step_label, tracer_of
 
 __all__ = ["Machine", "PolicyError"]
 
@@ -225,6 +225,7 @@ class Machine(CapacityAccount, JobEnding):
             self._decision_pending = True
             self.env.timeout(0).callbacks.append(self._batched_decision)
 
+    @step_label("decides")
     def _batched_decision(self, _event: simpy.Event) -> None:
         self._decision_pending = False
         self.decide()
