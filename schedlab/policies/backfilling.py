@@ -88,9 +88,8 @@ class Backfilling:
         if len(waiting) == 1:
             # One job waiting (most decisions on a lightly loaded log): it starts or not,
             # and there is nothing to backfill (alone, its reservation is now exactly when
-            # it fits now). A tuple instead of a generator: on Gaia this and EASY's early
-            # returns took EASY from 0.52 to 0.64 of the heapq reference's speed
-            # (in-process, best of 3, same schedule).
+            # it fits now). A tuple instead of a generator, as this is the commonest
+            # decision (measured: benchmarks/README.md; the same schedule).
             job = waiting[0]
             return (Start(job),) if view.fits(job) else None
         return self._starts(view)
@@ -128,8 +127,8 @@ class EASY(Backfilling):
             # full machine ends it (every job needs a CPU); a job wider than the free CPUs,
             # or one that would delay the head, is passed over with plain comparisons, and
             # fits() (a call, which also weighs other resources) is asked only of jobs
-            # that could start. The same jobs start as when fits() was asked first; on
-            # lublin_256 (a queue of hundreds) this cut the scan's time by about half.
+            # that could start. The same jobs start as when fits() was asked first, and a
+            # queue of hundreds is scanned at a fraction of the cost (measured: benchmarks/README.md).
             free = view.free
             if free == 0:
                 return

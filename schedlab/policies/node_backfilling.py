@@ -96,7 +96,7 @@ class NodeEASY:
         free = view.free
         if not any(job.cpus <= free for job in queue[i + 1:]):
             # no job behind the head could start now: no reservation to work out (a copy of every
-            # node); 4.5 s -> 4.1 s on a 4,096-job SDSC-SP2 window on 128 one-core nodes
+            # node; measured: benchmarks/README.md)
             return
         head = queue[i]
         shadow, at_shadow, reserved = node_reservation(view, head)
@@ -118,8 +118,8 @@ class NodeEASY:
             hold(at_shadow, job, alloc, rule.exclusive)  # it would still run at the shadow time
             # On none of the head's reserved nodes, those are as they were, so the head still
             # fits there: the rule is asked only when the job would share one of them, and
-            # where it then places the head becomes the reservation the next jobs must spare.
-            # (On a 4,096-job SDSC-SP2 window on 128 one-core nodes, 12.3 s -> 8.1 s, the same schedule.)
+            # where it then places the head becomes the reservation the next jobs must spare
+            # (the same schedule, in less time; measured: benchmarks/README.md).
             if reserved is not None and reserved.keys().isdisjoint(alloc):
                 placed: Allocation | None = reserved
             else:

@@ -19,14 +19,9 @@ tie is common. A process's Timeout, by contrast, was made when SimPy took its ur
 Timeout. Every seed scenario's results are identical, bit for bit
 (``tests/test_digests.py``).
 
-Measured with ``benchmarks/engine.py --before 6a1c50a``: M/M/50 at rho 0.9, 200,000
-customers, one process, best of 3, on the loaded 2-core dev machine. Against the
-hand-written SimPy model (``simpy.Resource`` and a process per customer), schedlab
-runs at 0.99x-1.01x its throughput in CPU time, in two runs. With a process per job it
-ran at 0.83x. At 1,000,000 customers the figures are 1.01x against 0.80x.
-The urgent event is the price of the unchanged order. A scratch variant that made the
-``Timeout`` at once, in ``start()``, took about 9% less time, but it reorders
-same-time events. See ``benchmarks/README.md``.
+Without the process per job, a ``Machine`` keeps up with the plain-SimPy model of
+:mod:`schedlab.processes.simpy_machine`; the urgent event is the price of the
+unchanged order (both measured: benchmarks/README.md, "Measured choices in the code").
 
 :class:`JobEnding` is the part of :class:`~schedlab.processes.machine.Machine` that
 does this (a mix-in: the machine has the state it reads).

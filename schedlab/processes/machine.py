@@ -313,7 +313,7 @@ class Machine(CapacityAccount, JobEnding):
                 run.requested_end = now + min(job.requested_time, limit)
         else:  # expected to end by what is left of its request, or of its time limit
             run.requested_end = now + min(max(0.0, job.requested_time - run.work_done), run.limit - run.run_time)
-        # _account(), written out here and in _complete (once each per job): 2% of M/M/50's time
+        # _account(), written out here and in _complete: once each per job, on the hot path
         self._busy_area += (self.capacity - self.free) * (now - self._last_change)
         self._last_change = now
         run.cpus = n
