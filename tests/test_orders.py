@@ -1,8 +1,11 @@
 """One way to write a queue order: anything with ``rank(waiting, now)``, or a score; every backfilling rule takes both.
 
 The jobs below are chosen so that each order gives its own schedule: a 4-CPU job holds
-the machine until t = 10, then three 4-CPU jobs run one after the other in the order's
-ranking (none can backfill, so the ranking alone decides).
+the machine until t = 10, then three 4-CPU jobs, which arrived together at t = 1, run one
+after the other in the order's ranking (none can backfill, so the ranking alone decides).
+The machines decide once per instant (``batch_decisions``), so every rule sees the three
+arrivals at one decision: conservative backfilling ranks only the jobs that arrive at
+one decision (it keeps each reservation made at arrival).
 """
 
 from __future__ import annotations
@@ -17,7 +20,8 @@ from schedlab.model.core.job import Job
 from schedlab.model.formats.platform_file import parse_platform
 from schedlab.policies.backfilling import EASY, Committed
 from schedlab.policies.batch import make_policy
-from schedlab.policies.conservative import Conservative, plan
+from schedlab.policies.conservative import Conservative
+from schedlab.policies.conservative_rebuild import RebuildConservative, plan
 from schedlab.policies.node_backfilling import NodeEASY
 from schedlab.policies.ordering import FCFS, SJF
 from schedlab.policies.partition_conservative import PartitionConservative
@@ -36,11 +40,11 @@ def jobs() -> list[Job]:
     """Job 1 holds all 4 CPUs until 10; jobs 2-4 ask for all 4, with estimates that disagree with runtimes."""
     return [Job(id=1, submit=0.0, runtime=10.0, cpus=4),
             Job(id=2, submit=1.0, runtime=8.0, cpus=4, estimate=8.0),
-            Job(id=3, submit=2.0, runtime=2.0, cpus=4, estimate=12.0),
-            Job(id=4, submit=3.0, runtime=5.0, cpus=4, estimate=6.0)]
+            Job(id=3, submit=1.0, runtime=2.0, cpus=4, estimate=12.0),
+            Job(id=4, submit=1.0, runtime=5.0, cpus=4, estimate=6.0)]
 
 
-#: each order's start times: arrival, estimate (requested time), true runtime, latest arrival first
+#: each order's start times: arrival, estimate (requested time), true runtime, highest id first
 FCFS_STARTS = {1: 0.0, 2: 10.0, 3: 18.0, 4: 20.0}
 BY_ESTIMATE = {1: 0.0, 4: 10.0, 2: 15.0, 3: 23.0}  # 4 (est. 6), 2 (8), 3 (12)
 BY_RUNTIME = {1: 0.0, 3: 10.0, 4: 12.0, 2: 17.0}  # 3 (runs 2), 4 (5), 2 (8)
@@ -48,23 +52,23 @@ NEWEST_FIRST = {1: 0.0, 4: 10.0, 3: 15.0, 2: 17.0}
 
 
 def starts(policy) -> dict[int, float]:
-    model = replay_model(simpy.Environment(), jobs(), 4, policy).run()
+    model = replay_model(simpy.Environment(), jobs(), 4, policy, batch_decisions=True).run()
     return {r.id: r.start for r in model.records()}
 
 
 def cluster_starts(policy) -> dict[int, float]:
     env = simpy.Environment()
-    cluster = Cluster(env, ONE_NODE, policy, FirstFitPlacement())
+    cluster = Cluster(env, ONE_NODE, policy, FirstFitPlacement(), batch_decisions=True)
     Source(env, jobs(), cluster)
     env.run()
     return {r.id: r.start for r in cluster.records}
 
 
 class NewestFirst:
-    """A user's own order: the latest arrival first. Any object with ``rank`` is an order."""
+    """A user's own order: the highest id (the latest submitted) first. Any object with ``rank`` is an order."""
 
     def rank(self, waiting: Sequence[Job], now: float) -> Sequence[Job]:
-        return sorted(waiting, key=lambda job: -job.submit)
+        return sorted(waiting, key=lambda job: -job.id)
 
 
 def requested(job: Job, now: float) -> float:
@@ -90,7 +94,8 @@ def test_easy_runs_over_a_users_own_order_a_score_or_a_score_name():
 
 
 #: every rule that takes an order, on the machine (replay) or on a one-node cluster
-MACHINE_RULES = {"easy": EASY, "conservative": Conservative, "committed": Committed}
+MACHINE_RULES = {"easy": EASY, "conservative": Conservative, "conservative-rebuild": RebuildConservative,
+                 "committed": Committed}
 CLUSTER_RULES = {
     "node-easy": NodeEASY,
     "partition-conservative": PartitionConservative,
@@ -105,9 +110,6 @@ def test_every_rule_takes_an_order_in_every_form(rule, form):
     order = {"name": "sjf", "callable": requested, "Priority": Priority(requested), "SJF": SJF(),
              "own": NewestFirst()}[form]
     expected = NEWEST_FIRST if form == "own" else BY_ESTIMATE
-    if rule == "committed":
-        # it commits to job 2 at t = 1, alone in the queue then, and ranks only when it has no job
-        expected = {1: 0.0, 2: 10.0, 4: 18.0, 3: 23.0}
     if rule in MACHINE_RULES:
         assert starts(MACHINE_RULES[rule](order)) == expected
     else:
@@ -124,7 +126,7 @@ def test_sjf_means_the_estimate_everywhere_unless_it_says_runtime():
 
 def test_the_conservative_plan_takes_the_same_orders():
     env = simpy.Environment()
-    machine = replay_model(env, jobs(), 4, Conservative()).parts["machine"]
+    machine = replay_model(env, jobs(), 4, RebuildConservative()).parts["machine"]
     env.run(until=5.0)  # job 1 runs, jobs 2-4 wait
     reserved = {job.id: t for job, t in plan(machine.view, requested).items()}
     assert reserved == {4: 10.0, 2: 16.0, 3: 24.0}  # by requested times: 6, then 8, then 12
@@ -132,7 +134,7 @@ def test_the_conservative_plan_takes_the_same_orders():
 
 
 def test_a_priority_takes_a_score_name_or_a_callable_and_says_what_is_wrong():
-    assert starts(Priority(lambda job, now: -job.submit)) == NEWEST_FIRST
+    assert starts(Priority(lambda job, now: -job.id)) == NEWEST_FIRST
     with pytest.raises(ValueError, match="unknown score 'shortest'; choose from fcfs, sjf"):
         Priority("shortest")
     with pytest.raises(TypeError, match="a score is a name in SCORES or a callable"):
