@@ -37,7 +37,7 @@ import numpy as np
 import simpy
 
 from schedlab.model.contracts.grid import GridDecider, GridTopology, GridView, PoissonJobs
-from schedlab.model.core.fields import number, validate
+from schedlab.model.core.fields import number, validate, whole
 from schedlab.model.core.streams import Streams
 from schedlab.model.records.job_record import JobRecord
 from schedlab.processes.grid import GridModel
@@ -56,8 +56,7 @@ REWARDS = ("tpt", "osl")
 
 
 def _count(name: str, value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-        raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
+    whole(name, value, 1)
 
 
 @dataclass(frozen=True)

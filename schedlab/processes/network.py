@@ -37,8 +37,9 @@ import networkx as nx
 import numpy as np
 import simpy
 
-from schedlab.model.contracts.network import TOUCHES, RunOutcome, ShippingRule, job_classes, whole
+from schedlab.model.contracts.network import TOUCHES, RunOutcome, ShippingRule, job_classes
 from schedlab.model.contracts.routing import next_hops
+from schedlab.model.core.fields import whole
 from schedlab.model.core.job import Job, frozen_demands, trusted_job
 from schedlab.model.records.job_record import JobRecord, Status
 from schedlab.model.records.table import job_record

@@ -12,6 +12,7 @@ import networkx as nx
 import numpy as np
 
 from schedlab.model.contracts.grid import GridTopology
+from schedlab.model.core.fields import is_int
 
 __all__ = ["grid_endpoints", "grid_topology"]
 
@@ -154,7 +155,7 @@ def grid_topology(
     """
     if not isinstance(graph, nx.Graph):
         raise TypeError(f"graph must be a networkx graph, got {type(graph).__name__}")
-    if hops is not None and (isinstance(hops, bool) or not isinstance(hops, int | np.integer) or hops < 1):
+    if hops is not None and not is_int(hops, 1):
         raise ValueError(f"hops must be a whole number >= 1 (or None: no limit), got {hops!r}")
     n, m = grid_endpoints(graph)
     weight = _link_latency(graph)
