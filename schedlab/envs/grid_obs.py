@@ -29,6 +29,7 @@ a decentralised learner may ignore them and use its own unfinished jobs, as OSL 
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -94,6 +95,8 @@ class GridAgentsConfig:
         latency, the resources each broker may reach, the sharing graph); default the
         paper's complete grid. A broker's actions outside its reach are masked
         (``infos[agent]["action_mask"]`` in the Parallel API) and refused by the model.
+        The resources' capacities are drawn from the ``capacities`` stream either way
+        (they replace the topology's), so a reset's seed decides them.
     """
 
     agents: int = number(10, low=1, integer=True)
@@ -157,17 +160,11 @@ def grid_model(
     """
     capacities = resource_capacities(config.resources, (config.cmin, config.cmax), streams["capacities"])
     jobs = PoissonJobs(config.rate, config.jmin, config.jmax, streams["arrivals"], streams["lengths"])
-    return model_class(
-        sim,
-        capacities,
-        config.agents,
-        decider,
-        jobs,
-        steps=config.steps,
-        ring=ordinal_ring(config.agents) if config.topology is None else None,
-        topology=config.topology,
-        record_every=config.record_every,
-    )
+    if config.topology is None:
+        topology = GridTopology.complete(config.agents, capacities, sharing=ordinal_ring(config.agents))
+    else:  # the config's placement, with the capacities drawn here (the stream decides them, as it does above)
+        topology = dataclasses.replace(config.topology, capacities=capacities)
+    return model_class(sim, topology, decider, jobs, steps=config.steps, record_every=config.record_every)
 
 
 def resource_index(action: Any, resources: int, who: str) -> int:

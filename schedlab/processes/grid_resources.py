@@ -25,7 +25,13 @@ import numpy as np
 import simpy
 
 from schedlab.model.analysis import metrics
-from schedlab.model.contracts.grid import SERIES_COLUMNS, GridCompletion, GridTopology, resource_name
+from schedlab.model.contracts.grid import (
+    SERIES_COLUMNS,
+    GridCompletion,
+    GridTopology,
+    checked_capacities,
+    resource_name,
+)
 from schedlab.model.core.job import Job
 from schedlab.model.records.job_record import JobRecord, Status
 from schedlab.model.records.log import RecordLog
@@ -133,7 +139,7 @@ class GridModelView:
         self._grid = grid
         self.agents = agents
         self.resources = len(grid.servers)
-        self.topology = topology if topology is not None else GridTopology.complete(agents, self.resources)
+        self.topology = topology if topology is not None else GridTopology.complete(agents, grid.capacities)
         self.capacities: np.ndarray = grid.capacities.view()
         self.capacities.flags.writeable = False
         #: absolute time each resource's queue empties (read-only; ``lor()`` is the load)
@@ -184,12 +190,7 @@ class GridResources:
 
     def __init__(self, env: simpy.Environment, capacities: Sequence[float] | np.ndarray, *,
                  keep_history: float | None = None, keep_records: bool = True) -> None:
-        caps = np.array(capacities, dtype=float)
-        if caps.ndim != 1 or caps.size < 1:
-            raise ValueError(f"resources: need at least one resource (M >= 1), got {caps.size} capacities")
-        if not np.all(np.isfinite(caps) & (caps > 0)):
-            bad = int(np.flatnonzero(~(np.isfinite(caps) & (caps > 0)))[0])
-            raise ValueError(f"resources: capacity of resource {bad} must be finite and > 0, got {float(caps[bad])!r}")
+        caps = checked_capacities(capacities)
         self.env = env
         self.capacities = caps
         self.busy_until = np.zeros(caps.size)
