@@ -199,14 +199,15 @@ class ServerNetwork:
         self._decided_ids.append(job.id)
 
     def _completion_receiver(self, server: int):  # type: ignore[no-untyped-def]
-        emit, listeners, name = self.completed.emit, self.completed._receivers, self.servers[server].name
+        signal, name = self.completed, self.servers[server].name
 
         def completed(job: Job, start: float, end: float) -> None:
             index = job.id - self._first_id
             self._executed[index] = 1
             self._where[index] = server
-            if listeners:  # most runs have none: a learning experiment completes millions of jobs
-                emit((server, job_record(job, name, Status.COMPLETED, start=start, end=end, cpu_time=end - start)))
+            if signal.receivers:  # most runs have none: a learning experiment completes millions of jobs
+                record = job_record(job, name, Status.COMPLETED, start=start, end=end, cpu_time=end - start)
+                signal.emit((server, record))
 
         return completed
 
