@@ -38,7 +38,7 @@ import numpy as np
 import simpy
 
 from schedlab.model.contracts.grid import GridDecider, GridTopology, GridView, PoissonJobs
-from schedlab.model.core.fields import number, validate, whole
+from schedlab.model.core.fields import is_int, number, validate, whole
 from schedlab.model.core.streams import Streams
 from schedlab.model.records.job_record import JobRecord
 from schedlab.processes.grid import GridModel
@@ -171,7 +171,7 @@ def resource_index(action: Any, resources: int, who: str) -> int:
     """``action`` as a resource index, or a one-line error naming ``who`` and the action."""
     if isinstance(action, np.ndarray) and action.shape in ((), (1,)):
         action = action.reshape(())[()]
-    if isinstance(action, bool | np.bool_) or not isinstance(action, int | np.integer) or not 0 <= action < resources:
+    if not is_int(action, 0) or action >= resources:  # numpy's bool is no integer either
         raise ValueError(f"action of {who}: {action!r} is not a resource index in 0..{resources - 1}")
     return int(action)
 
