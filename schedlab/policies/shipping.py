@@ -12,7 +12,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from schedlab.model.contracts.network import NetworkView, Ship, random_vectors, whole
+from schedlab.model.contracts.network import NetworkView, Ship, random_vectors
+from schedlab.model.core.fields import whole
 from schedlab.model.core.job import Job
 
 __all__ = ["RandomVectors", "ShippingAgents"]

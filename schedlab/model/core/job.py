@@ -111,6 +111,8 @@ class Job:
             raise JobError(f"job {self.id}: submit time must be finite and >= 0, got {submit!r}")
         if not 0 < runtime < _INF:
             raise JobError(f"job {self.id}: runtime must be finite and > 0, got {runtime!r}")
+        # fields.is_whole's rule, written out: once per job, and a numpy cpus count (a trace's) is compared
+        # here without the ABC check is_whole makes of a type other than int or float
         if not 1 <= cpus < _INF or int(cpus) != cpus:  # nan and inf fail the first test, not int()
             raise JobError(f"job {self.id}: cpus must be a whole number >= 1, got {cpus!r}")
         if self.estimate is not None and not (self.estimate > 0):
