@@ -75,7 +75,8 @@ def _parser(script: str | None = None) -> argparse.ArgumentParser:
                             help="SWF log(s), .swf or .swf.gz, by path or by name in ../shared/traces, "
                                  "or Batsim workload JSON (.json: delay profiles)")
     replay.add_argument("--policy", action="append", default=None, metavar="NAME",
-                        help="priority order: fcfs, sjf, smallest, f1, wfp3, unicep (repeatable; default fcfs)")
+                        help="priority order: fcfs, sjf (by requested time), smallest, f1, wfp3, unicep "
+                             "(repeatable; default fcfs)")
     # the names of policies.batch.BACKFILLS, written out: importing it here would load the
     # policies at every start-up of the CLI (tests/test_conservative.py checks they agree)
     replay.add_argument("--backfill", action="append", default=None,

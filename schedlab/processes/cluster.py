@@ -236,8 +236,8 @@ class Cluster(Machine):
             ids += [self._first_core[i] + c for c in local]
         self._cores_of[job] = held
         self._held[job] = (ids, float(self.env.now))
-        # a running count: summing every node's free cores here and in _release took 11% of a
-        # profiled 128-node replay (see FirstFitPlacement.place for its timing); exclusive nodes hold all their cores
+        # a running count, not a sum over every node here and in _release, paid at each start and end
+        # (measured: benchmarks/README.md); exclusive nodes hold all their cores
         self.free = free - taken
         self._version += 1
 
