@@ -39,7 +39,7 @@ from schedlab.experiment import cli_main
 from schedlab.experiment.seeding import Streams
 from schedlab.learners import CollectiveLearner, VectorLearner
 from schedlab.learners.utilities import SU_EXECUTED
-from schedlab.model.fields import number
+from schedlab.model.fields import items, number
 from schedlab.model.network import TOUCHES
 from schedlab.model.ring_bounds import paper_estimate, throughput_bound
 from schedlab.policies import LoadBalancing, RandomVectors, ShippingAgents
@@ -58,7 +58,7 @@ class Config:
     #: K: resources per server and requirements per job (2^K agents per server)
     resources: int = 2
     #: r values: each server's probability of a new job per step
-    arrival_probs: tuple[float, ...] = (0.2, 0.8)
+    arrival_probs: tuple[float, ...] = items((0.2, 0.8), gt=0, high=1)
     #: M values: capacities and requirements uniform on {1..M}
     max_requirements: tuple[int, ...] = (2, 8)
     #: algorithms compared: rand, su, tg, wlu, lb
@@ -80,7 +80,7 @@ class Config:
     #: candidate vectors per agent and run (besides the current one)
     candidates: int = 20
     #: standard deviation of the Gaussian candidates about the current vector
-    sigma: float = 0.1
+    sigma: float = number(0.1, gt=0)
     #: eq. 3 data-aging rate alpha_T (per run)
     alpha_t: float = 0.01
     #: eq. 3 distance rate alpha_P (per unit of Euclidean distance between vectors)

@@ -40,7 +40,7 @@ from schedlab.experiment.seeding import Streams
 from schedlab.model import Exponential, erlang_c_wait, metrics, poisson_workload
 from schedlab.model.fields import items, number
 from schedlab.model.records import Status
-from schedlab.model.traces import LoadedTrace, evaluate, load_trace, trace_path
+from schedlab.model.traces import LoadedTrace, check_traces, evaluate, load_trace, trace_path
 from schedlab.policies import FCFS
 from schedlab.policies.batch import make_policy
 from schedlab.processes import Machine, Model, Source
@@ -79,6 +79,7 @@ class Config:
         for p in self.policies:
             if p not in POLICIES:
                 raise ValueError(f"policies: unknown policy {p!r}; choose from {', '.join(POLICIES)}")
+        check_traces([self.trace], self.traces_dir)
         if self.rho >= 1:
             raise ValueError(f"rho = arrival_rate / (c * service_rate) = {self.rho:.4g} >= 1: the M/M/c queue "
                              "grows without end; lower arrival_rate or raise c")

@@ -42,7 +42,15 @@ import simpy
 from schedlab.model.fields import INT_MAX, items, number
 from schedlab.model.platform_file import cached_platform
 from schedlab.model.streams import Streams
-from schedlab.model.traces import COMPATS, NativeSchedule, evaluate, load_trace, pick_windows, trace_path
+from schedlab.model.traces import (
+    COMPATS,
+    NativeSchedule,
+    check_traces,
+    evaluate,
+    load_trace,
+    pick_windows,
+    trace_path,
+)
 from schedlab.policies.batch import BACKFILLS, make_policy
 from schedlab.policies.placement import PLACEMENTS, make_placement
 from schedlab.policies.queues import QUEUE_POLICIES, make_queue_policy
@@ -120,6 +128,9 @@ class Config:
                              "reads jobs as whole nodes: use compat none with a platform")
         if self.length < 1 or (not self.starts and self.windows < 1):
             raise ValueError("need length >= 1 and windows >= 1 (or explicit starts)")
+        check_traces(self.traces, self.traces_dir)
+        if self.platform and not Path(self.platform).expanduser().is_file():
+            raise ValueError(f"platform={self.platform!r} is not a file (a platform TOML; '' for none)")
 
     @property
     def n_windows(self) -> int:
