@@ -56,7 +56,7 @@ def estimate_work(scenario: Scenario, cfg: Any, sweep: Mapping[str, Sequence[Any
     Made from the config alone, before any seed, cell or task exists, so a huge
     replication count or work field costs nothing to estimate (and refuse).
     """
-    from schedlab.model.fields import work_units
+    from schedlab.model.core.fields import work_units
 
     if not sweep:
         return work_units(cfg) * float(reps)

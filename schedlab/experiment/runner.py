@@ -38,9 +38,11 @@ from schedlab.experiment.run_settings import (
     estimate_work,
 )
 from schedlab.experiment.scenario import Scenario, config_dict, load_scenario, make_config
-from schedlab.experiment.seeding import Streams
-from schedlab.model import metrics
-from schedlab.model.records import RecordLog, Status, records_frame
+from schedlab.model.analysis import metrics
+from schedlab.model.core.streams import Streams
+from schedlab.model.records.job_record import Status
+from schedlab.model.records.log import RecordLog
+from schedlab.model.records.table import records_frame
 from schedlab.processes.model import Model
 
 __all__ = [

@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from schedlab.model.streams import Streams, stream_key
-
-__all__ = ["Streams", "replication_seed", "replication_seeds", "stream_key"]
+__all__ = ["replication_seed", "replication_seeds"]
 
 
 def _whole(name: str, value: object, low: int) -> int:
