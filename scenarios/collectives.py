@@ -105,9 +105,6 @@ class Config:
             raise ValueError(f"resources (K) must be >= 1, got {self.resources}")
         if self.servers < 3:
             raise ValueError(f"servers (N) must be >= 3, got {self.servers}")
-        for r in self.arrival_probs:
-            if not 0 <= r <= 1:
-                raise ValueError(f"arrival_probs: r must be in [0, 1], got {r}")
         for m in self.max_requirements:
             if m < 1:
                 raise ValueError(f"max_requirements: M must be >= 1, got {m}")
