@@ -135,9 +135,11 @@ def make_queue_policy(platform: Platform, queues: str = "none", score: str = "fc
     ``none`` is one queue in the score's order; ``strict`` is :class:`StrictPriority`'s
     order; ``wrr`` has no backfilling. EASY on a platform is
     :class:`~schedlab.policies.node_backfilling.NodeEASY`, which reserves nodes through
-    the cluster's placement rule; conservative is
+    the cluster's placement rule; conservative (and conservative-rebuild) is
     :class:`~schedlab.policies.partition_conservative.PartitionConservative`, which counts
-    cores per partition.
+    cores per partition and, like
+    :class:`~schedlab.policies.conservative_rebuild.RebuildConservative`, rebuilds its
+    plan at each decision: a cluster has no arrival-reservation variant yet.
     """
     if queues not in QUEUE_POLICIES:
         raise ValueError(f"unknown queue policy {queues!r}; choose from {', '.join(QUEUE_POLICIES)}")
@@ -146,7 +148,7 @@ def make_queue_policy(platform: Platform, queues: str = "none", score: str = "fc
     if queues == "none":
         if backfill == "easy":
             return NodeEASY(order)
-        if backfill == "conservative":
+        if backfill.startswith("conservative"):
             return PartitionConservative(order)
         return make_policy(score, backfill)
     if queues == "wrr":
@@ -156,6 +158,6 @@ def make_queue_policy(platform: Platform, queues: str = "none", score: str = "fc
     strict = StrictPriority(platform, order)
     if backfill == "easy":
         return NodeEASY(strict)  # type: ignore[arg-type]  # NodeEASY needs only rank()
-    if backfill == "conservative":
+    if backfill.startswith("conservative"):
         return PartitionConservative(strict)  # type: ignore[arg-type]  # it needs only rank()
     return strict

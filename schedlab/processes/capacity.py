@@ -53,6 +53,9 @@ class CapacityAccount:
         Running jobs are never cut: the pool cannot shrink below the CPUs in use, nor
         grow beyond ``max_capacity``. CPUs added are offered to the policy at once.
         """
+        if getattr(self, "processors", None) is not None:
+            raise ValueError(f"machine {self.name!r}: elastic capacity with processor ids (allocation=) "
+                             "is not modelled: which ids would go?")
         if isinstance(cpus, bool) or int(cpus) != cpus or not self.busy <= cpus <= self.max_capacity:
             raise ValueError(f"machine {self.name!r} at t={self.env.now}: cannot set capacity to {cpus!r}: "
                              f"it must be a whole number from the {self.busy} cpus in use "

@@ -29,6 +29,7 @@ from typing import Literal
 import simpy
 
 from schedlab.model.contracts.machine import Action, Policy, Preempt, Resize, Start
+from schedlab.model.contracts.processor_map import AllocationRule
 from schedlab.model.core.job import Job
 from schedlab.model.records.job_record import JobRecord, Status
 from schedlab.model.records.log import RecordLog
@@ -36,6 +37,7 @@ from schedlab.model.records.table import job_record
 from schedlab.processes.capacity import CapacityAccount
 from schedlab.processes.job_end import JobEnding, _Allocated  # private: the event is no API
 from schedlab.processes.machine_view import PolicyView
+from schedlab.processes.processor_ids import ProcessorIds
 from schedlab.processes.running import Running, RunningSet
 from schedlab.processes.signal import Signal
 from schedlab.processes.tracing import tracer_of
@@ -51,7 +53,7 @@ class PolicyError(RuntimeError):
     """A policy asked for something the machine cannot do."""
 
 
-class Machine(CapacityAccount, JobEnding):
+class Machine(CapacityAccount, JobEnding, ProcessorIds):
     """``capacity`` CPUs (and optional other resources) shared by jobs, run by a policy.
 
     Parameters
@@ -85,6 +87,11 @@ class Machine(CapacityAccount, JobEnding):
         as Slurm, PBS and OAR do, with a ``TIMEOUT`` record (``end`` the kill time,
         ``cpu_time`` the CPU-time it held). Under ``"kill"`` a job's limit is its
         ``estimate`` (the log's requested time), if it has one.
+    allocation
+        Give each job specific processor ids (:mod:`schedlab.processes.processor_ids`):
+        ``"first-fit"`` (the lowest contiguous block, else the lowest free ids),
+        ``"lowest"``, or a rule function ``(ProcessorMap, n) -> ids``. Default ``None``:
+        CPUs are counted, not named.
 
     Attributes
     ----------
@@ -113,6 +120,7 @@ class Machine(CapacityAccount, JobEnding):
         oversize: Literal["reject", "raise"] = "reject",
         batch_decisions: bool = False,
         walltime: Literal["run-on", "kill"] = "run-on",
+        allocation: str | AllocationRule | None = None,
     ) -> None:
         if not isinstance(capacity, int | float) or not math.isfinite(capacity) or int(capacity) != capacity \
                 or capacity < 1:
@@ -154,6 +162,7 @@ class Machine(CapacityAccount, JobEnding):
         self._capacity_area = 0.0
         self._capacity_since = env.now
         self._trace = tracer_of(env)
+        self._init_ids(allocation)
 
     # ------------------------------------------------------------------ queries
     def fits(self, job: Job, cpus: int | None = None) -> bool:
@@ -369,7 +378,8 @@ class Machine(CapacityAccount, JobEnding):
     # ------------------------------------------------------------------ elsewhere
     # A job's end (_plan_end, _complete, _kill_at_limit, _leave, _release): JobEnding, in
     # job_end.py. The CPUs had over time (busy, busy_time, capacity_time, set_capacity,
-    # _account): CapacityAccount, in capacity.py.
+    # _account): CapacityAccount, in capacity.py. Processor ids (allocation_rows, allocated):
+    # ProcessorIds, in processor_ids.py.
 
     # ------------------------------------------------------------------ internals
     def _running_state(self, job: Job) -> Running:

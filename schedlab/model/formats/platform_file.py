@@ -18,7 +18,7 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
 
-from schedlab.model.formats.platform import Node, NodeType, Partition, Platform, Queue, frozen_amounts
+from schedlab.model.formats.platform import Node, NodePower, NodeType, Partition, Platform, Queue, frozen_amounts
 
 __all__ = ["PlatformError", "cached_platform", "load_platform", "parse_platform"]
 
@@ -67,7 +67,8 @@ class _Where:
 
 
 _TOP = ("name", "nodes", "partitions", "queues")
-_NODE = ("count", "cores", "memory", "gpus", "resources")
+_NODE = ("count", "cores", "memory", "gpus", "resources", "power")
+_POWER = ("idle", "full")
 _PARTITION = ("nodes", "swf_id", "max_runtime", "default")
 _QUEUE = ("swf_id", "priority", "weight", "max_runtime", "partition", "demands", "walltime")
 
@@ -150,7 +151,18 @@ def _node_type(at: _Where, kind: str, raw: Any) -> NodeType:
         if r in ("cores", "cpus", "memory", "gpus"):
             raise at.error(f"{key}.resources.{r}", f"give {r} as {key}.{'cores' if r == 'cpus' else r}", a)
         resources[r] = at.amount(a, f"{key}.resources.{r}")
-    return NodeType(kind, count, cores, frozen_amounts(resources))
+    power = None
+    if "power" in table:
+        watts = at.table(table["power"], f"{key}.power")
+        at.known(watts, f"{key}.power", _POWER)
+        for w in _POWER:
+            if w not in watts:
+                raise at.error(f"{key}.power.{w}", "is missing: a node's power needs idle and full watts", show=False)
+        idle, full = at.amount(watts["idle"], f"{key}.power.idle"), at.amount(watts["full"], f"{key}.power.full")
+        if full < idle:
+            raise at.error(f"{key}.power.full", f"must be >= idle ({idle:g} W)", watts["full"])
+        power = NodePower(idle, full)
+    return NodeType(kind, count, cores, frozen_amounts(resources), power)
 
 
 def _partition(at: _Where, name: str, raw: Any, types: tuple[NodeType, ...], nodes: tuple[Node, ...]) -> Partition:

@@ -244,8 +244,9 @@ def trace_name_problem(name_or_path: str, root: Path | None = None) -> str | Non
     except FileNotFoundError:
         if not base.is_dir():
             return None
-        logs = sorted({f.name.removesuffix(".gz").removesuffix(".swf") for f in base.glob("*.swf*")})
-        return f"is neither a file nor a log in {base} (it holds: {', '.join(logs) or 'no .swf logs'})"
+        logs = sorted(f.name.removesuffix(".gz").removesuffix(".swf") for f in base.iterdir()
+                      if f.name.endswith((".swf", ".swf.gz", ".json")))
+        return f"is neither a file nor a log in {base} (it holds: {', '.join(logs) or 'no logs'})"
     return None
 
 
