@@ -40,7 +40,7 @@ from schedlab.learners import CollectiveLearner, VectorLearner
 from schedlab.learners.utilities import SU_EXECUTED
 from schedlab.model.contracts.network import TOUCHES
 from schedlab.model.contracts.routing import neighbour_lists
-from schedlab.model.core.fields import number
+from schedlab.model.core.fields import items, number
 from schedlab.model.core.streams import Streams
 from schedlab.model.papers.ring_bounds import paper_estimate, throughput_bound
 from schedlab.policies import LoadBalancing, RandomVectors, ShippingAgents
@@ -59,7 +59,7 @@ class Config:
     #: K: resources per server and requirements per job (2^K agents per server)
     resources: int = 2
     #: r values: each server's probability of a new job per step
-    arrival_probs: tuple[float, ...] = (0.2, 0.8)
+    arrival_probs: tuple[float, ...] = items((0.2, 0.8), gt=0, high=1)
     #: M values: capacities and requirements uniform on {1..M}
     max_requirements: tuple[int, ...] = (2, 8)
     #: algorithms compared: rand, su, tg, wlu, lb
@@ -81,7 +81,7 @@ class Config:
     #: candidate vectors per agent and run (besides the current one)
     candidates: int = 20
     #: standard deviation of the Gaussian candidates about the current vector
-    sigma: float = 0.1
+    sigma: float = number(0.1, gt=0)
     #: eq. 3 data-aging rate alpha_T (per run)
     alpha_t: float = 0.01
     #: eq. 3 distance rate alpha_P (per unit of Euclidean distance between vectors)
@@ -105,9 +105,6 @@ class Config:
             raise ValueError(f"resources (K) must be >= 1, got {self.resources}")
         if self.servers < 3:
             raise ValueError(f"servers (N) must be >= 3, got {self.servers}")
-        for r in self.arrival_probs:
-            if not 0 <= r <= 1:
-                raise ValueError(f"arrival_probs: r must be in [0, 1], got {r}")
         for m in self.max_requirements:
             if m < 1:
                 raise ValueError(f"max_requirements: M must be >= 1, got {m}")

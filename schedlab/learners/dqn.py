@@ -43,7 +43,7 @@ import torch
 from torch import nn
 
 from schedlab.learners.replay_buffer import ReplayBuffer, store_n_step
-from schedlab.model.core.fields import number, validate
+from schedlab.model.core.fields import items, number, validate
 
 if TYPE_CHECKING:
     import gymnasium as gym
@@ -82,11 +82,11 @@ class DQNConfig:
     #: environment steps between optimisation steps
     train_every: int = 4
     #: widths of the hidden layers
-    hidden: tuple[int, ...] = (128, 64)
+    hidden: tuple[int, ...] = items((128, 64), low=1)
     #: rewards are multiplied by this before learning (keeps Q values near 1)
-    reward_scale: float = 0.1
+    reward_scale: float = number(0.1, gt=0)
     #: gradient norm clip
-    max_grad_norm: float = 10.0
+    max_grad_norm: float = number(10.0, gt=0)
     #: double DQN targets: the policy network picks a', the target network values it
     double: bool = True
     #: dueling head: Q = V(s) + A(s, a) - mean_a A(s, a)

@@ -49,6 +49,7 @@ from schedlab.model.formats.traces import (
     COMPATS,
     LoadedTrace,
     NativeSchedule,
+    check_traces,
     evaluate,
     load_trace,
     pick_windows,
@@ -134,6 +135,9 @@ class Config:
                              "reads jobs as whole nodes: use compat none with a platform")
         if self.length < 1 or (not self.starts and self.windows < 1):
             raise ValueError("need length >= 1 and windows >= 1 (or explicit starts)")
+        check_traces(self.traces, self.traces_dir)
+        if self.platform and not Path(self.platform).expanduser().is_file():
+            raise ValueError(f"platform={self.platform!r} is not a file (a platform TOML; '' for none)")
 
     @property
     def n_windows(self) -> int:
