@@ -159,7 +159,7 @@ def torus_sides(n: int) -> tuple[int, int]:
     return rows, n // rows
 
 
-def server_graph(cfg: Config, rng: np.random.Generator):  # type: ignore[no-untyped-def]
+def server_graph(cfg: Config, rng: np.random.Generator):
     """The servers' network of ``cfg.topology``, drawn from ``rng`` (the ``topology`` stream; a torus draws nothing)."""
     if cfg.topology == "torus":
         return torus_network(*torus_sides(cfg.servers))
@@ -219,7 +219,7 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
     )
 
 
-def _bound_of_last_run(outcome, network: ServerNetwork, out: list[float]) -> None:  # type: ignore[no-untyped-def]
+def _bound_of_last_run(outcome, network: ServerNetwork, out: list[float]) -> None:
     if outcome.run == network.runs - 1:
         out.append(throughput_bound(network.capacities, outcome.requirements, network.steps))
 
@@ -247,7 +247,7 @@ def _label(cell: dict, rep: int, cfg: Config) -> str:
     return f"r{cell['r']:g}_M{cell['M']}_{cell['algorithm']}{swept}_runs{cfg.runs}_steps{cfg.steps}_rep{rep}"
 
 
-def _curve_frame(cell: dict, rep: int, cfg: Config, curve: np.ndarray):  # type: ignore[no-untyped-def]
+def _curve_frame(cell: dict, rep: int, cfg: Config, curve: np.ndarray):
     import pandas as pd
 
     frame = pd.DataFrame({"run": np.arange(curve.size), "efficiency": curve})
@@ -290,7 +290,7 @@ def gain(efficiency: float, rand: float, optimal: float) -> float:
 METRICS = ("efficiency", "efficiency_last10", "optimal_estimate", "lp_bound", "mean_degree")
 
 
-def tables(summary):  # type: ignore[no-untyped-def]
+def tables(summary):
     """Tables I-IV from a run's summary rows (a DataFrame or results folders): gains and the paper's values.
 
     One block per (r, M) and any swept Config field: the optimal estimate (``opt``),
@@ -336,7 +336,7 @@ def tables(summary):  # type: ignore[no-untyped-def]
     return pd.DataFrame(rows)
 
 
-def curves(curves_dir: str | Path):  # type: ignore[no-untyped-def]
+def curves(curves_dir: str | Path):
     """Every replication's learning curve in ``curves_dir``, averaged over replications (longest runs only)."""
     import pandas as pd
 
@@ -384,7 +384,7 @@ def figures(curves_dir: str | Path, out_dir: str | Path | None = None) -> list[P
     return written
 
 
-def report(results, out_dir: str | Path) -> list[Path]:  # type: ignore[no-untyped-def]
+def report(results, out_dir: str | Path) -> list[Path]:
     """After a run (``schedlab run``): ``tables.csv`` with the gains, and the curves and figures 2-5."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -102,7 +102,7 @@ def measure(model: Model) -> dict[str, float]:
     return base.measure(model)
 
 
-def table(summary):  # type: ignore[no-untyped-def]
+def table(summary):
     """Per (r, M, algorithm, param, value): efficiency, its gain vs RAND against both bounds, and the change."""
     import pandas as pd
 
@@ -124,7 +124,7 @@ def table(summary):  # type: ignore[no-untyped-def]
     return pd.DataFrame(rows)
 
 
-def report(results, out_dir: str | Path) -> list[Path]:  # type: ignore[no-untyped-def]
+def report(results, out_dir: str | Path) -> list[Path]:
     """After a run (``schedlab run``): ``sensitivity.csv``."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
