@@ -23,7 +23,7 @@ from operator import attrgetter
 
 from schedlab.model.decisions import MachineView, Start
 from schedlab.model.job import Job
-from schedlab.policies.scoring import SCORES, Priority
+from schedlab.policies.scoring import SCORES, Priority, scores_of
 
 __all__ = ["EASY", "Backfilling", "Committed", "reservation"]
 
@@ -140,18 +140,24 @@ class Committed:
     it waits, queued jobs are tried in FCFS order and start if they fit now and end, by
     their requested time, strictly before the committed job's shadow time — computed
     once, when it first blocked. Spare processors are not used. Stateful: one per run.
+
+    ``reading`` picks the scores: ``"rlscheduler"`` (the default) reads WFP3 and UNICEP
+    as RLScheduler computes them (:func:`~schedlab.policies.scoring.wfp3_rlscheduler`),
+    ``"textbook"`` as :data:`~schedlab.policies.scoring.SCORES` does.
     """
 
-    def __init__(self, score: str = "fcfs", backfill: bool = False) -> None:
+    def __init__(self, score: str = "fcfs", backfill: bool = False, reading: str = "rlscheduler") -> None:
         if score not in SCORES:
             raise ValueError(f"unknown score {score!r}; choose from {', '.join(SCORES)}")
         self.score = score
         self.backfill = backfill
+        self.reading = reading
+        self._fn = scores_of(reading)[score]
         self._head: Job | None = None
         self._shadow: float | None = None
 
     def __call__(self, view: MachineView) -> Iterator[Start]:
-        fn = SCORES[self.score]
+        fn = self._fn
         now = view.now
         while True:
             if self._head is None:
@@ -173,4 +179,4 @@ class Committed:
                 yield Start(job)
 
     def __repr__(self) -> str:
-        return f"Committed({self.score!r}, backfill={self.backfill})"
+        return f"Committed({self.score!r}, backfill={self.backfill}, reading={self.reading!r})"

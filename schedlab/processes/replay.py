@@ -17,11 +17,17 @@ __all__ = ["replay_model"]
 
 
 def replay_model(env: simpy.Environment, jobs: Sequence[Job], procs: int, policy: Policy,
-                 *, batch_decisions: bool = False, walltime: Literal["run-on", "kill"] = "run-on") -> Model:
+                 *, batch_decisions: bool = False, walltime: Literal["run-on", "kill"] = "run-on",
+                 compat: str = "none") -> Model:
     """A model that replays ``jobs`` (in submit order) on an empty machine of ``procs`` processors.
 
     ``walltime="kill"`` kills a job that reaches its requested time (its ``estimate``).
+    ``compat="rlscheduler"`` orders each instant as RLScheduler's loop does: the policy
+    is asked at every event, and a job ends only after the arrivals of its instant are
+    queued (``Machine(ends_last=True)``; ``batch_decisions`` is then ignored).
     """
-    machine = Machine(env, procs, policy, name="trace", batch_decisions=batch_decisions, walltime=walltime)
+    rls = compat == "rlscheduler"
+    machine = Machine(env, procs, policy, name="trace", batch_decisions=batch_decisions and not rls,
+                      walltime=walltime, ends_last=rls)
     Source(env, jobs, machine)
     return Model(env, [machine], parts={"machine": machine})
