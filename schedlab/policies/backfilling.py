@@ -156,15 +156,25 @@ class Committed:
         self._head: Job | None = None
         self._shadow: float | None = None
 
+    def choose(self, view: MachineView) -> Job | None:
+        """The waiting job to commit to next: the lowest score (the first of equals in arrival order).
+
+        A subclass may choose otherwise (an agent does); ``None`` means no answer yet:
+        the policy then starts nothing more at this decision.
+        """
+        fn, now = self._fn, view.now
+        return min(view.waiting, key=lambda job: fn(job, now))
+
     def __call__(self, view: MachineView) -> Iterator[Start]:
-        fn = self._fn
         now = view.now
         while True:
             if self._head is None:
                 if not view.waiting:
                     return
-                self._head = min(view.waiting, key=lambda job: fn(job, now))
-                self._shadow = None
+                head = self.choose(view)
+                if head is None:
+                    return
+                self._head, self._shadow = head, None
             if not view.fits(self._head):
                 break
             head, self._head = self._head, None
