@@ -25,6 +25,7 @@ padding slot) commits to the oldest waiting job and is counted in ``info``.
 
 from __future__ import annotations
 
+import inspect
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,7 +43,7 @@ from schedlab.model.traces import BSLD_THRESHOLD, LoadedTrace, load_trace, trace
 from schedlab.policies.backfilling import Committed
 from schedlab.processes.replay import replay_model
 
-__all__ = ["SCORE_TYPES", "RLSchedulerConfig", "RLSchedulerEnv", "sequence_score"]
+__all__ = ["SCORE_TYPES", "ModelChooser", "RLSchedulerConfig", "RLSchedulerEnv", "sequence_score"]
 
 #: what an episode's reward measures
 SCORE_TYPES = ("bsld", "wait", "turnaround", "utilization")
@@ -241,3 +242,33 @@ class RLSchedulerEnv(gym.Env[np.ndarray, np.int64]):
     def _info(self) -> dict[str, Any]:
         return {"start": self.start, "time": self._machine.env.now, "waiting": len(self._machine.waiting),
                 "invalid_actions": self._invalid, "score": self.score}
+
+
+class ModelChooser(Committed):
+    """A trained model as a machine policy: RLScheduler's loop, committing to the job the model picks.
+
+    It sees what the environment's agent sees (:func:`~schedlab.envs.rlscheduler_obs.observe`)
+    and picks greedily (``deterministic``); run it with
+    :func:`~schedlab.processes.replay.replay_model` under ``compat="rlscheduler"``, on
+    windows of any length, beside the heuristics on the same machinery.
+    """
+
+    def __init__(self, model: Any, features: LogFeatures, queue: int = 128, backfill: bool = False,
+                 deterministic: bool = True) -> None:
+        super().__init__("fcfs", backfill)
+        self.model, self.features, self.queue, self.deterministic = model, features, queue, deterministic
+        # MaskablePPO takes the mask; PPO's kernel policy reads it from the observation
+        self._masks = "action_masks" in inspect.signature(model.predict).parameters
+
+    def choose(self, view: MachineView) -> Job | None:
+        waiting = view.waiting
+        if len(waiting) == 1:
+            return waiting[0]
+        shown = visible_jobs(waiting, self.queue)
+        obs = observe(shown, view.now, view.free, self.features, self.queue)
+        mask = np.zeros(self.queue, dtype=bool)
+        mask[: len(shown)] = True
+        kw = {"action_masks": mask} if self._masks else {}
+        action, _ = self.model.predict(obs, deterministic=self.deterministic, **kw)
+        slot = int(action)
+        return shown[slot] if slot < len(shown) else shown[0]

@@ -14,10 +14,13 @@ a model (greedy) and returns each window's score.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -26,9 +29,10 @@ import simpy
 
 from schedlab.envs.rlscheduler_env import RLSchedulerConfig, RLSchedulerEnv, sequence_score
 from schedlab.policies.backfilling import Committed
+from schedlab.policies.scoring import RLSCHEDULER_SCORES as SCORES
 from schedlab.processes.replay import replay_model
 
-__all__ = ["TrainSettings", "evaluate", "heuristic_scores", "train"]
+__all__ = ["MODEL_KEYS", "TrainSettings", "evaluate", "heuristic_scores", "load_model", "save_model", "train"]
 
 
 @dataclass(frozen=True)
@@ -45,8 +49,17 @@ class TrainSettings:
     gae_lambda: float = 0.97  # (lam 0.97)
     target_kl: float = 0.01  # (target_kl 0.01)
     relative: bool = True
+    #: first imitate this heuristic's choices (sjf, f1, ...; "best": the better of SJF and F1 on the
+    #: validation sequences; "" for none), then improve on it with PPO
+    imitate: str = "best"
+    #: episodes of the heuristic's choices to imitate, and passes over them
+    imitate_episodes: int = 40
+    imitate_epochs: int = 30
     eval_every: int = 10_000
-    validation: int = 6
+    #: validation sequences (from the training draw's range, fixed by the seed) and their length: the
+    #: evaluation's (1,024), since which order is best differs between 256 and 1,024 jobs
+    validation: int = 4
+    validation_length: int = 1024
     device: str = "cpu"
 
     def __post_init__(self) -> None:
@@ -54,7 +67,9 @@ class TrainSettings:
             value = getattr(self, name)
             if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
                 raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
-        for name in ("steps", "n_steps", "batch_size", "n_epochs", "eval_every", "validation"):
+        if self.imitate not in ("", "best", *SCORES):
+            raise ValueError(f"imitate must be empty or one of {', '.join(SCORES)}, got {self.imitate!r}")
+        for name in ("steps", "n_steps", "batch_size", "n_epochs", "eval_every", "validation", "validation_length"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
@@ -103,8 +118,44 @@ def evaluate(model: Any, cfg: RLSchedulerConfig, starts: Sequence[int], length: 
     return out
 
 
+def _imitate(model: Any, cfg: RLSchedulerConfig, settings: TrainSettings, teacher: str) -> None:
+    """Behaviour cloning: fit the policy's logits to a heuristic's choices on training episodes.
+
+    The kernel scores jobs one by one, so a score-based heuristic (SJF's requested time)
+    is in its reach; PPO then starts from that order instead of from noise, which saves
+    most of the steps a small CPU budget has. The episodes come from the training draw.
+    """
+    import torch
+
+    env = RLSchedulerEnv(cfg)
+    env.reset(seed=settings.seed + 10_000)  # episodes apart from PPO's own
+    fn = SCORES[teacher]
+    observations, actions = [], []
+    for _ in range(settings.imitate_episodes):
+        obs, _ = env.reset()
+        done = False
+        while not done:
+            shown, now = env._shown, env._machine.env.now
+            action = min(range(len(shown)), key=lambda i: (fn(shown[i], now), i))
+            observations.append(obs)
+            actions.append(action)
+            obs, _, done, _, _ = env.step(action)
+    policy = model.policy
+    x = torch.as_tensor(np.array(observations), device=policy.device)
+    y = torch.as_tensor(actions, device=policy.device)
+    optimizer = torch.optim.Adam(policy.mlp_extractor.scorer.parameters(), lr=3e-3)
+    gen = torch.Generator().manual_seed(settings.seed)
+    for _ in range(settings.imitate_epochs):
+        for idx in torch.randperm(len(y), generator=gen).split(256):
+            logits = policy.mlp_extractor.forward_actor(x[idx])
+            loss = torch.nn.functional.cross_entropy(logits, y[idx])
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+
+
 def train(cfg: RLSchedulerConfig, settings: TrainSettings,
-          progress: Callable[[dict[str, float]], None] | None = None) -> tuple[Any, list[dict[str, float]]]:
+          progress: Callable[[dict[str, Any]], None] | None = None) -> tuple[Any, list[dict[str, Any]]]:
     """Train a kernel policy; returns the model (best validation weights) and its learning curve."""
     import torch
     from sb3_contrib import MaskablePPO
@@ -121,16 +172,18 @@ def train(cfg: RLSchedulerConfig, settings: TrainSettings,
                         device=settings.device, verbose=0)
     # validation sequences: fixed by the seed, from the training draw's range
     rng = np.random.default_rng(np.random.SeedSequence(settings.seed, spawn_key=(0x7A1,)))
-    valid = [int(s) for s in rng.integers(cfg.sequence, cfg.n_jobs - cfg.sequence - 1, size=settings.validation)]
-    curve: list[dict[str, float]] = []
+    length = min(settings.validation_length, (cfg.n_jobs - 2) // 2)
+    valid = [int(s) for s in rng.integers(length, cfg.n_jobs - length - 1, size=settings.validation)]
+    curve: list[dict[str, Any]] = []
     best: dict[str, Any] = {"score": math.inf, "state": None}
     clock = {"cpu": time.process_time()}
 
     def check(step: int) -> None:
-        score = float(np.mean(evaluate(model, cfg, valid, cfg.sequence)))
+        score = float(np.mean(evaluate(model, cfg, valid, length)))
         if cfg.score_type == "utilization":
             score = -score
-        point = {"step": step, "validation": abs(score), "cpu_s": time.process_time() - clock["cpu"]}
+        point = {"step": step, "validation": abs(score), "cpu_s": time.process_time() - clock["cpu"],
+                 "teacher": best.get("teacher", "")}
         curve.append(point)
         if score < best["score"]:
             best["score"] = score
@@ -144,6 +197,12 @@ def train(cfg: RLSchedulerConfig, settings: TrainSettings,
                 check(self.num_timesteps)
             return True
 
+    if settings.imitate:
+        teacher = settings.imitate
+        if teacher == "best":
+            teacher = min(("sjf", "f1"), key=lambda h: np.mean(heuristic_scores(cfg, h, valid, length)))
+        _imitate(model, cfg, settings, teacher)
+        best["teacher"] = teacher
     check(0)
     model.learn(settings.steps, callback=_Every())
     if not curve or curve[-1]["step"] != model.num_timesteps:
@@ -152,3 +211,41 @@ def train(cfg: RLSchedulerConfig, settings: TrainSettings,
         model.policy.load_state_dict(best["state"])
     _ = torch  # torch is SB3's; imported here so that a missing rl extra fails in one place
     return model, curve
+
+
+#: settings a saved model must share with the environment it is run in
+MODEL_KEYS = ("log", "queue", "score_type")
+
+
+def save_model(model: Any, folder: Path, cfg: RLSchedulerConfig, settings: TrainSettings,
+               curve: list[dict[str, Any]], name: str = "model") -> Path:
+    """``name.zip`` (SB3's) and ``name.json`` (the environment's and PPO's settings, the learning curve)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    model.save(folder / f"{name}.zip")
+    env = {k: getattr(cfg, k) for k in ("log", "backfill", "score_type", "sequence", "queue", "draw_within")}
+    env["log"] = Path(cfg.log).name.removesuffix(".gz").removesuffix(".swf")
+    meta = {"env": env, "train": dataclasses.asdict(settings), "curve": curve}
+    (folder / f"{name}.json").write_text(json.dumps(meta, indent=1))
+    return folder / f"{name}.zip"
+
+
+def load_model(path: Path, cfg: RLSchedulerConfig, device: str = "cpu", other_log: bool = False) -> Any:
+    """A saved model, refused in one line if it was trained with other settings than ``cfg``'s.
+
+    ``other_log`` lets a model trained on one log run on another (generalisation).
+    """
+    from sb3_contrib import MaskablePPO
+
+    path = Path(path)
+    meta_path = path.with_suffix(".json")
+    if not path.is_file():
+        raise ValueError(f"model {path}: no such file")
+    if not meta_path.is_file():
+        raise ValueError(f"model {path}: its settings file {meta_path.name} is missing")
+    saved = json.loads(meta_path.read_text())["env"]
+    here = {k: getattr(cfg, k) for k in MODEL_KEYS}
+    here["log"] = Path(cfg.log).name.removesuffix(".gz").removesuffix(".swf")
+    for key in MODEL_KEYS:
+        if saved.get(key) != here[key] and not (key == "log" and other_log):
+            raise ValueError(f"model {path}: trained with {key}={saved.get(key)!r}, this run has {key}={here[key]!r}")
+    return MaskablePPO.load(path, device=device)
