@@ -18,8 +18,8 @@ TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
 pytestmark = pytest.mark.skipif(not (TRACES / "lublin_256.swf.gz").exists(), reason="needs ../shared/traces")
 
 
-def _env(**kw) -> RLSchedulerEnv:
-    return RLSchedulerEnv(RLSchedulerConfig(traces_dir=str(TRACES), **kw))
+def _env(render_mode=None, **kw) -> RLSchedulerEnv:
+    return RLSchedulerEnv(RLSchedulerConfig(traces_dir=str(TRACES), **kw), render_mode=render_mode)
 
 
 def _sjf_episode(env: RLSchedulerEnv, start: int) -> float:
@@ -104,3 +104,20 @@ def test_an_invalid_slot_commits_to_the_oldest_job_and_is_counted():
     _, _, _, _, info = env.step(127 if not env.action_masks()[127] else 0)
     assert info["invalid_actions"] == 1
     assert oldest not in env._machine.waiting
+
+
+def test_gymnasium_and_sb3_api_checks_pass_and_it_renders_as_text():
+    from gymnasium.utils.env_checker import check_env
+
+    config = RLSchedulerConfig(traces_dir=str(TRACES), queue=16)
+    env = gym.make("schedlab/RLScheduler-v0", config=config, render_mode="ansi").unwrapped
+    check_env(env, skip_render_check=False)
+    env.reset(seed=0)
+    text = env.render()
+    assert text.startswith("t=") and "slot 0: job" in text
+    sb3 = pytest.importorskip("stable_baselines3.common.env_checker")
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sb3.check_env(_env(queue=16))

@@ -151,12 +151,16 @@ class RLSchedulerEnv(gym.Env[np.ndarray, np.int64]):
     (evaluation); ``options={"sequence": L}`` changes its length for that episode.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": []}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 4}
 
-    def __init__(self, config: RLSchedulerConfig | None = None, **overrides: Any) -> None:
+    def __init__(self, config: RLSchedulerConfig | None = None, *, render_mode: str | None = None,
+                 **overrides: Any) -> None:
         cfg = config or RLSchedulerConfig()
         if overrides:
             cfg = RLSchedulerConfig(**{**cfg.__dict__, **overrides})
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        self.render_mode = render_mode
         self.config = cfg
         trace = cfg.trace
         self.trace = trace
@@ -239,9 +243,24 @@ class RLSchedulerEnv(gym.Env[np.ndarray, np.int64]):
             return observe([], 0.0, 0, self.features, self.config.queue)
         return observe(self._shown, self._machine.env.now, self._machine.free, self.features, self.config.queue)
 
+    def render(self) -> str | None:
+        """The clock, the free nodes and the shown jobs, as text (``render_mode="ansi"``)."""
+        if self.render_mode is None:
+            return None
+        if self._policy is None:
+            return "RLSchedulerEnv (not reset)"
+        m = self._machine
+        lines = [f"t={m.env.now:g}  free {m.free}/{m.capacity}  waiting={len(m.waiting)}  running={len(m.running)}"]
+        lines += [f"  slot {i}: job {j.id}: {j.cpus} nodes, requested {j.requested_time:g} s, waited "
+                  f"{m.env.now - j.submit:g} s" for i, j in enumerate(self._shown)]
+        return "\n".join(lines)
+
     def _info(self) -> dict[str, Any]:
-        return {"start": self.start, "time": self._machine.env.now, "waiting": len(self._machine.waiting),
-                "invalid_actions": self._invalid, "score": self.score}
+        info = {"start": self.start, "time": self._machine.env.now, "waiting": len(self._machine.waiting),
+                "invalid_actions": self._invalid}
+        if not math.isnan(self.score):  # the sequence's score, once it is known (at the end)
+            info["score"] = self.score
+        return info
 
 
 class ModelChooser(Committed):
