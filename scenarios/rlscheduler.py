@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 import simpy
 
+import schedlab.envs
 from schedlab.envs.rlscheduler_env import SCORE_TYPES, ModelChooser, RLSchedulerConfig
 from schedlab.envs.rlscheduler_obs import log_features
 from schedlab.envs.rlscheduler_train import TrainSettings, load_model, save_model, train
@@ -49,8 +50,8 @@ from schedlab.processes import Model
 from schedlab.processes.replay import replay_model
 
 HEURISTICS = ("fcfs", "wfp3", "unicep", "sjf", "f1")
-#: where the models shipped with schedlab are
-SHIPPED = Path(__file__).resolve().parents[1] / "schedlab" / "envs" / "trained"
+#: where the models shipped with schedlab are (package data: schedlab/envs/trained/<log>/seed<k>.zip)
+SHIPPED = Path(schedlab.envs.__file__).resolve().parent / "trained"
 
 
 @dataclass(frozen=True)
@@ -157,7 +158,7 @@ def _train_missing(cfg: Config) -> None:
         if cfg.model not in ("shipped", "train") or cfg.trained_on:
             raise ValueError(f"model {path}: no such file")
         settings = TrainSettings(steps=cfg.train_steps, seed=seed, learning_rate=cfg.learning_rate,
-                                 device=cfg.device, eval_every=max(2048, cfg.train_steps // 5))
+                                 device=cfg.device, eval_every=max(4096, cfg.train_steps // 5))
         env_cfg = cfg.env_config(cfg.train_backfill)
         clock = time.process_time()
 
