@@ -18,11 +18,11 @@ import simpy
 
 pytest.importorskip("sb3_contrib")
 
-from schedlab.envs.rlscheduler_env import ModelChooser, RLSchedulerConfig  # noqa: E402
-from schedlab.envs.rlscheduler_obs import log_features  # noqa: E402
-from schedlab.envs.rlscheduler_train import heuristic_scores, load_model  # noqa: E402
-from schedlab.model.traces import evaluate  # noqa: E402
-from schedlab.processes.replay import replay_model  # noqa: E402
+from schedlab.envs.rlscheduler_env import ModelChooser, RLSchedulerConfig
+from schedlab.envs.rlscheduler_obs import log_features
+from schedlab.envs.rlscheduler_train import heuristic_scores, load_model
+from schedlab.model.traces import evaluate
+from schedlab.processes.replay import replay_model
 
 ROOT = Path(__file__).resolve().parents[1]
 TRACES = ROOT.parent / "shared" / "traces"
