@@ -40,11 +40,11 @@ from schedlab.envs.rlscheduler_env import SCORE_TYPES, ModelChooser, RLScheduler
 from schedlab.envs.rlscheduler_obs import log_features
 from schedlab.envs.rlscheduler_train import TrainSettings, load_model, save_model, train
 from schedlab.experiment import cli_main
-from schedlab.experiment.seeding import Streams
-from schedlab.model.fields import number, validate
-from schedlab.model.rlscheduler_draw import rlscheduler_starts
-from schedlab.model.rlscheduler_published import LOGS, PUBLISHED_BSLD, best_heuristic
-from schedlab.model.traces import evaluate
+from schedlab.model.core.fields import number, validate
+from schedlab.model.core.streams import Streams
+from schedlab.model.formats.traces import evaluate
+from schedlab.model.papers.rlscheduler_draw import rlscheduler_starts
+from schedlab.model.papers.rlscheduler_published import LOGS, PUBLISHED_BSLD, best_heuristic
 from schedlab.policies.backfilling import Committed
 from schedlab.processes import Model
 from schedlab.processes.replay import replay_model

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 import simpy
 
-from schedlab.model.job import Job
-from schedlab.model.rlscheduler_draw import legacy_gym_rng, rlscheduler_starts
-from schedlab.model.rlscheduler_published import PUBLISHED_BSLD, best_heuristic
+from schedlab.model.core.job import Job
+from schedlab.model.papers.rlscheduler_draw import legacy_gym_rng, rlscheduler_starts
+from schedlab.model.papers.rlscheduler_published import PUBLISHED_BSLD, best_heuristic
 from schedlab.policies.backfilling import Committed
 from schedlab.policies.batch import make_policy
 from schedlab.policies.scoring import unicep_rlscheduler, wfp3, wfp3_rlscheduler

@@ -21,7 +21,7 @@ pytest.importorskip("sb3_contrib")
 from schedlab.envs.rlscheduler_env import ModelChooser, RLSchedulerConfig
 from schedlab.envs.rlscheduler_obs import log_features
 from schedlab.envs.rlscheduler_train import heuristic_scores, load_model
-from schedlab.model.traces import evaluate
+from schedlab.model.formats.traces import evaluate
 from schedlab.processes.replay import replay_model
 
 ROOT = Path(__file__).resolve().parents[1]

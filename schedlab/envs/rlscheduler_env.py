@@ -36,10 +36,10 @@ import numpy as np
 import simpy
 
 from schedlab.envs.rlscheduler_obs import FEATURES, LogFeatures, log_features, observe, visible_jobs
-from schedlab.model.decisions import MachineView
-from schedlab.model.fields import number, validate
-from schedlab.model.job import Job
-from schedlab.model.traces import BSLD_THRESHOLD, LoadedTrace, load_trace, trace_path
+from schedlab.model.contracts.machine import MachineView
+from schedlab.model.core.fields import number, validate
+from schedlab.model.core.job import Job
+from schedlab.model.formats.traces import BSLD_THRESHOLD, LoadedTrace, load_trace, trace_path
 from schedlab.policies.backfilling import Committed
 from schedlab.processes.replay import replay_model
 

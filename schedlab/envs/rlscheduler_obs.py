@@ -27,8 +27,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from schedlab.model.job import Job
-from schedlab.model.swf import read_swf
+from schedlab.model.core.job import Job
+from schedlab.model.formats.swf.reader import read_swf
 
 __all__ = ["FEATURES", "LogFeatures", "log_features", "observe", "visible_jobs"]
 
