@@ -121,3 +121,15 @@ def test_gymnasium_and_sb3_api_checks_pass_and_it_renders_as_text():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         sb3.check_env(_env(queue=16))
+
+
+def test_a_sequence_without_any_choice_is_drawn_again_and_a_given_one_is_over_at_once():
+    """On a lightly loaded stretch every job may start alone: nothing to decide, nothing to learn."""
+    if not (TRACES / "SDSC-SP2-1998-4.2-cln.swf.gz").exists():
+        pytest.skip("needs ../shared/traces")
+    env = RLSchedulerEnv(RLSchedulerConfig(log="SDSC-SP2-1998-4.2-cln", sequence=16, traces_dir=str(TRACES)))
+    _, info = env.reset(options={"start": 100})
+    assert env.done and info["score"] == 1.0  # every job started at its submit time
+    for seed in range(5):
+        env.reset(seed=seed)
+        assert not env.done and env.action_masks().sum() >= 2

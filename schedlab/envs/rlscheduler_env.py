@@ -181,21 +181,26 @@ class RLSchedulerEnv(gym.Env[np.ndarray, np.int64]):
         options = options or {}
         cfg = self.config
         length = int(options.get("sequence", cfg.sequence))
-        if "start" in options:
-            start = int(options["start"])
-            last = len(self.trace.jobs) - length
-            if not 0 <= start <= last:
-                raise ValueError(f"start {start}: a sequence of {length} jobs starts in 0..{last}")
-        else:
-            start = int(self.np_random.integers(length, cfg.n_jobs - length - 1))
-        self.start = start
-        self._jobs = list(self.trace.jobs[start : start + length])
-        self._sim = simpy.Environment()
-        self._policy = _AgentCommitted(cfg.backfill, cfg.ask_single)
-        self._model = replay_model(self._sim, self._jobs, self.trace.procs, self._policy, compat="rlscheduler")
-        self._machine = self._model["machine"]
-        self._invalid, self.score = 0, math.nan
-        self._run()
+        for _ in range(1000):  # a sequence in which no decision offers a choice has nothing to learn: draw again
+            if "start" in options:
+                start = int(options["start"])
+                last = len(self.trace.jobs) - length
+                if not 0 <= start <= last:
+                    raise ValueError(f"start {start}: a sequence of {length} jobs starts in 0..{last}")
+            else:
+                start = int(self.np_random.integers(length, cfg.n_jobs - length - 1))
+            self.start = start
+            self._jobs = list(self.trace.jobs[start : start + length])
+            self._sim = simpy.Environment()
+            self._policy = _AgentCommitted(cfg.backfill, cfg.ask_single)
+            self._model = replay_model(self._sim, self._jobs, self.trace.procs, self._policy, compat="rlscheduler")
+            self._machine = self._model["machine"]
+            self._invalid, self.score = 0, math.nan
+            if not self._run():
+                break
+            self._finish()  # already over: every job started without a choice (its score is known)
+            if "start" in options:
+                break
         return self._observe(), self._info()
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
@@ -211,12 +216,19 @@ class RLSchedulerEnv(gym.Env[np.ndarray, np.int64]):
         policy.asked, policy.answer = False, job
         self._machine.decide()
         done = self._run()
-        reward = 0.0
-        if done:
-            starts = {r.id: r.start for r in self._machine.all_records()}
-            self.score = sequence_score(self._jobs, starts, self.config.score_type, self.trace.procs)
-            reward = self.score if self.config.score_type == "utilization" else -self.score
+        reward = self._finish() if done else 0.0
         return self._observe(), reward, done, False, self._info()
+
+    @property
+    def done(self) -> bool:
+        """Is the episode over (every job started)? After ``reset`` too, where no decision offered a choice."""
+        return self._policy is None or not self._policy.asked
+
+    def _finish(self) -> float:
+        """Score the sequence; the end reward."""
+        starts = {r.id: r.start for r in self._machine.all_records()}
+        self.score = sequence_score(self._jobs, starts, self.config.score_type, self.trace.procs)
+        return self.score if self.config.score_type == "utilization" else -self.score
 
     def action_masks(self) -> np.ndarray:
         """The slots holding a waiting job (bool, length ``queue``)."""

@@ -110,7 +110,7 @@ def evaluate(model: Any, cfg: RLSchedulerConfig, starts: Sequence[int], length: 
     out = []
     for s in starts:
         obs, _ = env.reset(options={"start": s, "sequence": length})
-        done = False
+        done = env.done  # a window with no choice at all is over at once
         while not done:
             action, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=deterministic)
             obs, _, done, _, _ = env.step(int(action))
@@ -133,7 +133,7 @@ def _imitate(model: Any, cfg: RLSchedulerConfig, settings: TrainSettings, teache
     observations, actions = [], []
     for _ in range(settings.imitate_episodes):
         obs, _ = env.reset()
-        done = False
+        done = env.done
         while not done:
             shown, now = env._shown, env._machine.env.now
             action = min(range(len(shown)), key=lambda i: (fn(shown[i], now), i))
