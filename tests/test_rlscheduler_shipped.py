@@ -22,6 +22,7 @@ from schedlab.envs.rlscheduler_env import ModelChooser, RLSchedulerConfig
 from schedlab.envs.rlscheduler_obs import log_features
 from schedlab.envs.rlscheduler_train import heuristic_scores, load_model
 from schedlab.model.formats.traces import evaluate
+from schedlab.model.papers.rlscheduler_published import LOGS
 from schedlab.processes.replay import replay_model
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,13 +33,20 @@ WINDOWS = (1981, 2756)
 MEASURED = {
     ("lublin_256", 0, "none"): (314.3362354457281, 202.26461070734626),
     ("lublin_256", 0, "easy"): (102.3898349371791, 31.176393265124506),
+    ("SDSC-SP2-1998-4.2-cln", 0, "none"): (63.875976989517326, 251.69601875668104),
+    ("SDSC-SP2-1998-4.2-cln", 0, "easy"): (17.443288074334067, 130.08086217370558),
 }
 #: relative tolerance: float differences between builds may flip a near-tie between two jobs
 RTOL = 0.05
 
 
+def _config(log: str, backfill: str) -> RLSchedulerConfig:
+    within = next(p.draw_within for p in LOGS if p.trace == log)
+    return RLSchedulerConfig(log=log, backfill=backfill == "easy", draw_within=within, traces_dir=str(TRACES))
+
+
 def _rl(log: str, seed: int, backfill: str) -> list[float]:
-    cfg = RLSchedulerConfig(log=log, backfill=backfill == "easy", traces_dir=str(TRACES))
+    cfg = _config(log, backfill)
     model = load_model(TRAINED / log / f"seed{seed}.zip", cfg)
     trace = cfg.trace
     features = log_features(str(cfg.path), trace.procs * trace.procs_per_node)
@@ -51,13 +59,13 @@ def _rl(log: str, seed: int, backfill: str) -> list[float]:
     return out
 
 
-@pytest.mark.skipif(not (TRACES / "lublin_256.swf.gz").exists(), reason="needs ../shared/traces")
 @pytest.mark.parametrize("key", sorted(MEASURED), ids=lambda k: f"{k[0]}-seed{k[1]}-{k[2]}")
 def test_a_shipped_model_gives_its_measured_table(key):
     log, seed, backfill = key
+    if not (TRACES / f"{log}.swf.gz").exists():
+        pytest.skip("needs ../shared/traces")
     got = _rl(log, seed, backfill)
-    cfg = RLSchedulerConfig(log=log, backfill=backfill == "easy", traces_dir=str(TRACES))
-    sjf = heuristic_scores(cfg, "sjf", WINDOWS, 1024)
+    sjf = heuristic_scores(_config(log, backfill), "sjf", WINDOWS, 1024)
     print(f"{log} seed {seed} {backfill}: rl {[round(x, 2) for x in got]} (measured "
           f"{[round(x, 2) for x in MEASURED[key]]}), sjf {[round(x, 2) for x in sjf]}")
     assert got == pytest.approx(MEASURED[key], rel=RTOL)
