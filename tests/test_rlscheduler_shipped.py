@@ -35,6 +35,8 @@ MEASURED = {
     ("lublin_256", 0, "easy"): (102.3898349371791, 31.176393265124506),
     ("SDSC-SP2-1998-4.2-cln", 0, "none"): (63.875976989517326, 251.69601875668104),
     ("SDSC-SP2-1998-4.2-cln", 0, "easy"): (17.443288074334067, 130.08086217370558),
+    ("HPC2N-2002-2.2-cln", 0, "none"): (88.93936042066525, 84.19929562965882),
+    ("HPC2N-2002-2.2-cln", 0, "easy"): (77.1941493202169, 57.92402032034053),
 }
 #: relative tolerance: float differences between builds may flip a near-tie between two jobs
 RTOL = 0.05
