@@ -37,6 +37,8 @@ MEASURED = {
     ("SDSC-SP2-1998-4.2-cln", 0, "easy"): (17.443288074334067, 130.08086217370558),
     ("HPC2N-2002-2.2-cln", 0, "none"): (88.93936042066525, 84.19929562965882),
     ("HPC2N-2002-2.2-cln", 0, "easy"): (77.1941493202169, 57.92402032034053),
+    ("lublin_256_new2", 0, "none"): (351.91143694553125, 1301.0461633944306),
+    ("lublin_256_new2", 0, "easy"): (59.391433567005265, 117.82508298944154),
 }
 #: relative tolerance: float differences between builds may flip a near-tie between two jobs
 RTOL = 0.05
