@@ -100,8 +100,11 @@ class Config:
                              f"heuristics {', '.join(HEURISTICS)}")
         if self.device not in ("cpu", "cuda", "auto"):
             raise ValueError(f"device must be cpu, cuda or auto, got {self.device!r}")
-        self.env_config(False)  # the log exists and holds the episodes
-        self.starts()  # and the windows
+        n = len(self.env_config(False).trace.jobs)  # the log exists and holds the episodes
+        n = min(n, self.within) if self.within else n
+        if self.length >= n - self.length - 1:  # and the windows (drawn only when the run starts)
+            raise ValueError(f"length {self.length}: windows are drawn among {n} jobs of {self.log!r}; "
+                             f"they need more than {2 * self.length + 1}")
         TrainSettings(steps=self.train_steps, learning_rate=self.learning_rate)  # one-line errors, before training
 
     @property
