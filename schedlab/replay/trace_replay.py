@@ -55,8 +55,8 @@ from schedlab.model.formats.traces import (
     pick_windows,
     trace_path,
 )
-from schedlab.model.records.run_facts import run_facts
 from schedlab.model.papers.rlscheduler_draw import rlscheduler_starts
+from schedlab.model.records.run_facts import run_facts
 from schedlab.policies.batch import BACKFILLS, make_policy
 from schedlab.policies.placement import PLACEMENTS, make_placement
 from schedlab.policies.queues import QUEUE_POLICIES, make_queue_policy
