@@ -37,6 +37,7 @@ from schedlab.model.records.table import job_record
 from schedlab.processes.capacity import CapacityAccount
 from schedlab.processes.job_end import JobEnding, _Allocated  # private: the event is no API
 from schedlab.processes.machine_view import PolicyView
+from schedlab.processes.node_faults import NodeFaults, OnNodeFail
 from schedlab.processes.processor_ids import ProcessorIds
 from schedlab.processes.running import Running, RunningSet
 from schedlab.processes.signal import Signal
@@ -53,7 +54,7 @@ class PolicyError(RuntimeError):
     """A policy asked for something the machine cannot do."""
 
 
-class Machine(CapacityAccount, JobEnding, ProcessorIds):
+class Machine(CapacityAccount, JobEnding, ProcessorIds, NodeFaults):
     """``capacity`` CPUs (and optional other resources) shared by jobs, run by a policy.
 
     Parameters
@@ -92,6 +93,11 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds):
         ``"first-fit"`` (the lowest contiguous block, else the lowest free ids),
         ``"lowest"``, or a rule function ``(ProcessorMap, n) -> ids``. Default ``None``:
         CPUs are counted, not named.
+    node_size, on_node_fail
+        Node failures (:mod:`schedlab.processes.node_faults`; they need ``allocation``):
+        node ``k`` is processors ``k * node_size`` onwards; a job a failure kills is
+        requeued (``"requeue"``: same id, started over) or dropped (``"drop"``: a
+        ``NODE_FAIL`` record). Failures come from :meth:`inject_failures` or :meth:`fail_nodes`.
 
     Attributes
     ----------
@@ -121,6 +127,8 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds):
         batch_decisions: bool = False,
         walltime: Literal["run-on", "kill"] = "run-on",
         allocation: str | AllocationRule | None = None,
+        node_size: int = 1,
+        on_node_fail: OnNodeFail = "requeue",
     ) -> None:
         if not isinstance(capacity, int | float) or not math.isfinite(capacity) or int(capacity) != capacity \
                 or capacity < 1:
@@ -163,6 +171,7 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds):
         self._capacity_since = env.now
         self._trace = tracer_of(env)
         self._init_ids(allocation)
+        self._init_faults(node_size, on_node_fail)
 
     # ------------------------------------------------------------------ queries
     def fits(self, job: Job, cpus: int | None = None) -> bool:
@@ -379,7 +388,8 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds):
     # A job's end (_plan_end, _complete, _kill_at_limit, _leave, _release): JobEnding, in
     # job_end.py. The CPUs had over time (busy, busy_time, capacity_time, set_capacity,
     # _account): CapacityAccount, in capacity.py. Processor ids (allocation_rows, allocated):
-    # ProcessorIds, in processor_ids.py.
+    # ProcessorIds, in processor_ids.py. Node failures (fail_nodes, repair_nodes, inject_failures):
+    # NodeFaults, in node_faults.py.
 
     # ------------------------------------------------------------------ internals
     def _running_state(self, job: Job) -> Running:
