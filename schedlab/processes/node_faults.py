@@ -210,6 +210,7 @@ class NodeFaults:
             self._trace(now, self.name, "node_fail", f"job {job.id} killed on node {node}, {outcome}")
         if outcome == "dropped":
             self._attempts.pop(job, None)
+            self._forget_body(job)
             self._leave(run, Status.NODE_FAIL, now)  # decide() is held off until the failure is done
             return
         self._attempts[job] = attempt
@@ -219,7 +220,6 @@ class NodeFaults:
         # back in the queue at its place in arrival order (the queue is sorted by arrival)
         arrival = self._arrival_seq
         self.waiting.insert(bisect.bisect(self.waiting, arrival[job], key=arrival.__getitem__), job)
-        self._requeued(job, run)
 
     def _set_capacity_by(self, delta: int) -> None:
         """Processors up change by ``delta`` (after _account): the capacity integral is kept exact."""
@@ -245,8 +245,8 @@ class NodeFaults:
     def _release(self, run: Running) -> None:
         raise NotImplementedError
 
-    def _interrupt_body(self, run: Running, cause: str) -> None:
-        """A process body running for ``run`` is interrupted (:mod:`schedlab.processes.job_body`); none here."""
+    def _interrupt_body(self, run: Running, cause: str) -> None:  # JobBodies'
+        raise NotImplementedError
 
-    def _requeued(self, job: Job, run: Running) -> None:
-        """``job`` was requeued after a node failure killed ``run`` (a hook for process bodies)."""
+    def _forget_body(self, job: Job) -> None:  # JobBodies'
+        raise NotImplementedError
