@@ -225,3 +225,23 @@ def test_a_failure_log_replayed_on_sdsc_sp2_counts_and_conserves_the_killed_jobs
     assert 0.95 < out["availability"] < 1.0
     assert out["files"]["node_kills.csv"].count("\n") == balance.kills + 1
     print(on_node_fail, {k: v for k, v in out.items() if k != "files"})
+
+
+def test_a_schedule_with_failures_is_written_as_swf_with_partial_executions(tmp_path):
+    """Job 1 was killed at 4 and requeued: a summary line (completed, run 0-17), then its two
+    executions under the same number: status 2 (0-4, cut short) and 3 (7-17, the last, completed)."""
+    from schedlab.model.formats.swf.reader import read_swf
+    from schedlab.model.formats.swf.schedule import schedule_records
+    from schedlab.model.formats.swf.writer import write_swf
+
+    machine = run(two_jobs(), [NodeFailure(4.0, 3.0, (0,))])
+    lines, left_out = schedule_records(machine.records, machine.node_kills)
+    assert left_out == 0
+    assert [(r.job_number, r.wait_time, r.run_time, r.status) for r in lines] == [
+        (2, 0, 10.0, 1), (1, 0.0, 17.0, 1), (1, 0.0, 4.0, 2), (1, 7.0, 10.0, 3)]
+    write_swf(tmp_path / "run.swf", records=lines)
+    back = list(read_swf(tmp_path / "run.swf").records())
+    assert [(r.job_number, r.status) for r in back] == [(2, 1), (1, 1), (1, 2), (1, 3)]
+    dropped = run(two_jobs(), [NodeFailure(4.0, 3.0, (0,))], on_node_fail="drop")
+    assert [(r.job_number, r.run_time, r.status) for r in schedule_records(dropped.records, dropped.node_kills)[0]] \
+        == [(1, 4.0, 0), (2, 10.0, 1)]
