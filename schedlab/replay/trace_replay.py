@@ -111,7 +111,7 @@ class Config:
     #: a failure log in Alea's format (time, cluster, duration, machine ids; docs/traces.md); none: no log
     failures: str = ""
     #: subtracted from the failure log's times (Alea's start epoch of the data set)
-    failure_epoch: float = number(0.0, low=None)
+    failure_epoch: float = number(0.0, high=1e10)  # a Unix time (Alea subtracts ~1.2e9)
     #: keep only this cluster's lines of the failure log (empty: every line)
     failure_cluster: str = ""
     #: mean time between failures of one node, in seconds, for seeded random failures (0: none)
