@@ -20,6 +20,7 @@ from schedlab.model.formats.failures import FailureLogError, read_failure_log
 from schedlab.model.records.job_record import Status
 from schedlab.model.records.node_fail import NodeKill, NodeOutage
 from schedlab.policies import EASY, FCFS
+from schedlab.policies.batch import make_policy
 from schedlab.processes import Machine, Source
 from schedlab.replay import trace_replay
 
@@ -86,6 +87,8 @@ def test_failures_need_processor_ids_and_nodes_on_the_machine():
     machine = Machine(env, 4, FCFS(), allocation="first-fit", node_size=2)
     with pytest.raises(ValueError, match=r"failure log line 7: node 2 is not on machine 'machine' \(nodes 0-1"):
         machine.inject_failures([NodeFailure(1.0, 1.0, (2,), "c", 7)])
+    with pytest.raises(ValueError, match=r"node 1 is not down; nodes down: \[\]"):
+        machine.repair_nodes([1])
     with pytest.raises(ValueError, match="on_node_fail must be"):
         Machine(env, 4, FCFS(), on_node_fail="retry")
 
@@ -141,14 +144,14 @@ def workloads(draw):
 
 
 @settings(max_examples=60, deadline=None)
-@given(workloads(), st.sampled_from(["requeue", "drop"]), st.sampled_from(["fcfs", "easy"]),
+@given(workloads(), st.sampled_from(["requeue", "drop"]), st.sampled_from(["none", "easy", "conservative"]),
        st.sampled_from(["run-on", "kill"]))
 def test_no_job_is_lost_or_run_twice_under_failures(case, on_node_fail, policy, walltime):
     """Whatever the failures: every job ends exactly once, kills = restarts + drops, no processor
     is held twice or while down, and the CPU-time up is the whole less the outages'."""
     jobs, failures = case
     env = simpy.Environment()
-    machine = Machine(env, 8, FCFS() if policy == "fcfs" else EASY(), allocation="first-fit", node_size=2,
+    machine = Machine(env, 8, make_policy("fcfs", policy), allocation="first-fit", node_size=2,
                       on_node_fail=on_node_fail, walltime=walltime)
     Source(env, jobs, machine)
     machine.inject_failures(failures)

@@ -150,6 +150,9 @@ class NodeFaults:
         now = self.env.now
         up = False
         for node in dict.fromkeys(nodes):
+            if node not in self._down:
+                raise ValueError(f"machine {self.name!r} at t={now}: node {node!r} is not down; nodes down: "
+                                 f"{self.nodes_down()}")
             count, outage = self._down[node]
             if count > 1:
                 self._down[node] = (count - 1, outage)
