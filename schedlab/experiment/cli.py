@@ -75,7 +75,8 @@ def _parser(script: str | None = None) -> argparse.ArgumentParser:
                             help="SWF log(s), .swf or .swf.gz, by path or by name in ../shared/traces, "
                                  "or Batsim workload JSON (.json: delay profiles)")
     replay.add_argument("--policy", action="append", default=None, metavar="NAME",
-                        help="priority order: fcfs, sjf, smallest, f1, wfp3, unicep (repeatable; default fcfs)")
+                        help="priority order: fcfs, sjf (by requested time), smallest, f1, wfp3, unicep "
+                             "(repeatable; default fcfs)")
     # the names of policies.batch.BACKFILLS, written out: importing it here would load the
     # policies at every start-up of the CLI (tests/test_conservative.py checks they agree)
     replay.add_argument("--backfill", action="append", default=None,
@@ -214,6 +215,9 @@ def _run(args: argparse.Namespace) -> int:
           f"{' (quick)' if results.quick else ''}")
     if results.run_info.get("resumed_tasks"):
         print(f"resumed: {results.run_info['resumed_tasks']} replication(s) read back from {out}")
+    if results.run_info.get("foreign_tasks"):
+        print(f"refused: {results.run_info['foreign_tasks']} task file(s) in {out} written by another run; "
+              "those replications were run again")
     print(results.table())
     records = "records and " if results.job_records is not None else ""
     print(f"saved {out}{os.sep}summary.json, summary.csv, replications.csv, {records}manifest.json")
@@ -271,22 +275,27 @@ def _replay(args: argparse.Namespace) -> int:
     scenario = load_scenario(trace_scenario.__file__)
     cfg = scenario.config(overrides)
     out = Path(args.out) if args.out else Path("results") / "replay"
-    check_out(out, overwrite=args.overwrite or not args.out)  # the default folder is replaced by each run
-    for name in cfg.traces:  # what was read, kept and dropped, and why: skips are counted, never silent
-        loaded = trace_scenario.load_log(cfg, name)
-        if cfg.platform:
-            print(f"{loaded.report}; {platform_line(cfg.platform)}")
-        else:
-            print(f"{loaded.report}; machine {loaded.procs} "
-                  f"{'nodes' if cfg.compat == 'rlscheduler' else 'processors'}")
-    results = run(scenario, overrides=overrides, reps=cfg.n_windows, executor=args.executor, workers=args.workers)
-    for row in results.rows:
-        row["windows"] = cfg.n_windows
-    print(f"replay: {cfg.n_windows} window(s) of {cfg.length} jobs, compat {cfg.compat}, walltime {cfg.walltime}")
-    print(results.table())
-    for line in left_out(results.records, cfg.length):
-        print(line)
-    results.save(out)
+    # the default folder is replaced by each run; the lock keeps a second replay (or run) out of it till saved
+    lock = check_out(out, overwrite=args.overwrite or not args.out, settings="replay")
+    try:
+        for name in cfg.traces:  # what was read, kept and dropped, and why: skips are counted, never silent
+            loaded = trace_scenario.load_log(cfg, name)
+            if cfg.platform:
+                print(f"{loaded.report}; {platform_line(cfg.platform)}")
+            else:
+                print(f"{loaded.report}; machine {loaded.procs} "
+                      f"{'nodes' if cfg.compat == 'rlscheduler' else 'processors'}")
+        results = run(scenario, overrides=overrides, reps=cfg.n_windows, executor=args.executor, workers=args.workers)
+        for row in results.rows:
+            row["windows"] = cfg.n_windows
+        print(f"replay: {cfg.n_windows} window(s) of {cfg.length} jobs, compat {cfg.compat}, walltime {cfg.walltime}")
+        print(results.table())
+        for line in left_out(results.records, cfg.length):
+            print(line)
+        results.save(out, lock=lock)
+    finally:
+        if lock is not None:
+            lock.release()
     print(f"saved {out}{os.sep}summary.json, summary.csv, replications.csv (per window), records and manifest.json")
     if args.batsim_jobs:
         _batsim_jobs(out)

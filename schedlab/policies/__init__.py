@@ -69,8 +69,8 @@ if TYPE_CHECKING:
     from schedlab.policies.shipping import RandomVectors, ShippingAgents
 
 #: the grid's and the server network's rules import on first use: their contracts
-#: (model/grid, model/network) import NetworkX, about 0.2 s a machine-only run
-#: (``schedlab run scenarios/mmc.py``) does not need
+#: (model/contracts/grid, model/contracts/network) import NetworkX, an import a
+#: machine-only run (``schedlab run scenarios/mmc.py``) does not need to pay
 _NETWORKX = {
     "DecentralisedMinMin": "grid", "LeastLoaded": "grid", "RandomSelection": "grid",
     "LoadBalancing": "load_balancing", "job_load": "load_balancing", "server_loads": "load_balancing",

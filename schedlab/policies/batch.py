@@ -16,7 +16,12 @@ BACKFILLS = ("none", "easy", "conservative", "conservative-rebuild")
 
 
 def make_policy(score: str, backfill: str = "none", compat: str = "none") -> Policy:
-    """The policy named on the command line: a score, with EASY, conservative or no backfilling."""
+    """The policy named on the command line: a score, with EASY, conservative or no backfilling.
+
+    ``score`` is a name in :data:`~schedlab.policies.scoring.SCORES` (``"sjf"`` ranks by
+    the estimate, the requested time: ``SJF()``'s order). Without backfilling the policy
+    is the strict :class:`~schedlab.policies.scoring.Priority` order itself.
+    """
     if score not in SCORES:
         raise ValueError(f"unknown policy {score!r}; choose from {', '.join(SCORES)}")
     if backfill not in BACKFILLS:

@@ -50,19 +50,20 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-from schedlab.model.contracts.machine import MachineView, Start
+from schedlab.model.contracts.machine import MachineView, Order, Score, Start
 from schedlab.model.core.job import Job
 from schedlab.policies.profile import Profile
-from schedlab.policies.scoring import Priority
+from schedlab.policies.scoring import as_order
 
 __all__ = ["Conservative"]
 
 
 class Conservative:
-    """Conservative backfilling over the priority order ``order`` (default FCFS), with compression.
+    """Conservative backfilling over the queue order ``order`` (default FCFS), with compression.
 
-    ``order`` ranks only the jobs that arrive at one decision (``batch_decisions``, or
-    a source's jobs submitted together); after that the plan's order is the order of
+    ``order`` is an order or a score, as :class:`~schedlab.policies.backfilling.EASY`
+    takes it. It ranks only the jobs that arrive at one decision (``batch_decisions``,
+    or a source's jobs submitted together); after that the plan's order is the order of
     the reservations. Stateful: one per run.
 
     Attributes
@@ -72,8 +73,8 @@ class Conservative:
         time it is guaranteed to start by, when no job runs past its requested time.
     """
 
-    def __init__(self, order: Priority | None = None) -> None:
-        self.order = order if order is not None else Priority()
+    def __init__(self, order: Order | Score | str = "fcfs") -> None:
+        self.order = as_order(order)
         self.promised: dict[Job, float] = {}
         self._plan: dict[Job, list[float]] = {}  # waiting job -> [reservation, arrival number]
         self._ends: dict[Job, float] = {}  # running job -> requested end, as the profile holds it
@@ -162,9 +163,9 @@ class Conservative:
                 self.promised.setdefault(job, slot)
         due = sorted((slot, job) for job, slot in plan.items() if slot[0] <= now)
         fits, ends = view.fits, self._ends
-        for slot, job in due:
+        for (promised, _order), job in due:
             if fits(job):
-                if slot[0] != now:  # late (see below): it holds processors past what the profile carved
+                if promised != now:  # late (see below): it holds processors past what the profile carved
                     self._stuck = True
                 del plan[job]
                 ends[job] = now + job.requested_time  # the slot it held in the profile

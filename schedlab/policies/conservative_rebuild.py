@@ -20,7 +20,7 @@ completion, capacity change) from scratch, in priority order. What this reading
 offers:
 
 - it is a policy without memory, like :class:`~schedlab.policies.backfilling.EASY`: it
-  reads the view and nothing else, so it works over any :class:`Priority` order (the
+  reads the view and nothing else, so it works over any order (the
   order may change between decisions: SJF, WFP3...), on any machine, behind the RL
   adapters, and a preempted or resized job needs no bookkeeping;
 - with exact requested times and a fixed order (FCFS) it keeps the classic guarantee:
@@ -63,27 +63,27 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 
-from schedlab.model.contracts.machine import MachineView, Start
+from schedlab.model.contracts.machine import MachineView, Order, Score, Start
 from schedlab.model.core.job import Job
 from schedlab.policies.backfilling import Backfilling
 from schedlab.policies.profile import Profile
-from schedlab.policies.scoring import Priority
+from schedlab.policies.scoring import as_order
 
 __all__ = ["RebuildConservative", "plan"]
 
 
-def plan(view: MachineView, order: Priority | None = None) -> dict[Job, float]:
+def plan(view: MachineView, order: Order | Score | str = "fcfs") -> dict[Job, float]:
     """Every waiting job's reservation (start time) under conservative backfilling, now.
 
-    The whole queue is planned (no early stop), in ``order``'s ranking (default FCFS).
-    A job wider than the machine's capacity gets ``inf``. This is what a user reads to
-    see the plan; :class:`RebuildConservative` starts the jobs reserved now.
+    The whole queue is planned (no early stop), in ``order``'s ranking (default FCFS;
+    an order or a score, as :class:`RebuildConservative` takes it). A job wider than the
+    machine's capacity gets ``inf``. This is what a user reads to see the plan;
+    :class:`RebuildConservative` starts the jobs reserved now.
     """
-    order = order or Priority()
     now = view.now
     profile = Profile.of_running(now, view.free, view.running)
     out: dict[Job, float] = {}
-    for job in order.rank(view.waiting, now):
+    for job in as_order(order).rank(view.waiting, now):
         i = profile.earliest(job.cpus, job.requested_time)
         if i < 0:
             out[job] = float("inf")
@@ -93,9 +93,9 @@ def plan(view: MachineView, order: Priority | None = None) -> dict[Job, float]:
     return out
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class RebuildConservative(Backfilling):
-    """Conservative backfilling over the priority order ``order`` (default FCFS), rebuilt at each decision.
+    """Conservative backfilling over the queue order ``order`` (default FCFS), rebuilt at each decision.
 
     The queue is re-ranked and every reservation recomputed at each decision (see the
     module's docstring for why, and for what bounds the scan). ``--backfill

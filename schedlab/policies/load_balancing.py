@@ -32,9 +32,8 @@ def heaviest(waiting: Iterable[Job], capacities: list[int]) -> Job | None:
 
     Written out, with the same arithmetic in the same order, so the same job: LB scans
     every overloaded server's whole queue at every step (about 95 jobs a scan at
-    (0.8, 8)), and ``max`` with a key makes two calls per job. An LB run of
-    ``benchmarks/collectives.py``'s network, 3 runs, best of 3, in one process: 0.60-0.62
-    against 0.45 s, the same G. ``None`` for no job.
+    (0.8, 8)), and ``max`` with a key makes two calls per job (measured:
+    benchmarks/README.md; the same G). ``None`` for no job.
     """
     first, n = capacities[0], len(capacities)
     best, most = None, -math.inf
@@ -92,12 +91,15 @@ class LoadBalancing:
         self._distance = np.zeros((0, 0))
 
     def bind(self, network: NetworkView) -> None:
+        """Keep the hop distances of the network's graph: jobs go to the nearest least-loaded server."""
         self._distance = hop_distances(network.graph)
 
     def begin_run(self, run: int) -> None:
+        """Nothing: the rule keeps no state between runs."""
         pass
 
     def decide(self, network: NetworkView) -> list[Ship]:
+        """Each server loaded above the mean (by the tolerance) ships its heaviest job to a nearest least-loaded one."""
         loads = network.loads()
         mean = loads.mean()
         if mean <= 0:
@@ -109,6 +111,7 @@ class LoadBalancing:
             if not waiting:
                 continue
             job = heaviest(waiting, network.capacities[i].tolist())
+            assert job is not None  # waiting is not empty
             others = low[low != i]
             if others.size == 0:
                 continue

@@ -24,7 +24,8 @@ Why not reserve nodes, as :class:`~schedlab.policies.node_backfilling.NodeEASY` 
 its one head? A version that fixed each reservation's nodes when it planned them was
 tried: on one-core nodes it made jobs wait longer than counting does (a 512-job
 SDSC-SP2 window: mean wait 4,725 s counting, 7,354 s fixing nodes), because a
-reservation's nodes are better chosen when it starts, and it cost some 300 times more.
+reservation's nodes are better chosen when it starts, and it cost far more time
+(measured: benchmarks/README.md).
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ def node_pools(groups: Sequence[Sequence[int]]) -> dict[int, int]:
     return {i: names.setdefault(root(i), len(names)) for i in sorted(parent)}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class PartitionConservative(Backfilling):
     """Conservative backfilling over ``order`` with a profile of free cores per pool of partitions.
 
@@ -70,7 +71,7 @@ class PartitionConservative(Backfilling):
     :class:`~schedlab.model.contracts.placement.ClusterView`). See the module's docstring.
     """
 
-    def _starts(self, view: ClusterView) -> Iterator[Start]:  # type: ignore[override]
+    def _starts(self, view: ClusterView) -> Iterator[Start]:  # type: ignore[override]  # it runs on a Cluster, whose view is a ClusterView
         now = view.now
         queue: Sequence[Job] = list(self.order.rank(view.waiting, now))  # a copy: starting jobs changes the queue
         allowed = [view.allowed_nodes(job) for job in queue]

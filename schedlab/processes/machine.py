@@ -33,6 +33,7 @@ import simpy
 
 from schedlab.model.contracts.machine import Action, Policy, Preempt, Resize, Start
 from schedlab.model.contracts.processor_map import AllocationRule
+from schedlab.model.core.fields import is_whole
 from schedlab.model.core.job import Job
 from schedlab.model.records.job_record import JobRecord, Status
 from schedlab.model.records.log import RecordLog
@@ -45,7 +46,7 @@ from schedlab.processes.node_faults import NodeFaults, OnNodeFail
 from schedlab.processes.processor_ids import ProcessorIds
 from schedlab.processes.running import Running, RunningSet
 from schedlab.processes.signal import Signal
-from schedlab.processes.tracing import tracer_of
+from schedlab.processes.tracing import step_label, tracer_of
 
 __all__ = ["Machine", "PolicyError"]
 
@@ -134,8 +135,7 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds, JobBodies, NodeFaults):
         node_size: int = 1,
         on_node_fail: OnNodeFail = "requeue",
     ) -> None:
-        if not isinstance(capacity, int | float) or not math.isfinite(capacity) or int(capacity) != capacity \
-                or capacity < 1:
+        if not is_whole(capacity, 1):
             raise ValueError(f"machine {name!r}: capacity must be a whole number >= 1, got {capacity!r}")
         if oversize not in ("reject", "raise"):
             raise ValueError(f"machine {name!r}: oversize must be 'reject' or 'raise', got {oversize!r}")
@@ -248,6 +248,7 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds, JobBodies, NodeFaults):
             self._decision_pending = True
             self.env.timeout(0).callbacks.append(self._batched_decision)
 
+    @step_label("decides")
     def _batched_decision(self, _event: simpy.Event) -> None:
         self._decision_pending = False
         self.decide()
@@ -271,7 +272,7 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds, JobBodies, NodeFaults):
                     self.start(answer.job, answer.cpus)
                 elif isinstance(answer, _ONE_ANSWER) or not hasattr(answer, "__iter__"):
                     budget -= 1
-                    apply(answer)  # an action, or something that is not: apply() names it
+                    apply(answer)  # type: ignore[arg-type]  # an action, or something that is not: apply() names it
                 else:
                     for action in answer:  # lazily: a generator sees each action's effect
                         apply(action)
@@ -305,7 +306,7 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds, JobBodies, NodeFaults):
         if cpus is None:
             n = job.cpus  # a whole number >= 1: Job checked it
         else:
-            if int(cpus) != cpus or not 1 <= cpus <= job.cpus:
+            if not is_whole(cpus, 1) or cpus > job.cpus:
                 raise PolicyError(
                     f"machine {self.name!r}: job {job.id} asks for {job.cpus} cpus; cannot start it on {cpus}"
                 )
@@ -335,7 +336,7 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds, JobBodies, NodeFaults):
                 run.requested_end = now + min(job.requested_time, limit)
         else:  # expected to end by what is left of its request, or of its time limit
             run.requested_end = now + min(max(0.0, job.requested_time - run.work_done), run.limit - run.run_time)
-        # _account(), written out here and in _complete (once each per job): 2% of M/M/50's time
+        # _account(), written out here and in _complete: once each per job, on the hot path
         self._busy_area += (self.capacity - self.free) * (now - self._last_change)
         self._last_change = now
         run.cpus = n
@@ -374,7 +375,7 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds, JobBodies, NodeFaults):
     def resize(self, job: Job, cpus: int) -> None:
         """Squeeze running ``job`` onto fewer CPUs, or grow it back (at most what it asked for)."""
         run = self._running_state(job)
-        if int(cpus) != cpus or not 1 <= cpus <= job.cpus:
+        if not is_whole(cpus, 1) or cpus > job.cpus:
             raise PolicyError(f"machine {self.name!r}: job {job.id} asks for {job.cpus} cpus; cannot resize to {cpus}")
         if cpus - run.cpus > self.free:
             raise PolicyError(f"machine {self.name!r}: growing job {job.id} to {cpus} cpus needs "

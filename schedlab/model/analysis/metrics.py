@@ -7,8 +7,8 @@ Handed a :class:`~schedlab.model.records.log.RecordLog` (what ``Model.records()`
 gives for machines and servers), the per-job metrics and :func:`utilization` read its
 columns (:meth:`~schedlab.model.records.log.RecordLog.column`) instead of making a
 record per job, with the same results bit for bit: the same float operations on the
-same values, and :func:`utilization`'s sum still taken job after job. mmc's ``measure``
-over 300,000 records: 0.97 -> 0.03 s CPU (``benchmarks/records.py --phases``).
+same values, and :func:`utilization`'s sum still taken job after job; a scenario's
+``measure`` is then no longer paid per record (measured: benchmarks/README.md).
 """
 
 from __future__ import annotations
@@ -241,7 +241,9 @@ def processing_efficiency(records: Iterable[JobRecord], start: float, end: float
     return done / entered if entered > 0 else math.nan
 
 
-def system_load(rates: Sequence[float], mean_length: float, capacities: Sequence[float]) -> float:
+def system_load(
+    rates: Sequence[float] | np.ndarray, mean_length: float, capacities: Sequence[float] | np.ndarray
+) -> float:
     """Expected system load ``gamma = sum_j J_av * xi_j / sum_i C_i`` (seed 003 eq. 7), as a fraction.
 
     ``rates[j]`` is agent j's job arrival rate per unit of time (xi_j), ``mean_length``

@@ -100,6 +100,7 @@ class ProcessorMap:
 
     @property
     def free(self) -> int:
+        """How many processors are free now, counted from the map (down ones are not free)."""
         return self.busy.count(_FREE)
 
 
