@@ -122,7 +122,7 @@ class Config:
     #: the Weibull shape of the times between failures (1: exponential)
     failure_shape: float = number(1.0, gt=0)
     #: seconds a failed node stays down (random failures)
-    repair: float = number(3600.0)
+    repair: float = number(3600.0, gt=0)
     #: processors per node: node k is processors k*node_size onwards (failures take whole nodes)
     node_size: int = number(1, low=1)
     #: a job a node failure kills: requeue (same id, started over) or drop (a node_fail record)
@@ -155,6 +155,11 @@ class Config:
                              "reads jobs as whole nodes: use compat none with a platform")
         if self.on_node_fail not in ("requeue", "drop"):
             raise ValueError(f"unknown on_node_fail {self.on_node_fail!r}; choose from requeue, drop")
+        if self.failure_cluster and not self.failures:
+            raise ValueError(f"failure_cluster={self.failure_cluster!r} picks a cluster of a failure log: "
+                             "give the log (failures=FILE)")
+        if self.failures:
+            read_failure_log(self.failures)  # a missing file or a bad line stops here, in one line
         if (self.failures or self.mtbf) and (self.platform or self.compat != "none"):
             raise ValueError("node failures are replayed on one machine of the log's processors: "
                              "use them without a platform and with compat none")
