@@ -40,7 +40,7 @@ from collections.abc import Generator
 from typing import Any
 
 import simpy
-from simpy.events import NORMAL, Process
+from simpy.events import NORMAL, EventPriority, Process
 
 from schedlab.model.core.job import Job
 from schedlab.model.records.job_record import Status
@@ -52,7 +52,7 @@ __all__ = ["Allocation", "JobBodies"]
 #: why a body was interrupted (the ``simpy.Interrupt``'s cause)
 CAUSES = ("preempt", "resize", "walltime", "node_fail")
 #: a time limit is processed after the job ends due at the same instant
-_AFTER_ENDS = NORMAL + 1
+_AFTER_ENDS = EventPriority(NORMAL + 1)
 
 
 class Allocation:

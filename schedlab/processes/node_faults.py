@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import bisect
 import math
+from functools import partial
 from collections.abc import Generator, Iterable, Sequence
 from typing import Any, Literal
 
@@ -195,9 +196,12 @@ class NodeFaults:
                 continue
             nodes = every if f.nodes is None else f.nodes
             self.fail_nodes(nodes)
-            env.timeout(left).callbacks.append(lambda _e, nodes=nodes: self.repair_nodes(nodes))
+            env.timeout(left).callbacks.append(partial(self._repair_event, nodes))
 
     # -- internals -------------------------------------------------------------------------
+
+    def _repair_event(self, nodes: Sequence[int], _event: simpy.Event) -> None:
+        self.repair_nodes(nodes)
 
     def _kill_on_node(self, run: Running, node: int, now: float) -> None:
         """Kill ``run``'s job, which holds a processor of failed ``node``: book it, then requeue or drop it."""

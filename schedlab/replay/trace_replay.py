@@ -244,7 +244,8 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
         policy = make_policy(cell["policy"], cell["backfill"], cfg.compat)
         model = replay_model(env, jobs, trace.procs, policy, batch_decisions=cfg.compat == "rlscheduler",
                              walltime=cfg.walltime, allocation="first-fit",  # type: ignore[arg-type]  # checked in Config
-                             node_size=cfg.node_size, on_node_fail=cfg.on_node_fail)  # type: ignore[arg-type]
+                             node_size=cfg.node_size,
+                             on_node_fail=cfg.on_node_fail)  # type: ignore[arg-type]  # checked in Config
         failures = window_failures(cfg, jobs, model["machine"].node_count, streams)
         if failures:
             model["machine"].inject_failures(failures)
