@@ -36,8 +36,8 @@ from __future__ import annotations
 
 import bisect
 import math
-from functools import partial
 from collections.abc import Generator, Iterable, Sequence
+from functools import partial
 from typing import Any, Literal
 
 import simpy
