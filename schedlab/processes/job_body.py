@@ -205,4 +205,5 @@ class JobBodies:
         raise NotImplementedError
 
     def held_ids(self, job: Job) -> list[int]:
+        """The processor ids ``job`` holds: ProcessorIds', declared here for the mix-in."""
         raise NotImplementedError

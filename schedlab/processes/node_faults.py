@@ -238,9 +238,11 @@ class NodeFaults:
 
     # provided by the machine and its other parts
     def held_ids(self, job: Job) -> list[int]:
+        """The processor ids ``job`` holds: ProcessorIds', declared here for the mix-in."""
         raise NotImplementedError
 
     def decide(self) -> None:
+        """Ask the policy for its actions: the host Machine's ``decide``, declared here for the mix-in."""
         raise NotImplementedError
 
     def _account(self) -> None:
