@@ -39,16 +39,28 @@ def replay(jobs, cpus, policy, **machine):
 def workloads(draw):
     n = draw(st.integers(1, 30))
     times = sorted(draw(st.lists(st.floats(0, 100, allow_nan=False), min_size=n, max_size=n)))
-    return [Job(i, t, draw(st.floats(0.5, 40)), cpus=draw(st.integers(1, 8)),
-                estimate=draw(st.one_of(st.none(), st.floats(0.5, 60)))) for i, t in enumerate(times)]
+    return [
+        Job(
+            i,
+            t,
+            draw(st.floats(0.5, 40)),
+            cpus=draw(st.integers(1, 8)),
+            estimate=draw(st.one_of(st.none(), st.floats(0.5, 60))),
+        )
+        for i, t in enumerate(times)
+    ]
 
 
 @settings(max_examples=60, deadline=None)
 @given(workloads(), st.sampled_from(["fcfs", "easy"]), st.sampled_from(["run-on", "kill"]), st.booleans())
 def test_a_one_timeout_body_gives_the_plain_jobs_records(jobs, policy, walltime, ids):
     """Same jobs, same machine: the records are equal field for field, in the same order."""
-    runs = [replay(js, 8, FCFS() if policy == "fcfs" else EASY(), walltime=walltime,
-                   allocation="first-fit" if ids else None) for js in (jobs, as_process_jobs(jobs))]
+    runs = [
+        replay(
+            js, 8, FCFS() if policy == "fcfs" else EASY(), walltime=walltime, allocation="first-fit" if ids else None
+        )
+        for js in (jobs, as_process_jobs(jobs))
+    ]
     assert list(runs[1].records) == list(runs[0].records)
     assert runs[1].busy_time() == runs[0].busy_time()
     assert runs[1].allocation_rows() == runs[0].allocation_rows()
@@ -97,8 +109,12 @@ def test_preemption_resize_walltime_and_node_failure_interrupt_the_body_with_the
     env.process(operator(env))
     env.timeout(6).callbacks.append(lambda _e: machine.repair_nodes([0]))
     env.run()
-    assert seen == [(2, 1, 1, 2, "resize"), (4, 1, 2, 1, "preempt"), (5, 1, 3, 2, "node_fail"),
-                    (30, 2, 1, 2, "walltime")]
+    assert seen == [
+        (2, 1, 1, 2, "resize"),
+        (4, 1, 2, 1, "preempt"),
+        (5, 1, 3, 2, "node_fail"),
+        (30, 2, 1, 2, "walltime"),
+    ]
     by_id = {r.id: r for r in machine.records}
     assert by_id[2].status is Status.TIMEOUT and by_id[2].end == 30.0
     assert by_id[1].status is Status.COMPLETED and (by_id[1].start, by_id[1].end) == (6.0, 16.0)

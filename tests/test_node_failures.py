@@ -27,8 +27,9 @@ from schedlab.replay import trace_replay
 
 def run(jobs, failures, cpus=4, node_size=2, on_node_fail="requeue", policy=None):
     env = simpy.Environment()
-    machine = Machine(env, cpus, policy or FCFS(), allocation="first-fit", node_size=node_size,
-                      on_node_fail=on_node_fail)
+    machine = Machine(
+        env, cpus, policy or FCFS(), allocation="first-fit", node_size=node_size, on_node_fail=on_node_fail
+    )
     Source(env, jobs, machine)
     machine.inject_failures(failures)
     env.run()
@@ -95,19 +96,24 @@ def test_failures_need_processor_ids_and_nodes_on_the_machine():
 
 def test_an_alea_failure_log_is_read_and_bad_lines_are_named(tmp_path):
     good = tmp_path / "x.failures"
-    good.write_text("# time cluster duration ids\n1000\tc0\t600\t3 4\n900\tc0\t30\t1\n950\tc1\t100\n"
-                    "1200 c0 60 0 1 2\n")
+    good.write_text("# time cluster duration ids\n1000\tc0\t600\t3 4\n900\tc0\t30\t1\n950\tc1\t100\n1200 c0 60 0 1 2\n")
     log = read_failure_log(good, epoch=100, cluster="c0", min_duration=60)
-    assert [(f.time, f.duration, f.nodes, f.line) for f in log.failures] == [(900.0, 600.0, (3, 4), 2),
-                                                                             (1100.0, 60.0, (0, 1, 2), 5)]
+    assert [(f.time, f.duration, f.nodes, f.line) for f in log.failures] == [
+        (900.0, 600.0, (3, 4), 2),
+        (1100.0, 60.0, (0, 1, 2), 5),
+    ]
     assert (log.other_clusters, log.skipped) == (1, 1)
     whole = read_failure_log(good).failures
     assert [f.nodes for f in whole] == [(1,), None, (3, 4), (0, 1, 2)]
     gz = tmp_path / "x.failures.gz"
     gz.write_bytes(gzip.compress(good.read_bytes()))
     assert read_failure_log(gz).failures == whole
-    for text, field, value in [("10\tc\tlong\t1\n", "duration", "long"), ("ten\tc\t5\t1\n", "time", "ten"),
-                               ("10\tc\t5\t1 x\n", "machine ids", "x"), ("10\tc\t-5\t1\n", "duration", "-5")]:
+    for text, field, value in [
+        ("10\tc\tlong\t1\n", "duration", "long"),
+        ("ten\tc\t5\t1\n", "time", "ten"),
+        ("10\tc\t5\t1 x\n", "machine ids", "x"),
+        ("10\tc\t-5\t1\n", "duration", "-5"),
+    ]:
         bad = tmp_path / "bad.failures"
         bad.write_text("# header\n" + text)
         with pytest.raises(FailureLogError) as info:
@@ -132,27 +138,52 @@ def test_random_failures_are_seeded_and_have_the_asked_mean():
 @st.composite
 def workloads(draw):
     n = draw(st.integers(1, 25))
-    jobs = [Job(i, float(draw(st.integers(0, 40))), float(draw(st.integers(1, 30))), cpus=draw(st.integers(1, 6)),
-                estimate=float(draw(st.integers(1, 40))))
-            for i in range(n)]
+    jobs = [
+        Job(
+            i,
+            float(draw(st.integers(0, 40))),
+            float(draw(st.integers(1, 30))),
+            cpus=draw(st.integers(1, 6)),
+            estimate=float(draw(st.integers(1, 40))),
+        )
+        for i in range(n)
+    ]
     jobs.sort(key=lambda j: j.submit)
-    failures = sorted((NodeFailure(float(draw(st.integers(0, 80))), float(draw(st.integers(0, 20))),
-                                   draw(st.one_of(st.none(), st.lists(st.integers(0, 3), min_size=1, max_size=3)
-                                                  .map(tuple)))) for _ in range(draw(st.integers(0, 8)))),
-                      key=lambda f: f.time)
+    failures = sorted(
+        (
+            NodeFailure(
+                float(draw(st.integers(0, 80))),
+                float(draw(st.integers(0, 20))),
+                draw(st.one_of(st.none(), st.lists(st.integers(0, 3), min_size=1, max_size=3).map(tuple))),
+            )
+            for _ in range(draw(st.integers(0, 8)))
+        ),
+        key=lambda f: f.time,
+    )
     return jobs, failures
 
 
 @settings(max_examples=60, deadline=None)
-@given(workloads(), st.sampled_from(["requeue", "drop"]), st.sampled_from(["none", "easy", "conservative"]),
-       st.sampled_from(["run-on", "kill"]))
+@given(
+    workloads(),
+    st.sampled_from(["requeue", "drop"]),
+    st.sampled_from(["none", "easy", "conservative"]),
+    st.sampled_from(["run-on", "kill"]),
+)
 def test_no_job_is_lost_or_run_twice_under_failures(case, on_node_fail, policy, walltime):
     """Whatever the failures: every job ends exactly once, kills = restarts + drops, no processor
     is held twice or while down, and the CPU-time up is the whole less the outages'."""
     jobs, failures = case
     env = simpy.Environment()
-    machine = Machine(env, 8, make_policy("fcfs", policy), allocation="first-fit", node_size=2,
-                      on_node_fail=on_node_fail, walltime=walltime)
+    machine = Machine(
+        env,
+        8,
+        make_policy("fcfs", policy),
+        allocation="first-fit",
+        node_size=2,
+        on_node_fail=on_node_fail,
+        walltime=walltime,
+    )
     Source(env, jobs, machine)
     machine.inject_failures(failures)
     env.run()
@@ -178,8 +209,10 @@ def procs_of(text):
 
 def test_random_failures_on_a_machine_conserve_jobs():
     rng = np.random.default_rng(3)
-    jobs = [Job(i, float(t), float(rng.integers(1, 200)), cpus=int(rng.integers(1, 9))) for i, t in
-            enumerate(np.sort(rng.integers(0, 5000, 300)))]
+    jobs = [
+        Job(i, float(t), float(rng.integers(1, 200)), cpus=int(rng.integers(1, 9)))
+        for i, t in enumerate(np.sort(rng.integers(0, 5000, 300)))
+    ]
     failures = random_failures(Streams(1)["failures"], 8, 5000.0, mtbf=2000.0, repair=100.0)
     machine = run(jobs, failures, cpus=16, node_size=2, policy=EASY())
     balance = failure_conservation([j.id for j in jobs], machine.records, machine.node_kills)
@@ -196,8 +229,10 @@ def sp2_failure_log(path):
     lines = []
     for _ in range(40):
         nodes = sorted(set(rng.integers(0, 32, size=int(rng.integers(1, 4))).tolist()))
-        lines.append(f"{2233651 + int(rng.integers(0, 1_000_000))}\tsp2\t{int(rng.integers(600, 7200))}\t"
-                     + " ".join(map(str, nodes)))
+        lines.append(
+            f"{2233651 + int(rng.integers(0, 1_000_000))}\tsp2\t{int(rng.integers(600, 7200))}\t"
+            + " ".join(map(str, nodes))
+        )
     path.write_text("\n".join(lines) + "\n")
     return path
 
@@ -207,10 +242,18 @@ def sp2_failure_log(path):
 def test_a_failure_log_replayed_on_sdsc_sp2_counts_and_conserves_the_killed_jobs(tmp_path, on_node_fail):
     """The replay scenario (what ``schedlab replay --failures`` runs) on SDSC-SP2's jobs 2000-2999 under
     EASY and walltime kill, with a failure log: every job ends once, kills = restarts + drops."""
-    cfg = trace_replay.Config(traces=(SP2.name,), policies=("fcfs",), backfills=("easy",), starts=(2000,),
-                              length=1000, native=False, traces_dir=str(TRACES),
-                              failures=str(sp2_failure_log(tmp_path / "sp2.failures")), node_size=4,
-                              on_node_fail=on_node_fail)
+    cfg = trace_replay.Config(
+        traces=(SP2.name,),
+        policies=("fcfs",),
+        backfills=("easy",),
+        starts=(2000,),
+        length=1000,
+        native=False,
+        traces_dir=str(TRACES),
+        failures=str(sp2_failure_log(tmp_path / "sp2.failures")),
+        node_size=4,
+        on_node_fail=on_node_fail,
+    )
     env = simpy.Environment()
     model = trace_replay.build(env, cfg, {"trace": SP2.name, "policy": "fcfs", "backfill": "easy"}, Streams(0))
     env.run()
@@ -241,10 +284,16 @@ def test_a_schedule_with_failures_is_written_as_swf_with_partial_executions(tmp_
     lines, left_out = schedule_records(machine.records, machine.node_kills)
     assert left_out == 0
     assert [(r.job_number, r.wait_time, r.run_time, r.status) for r in lines] == [
-        (2, 0, 10.0, 1), (1, 0.0, 17.0, 1), (1, 0.0, 4.0, 2), (1, 7.0, 10.0, 3)]
+        (2, 0, 10.0, 1),
+        (1, 0.0, 17.0, 1),
+        (1, 0.0, 4.0, 2),
+        (1, 7.0, 10.0, 3),
+    ]
     write_swf(tmp_path / "run.swf", records=lines)
     back = list(read_swf(tmp_path / "run.swf").records())
     assert [(r.job_number, r.status) for r in back] == [(2, 1), (1, 1), (1, 2), (1, 3)]
     dropped = run(two_jobs(), [NodeFailure(4.0, 3.0, (0,))], on_node_fail="drop")
-    assert [(r.job_number, r.run_time, r.status) for r in schedule_records(dropped.records, dropped.node_kills)[0]] \
-        == [(1, 4.0, 0), (2, 10.0, 1)]
+    assert [(r.job_number, r.run_time, r.status) for r in schedule_records(dropped.records, dropped.node_kills)[0]] == [
+        (1, 4.0, 0),
+        (2, 10.0, 1),
+    ]

@@ -82,8 +82,18 @@ class Allocation:
 
     __slots__ = ("attempt", "cpus", "ids", "incarnation", "job", "machine", "start", "state", "work_left")
 
-    def __init__(self, job: Job, machine: str, cpus: int, ids: list[int], start: float, attempt: int,
-                 incarnation: int, work_left: float, state: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        job: Job,
+        machine: str,
+        cpus: int,
+        ids: list[int],
+        start: float,
+        attempt: int,
+        incarnation: int,
+        work_left: float,
+        state: dict[str, Any],
+    ) -> None:
         self.job = job
         self.machine = machine
         self.cpus = cpus
@@ -105,8 +115,10 @@ class Allocation:
         return self.work_left * self.job.cpus / self.cpus
 
     def __repr__(self) -> str:
-        return (f"Allocation(job {self.job.id} on {self.cpus} cpus of {self.machine!r}, attempt {self.attempt}, "
-                f"incarnation {self.incarnation})")
+        return (
+            f"Allocation(job {self.job.id} on {self.cpus} cpus of {self.machine!r}, attempt {self.attempt}, "
+            f"incarnation {self.incarnation})"
+        )
 
 
 def _defuse_interrupt(event: simpy.Event) -> None:
@@ -147,8 +159,17 @@ class JobBodies:
         n = self._incarnations.get(job, 0) + 1
         self._incarnations[job] = n
         # made here, not in start(): the processor ids are given once start() has returned
-        alloc = Allocation(job, self.name, run.cpus, self.held_ids(job), float(env.now), self.restarts(job) + 1,
-                           n, run._remaining, self._body_state.setdefault(job, {}))
+        alloc = Allocation(
+            job,
+            self.name,
+            run.cpus,
+            self.held_ids(job),
+            float(env.now),
+            self.restarts(job) + 1,
+            n,
+            run._remaining,
+            self._body_state.setdefault(job, {}),
+        )
         if run.limit < math.inf:  # here, where a plain job's end would be planned
             limit = simpy.Event(env)
             limit._ok, limit._value = True, run

@@ -101,8 +101,10 @@ class NodeFaults:
     def node_procs(self, node: int) -> range:
         """The processor ids of ``node``."""
         if not (isinstance(node, int) and 0 <= node < self.node_count):
-            raise ValueError(f"machine {self.name!r}: no node {node!r}; it has nodes 0-{self.node_count - 1} "
-                             f"({self.max_capacity} processors, node_size {self.node_size})")
+            raise ValueError(
+                f"machine {self.name!r}: no node {node!r}; it has nodes 0-{self.node_count - 1} "
+                f"({self.max_capacity} processors, node_size {self.node_size})"
+            )
         return range(node * self.node_size, min((node + 1) * self.node_size, self.max_capacity))
 
     def nodes_down(self) -> list[int]:
@@ -119,8 +121,10 @@ class NodeFaults:
         """Nodes fail now: kill the jobs on them (requeue or drop), take their processors down, decide."""
         procs = self.processors
         if procs is None:
-            raise ValueError(f"machine {self.name!r}: node failures need processor ids; "
-                             "build the machine with allocation='first-fit' (or another rule)")
+            raise ValueError(
+                f"machine {self.name!r}: node failures need processor ids; "
+                "build the machine with allocation='first-fit' (or another rule)"
+            )
         nodes = list(dict.fromkeys(nodes))
         ranges = [self.node_procs(n) for n in nodes]  # checks every node before any is failed
         now = self.env.now
@@ -152,8 +156,9 @@ class NodeFaults:
         up = False
         for node in dict.fromkeys(nodes):
             if node not in self._down:
-                raise ValueError(f"machine {self.name!r} at t={now}: node {node!r} is not down; nodes down: "
-                                 f"{self.nodes_down()}")
+                raise ValueError(
+                    f"machine {self.name!r} at t={now}: node {node!r} is not down; nodes down: {self.nodes_down()}"
+                )
             count, outage = self._down[node]
             if count > 1:
                 self._down[node] = (count - 1, outage)
@@ -180,9 +185,11 @@ class NodeFaults:
             for node in f.nodes or ():
                 if not (isinstance(node, int) and 0 <= node < self.node_count):
                     where = f"failure log line {f.line}" if f.line else f"failure at t={f.time}"
-                    raise ValueError(f"{where}: node {node} is not on machine {self.name!r} "
-                                     f"(nodes 0-{self.node_count - 1}: {self.max_capacity} processors, "
-                                     f"node_size {self.node_size})")
+                    raise ValueError(
+                        f"{where}: node {node} is not on machine {self.name!r} "
+                        f"(nodes 0-{self.node_count - 1}: {self.max_capacity} processors, "
+                        f"node_size {self.node_size})"
+                    )
         return self.env.process(self._failure_process(list(failures)))
 
     def _failure_process(self, failures: list[NodeFailure]) -> Generator[simpy.Event, Any, None]:
@@ -210,8 +217,9 @@ class NodeFaults:
         run._book(now)
         attempt = self._attempts.get(job, 0) + 1
         outcome = "requeued" if self.on_node_fail == "requeue" else "dropped"
-        self.node_kills.append(NodeKill(float(now), node, job.id, job.cpus, float(run.first_start),
-                                        run.cpu_time, outcome, attempt))
+        self.node_kills.append(
+            NodeKill(float(now), node, job.id, job.cpus, float(run.first_start), run.cpu_time, outcome, attempt)
+        )
         self._interrupt_body(run, "node_fail")
         if self._trace is not None:
             self._trace(now, self.name, "node_fail", f"job {job.id} killed on node {node}, {outcome}")

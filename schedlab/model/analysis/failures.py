@@ -68,7 +68,9 @@ class FailureBalance:
 
 
 def failure_conservation(
-    submitted: Sequence[Any], records: Iterable[JobRecord], kills: Sequence[NodeKill],
+    submitted: Sequence[Any],
+    records: Iterable[JobRecord],
+    kills: Sequence[NodeKill],
 ) -> FailureBalance:
     """Check that node failures lost no job and ran none twice; raise AssertionError naming what broke.
 
@@ -114,7 +116,10 @@ def failure_conservation(
     if problems:
         raise AssertionError("failure conservation: " + "; ".join(problems))
     return FailureBalance(
-        submitted=len(want), ended=sum(ends.values()),
-        completed=sum(r.status is Status.COMPLETED for r in records), dropped=sum(drops.values()),
-        kills=len(kills), restarts=restarts,
+        submitted=len(want),
+        ended=sum(ends.values()),
+        completed=sum(r.status is Status.COMPLETED for r in records),
+        dropped=sum(drops.values()),
+        kills=len(kills),
+        restarts=restarts,
     )

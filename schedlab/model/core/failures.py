@@ -37,8 +37,10 @@ class NodeFailure:
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.time) and math.isfinite(self.duration) and self.duration >= 0):
-            raise ValueError(f"NodeFailure: time and duration must be finite, duration >= 0; "
-                             f"got time={self.time!r}, duration={self.duration!r}")
+            raise ValueError(
+                f"NodeFailure: time and duration must be finite, duration >= 0; "
+                f"got time={self.time!r}, duration={self.duration!r}"
+            )
 
 
 def random_failures(

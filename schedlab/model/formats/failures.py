@@ -60,7 +60,11 @@ def _number(path: str, line: int, field: str, text: str, *, whole: bool) -> floa
 
 
 def read_failure_log(
-    path: str | Path, *, epoch: float = 0.0, cluster: str | None = None, min_duration: float = 0.0,
+    path: str | Path,
+    *,
+    epoch: float = 0.0,
+    cluster: str | None = None,
+    min_duration: float = 0.0,
 ) -> FailureLog:
     """Read an Alea failure log (plain or gzip).
 
@@ -87,8 +91,10 @@ def read_failure_log(
             fields = text.split("\t") if "\t" in text else text.split(None, 3)
             fields = [x.strip() for x in fields]
             if len(fields) < 3:
-                raise FailureLogError(f"{name}, line {number}: {len(fields)} fields ({text!r}); "
-                                      "expected time, cluster, duration[, machine ids]")
+                raise FailureLogError(
+                    f"{name}, line {number}: {len(fields)} fields ({text!r}); "
+                    "expected time, cluster, duration[, machine ids]"
+                )
             time = _number(name, number, "time", fields[0], whole=False) - epoch
             duration = _number(name, number, "duration", fields[2], whole=False)
             nodes: tuple[int, ...] | None = None

@@ -41,8 +41,26 @@ def _label(text: str) -> int:
 
 def _line(r: JobRecord, wait: float, run: float, status: int) -> SWFRecord:
     estimate = r.estimate if r.estimate == r.estimate else -1
-    return SWFRecord(r.id, r.submit, wait, run, r.cpus, -1, -1, r.cpus, estimate, -1, status, -1,
-                     _label(r.group), -1, _label(r.job_class), -1, -1, -1)
+    return SWFRecord(
+        r.id,
+        r.submit,
+        wait,
+        run,
+        r.cpus,
+        -1,
+        -1,
+        r.cpus,
+        estimate,
+        -1,
+        status,
+        -1,
+        _label(r.group),
+        -1,
+        _label(r.job_class),
+        -1,
+        -1,
+        -1,
+    )
 
 
 def schedule_records(records: Iterable[JobRecord], kills: Iterable[NodeKill] = ()) -> tuple[list[SWFRecord], int]:
