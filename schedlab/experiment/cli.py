@@ -112,6 +112,17 @@ def _parser(script: str | None = None) -> argparse.ArgumentParser:
     replay.add_argument("--queues", default="none", choices=("none", "strict", "wrr"),
                         help="with --platform: across queues, none (one queue), strict priority or weighted "
                              "round robin (default none)")
+    replay.add_argument("--failures", default=None, metavar="FILE",
+                        help="replay node failures from a failure log in Alea's format (time, cluster, duration, "
+                             "machine ids; docs/traces.md)")
+    replay.add_argument("--mtbf", type=float, default=0.0, metavar="S",
+                        help="seeded random node failures: mean seconds between failures of a node (default: none)")
+    replay.add_argument("--repair", type=float, default=3600.0, metavar="S",
+                        help="seconds a randomly failed node stays down (default 3600)")
+    replay.add_argument("--node-size", type=int, default=1, metavar="N",
+                        help="processors per node, the unit a failure takes down (default 1)")
+    replay.add_argument("--on-node-fail", choices=("requeue", "drop"), default="requeue",
+                        help="a job a node failure kills is requeued (same id, started over) or dropped")
     replay.add_argument("--executor", choices=("serial", "process", "dask"), default="process")
     replay.add_argument("--workers", type=int, default=None)
     replay.add_argument("--out", default=None, metavar="DIR", help="where to save results (default: results/replay)")
@@ -248,11 +259,17 @@ def _replay(args: argparse.Namespace) -> int:
         "platform": str(Path(args.platform).resolve()) if args.platform else "",
         "placement": args.placement, "queues": args.queues, "walltime": args.walltime or "", "procs": args.procs,
         "draw": args.draw, "draw_within": args.draw_within,
+        "failures": str(Path(args.failures).resolve()) if args.failures else "", "mtbf": args.mtbf,
+        "repair": args.repair, "node_size": args.node_size, "on_node_fail": args.on_node_fail,
     }
     if args.platform:
         from schedlab.model.formats.platform_file import load_platform
 
         load_platform(args.platform)  # a bad file stops here, with its one-line error
+    if args.failures:
+        from schedlab.model.formats.failures import read_failure_log
+
+        read_failure_log(args.failures)  # a bad line stops here, with its one-line error
     if args.start is not None:
         overrides["starts"] = (args.start,)
     elif args.starts is not None:
