@@ -25,7 +25,8 @@ from typing import Any
 
 import torch as th
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-from stable_baselines3.common.policies import ActorCriticPolicy
+from stable_baselines3.common.policies import ActorCriticPolicy, BasePolicy
+from stable_baselines3.common.torch_layers import MlpExtractor
 from torch import nn
 
 __all__ = ["KernelLayout", "KernelNet", "KernelPolicy", "MaskableKernelPolicy", "kernel_layout"]
@@ -50,6 +51,10 @@ class KernelLayout:
     ignore: tuple[int, ...] = ()
 
     def globals_dim(self, obs_dim: int) -> int:
+        """How many of an ``obs_dim``-float observation's values are global (outside the job rows).
+
+        Every job's row is scored together with them, and the critic pools them in.
+        """
         return obs_dim - self.rows * self.width
 
 
@@ -119,6 +124,7 @@ class KernelNet(nn.Module):
         return th.cat([mean, top, glob], dim=1)
 
     def forward_actor(self, obs: th.Tensor) -> th.Tensor:
+        """The logits: one score per job row (padding at -1e8), then the ``extra`` actions' from the pool."""
         x, glob, present = self._split(obs)
         logits = self.scorer(x).squeeze(2).masked_fill(~present, _NEG)
         if self.extra is not None:
@@ -126,23 +132,34 @@ class KernelNet(nn.Module):
         return logits
 
     def forward_critic(self, obs: th.Tensor) -> th.Tensor:
+        """The critic's latent features, read from the jobs' pooled features and the globals."""
         x, glob, present = self._split(obs)
         return self.critic(self._pooled(x, glob, present))
 
     def forward(self, obs: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
+        """Both outputs, ``(actor logits, critic latents)``: what SB3 asks of its ``mlp_extractor``."""
         return self.forward_actor(obs), self.forward_critic(obs)
 
 
 class _Kernel:
-    """What both policies share: a :class:`KernelNet` in the extractor's place, logits passed through."""
+    """What both policies share: a :class:`KernelNet` in the extractor's place, logits passed through.
+
+    A mix-in for two SB3 policy classes that share no base with these attributes, so it
+    declares those of the host policy (the class after it in the MRO) that it uses.
+    """
+
+    features_dim: int
+    mlp_extractor: MlpExtractor
+    action_net: nn.Module
+    optimizer: th.optim.Optimizer
 
     def __init__(self, *args: Any, layout: KernelLayout | None = None, hidden: tuple[int, ...] = (32, 16, 8),
                  critic_hidden: tuple[int, ...] = (64, 32), **kwargs: Any) -> None:
         self.layout, self.hidden, self.critic_hidden = layout, tuple(hidden), tuple(critic_hidden)
-        super().__init__(*args, **kwargs)  # type: ignore[call-arg]
+        super().__init__(*args, **kwargs)
 
     def _build_mlp_extractor(self) -> None:
-        obs_dim = int(self.features_dim)  # type: ignore[attr-defined]
+        obs_dim = int(self.features_dim)
         layout = self.layout
         if layout is None:  # RLSchedulerEnv's rows of 9, the last the present flag
             if obs_dim % 9:
@@ -150,16 +167,20 @@ class _Kernel:
                                  "pass policy_kwargs=dict(layout=kernel_layout(env))")
             layout = KernelLayout(obs_dim // 9, 9, 8, ignore=(8,))
             self.layout = layout
-        self.mlp_extractor = KernelNet(obs_dim, layout, self.hidden, self.critic_hidden)
+        # SB3 annotates MlpExtractor; its custom-network guide puts any module with the same
+        # interface (latent_dim_pi/vf, forward_actor/critic) in this slot
+        self.mlp_extractor = KernelNet(obs_dim, layout, self.hidden, self.critic_hidden)  # type: ignore[assignment]  # SB3's slot, duck-typed
 
     def _build(self, lr_schedule: Any) -> None:
-        super()._build(lr_schedule)  # type: ignore[misc]
+        super()._build(lr_schedule)  # type: ignore[misc]  # the host SB3 policy, after this mix-in in the MRO, defines it
         self.action_net = nn.Identity()  # the scorer's outputs are the logits
-        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1),  # type: ignore[attr-defined]
-                                              **self.optimizer_kwargs)  # type: ignore[attr-defined]
+        assert isinstance(self, BasePolicy)  # always: both policies below are SB3 policies
+        # super()._build made the optimizer over the replaced action_net's parameters: make it again
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1),  # type: ignore[call-arg]  # torch's base Optimizer takes no lr; its subclasses SB3 takes do (SB3 ignores it too)
+                                              **self.optimizer_kwargs)
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
-        data = super()._get_constructor_parameters()  # type: ignore[misc]
+        data = super()._get_constructor_parameters()  # type: ignore[misc]  # the host SB3 policy, after this mix-in in the MRO, defines it
         data.update(layout=self.layout, hidden=self.hidden, critic_hidden=self.critic_hidden)
         return data
 

@@ -93,6 +93,7 @@ class RLSchedulerConfig:
 
     @property
     def path(self) -> Path:
+        """The trace file of ``log`` (a path, or a name under ``traces_dir``); not found: a ``ValueError``."""
         try:
             return trace_path(self.log, Path(self.traces_dir))
         except FileNotFoundError as exc:
@@ -100,10 +101,12 @@ class RLSchedulerConfig:
 
     @property
     def trace(self) -> LoadedTrace:
+        """The log's jobs, loaded as RLScheduler reads them (``compat="rlscheduler"``)."""
         return load_trace(str(self.path), "rlscheduler")
 
     @property
     def n_jobs(self) -> int:
+        """How many jobs episodes are drawn from: the whole log, or its first ``draw_within`` if set."""
         n = len(self.trace.jobs)
         return min(n, self.draw_within) if self.draw_within else n
 
@@ -151,7 +154,7 @@ class RLSchedulerEnv(gym.Env[np.ndarray, np.int64]):
     (evaluation); ``options={"sequence": L}`` changes its length for that episode.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 4}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 4}  # type: ignore[misc]  # gymnasium.Env annotates it as an instance variable; it is class data (ruff: ClassVar)
 
     def __init__(self, config: RLSchedulerConfig | None = None, *, render_mode: str | None = None,
                  **overrides: Any) -> None:
@@ -177,6 +180,11 @@ class RLSchedulerEnv(gym.Env[np.ndarray, np.int64]):
 
     # ------------------------------------------------------------------ Gymnasium
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+        """Start an episode: a sequence drawn at random (or at ``options["start"]``), run to its first choice.
+
+        A drawn sequence in which no decision offers a choice is drawn again (up to 1000
+        times), since it has nothing to learn; a given ``start`` is kept even then.
+        """
         super().reset(seed=seed)
         options = options or {}
         cfg = self.config
@@ -204,6 +212,12 @@ class RLSchedulerEnv(gym.Env[np.ndarray, np.int64]):
         return self._observe(), self._info()
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """Start the job in slot ``action`` and run to the next choice; the reward comes at the end only.
+
+        An action past the shown jobs is counted in ``info["invalid_actions"]`` and starts
+        the first waiting job instead. The end reward is the negated score (the score itself
+        for ``utilization``, where higher is better).
+        """
         policy = self._policy
         if policy is None or not policy.asked:
             raise RuntimeError("call reset() before step(), and again after the episode ends")
@@ -292,6 +306,7 @@ class ModelChooser(Committed):
         self._masks = "action_masks" in inspect.signature(model.predict).parameters
 
     def choose(self, view: MachineView) -> Job | None:
+        """The shown job the model picks (the first shown for an empty slot); a lone waiting job without asking."""
         waiting = view.waiting
         if len(waiting) == 1:
             return waiting[0]

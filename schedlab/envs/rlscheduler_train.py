@@ -91,16 +91,27 @@ def heuristic_scores(cfg: RLSchedulerConfig, policy: str, starts: Sequence[int],
 class _RelativeReward(gym.Wrapper):
     """The end reward divided by the same sequence's SJF score (a per-sequence baseline; see the module)."""
 
-    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
+    @property
+    def scheduler_env(self) -> RLSchedulerEnv:
+        """The :class:`RLSchedulerEnv` under the wrappers: its config and start give the baseline."""
+        env = self.env.unwrapped
+        if not isinstance(env, RLSchedulerEnv):
+            raise TypeError(f"_RelativeReward wraps an RLSchedulerEnv, not {type(env).__name__}")
+        return env
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """The wrapped step; at the episode's end, the reward over the SJF score of the same sequence."""
         obs, reward, done, trunc, info = self.env.step(action)
+        value = float(reward)  # Gymnasium types it SupportsFloat; RLSchedulerEnv gives a float
         if done:
-            env: RLSchedulerEnv = self.env.unwrapped  # type: ignore[assignment]
+            env = self.scheduler_env
             base = heuristic_scores(env.config, "sjf", [env.start], env.config.sequence)[0]
-            reward = reward / max(base, 1e-9)
-        return obs, reward, done, trunc, info
+            value = value / max(base, 1e-9)
+        return obs, value, done, trunc, info
 
     def action_masks(self) -> np.ndarray:
-        return self.env.unwrapped.action_masks()  # type: ignore[attr-defined]
+        """The wrapped environment's valid slots (MaskablePPO reads them through the wrapper)."""
+        return self.scheduler_env.action_masks()
 
 
 def evaluate(model: Any, cfg: RLSchedulerConfig, starts: Sequence[int], length: int,

@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 
 import simpy
-from simpy.events import NORMAL, URGENT, Timeout
+from simpy.events import NORMAL, URGENT, EventPriority, Timeout
 
 from schedlab.model.core.job import Job
 from schedlab.model.records.job_record import JobRecord, Status
@@ -45,7 +45,7 @@ from schedlab.processes.tracing import Tracer, step_label
 __all__ = ["JobEnding"]
 
 #: priority of a job's end under ``Machine(ends_last=True)``: after the instant's NORMAL events (arrivals)
-LATE = NORMAL + 1
+LATE = EventPriority(NORMAL + 1)
 
 #: relative slack within which a job's end and its time limit count as the same time
 _ROUNDING = 1e-9
@@ -89,7 +89,7 @@ class JobEnding:
     _busy_area: float
     _last_change: float
     _trace: Tracer | None
-    _end_priority: int
+    _end_priority: EventPriority
 
     def decide(self) -> None:
         """Ask the policy for its actions: the host Machine's ``decide``, declared here for the mix-in."""
@@ -113,6 +113,7 @@ class JobEnding:
             delay, then = max(0.0, to_limit), self._kill_at_limit
         else:
             delay, then = to_finish, self._complete
+        end: simpy.Event  # a Timeout, or a plain Event scheduled by hand at LATE
         if self._end_priority == NORMAL:
             end = Timeout(self.env, delay, run)
         else:  # what Timeout does, at the later priority: after the instant's arrivals
