@@ -16,8 +16,8 @@ and the clock are processes), and the Python around both. This module measures t
   without an event), M FIFO server processes (one ``Timeout`` per job, one plain wake-up
   event when idle). Jobs are ``(length, origin)`` tuples sent where the recorded run sent
   them. With ``parts=True`` it adds what the grid's contract needs around the events: a
-  :class:`~schedlab.model.job.Job` per job (``trusted_job``), the busy-until array, and a
-  :class:`~schedlab.model.grid.GridCompletion` emitted to two receivers (a count and an
+  :class:`~schedlab.model.core.job.Job` per job (``trusted_job``), the busy-until array, and a
+  :class:`~schedlab.model.contracts.grid.GridCompletion` emitted to two receivers (a count and an
   ATPT sum as the series keeps them, one ``finished`` cell as OSL counts it). With a
   ``learner`` as well, the learner decides and learns in it as in the grid model: the
   design's floor, the least a model with these processes, events and learner can cost.
@@ -38,8 +38,8 @@ from collections.abc import Callable
 import numpy as np
 import simpy
 
-from schedlab.model.grid import GridCompletion, GridDecider, GridTopology
-from schedlab.model.job import trusted_job
+from schedlab.model.contracts.grid import GridCompletion, GridDecider, GridTopology
+from schedlab.model.core.job import trusted_job
 from schedlab.processes.signal import Signal
 
 #: (step, agent) -> the agent's job lengths of that step and the resource each went to

@@ -21,10 +21,11 @@ from collections import deque
 import numpy as np
 import simpy
 
-from schedlab.experiment.seeding import Streams
+from schedlab.model.contracts.routing import neighbour_lists
+from schedlab.model.core.streams import Streams
 from schedlab.policies import RandomVectors, ShippingAgents
 from schedlab.processes.network import ServerNetwork
-from schedlab.topologies import neighbour_lists, small_world_ring
+from schedlab.topologies import small_world_ring
 
 
 def numpy_reference(

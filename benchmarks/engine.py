@@ -14,7 +14,7 @@ tracing hook) over the least a SimPy user would write for this one model.
   ``simpy.Resource(capacity=50)`` (``with res.request() as req: yield req; yield
   env.timeout(s)``) and appends its wait to a list.
 
-Both draw the same way: in blocks of :data:`schedlab.model.workloads.BLOCK` (1024)
+Both draw the same way: in blocks of :data:`schedlab.model.core.workloads.BLOCK` (1024)
 from one ``numpy.random.Generator``, a block of inter-arrival gaps, then a block of
 service times, converted to Python floats once per block. With the same seed the two
 models see the very same customers, so their mean waits agree up to float rounding
@@ -64,9 +64,9 @@ from collections.abc import Callable, Generator
 import numpy as np
 import simpy
 
-from schedlab.model.distributions import Exponential
-from schedlab.model.queueing import erlang_c_wait
-from schedlab.model.workloads import BLOCK, poisson_workload
+from schedlab.model.analysis.queueing import erlang_c_wait
+from schedlab.model.core.distributions import Exponential
+from schedlab.model.core.workloads import BLOCK, poisson_workload
 from schedlab.policies.ordering import FCFS
 from schedlab.processes.machine import Machine
 from schedlab.processes.source import Source

@@ -35,7 +35,8 @@ import torch
 
 from schedlab.envs.deeprm import DeepRMEnv
 from schedlab.envs.machine_env import MachineEnv
-from schedlab.learners.dqn import DQN, DQNConfig, ReplayBuffer, train
+from schedlab.learners.dqn import DQN, DQNConfig, train
+from schedlab.learners.replay_buffer import ReplayBuffer
 from schedlab.policies.slotted import sjf
 
 

@@ -50,8 +50,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from schedlab.model.job import Job
-from schedlab.model.records import RecordLog, Status, job_record, records_frame
+from schedlab.model.core.job import Job
+from schedlab.model.records.job_record import Status
+from schedlab.model.records.log import RecordLog
+from schedlab.model.records.table import job_record, records_frame
 
 
 def _jobs(n: int, seed: int) -> list[tuple[Job, float, float]]:

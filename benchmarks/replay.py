@@ -10,10 +10,10 @@ jobs/s (jobs replayed / simulation wall time), peak memory, and the mean wait an
 mean bounded slowdown ``max(1, (wait + run) / max(run, 10))`` of its schedule; then
 the time ratios AccaSim / schedlab.
 
-- **schedlab**: :func:`schedlab.model.traces.load_trace` (read, clean), then
+- **schedlab**: :func:`schedlab.model.formats.traces.load_trace` (read, clean), then
   :func:`~schedlab.processes.replay.replay_model` with ``make_policy("fcfs",
   "easy")`` on a machine of the header's MaxProcs processors, run to the end, and
-  :func:`~schedlab.model.traces.evaluate` (timed apart, as "metrics").
+  :func:`~schedlab.model.formats.traces.evaluate` (timed apart, as "metrics").
 - **AccaSim** 1.1.3 (``pip install accasim`` into its own venv, default
   ``../accasim-venv``): FIFO with ``EASYBackfilling`` and the ``FirstFit`` allocator,
   run by ``_accasim_driver.py`` with that venv's interpreter. Its reader turns a
@@ -119,7 +119,7 @@ def _machine_takes_iterators() -> bool:
     """Whether this checkout's Machine applies a policy's iterator of actions itself."""
     import simpy
 
-    from schedlab.model.job import Job
+    from schedlab.model.core.job import Job
     from schedlab.processes.machine import Machine, PolicyError
 
     env = simpy.Environment()
@@ -168,8 +168,8 @@ def new_env() -> Any:
 
 def worker_schedlab(trace: str, schedule: str, traced: bool, batch: bool, backfill: str = "easy") -> dict[str, Any]:
 
-    from schedlab.model.records import Status
-    from schedlab.model.traces import evaluate, load_trace
+    from schedlab.model.formats.traces import evaluate, load_trace
+    from schedlab.model.records.job_record import Status
 
     rss_imported = _maxrss_kib()
     if traced:
@@ -287,7 +287,7 @@ def accasim_check(python: str) -> tuple[bool, str]:
 
 def write_clean_swf(path: str, loaded: Any) -> None:
     """The cleaned jobs as a plain SWF file, each with the requested time schedlab's scheduler is told."""
-    from schedlab.model.swf import write_swf
+    from schedlab.model.formats.swf.writer import write_swf
 
     jobs = [j if j.estimate is not None else dataclasses.replace(j, estimate=j.requested_time) for j in loaded.jobs]
     write_swf(path, jobs, header={"MaxProcs": loaded.procs, "Note": f"cleaned by schedlab from {loaded.path}"})
@@ -295,7 +295,7 @@ def write_clean_swf(path: str, loaded: Any) -> None:
 
 def profile_schedlab(trace: str, top: int, batch: bool, backfill: str = "easy") -> str:
     """cProfile of schedlab's simulation of the whole trace (load excluded): top functions two ways."""
-    from schedlab.model.traces import load_trace
+    from schedlab.model.formats.traces import load_trace
 
     loaded = load_trace(trace)
     env = new_env()
@@ -313,7 +313,7 @@ def profile_schedlab(trace: str, top: int, batch: bool, backfill: str = "easy") 
 
 def inprocess_ratio(trace: str, backfill: str, repeat: int, batch: bool) -> str:
     """Both simulations timed in this process, interleaved, best of ``repeat``; their schedules compared."""
-    from schedlab.model.traces import load_trace
+    from schedlab.model.formats.traces import load_trace
 
     loaded = load_trace(trace)
     tuples = [(j.id, j.submit, j.runtime, j.cpus, j.requested_time) for j in loaded.jobs]
@@ -381,7 +381,7 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--repeat must be >= 1")
     nodes = [int(n) for n in args.nodes.split(",") if n.strip()]
 
-    from schedlab.model.traces import load_trace, trace_path
+    from schedlab.model.formats.traces import load_trace, trace_path
 
     trace = str(trace_path(args.trace, ROOT.parent / "shared" / "traces").resolve())
     loaded = load_trace(trace)

@@ -44,8 +44,8 @@ from schedlab.envs import GridAgentsConfig, MachineEnv, SyntheticJobs, agent_mac
 from schedlab.envs.grid_parallel import GridParallelEnv
 from schedlab.envs.sb3 import grid_vec_env
 from schedlab.experiment.results import ci95_halfwidth
-from schedlab.model import metrics
-from schedlab.model.streams import Streams
+from schedlab.model.analysis import metrics
+from schedlab.model.core.streams import Streams
 from schedlab.policies import LeastLoaded, RandomSelection
 from schedlab.policies.batch import make_policy
 from schedlab.processes import Source

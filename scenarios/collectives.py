@@ -36,16 +36,17 @@ import numpy as np
 import simpy
 
 from schedlab.experiment import cli_main
-from schedlab.experiment.seeding import Streams
 from schedlab.learners import CollectiveLearner, VectorLearner
 from schedlab.learners.utilities import SU_EXECUTED
-from schedlab.model.fields import number
-from schedlab.model.network import TOUCHES
-from schedlab.model.ring_bounds import paper_estimate, throughput_bound
+from schedlab.model.contracts.network import TOUCHES
+from schedlab.model.contracts.routing import neighbour_lists
+from schedlab.model.core.fields import number
+from schedlab.model.core.streams import Streams
+from schedlab.model.papers.ring_bounds import paper_estimate, throughput_bound
 from schedlab.policies import LoadBalancing, RandomVectors, ShippingAgents
 from schedlab.processes import Model
 from schedlab.processes.network import ServerNetwork
-from schedlab.topologies import neighbour_lists, scale_free_network, small_world_ring, torus_network
+from schedlab.topologies import scale_free_network, small_world_ring, torus_network
 
 ALGORITHMS = ("rand", "su", "tg", "wlu", "lb")
 TOPOLOGIES = ("small_world", "torus", "scale_free")
@@ -149,7 +150,7 @@ def cells(cfg: Config) -> list[dict]:
 
 
 def optimal_estimate(capacities: np.ndarray, m: int, r: float) -> float:
-    """Section 4's estimate ``min(1, P1 / r)`` (:func:`~schedlab.model.ring_bounds.paper_estimate`)."""
+    """Section 4's estimate ``min(1, P1 / r)`` (:func:`~schedlab.model.papers.ring_bounds.paper_estimate`)."""
     return paper_estimate(capacities, m, r)
 
 
@@ -296,7 +297,7 @@ def tables(summary):  # type: ignore[no-untyped-def]
     """Tables I-IV from a run's summary rows (a DataFrame or results folders): gains and the paper's values.
 
     One block per (r, M) and any swept Config field: the optimal estimate (``opt``),
-    the fluid LP bound (``lp``, a true upper bound, see :mod:`schedlab.model.ring_bounds`),
+    the fluid LP bound (``lp``, a true upper bound, see :mod:`schedlab.model.papers.ring_bounds`),
     then each algorithm with its gain against both (``gain``, ``gain_lp``, in percent).
     """
     import pandas as pd

@@ -27,7 +27,7 @@ import simpy
 
 from schedlab.experiment import cli_main
 from schedlab.experiment.scenario import load_scenario
-from schedlab.experiment.seeding import Streams
+from schedlab.model.core.streams import Streams
 from schedlab.processes import Model
 
 base = load_scenario(Path(__file__).with_name("collectives.py")).module

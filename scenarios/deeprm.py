@@ -31,9 +31,9 @@ import simpy
 
 from schedlab.envs.deeprm import DeepRMConfig, DeepRMEnv
 from schedlab.experiment import cli_main
-from schedlab.experiment.seeding import Streams
-from schedlab.model.fields import INT_MAX, number
-from schedlab.model.slotted import Agent, episode_metrics
+from schedlab.model.contracts.slotted import Agent, episode_metrics
+from schedlab.model.core.fields import INT_MAX, number
+from schedlab.model.core.streams import Streams
 from schedlab.policies.slotted import BASELINES, random_agent
 from schedlab.processes import Model
 from schedlab.processes.slotted import SlottedMachine, drive

@@ -36,11 +36,14 @@ import simpy
 
 from schedlab.experiment import cli_main
 from schedlab.experiment.results import Results
-from schedlab.experiment.seeding import Streams
-from schedlab.model import Exponential, erlang_c_wait, metrics, poisson_workload
-from schedlab.model.fields import items, number
-from schedlab.model.records import Status
-from schedlab.model.traces import LoadedTrace, evaluate, load_trace, trace_path
+from schedlab.model.analysis import metrics
+from schedlab.model.analysis.queueing import erlang_c_wait
+from schedlab.model.core.distributions import Exponential
+from schedlab.model.core.fields import items, number
+from schedlab.model.core.streams import Streams
+from schedlab.model.core.workloads import poisson_workload
+from schedlab.model.formats.traces import LoadedTrace, evaluate, load_trace, trace_path
+from schedlab.model.records.job_record import Status
 from schedlab.policies import FCFS
 from schedlab.policies.batch import make_policy
 from schedlab.processes import Machine, Model, Source

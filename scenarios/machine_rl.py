@@ -56,12 +56,12 @@ from schedlab.envs.machine_env import MachineEnv, agent_machine
 from schedlab.envs.machine_obs import MachineObserver
 from schedlab.experiment import cli_main
 from schedlab.experiment.results import ci95_halfwidth
-from schedlab.experiment.seeding import Streams
-from schedlab.model import metrics
-from schedlab.model.fields import INT_MAX, number
-from schedlab.model.job import Job
-from schedlab.model.records import JobRecord
-from schedlab.model.traces import BSLD_THRESHOLD, load_trace, trace_path
+from schedlab.model.analysis import metrics
+from schedlab.model.core.fields import INT_MAX, number
+from schedlab.model.core.job import Job
+from schedlab.model.core.streams import Streams
+from schedlab.model.formats.traces import BSLD_THRESHOLD, load_trace, trace_path
+from schedlab.model.records.job_record import JobRecord
 from schedlab.policies.batch import make_policy
 from schedlab.processes import Model, Source
 

@@ -17,10 +17,14 @@ from dataclasses import dataclass
 import simpy
 
 from schedlab.experiment import cli_main
-from schedlab.experiment.seeding import Streams
-from schedlab.model import Exponential, erlang_c_wait, metrics, poisson_workload
-from schedlab.model.fields import number, validate
-from schedlab.model.records import RecordLog, Status
+from schedlab.model.analysis import metrics
+from schedlab.model.analysis.queueing import erlang_c_wait
+from schedlab.model.core.distributions import Exponential
+from schedlab.model.core.fields import number, validate
+from schedlab.model.core.streams import Streams
+from schedlab.model.core.workloads import poisson_workload
+from schedlab.model.records.job_record import Status
+from schedlab.model.records.log import RecordLog
 from schedlab.policies import FCFS
 from schedlab.processes import Machine, Model, Source
 

@@ -35,12 +35,13 @@ import numpy as np
 import simpy
 
 from schedlab.experiment import cli_main
-from schedlab.experiment.seeding import Streams
 from schedlab.learners import OrdinalSharing, SimpleLearning
-from schedlab.model.fields import number
+from schedlab.model.contracts.grid import PoissonJobs
+from schedlab.model.core.fields import number
+from schedlab.model.core.streams import Streams
 from schedlab.policies import DecentralisedMinMin, LeastLoaded, RandomSelection
 from schedlab.processes import Model
-from schedlab.processes.grid_model import GridModel, PoissonJobs
+from schedlab.processes.grid import GridModel
 from schedlab.topologies import ordinal_ring, resource_capacities
 
 POLICIES = ("osl", "lls", "rs", "sls", "dmms")

@@ -45,13 +45,13 @@ import numpy as np
 import simpy
 
 from schedlab.experiment import cli_main
-from schedlab.experiment.seeding import Streams
 from schedlab.learners import OrdinalSharing
-from schedlab.model.fields import items, number
-from schedlab.model.grid import GridTopology
+from schedlab.model.contracts.grid import GridTopology, PoissonJobs
+from schedlab.model.core.fields import items, number
+from schedlab.model.core.streams import Streams
 from schedlab.policies import LeastLoaded, RandomSelection
 from schedlab.processes import Model
-from schedlab.processes.grid_model import GridModel, PoissonJobs
+from schedlab.processes.grid import GridModel
 from schedlab.topologies import (
     bipartite_grid,
     grid_topology,

@@ -21,7 +21,7 @@ Two experiments (``--set experiment=synthetic|trace|both``):
   with 95% t intervals, and Kleinrock's conservation sum against FIFO's.
 - **trace** (section 6, Tables 3-4) on the real EGEE log LPC-EGEE-2004 (140 cores,
   sequential jobs; ``--set trace=UniLu-Gaia-2014-1`` for Gaia): monitoring jobs removed
-  (:mod:`schedlab.model.egee`), the busiest 7-week segment, interactive = run time
+  (:mod:`schedlab.model.formats.egee`), the busiest 7-week segment, interactive = run time
   under 900 s, VOs = the log's groups (the six largest, the rest folded), fair-share
   targets = each VO's share of the segment's work. Settings: NATIVE (the recorded
   waits), FIFO, EDF, PRIO and RIG/ELA x ORA/EST x lambda in {0, 0.5, 1}.
@@ -47,16 +47,16 @@ import torch
 from schedlab.experiment import cli_main
 from schedlab.learners.approximators import ApproximatorConfig, make_approximator
 from schedlab.learners.sarsa import Sarsa, SarsaConfig
-from schedlab.model import metrics
-from schedlab.model.conservation import class_terms, conservation_sum
-from schedlab.model.estimates import MedianRuntime, OracleRuntime
-from schedlab.model.fair_share import FairShare
-from schedlab.model.records import JobRecord, Status
-from schedlab.model.responsive_tables import reading_of, report_text
-from schedlab.model.site_state import INTERACTIVE, SiteFeatures
-from schedlab.model.site_workloads import INTERACTIVE_LIMIT, election_objective, log_segment, synthetic_site_jobs
-from schedlab.model.streams import Streams
-from schedlab.model.traces import NativeSchedule, load_trace, trace_path
+from schedlab.model.analysis import metrics
+from schedlab.model.analysis.conservation import class_terms, conservation_sum
+from schedlab.model.core.streams import Streams
+from schedlab.model.formats.traces import NativeSchedule, load_trace, trace_path
+from schedlab.model.papers.estimates import MedianRuntime, OracleRuntime
+from schedlab.model.papers.fair_share import FairShare
+from schedlab.model.papers.responsive_tables import reading_of, report_text
+from schedlab.model.papers.site_state import INTERACTIVE, SiteFeatures
+from schedlab.model.papers.site_workloads import INTERACTIVE_LIMIT, election_objective, log_segment, synthetic_site_jobs
+from schedlab.model.records.job_record import JobRecord, Status
 from schedlab.policies import FCFS
 from schedlab.policies.site_supervisor import (
     EarliestDeadlineFirst,

@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from schedlab.experiment import cli_main
-from schedlab.scenarios.trace_replay import Config as ReplayConfig
-from schedlab.scenarios.trace_replay import build, cells, measure
+from schedlab.replay.trace_replay import Config as ReplayConfig
+from schedlab.replay.trace_replay import build, cells, measure
 
 __all__ = ["QUICK", "REPS", "Config", "build", "cells", "measure"]
 

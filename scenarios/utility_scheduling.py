@@ -37,12 +37,15 @@ import numpy as np
 import simpy
 
 from schedlab.experiment import cli_main
-from schedlab.experiment.seeding import Streams
 from schedlab.learners.fuzzy_rulebase import FuzzyRulebase
 from schedlab.learners.td import AverageRewardTD, LearningRate, TDConfig
-from schedlab.model import LinearDecay, Uniform, UniformInt, metrics, poisson_workload
-from schedlab.model.decisions import Policy
-from schedlab.model.fields import number
+from schedlab.model.analysis import metrics
+from schedlab.model.contracts.machine import Policy
+from schedlab.model.core.distributions import Uniform, UniformInt
+from schedlab.model.core.fields import number
+from schedlab.model.core.streams import Streams
+from schedlab.model.core.utility import LinearDecay
+from schedlab.model.core.workloads import poisson_workload
 from schedlab.policies import BestFit
 from schedlab.policies.utility_scheduling import AggressiveScheduler, UtilityScheduler
 from schedlab.processes import Machine, Model, Source

@@ -1,7 +1,7 @@
 """A probe of every scenario's Config: each field set to each bad value, as ``--set`` would.
 
 ``python tests/config_probe.py`` prints how many bad values each scenario accepts, with
-the checks of :mod:`schedlab.model.fields` and without them (``--before``).
+the checks of :mod:`schedlab.model.core.fields` and without them (``--before``).
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from schedlab.experiment import scenario as scenario_module
 from schedlab.experiment.runner import WORK_LIMIT
 from schedlab.experiment.scenario import ScenarioError, coerce, load_scenario, make_config
 from schedlab.learners.dqn import DQNConfig
-from schedlab.model.fields import work_units
+from schedlab.model.core.fields import work_units
 
-#: learners' configs probed too (those whose checks are declared with schedlab.model.fields)
+#: learners' configs probed too (those whose checks are declared with schedlab.model.core.fields)
 LEARNER_CONFIGS = (DQNConfig,)
 
 
@@ -36,7 +36,7 @@ def direct_configs() -> list[tuple[type, dict]]:
     from schedlab.learners.approximators import ApproximatorConfig
     from schedlab.learners.sarsa import SarsaConfig
     from schedlab.learners.td import LearningRate, TDConfig
-    from schedlab.model.deeprm_jobs import DeepRMJobs
+    from schedlab.model.papers.deeprm_jobs import DeepRMJobs
 
     return [
         (TDConfig, {}), (LearningRate, {}), (DeepRMConfig, {}),
@@ -45,7 +45,7 @@ def direct_configs() -> list[tuple[type, dict]]:
     ]
 
 ROOT = Path(__file__).resolve().parent.parent
-SCRIPTS = [*sorted((ROOT / "scenarios").glob("*.py")), ROOT / "schedlab" / "scenarios" / "trace_replay.py"]
+SCRIPTS = [*sorted((ROOT / "scenarios").glob("*.py")), ROOT / "schedlab" / "replay" / "trace_replay.py"]
 BAD = ("inf", "nan", "-1", "", "1e300", str(10**12))
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 import simpy
 
-from schedlab.model.job import Job
-from schedlab.model.platform_file import load_platform, parse_platform
+from schedlab.model.core.job import Job
+from schedlab.model.formats.platform_file import load_platform, parse_platform
 from schedlab.policies.backfilling import EASY
 from schedlab.policies.placement import BestFitPlacement, ExclusivePlacement, FirstFitPlacement, PackPlacement
 from schedlab.policies.queues import StrictPriority, WeightedRoundRobin
@@ -173,7 +173,7 @@ def test_a_bad_platform_file_stops_replay_with_its_one_line_error(tmp_path, monk
 
 
 def test_a_queues_runtime_limit_kills_its_jobs_under_walltime_kill():
-    from schedlab.model.records import Status
+    from schedlab.model.records.job_record import Status
 
     admitted = TWO_TYPES.admit(Job(1, 0.0, 5000.0, cpus=4, job_class="short"))  # asks for nothing: gets 3600
     by_hand = Job(2, 0.0, 5000.0, cpus=4, job_class="short")                    # not admitted: the limit holds
@@ -188,7 +188,7 @@ def test_a_queues_runtime_limit_kills_its_jobs_under_walltime_kill():
 
 def test_a_queue_may_kill_or_run_on_whatever_the_cluster_does():
     """Per queue: ``walltime`` in a queue's table overrides the cluster's for its jobs."""
-    from schedlab.model.records import Status
+    from schedlab.model.records.job_record import Status
 
     platform = parse_platform({
         "nodes": {"n": {"count": 2, "cores": 4}},
@@ -203,7 +203,7 @@ def test_a_queue_may_kill_or_run_on_whatever_the_cluster_does():
 
 
 def test_a_queues_walltime_must_be_kill_or_run_on():
-    from schedlab.model.platform_file import PlatformError
+    from schedlab.model.formats.platform_file import PlatformError
 
     with pytest.raises(PlatformError, match=r"queues.q.walltime: must be .kill. or .run-on., got 'stop'"):
         parse_platform({"nodes": {"n": {"count": 1, "cores": 4}}, "queues": {"q": {"walltime": "stop"}}})
@@ -211,7 +211,7 @@ def test_a_queues_walltime_must_be_kill_or_run_on():
 
 def test_single_core_nodes_replay_a_log_as_the_machine_does_job_for_job():
     """128 one-core nodes, first-fit, no partitions: the same schedule as a 128-CPU Machine, start for start."""
-    from schedlab.model.traces import load_trace
+    from schedlab.model.formats.traces import load_trace
     from schedlab.policies.batch import make_policy
     from schedlab.processes.cluster import cluster_model
     from schedlab.processes.replay import replay_model
@@ -299,7 +299,7 @@ def test_partitions_that_share_nodes_are_planned_as_one_pool():
 def test_on_one_core_nodes_the_cluster_rule_starts_the_jobs_the_machine_rule_starts(rules):
     """Where counting processors is exact (one-core nodes, no partitions), NodeEASY is EASY
     and PartitionConservative is Conservative: the same starts on 512 SDSC-SP2 jobs."""
-    from schedlab.model.traces import load_trace
+    from schedlab.model.formats.traces import load_trace
     from schedlab.policies.conservative import Conservative
     from schedlab.policies.node_backfilling import NodeEASY
     from schedlab.policies.partition_conservative import PartitionConservative

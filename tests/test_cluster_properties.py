@@ -26,9 +26,9 @@ import simpy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from schedlab.model import Job
-from schedlab.model.platform_file import parse_platform
-from schedlab.model.records import Status
+from schedlab.model.core.job import Job
+from schedlab.model.formats.platform_file import parse_platform
+from schedlab.model.records.job_record import Status
 from schedlab.policies.backfilling import EASY
 from schedlab.policies.node_backfilling import NodeEASY
 from schedlab.policies.partition_conservative import PartitionConservative

@@ -14,7 +14,6 @@ import simpy
 
 from schedlab.experiment import run
 from schedlab.experiment.scenario import load_scenario
-from schedlab.experiment.seeding import Streams
 from schedlab.learners import (
     CollectiveLearner,
     VectorLearner,
@@ -24,10 +23,12 @@ from schedlab.learners import (
     wonderful_life,
     world_utility,
 )
-from schedlab.model.network import job_classes, random_vectors
+from schedlab.model.contracts.network import job_classes, random_vectors
+from schedlab.model.contracts.routing import neighbour_lists
+from schedlab.model.core.streams import Streams
 from schedlab.policies import LoadBalancing, RandomVectors, ShippingAgents, job_load, server_loads
 from schedlab.processes.network import ServerNetwork
-from schedlab.topologies import neighbour_lists, small_world_ring
+from schedlab.topologies import small_world_ring
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIO = ROOT / "scenarios" / "collectives.py"

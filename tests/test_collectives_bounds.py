@@ -8,12 +8,13 @@ import simpy
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from schedlab.experiment.seeding import Streams
 from schedlab.learners.utilities import selfish, wonderful_life, world_utility
-from schedlab.model.ring_bounds import fluid_bound, paper_estimate, throughput_bound
+from schedlab.model.contracts.routing import neighbour_lists
+from schedlab.model.core.streams import Streams
+from schedlab.model.papers.ring_bounds import fluid_bound, paper_estimate, throughput_bound
 from schedlab.policies import LoadBalancing, RandomVectors, ShippingAgents
 from schedlab.processes.network import ServerNetwork
-from schedlab.topologies import neighbour_lists, small_world_ring
+from schedlab.topologies import small_world_ring
 
 
 def test_throughput_bound_by_hand():

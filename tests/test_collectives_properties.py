@@ -7,12 +7,13 @@ import simpy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from schedlab.experiment.seeding import Streams
-from schedlab.model.job import Job
+from schedlab.model.contracts.routing import neighbour_lists
+from schedlab.model.core.job import Job
+from schedlab.model.core.streams import Streams
 from schedlab.policies import LoadBalancing, RandomVectors, ShippingAgents, job_load
 from schedlab.policies.load_balancing import heaviest
 from schedlab.processes.network import ServerNetwork
-from schedlab.topologies import neighbour_lists, small_world_ring
+from schedlab.topologies import small_world_ring
 
 
 class Watched:

@@ -20,8 +20,8 @@ from schedlab.experiment.cli import main
 from schedlab.learners.approximators import ApproximatorConfig
 from schedlab.learners.sarsa import SarsaConfig
 from schedlab.learners.td import LearningRate, TDConfig
-from schedlab.model.deeprm_jobs import DeepRMJobs
-from schedlab.model.fields import FieldValueError, items, number, validate, work_units
+from schedlab.model.core.fields import FieldValueError, items, number, validate, work_units
+from schedlab.model.papers.deeprm_jobs import DeepRMJobs
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import simpy
 
-from schedlab.model import Job
-from schedlab.model.traces import load_trace
+from schedlab.model.core.job import Job
+from schedlab.model.formats.traces import load_trace
 from schedlab.policies.backfilling import EASY
 from schedlab.policies.batch import BACKFILLS, make_policy
 from schedlab.policies.conservative import Conservative, plan

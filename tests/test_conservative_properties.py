@@ -13,8 +13,8 @@ import simpy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from schedlab.model import Job
-from schedlab.model.decisions import MachineView, Start
+from schedlab.model.contracts.machine import MachineView, Start
+from schedlab.model.core.job import Job
 from schedlab.policies.conservative import Conservative, plan
 from schedlab.processes.machine import Machine
 from schedlab.processes.source import Source

@@ -26,8 +26,8 @@ import pytest
 import simpy
 
 from schedlab.envs.deeprm import DeepRMEnv
-from schedlab.model import Job
-from schedlab.model.slotted import episode_metrics
+from schedlab.model.contracts.slotted import episode_metrics
+from schedlab.model.core.job import Job
 from schedlab.policies.packing import Tetris, alignment
 from schedlab.policies.slotted import BASELINES, fcfs, random_agent, sjf, tetris
 from schedlab.processes import Machine, Source

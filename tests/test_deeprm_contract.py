@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import simpy
 
-from schedlab.model.deeprm_jobs import DeepRMJobs
-from schedlab.model.slotted import SlottedStep, SlottedView, episode_metrics, is_wait, place, wait
+from schedlab.model.contracts.slotted import SlottedStep, SlottedView, episode_metrics, is_wait, place, wait
+from schedlab.model.papers.deeprm_jobs import DeepRMJobs
 from schedlab.policies.slotted import sjf
 from schedlab.processes.slotted import SlottedMachine, drive
 

@@ -9,7 +9,8 @@ import torch
 
 import schedlab
 from schedlab.envs.deeprm import DeepRMEnv
-from schedlab.learners.dqn import DQN, DQNConfig, ReplayBuffer, linear_schedule, train
+from schedlab.learners.dqn import DQN, DQNConfig, linear_schedule, train
+from schedlab.learners.replay_buffer import ReplayBuffer
 
 
 @pytest.fixture(autouse=True)

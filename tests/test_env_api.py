@@ -16,6 +16,7 @@ from gymnasium.utils.env_checker import check_env as gym_check_env
 
 import schedlab.envs  # registers the environments
 from schedlab.envs import DeepRMEnv, MachineEnv
+from schedlab.model.core.job import Job
 
 sb3_env_checker = pytest.importorskip("stable_baselines3.common.env_checker")
 
@@ -61,7 +62,7 @@ def test_every_render_mode_is_declared():
 
 def test_deeprm_renders_the_plan_and_the_slots_as_text():
     env = DeepRMEnv(render_mode="ansi", resources={"cpus": 10, "memory": 10}, horizon=15, slots=2)
-    jobs = [schedlab.model.Job(id=0, submit=0.0, runtime=3.0, cpus=10, demands={"memory": 5.0})]
+    jobs = [Job(id=0, submit=0.0, runtime=3.0, cpus=10, demands={"memory": 5.0})]
     env.reset(options={"jobs": jobs})
     env.step(0)
     text = env.render()

@@ -10,8 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schedlab.envs.deeprm import DeepRMEnv
-from schedlab.model import Job, metrics
-from schedlab.model.deeprm_jobs import DeepRMJobs
+from schedlab.model.analysis import metrics
+from schedlab.model.core.job import Job
+from schedlab.model.papers.deeprm_jobs import DeepRMJobs
 
 SMALL = dict(resources={"cpus": 10, "memory": 10}, horizon=15, slots=3)
 

@@ -19,7 +19,7 @@ from pettingzoo.utils import wrappers
 import schedlab.envs
 from schedlab.envs import GridAgentsConfig, PolicyDecider, grid_model, least_loaded
 from schedlab.envs.grid_agents import GridAgentsEnv
-from schedlab.experiment.seeding import Streams
+from schedlab.model.core.streams import Streams
 from schedlab.policies import LeastLoaded
 
 #: a small grid, loaded past 1 so queues build and loads differ between resources

@@ -16,8 +16,9 @@ import schedlab.envs  # noqa: F401  (registers schedlab/Machine-v0)
 from schedlab.envs.agent_policy import AgentPolicy
 from schedlab.envs.machine_env import MachineEnv, MachineEnvConfig, agent_machine
 from schedlab.envs.machine_jobs import SyntheticJobs, TraceWindows
-from schedlab.model import Job, metrics
-from schedlab.model.records import Status
+from schedlab.model.analysis import metrics
+from schedlab.model.core.job import Job
+from schedlab.model.records.job_record import Status
 from schedlab.policies import FCFS
 from schedlab.processes import Machine, Source
 

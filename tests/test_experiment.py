@@ -11,9 +11,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from schedlab.experiment import ConfigError, ScenarioError, Streams, load_scenario, replication_seeds, run
+from schedlab.experiment import ConfigError, ScenarioError, load_scenario, replication_seeds, run
 from schedlab.experiment.cli import main
 from schedlab.experiment.results import ci95_halfwidth
+from schedlab.model.core.streams import Streams
 
 TINY = Path(__file__).parent / "scenarios" / "tiny_policies.py"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from schedlab.experiment import ConfigError, load_scenario, run
-from schedlab.model import erlang_c_wait
+from schedlab.model.analysis.queueing import erlang_c_wait
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scenarios" / "first_look.py"

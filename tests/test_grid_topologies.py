@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 import simpy
 
-from schedlab.experiment.seeding import Streams
 from schedlab.learners import OrdinalSharing
-from schedlab.model.grid import GridTopology
+from schedlab.model.contracts.grid import GridTopology, PoissonJobs
+from schedlab.model.core.streams import Streams
 from schedlab.policies import LeastLoaded, RandomSelection
-from schedlab.processes.grid_model import GridModel, PoissonJobs
+from schedlab.processes.grid import GridModel
 from schedlab.topologies import (
     bipartite_grid,
     grid_capacities,
@@ -29,7 +29,7 @@ from schedlab.topologies import (
 )
 from schedlab.topologies import graph_topology as graph_topology_module
 from schedlab.topologies import grid_graphs as grid_graphs_module
-from schedlab.topologies import networks as networks_module
+from schedlab.topologies import network as network_module
 
 
 class Script:
@@ -276,7 +276,7 @@ def test_an_undirected_sharing_graph_shares_both_ways():
 
 
 def test_the_builders_docstring_examples_run():
-    for module in (graph_topology_module, grid_graphs_module, networks_module):
+    for module in (graph_topology_module, grid_graphs_module, network_module):
         failed, tried = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         assert tried > 0 and failed == 0, module.__name__
 

@@ -11,7 +11,10 @@ import math
 import pytest
 import simpy
 
-from schedlab.model import Constant, Job, LinearDecay, Preempt, Resize, Start, Status
+from schedlab.model.contracts.machine import Preempt, Resize, Start
+from schedlab.model.core.job import Job
+from schedlab.model.core.utility import Constant, LinearDecay
+from schedlab.model.records.job_record import Status
 from schedlab.policies import FCFS, SJF, BestFit, expected_utility
 from schedlab.processes import Machine, Model, PolicyError, Signal, Source, TracedEnvironment
 

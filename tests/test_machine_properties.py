@@ -33,7 +33,9 @@ from itertools import pairwise
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from schedlab.model import Job, Preempt, Resize, Start, Status
+from schedlab.model.contracts.machine import Preempt, Resize, Start
+from schedlab.model.core.job import Job
+from schedlab.model.records.job_record import Status
 from schedlab.policies import FCFS, SJF, BestFit
 from schedlab.processes import Machine, Running, Source, TracedEnvironment
 

@@ -1,6 +1,6 @@
-"""Metrics of :mod:`schedlab.model.metrics` on small hand-made records, checked against hand sums.
+"""Metrics of :mod:`schedlab.model.analysis.metrics` on small hand-made records, checked against hand sums.
 
-The records are built with :func:`schedlab.model.records.job_record`, as a machine builds
+The records are built with :func:`schedlab.model.records.table.job_record`, as a machine builds
 them. Each expected value is worked out in the test's comments.
 """
 
@@ -13,9 +13,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from schedlab.model import Constant, Job, LinearDecay, Status
-from schedlab.model import metrics as M
-from schedlab.model.records import RecordLog, job_record
+from schedlab.model.analysis import metrics as M
+from schedlab.model.core.job import Job
+from schedlab.model.core.utility import Constant, LinearDecay
+from schedlab.model.records.job_record import Status
+from schedlab.model.records.log import RecordLog
+from schedlab.model.records.table import job_record
 
 
 def done(job: Job, start: float, end: float, where: str = "m") -> object:

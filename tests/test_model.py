@@ -15,29 +15,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from schedlab.model import (
-    Constant,
-    Exponential,
-    Fixed,
-    Job,
-    JobClass,
-    JobError,
-    LinearDecay,
-    Status,
-    Uniform,
-    UniformInt,
-    WorkloadError,
-    erlang_b,
-    erlang_c,
-    erlang_c_wait,
-    mm1_wait,
-    poisson_workload,
-    records_frame,
-)
-from schedlab.model.distributions import as_distribution
-from schedlab.model.job import frozen_demands, new_job, trusted_job
-from schedlab.model.records import COLUMNS, job_record
-from schedlab.model.utility import final_utility
+from schedlab.model.analysis.queueing import erlang_b, erlang_c, erlang_c_wait, mm1_wait
+from schedlab.model.core.distributions import Exponential, Fixed, Uniform, UniformInt, as_distribution
+from schedlab.model.core.job import Job, JobError, frozen_demands, new_job, trusted_job
+from schedlab.model.core.utility import Constant, LinearDecay, final_utility
+from schedlab.model.core.workloads import JobClass, WorkloadError, poisson_workload
+from schedlab.model.records.job_record import COLUMNS, Status
+from schedlab.model.records.table import job_record, records_frame
 
 # --------------------------------------------------------------------------- Job
 

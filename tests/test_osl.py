@@ -11,8 +11,8 @@ import pytest
 import simpy
 
 from schedlab.learners import OrdinalSharing, SimpleLearning
-from schedlab.model.records import Status
-from schedlab.processes.grid_model import GridModel
+from schedlab.model.records.job_record import Status
+from schedlab.processes.grid import GridModel
 
 
 class FixedJobs:

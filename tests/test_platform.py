@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from schedlab.model.job import Job
-from schedlab.model.platform import SWF_MEMORY_TO_GIB
-from schedlab.model.platform_file import PlatformError, load_platform, parse_platform
+from schedlab.model.core.job import Job
+from schedlab.model.formats.platform import SWF_MEMORY_TO_GIB
+from schedlab.model.formats.platform_file import PlatformError, load_platform, parse_platform
 
 ROOT = Path(__file__).resolve().parent.parent
 TWO_TYPES = ROOT / "docs" / "platforms" / "two_types.toml"

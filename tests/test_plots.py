@@ -10,7 +10,7 @@ import pytest
 matplotlib.use("Agg")
 
 from schedlab.experiment.cli import main
-from schedlab.model import Job
+from schedlab.model.core.job import Job
 from schedlab.plots import (
     draw_topology,
     gantt,

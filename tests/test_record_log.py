@@ -20,9 +20,11 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from schedlab.model.job import Job, JobError, new_job
-from schedlab.model.records import COLUMNS, JobRecord, RecordLog, Status, job_record, records_frame
-from schedlab.model.utility import LinearDecay
+from schedlab.model.core.job import Job, JobError, new_job
+from schedlab.model.core.utility import LinearDecay
+from schedlab.model.records.job_record import COLUMNS, JobRecord, Status
+from schedlab.model.records.log import RecordLog
+from schedlab.model.records.table import job_record, records_frame
 from schedlab.processes.running import Running, RunningSet
 
 
@@ -282,7 +284,8 @@ def test_model_records_is_a_log_of_every_stations_records_and_snapshot():
     """Model.records() of Machine stations: their logs' arrays copied, running and waiting jobs appended."""
     import simpy
 
-    from schedlab.model import Exponential, poisson_workload
+    from schedlab.model.core.distributions import Exponential
+    from schedlab.model.core.workloads import poisson_workload
     from schedlab.policies import FCFS
     from schedlab.processes import Machine, Model, Source
 

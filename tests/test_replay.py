@@ -10,8 +10,8 @@ import pytest
 import simpy
 
 from schedlab.experiment.cli import main
-from schedlab.model import Job
-from schedlab.model.traces import NativeSchedule, evaluate, load_trace, pick_windows
+from schedlab.model.core.job import Job
+from schedlab.model.formats.traces import NativeSchedule, evaluate, load_trace, pick_windows
 from schedlab.policies.batch import make_policy
 from schedlab.policies.scoring import f1, unicep, wfp3
 from schedlab.processes.replay import replay_model

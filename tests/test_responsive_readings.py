@@ -10,14 +10,15 @@ import pytest
 import simpy
 
 from schedlab.experiment.scenario import load_scenario
-from schedlab.model.conservation import class_terms, conservation_sum
-from schedlab.model.egee import busiest_segment, is_monitoring, without_monitoring
-from schedlab.model.job import Job
-from schedlab.model.paired import paired_difference
-from schedlab.model.records import JobRecord, Status, job_record
-from schedlab.model.responsive_tables import READINGS, reading_of
-from schedlab.model.streams import Streams
-from schedlab.model.traces import load_trace
+from schedlab.model.analysis.conservation import class_terms, conservation_sum
+from schedlab.model.analysis.paired import paired_difference
+from schedlab.model.core.job import Job
+from schedlab.model.core.streams import Streams
+from schedlab.model.formats.egee import busiest_segment, is_monitoring, without_monitoring
+from schedlab.model.formats.traces import load_trace
+from schedlab.model.papers.responsive_tables import READINGS, reading_of
+from schedlab.model.records.job_record import JobRecord, Status
+from schedlab.model.records.table import job_record
 
 SCENARIO = Path(__file__).resolve().parents[1] / "scenarios" / "responsive_grid.py"
 
@@ -112,7 +113,7 @@ class _View:
 
 
 def test_bounds_and_the_greedy_diagnostic_elect_as_their_rules_say():
-    from schedlab.model.estimates import OracleRuntime
+    from schedlab.model.papers.estimates import OracleRuntime
     from schedlab.policies.site_supervisor import GreedyReward, InteractiveFirst, ShortestFirst
 
     old_short = Job(id=0, submit=0.0, runtime=100.0, job_class="interactive")

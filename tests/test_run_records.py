@@ -23,8 +23,9 @@ from hypothesis import strategies as st
 from schedlab.experiment import run
 from schedlab.experiment.results import _plain_csv
 from schedlab.experiment.run_records import RunRecords
-from schedlab.model.arrow_arrays import texts_at
-from schedlab.model.records import JobRecord, RecordLog, Status
+from schedlab.model.records.arrow_arrays import texts_at
+from schedlab.model.records.job_record import JobRecord, Status
+from schedlab.model.records.log import RecordLog
 
 _time = st.one_of(st.floats(0, 1e6), st.just(math.nan), st.just(0.0))
 _text = st.sampled_from(["", "a", "batch, b", 'say "hi"'])

@@ -10,7 +10,8 @@ import math
 import pytest
 import simpy
 
-from schedlab.model import Job, Status
+from schedlab.model.core.job import Job
+from schedlab.model.records.job_record import Status
 from schedlab.processes import JobQueue, Server, Source, TracedEnvironment
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SUBPACKAGES = ["envs", "experiment", "learners", "model", "plots", "policies", "processes", "scenarios", "topologies"]
+SUBPACKAGES = ["envs", "experiment", "learners", "model", "plots", "policies", "processes", "replay", "topologies"]
 
 
 @pytest.fixture(scope="module")
@@ -106,7 +106,7 @@ def test_the_api_pages_list_every_public_module_and_no_private_one():
     modules = _hook("api_pages").public_modules(ROOT / "schedlab" / "plots", "schedlab.plots")
     assert "schedlab.plots.gantt" in modules and "schedlab.plots._mpl" not in modules
     nested = _hook("api_pages").public_modules(ROOT / "schedlab" / "model", "schedlab.model")
-    assert nested.index("schedlab.model.swf") < nested.index("schedlab.model.swf.reader")
+    assert nested.index("schedlab.model.formats.swf") < nested.index("schedlab.model.formats.swf.reader")
 
 
 def test_sphinx_comments_and_literal_markers():

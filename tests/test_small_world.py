@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from schedlab.topologies import hop_distances, neighbour_lists, next_hops, small_world_ring
+from schedlab.model.contracts.routing import hop_distances, neighbour_lists, next_hops
+from schedlab.topologies import small_world_ring
 
 
 @settings(max_examples=40, deadline=None)

@@ -9,7 +9,9 @@ import pytest
 import simpy
 
 from schedlab.experiment.cli import main
-from schedlab.model import Exponential, Job, poisson_workload
+from schedlab.model.core.distributions import Exponential
+from schedlab.model.core.job import Job
+from schedlab.model.core.workloads import poisson_workload
 from schedlab.policies import FCFS
 from schedlab.processes import Machine, Source, TracedEnvironment
 from schedlab.processes.stepping import Stepper

@@ -1,4 +1,4 @@
-"""The SWF reader and writer (:mod:`schedlab.model.swf`).
+"""The SWF reader and writer (:mod:`schedlab.model.formats.swf`).
 
 Hand-made files under ``tests/data/swf`` pin every rule with values worked out by hand;
 the real traces in ``../shared/traces`` (skipped where absent) pin the counts given in
@@ -19,16 +19,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from schedlab.model import Exponential, Job, JobClass, UniformInt, poisson_workload
-from schedlab.model.swf import (
-    DropReport,
-    SWFError,
-    SWFHeader,
-    SWFRecord,
-    read_swf,
-    to_job,
-    write_swf,
-)
+from schedlab.model.core.distributions import Exponential, UniformInt
+from schedlab.model.core.job import Job
+from schedlab.model.core.workloads import JobClass, poisson_workload
+from schedlab.model.formats.swf.errors import DropReport, SWFError
+from schedlab.model.formats.swf.header import SWFHeader
+from schedlab.model.formats.swf.reader import read_swf
+from schedlab.model.formats.swf.records import SWFRecord, to_job
+from schedlab.model.formats.swf.writer import write_swf
 
 DATA = Path(__file__).resolve().parent / "data" / "swf"
 TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "traces"

@@ -12,8 +12,9 @@ import simpy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from schedlab.model.swf import DropReason, SWFError, read_swf
-from schedlab.model.traces import load_trace
+from schedlab.model.formats.swf.errors import DropReason, SWFError
+from schedlab.model.formats.swf.reader import read_swf
+from schedlab.model.formats.traces import load_trace
 from schedlab.policies.batch import make_policy
 from schedlab.processes.replay import replay_model
 

@@ -8,7 +8,7 @@ import pytest
 
 from schedlab.learners.fuzzy_rulebase import FuzzyRulebase
 from schedlab.learners.td import AverageRewardTD, LearningRate, TDConfig
-from schedlab.model.records import JobRecord
+from schedlab.model.records.job_record import JobRecord
 
 
 def test_rules_are_listed_as_in_the_paper():
@@ -75,8 +75,9 @@ def test_learning_rate_schedules():
 
 
 def _done(utility: float) -> JobRecord:
-    from schedlab.model import Job
-    from schedlab.model.records import Status, job_record
+    from schedlab.model.core.job import Job
+    from schedlab.model.records.job_record import Status
+    from schedlab.model.records.table import job_record
 
     job = Job(id=0, submit=0.0, runtime=1.0, cpus=1)
     return job_record(job, "m", Status.COMPLETED, start=0.0, end=1.0, cpu_time=1.0)._replace(utility=utility)

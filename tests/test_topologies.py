@@ -6,13 +6,12 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from schedlab.processes.grid_model import ring_order
+from schedlab.model.contracts.grid import ring_order
+from schedlab.model.contracts.routing import neighbour_lists, next_hops
 from schedlab.topologies import (
     bipartite_grid,
     grid_capacities,
     hierarchical_grid,
-    neighbour_lists,
-    next_hops,
     ordinal_ring,
     resource_capacities,
     scale_free_network,

@@ -9,8 +9,9 @@ from hypothesis import strategies as st
 
 from schedlab.learners.fuzzy_rulebase import FuzzyRulebase
 from schedlab.learners.td import AverageRewardTD, LearningRate, TDConfig
-from schedlab.model import Job, LinearDecay
-from schedlab.model.records import Status
+from schedlab.model.core.job import Job
+from schedlab.model.core.utility import LinearDecay
+from schedlab.model.records.job_record import Status
 from schedlab.policies.utility_scheduling import AggressiveScheduler, UtilityScheduler
 from schedlab.processes import Machine, Source
 

@@ -13,7 +13,8 @@ import simpy
 
 from schedlab.learners.fuzzy_rulebase import FuzzyRulebase
 from schedlab.learners.td import AverageRewardTD
-from schedlab.model import Job, LinearDecay
+from schedlab.model.core.job import Job
+from schedlab.model.core.utility import LinearDecay
 from schedlab.policies.machine_state import RunningSet, Slot
 from schedlab.policies.utility_scheduling import AggressiveScheduler, UtilityScheduler
 from schedlab.processes import Machine, Source

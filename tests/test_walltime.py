@@ -14,8 +14,9 @@ import json
 import pytest
 import simpy
 
-from schedlab.model import Job, Status
-from schedlab.model.traces import evaluate
+from schedlab.model.core.job import Job
+from schedlab.model.formats.traces import evaluate
+from schedlab.model.records.job_record import Status
 from schedlab.policies import FCFS
 from schedlab.policies.batch import make_policy
 from schedlab.processes import Machine, Source, TracedEnvironment

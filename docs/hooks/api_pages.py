@@ -35,7 +35,7 @@ def public_modules(package_dir: Path, dotted: str) -> list[str]:
     -------
     list of str
         Modules first, then each nested package followed by its own modules
-        (``schedlab.model.swf``, ``schedlab.model.swf.reader``, ...).
+        (``schedlab.model.formats.swf``, ``schedlab.model.formats.swf.reader``, ...).
     """
     names = []
     for path in sorted(package_dir.glob("*.py")):

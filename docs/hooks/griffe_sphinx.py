@@ -1,10 +1,10 @@
 """Griffe extension: the Sphinx (reStructuredText) marks in schedlab's docstrings, made Markdown.
 
 schedlab's numpydoc docstrings name other objects the Sphinx way, e.g.
-``:class:`~schedlab.model.decisions.MachineView``` or ``:func:`gantt```. Markdown has no
+``:class:`~schedlab.model.contracts.machine.MachineView``` or ``:func:`gantt```. Markdown has no
 roles, so mkdocstrings would print them as they are (":func:" and the name in code). This
 extension rewrites each role before the docstring is parsed, into an mkdocstrings
-cross-reference ``[`MachineView`][schedlab.model.decisions.MachineView]`` when the name
+cross-reference ``[`MachineView`][schedlab.model.contracts.machine.MachineView]`` when the name
 resolves to a documented object on a page of the reference, and into plain code
 otherwise (a name outside schedlab, a private one, an undocumented one): a link that
 could not resolve would fail ``mkdocs build --strict``.

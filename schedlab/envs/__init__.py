@@ -3,8 +3,8 @@
 ``DeepRMEnv`` is DeepRM's single multi-resource machine (seed 002): it is registered
 with Gymnasium as ``schedlab/DeepRM-v0``, so ``gymnasium.make("schedlab/DeepRM-v0")``
 works once ``schedlab.envs`` is imported. It is an adapter over the slotted model kind:
-its contract is :mod:`schedlab.model.slotted` (with the job sequences of
-:mod:`schedlab.model.deeprm_jobs`), its process :mod:`schedlab.processes.slotted`
+its contract is :mod:`schedlab.model.contracts.slotted` (with the job sequences of
+:mod:`schedlab.model.papers.deeprm_jobs`), its process :mod:`schedlab.processes.slotted`
 (``SlottedMachine``, ``drive``) and its baselines :mod:`schedlab.policies.slotted`.
 
 ``MachineEnv`` (``schedlab/Machine-v0``) is any schedlab Machine, in continuous time,

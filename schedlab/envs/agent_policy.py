@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from schedlab.envs.machine_obs import MachineObserver
-from schedlab.model.decisions import MachineView, Start
+from schedlab.model.contracts.machine import MachineView, Start
 
 __all__ = ["AgentPolicy"]
 

@@ -44,9 +44,9 @@ import numpy as np
 import simpy
 from gymnasium import spaces
 
-from schedlab.model.deeprm_jobs import DeepRMJobs
-from schedlab.model.fields import number, validate
-from schedlab.model.job import Job
+from schedlab.model.core.fields import number, validate
+from schedlab.model.core.job import Job
+from schedlab.model.papers.deeprm_jobs import DeepRMJobs
 from schedlab.processes.slotted import SlottedMachine
 
 __all__ = ["DeepRMConfig", "DeepRMEnv"]

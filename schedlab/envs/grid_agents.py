@@ -1,6 +1,6 @@
 """Seed 003's grid as a PettingZoo AEC environment: N scheduler agents, each job one decision.
 
-Each episode builds a fresh :class:`~schedlab.processes.grid_model.GridModel` (the model of
+Each episode builds a fresh :class:`~schedlab.processes.grid.GridModel` (the model of
 ``scenarios/osl_grid.py``, built by :func:`~schedlab.envs.grid_obs.grid_model`) and runs
 it; the agents are its N schedulers (``scheduler_0`` ... in ring order), and an agent
 acts once for each of its new jobs: the action is the resource (``Discrete(M)``) the
@@ -46,12 +46,12 @@ from pettingzoo import AECEnv
 
 from schedlab.envs.grid_obs import AgentJobs, GridAgentsConfig, grid_model, resource_index
 from schedlab.envs.grid_policy import PolicyDecider
-from schedlab.model import metrics
-from schedlab.model.grid import GridCompletion, GridView
-from schedlab.model.job import Job
-from schedlab.model.records import JobRecord
-from schedlab.model.streams import Streams
-from schedlab.processes.grid_model import GridModel
+from schedlab.model.analysis import metrics
+from schedlab.model.contracts.grid import GridCompletion, GridView
+from schedlab.model.core.job import Job
+from schedlab.model.core.streams import Streams
+from schedlab.model.records.job_record import JobRecord
+from schedlab.processes.grid import GridModel
 
 __all__ = ["GridAgentsEnv", "GridEnvParts"]
 

@@ -2,8 +2,8 @@
 
 Shared by the PettingZoo environment (:mod:`schedlab.envs.grid_agents`) and by
 :class:`~schedlab.envs.grid_policy.PolicyDecider`, which runs a per-agent policy back
-inside an ordinary :class:`~schedlab.processes.grid_model.GridModel`: both build the same
-observation from the same :class:`~schedlab.model.grid.GridView` and the same
+inside an ordinary :class:`~schedlab.processes.grid.GridModel`: both build the same
+observation from the same :class:`~schedlab.model.contracts.grid.GridView` and the same
 bookkeeping, so a policy decides alike in both. Nothing here needs PettingZoo.
 
 The observation of agent i, one float64 vector of ``3 + 3 M`` numbers (float64, not
@@ -36,11 +36,11 @@ import gymnasium as gym
 import numpy as np
 import simpy
 
-from schedlab.model.fields import number, validate
-from schedlab.model.grid import GridDecider, GridTopology, GridView, PoissonJobs
-from schedlab.model.records import JobRecord
-from schedlab.model.streams import Streams
-from schedlab.processes.grid_model import GridModel
+from schedlab.model.contracts.grid import GridDecider, GridTopology, GridView, PoissonJobs
+from schedlab.model.core.fields import number, validate
+from schedlab.model.core.streams import Streams
+from schedlab.model.records.job_record import JobRecord
+from schedlab.processes.grid import GridModel
 from schedlab.topologies import ordinal_ring, resource_capacities
 
 __all__ = [

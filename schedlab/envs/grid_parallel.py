@@ -35,7 +35,7 @@ from pettingzoo import ParallelEnv
 
 from schedlab.envs.grid_agents import GridEnvParts, grid_text, system_info
 from schedlab.envs.grid_obs import GridAgentsConfig, resource_index
-from schedlab.model.job import Job
+from schedlab.model.core.job import Job
 
 __all__ = ["GridParallelEnv"]
 

@@ -4,8 +4,8 @@ A *policy* maps one agent's observation (:mod:`schedlab.envs.grid_obs`) to a res
 index: a callable ``policy(obs) -> int`` or an object with ``act(obs)``. The PettingZoo
 environment (:class:`~schedlab.envs.grid_agents.GridAgentsEnv`) asks it once per job;
 :class:`PolicyDecider` turns the same policy into a
-:class:`~schedlab.model.grid.GridDecider`, so a trained policy decides in any
-scenario that builds a :class:`~schedlab.processes.grid_model.GridModel`, with the
+:class:`~schedlab.model.contracts.grid.GridDecider`, so a trained policy decides in any
+scenario that builds a :class:`~schedlab.processes.grid.GridModel`, with the
 observations it was trained on and the same decisions on the same jobs.
 """
 
@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from schedlab.envs.grid_obs import AgentJobs, GridAgentsConfig, GridObserver, resource_index
-from schedlab.model.grid import GridCompletion, GridView
+from schedlab.model.contracts.grid import GridCompletion, GridView
 
 __all__ = ["PolicyDecider", "least_loaded", "random_resource"]
 

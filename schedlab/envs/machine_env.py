@@ -42,10 +42,10 @@ import simpy
 
 from schedlab.envs.machine_jobs import SyntheticJobs, TraceWindows
 from schedlab.envs.machine_obs import MachineObserver
-from schedlab.model.decisions import MachineView, Policy
-from schedlab.model.fields import number, validate
-from schedlab.model.job import Job
-from schedlab.model.records import JobRecord
+from schedlab.model.contracts.machine import MachineView, Policy
+from schedlab.model.core.fields import number, validate
+from schedlab.model.core.job import Job
+from schedlab.model.records.job_record import JobRecord
 from schedlab.processes.machine import Machine
 from schedlab.processes.source import Source
 

@@ -22,10 +22,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from schedlab.model.distributions import Exponential, UniformInt
-from schedlab.model.job import Job
-from schedlab.model.swf import read_swf
-from schedlab.model.workloads import poisson_workload
+from schedlab.model.core.distributions import Exponential, UniformInt
+from schedlab.model.core.job import Job
+from schedlab.model.core.workloads import poisson_workload
+from schedlab.model.formats.swf.reader import read_swf
 
 __all__ = ["SyntheticJobs", "TraceWindows"]
 
@@ -98,7 +98,7 @@ def _trace_jobs(path: str) -> tuple[tuple[Job, ...], int]:
 class TraceWindows:
     """Windows of ``length`` consecutive jobs of an SWF log, one drawn at random per episode.
 
-    Jobs are the log's cleaned ones (:func:`schedlab.model.swf.read_swf`'s defaults:
+    Jobs are the log's cleaned ones (:func:`schedlab.model.formats.swf.reader.read_swf`'s defaults:
     jobs wider than the machine, with no runtime or no processors, are dropped and
     counted there). The window's submit times are shifted so that its first job
     arrives at time 0; ids, runtimes, estimates and widths are the log's.

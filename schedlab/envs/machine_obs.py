@@ -1,6 +1,6 @@
 """What an RL scheduler sees of any schedlab machine, and what its actions mean.
 
-A :class:`MachineObserver` reads nothing but a :class:`~schedlab.model.decisions.MachineView`,
+A :class:`MachineObserver` reads nothing but a :class:`~schedlab.model.contracts.machine.MachineView`,
 so the same observation, mask and action meaning serve both sides of a trained agent's
 life: :class:`~schedlab.envs.machine_env.MachineEnv`, where it learns, and
 :class:`~schedlab.envs.agent_policy.AgentPolicy`, where it runs as an ordinary machine
@@ -47,7 +47,7 @@ from typing import Literal
 import numpy as np
 from gymnasium import spaces
 
-from schedlab.model.decisions import MachineView
+from schedlab.model.contracts.machine import MachineView
 
 __all__ = ["RUNTIME_VIEWS", "MachineObserver"]
 

@@ -34,9 +34,9 @@ from pettingzoo import ParallelEnv
 from pettingzoo.utils.conversions import parallel_to_aec
 
 from schedlab.envs.network_obs import EnvRule, NetworkAgentsConfig, NetworkObserver, SteppedNetwork, network_model
-from schedlab.model.network import Ship
-from schedlab.model.records import JobRecord
-from schedlab.model.streams import Streams
+from schedlab.model.contracts.network import Ship
+from schedlab.model.core.streams import Streams
+from schedlab.model.records.job_record import JobRecord
 
 __all__ = ["NetworkAgentsEnv", "network_aec_env"]
 

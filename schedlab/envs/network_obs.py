@@ -33,12 +33,13 @@ import networkx as nx
 import numpy as np
 import simpy
 
-from schedlab.model.fields import number, validate
-from schedlab.model.job import Job
-from schedlab.model.network import Ship, ShippingRule
-from schedlab.model.streams import Streams
+from schedlab.model.contracts.network import Ship, ShippingRule
+from schedlab.model.contracts.routing import neighbour_lists
+from schedlab.model.core.fields import number, validate
+from schedlab.model.core.job import Job
+from schedlab.model.core.streams import Streams
 from schedlab.processes.network import ServerNetwork
-from schedlab.topologies import neighbour_lists, small_world_ring
+from schedlab.topologies import small_world_ring
 
 __all__ = ["REWARDS", "NetworkAgentsConfig", "NetworkObserver", "SteppedNetwork", "network_model"]
 

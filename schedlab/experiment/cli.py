@@ -209,7 +209,7 @@ def _replay(args: argparse.Namespace) -> int:
     from schedlab.experiment.runner import run
     from schedlab.experiment.scenario import load_scenario
     from schedlab.experiment.store import check_out
-    from schedlab.scenarios import trace_replay as trace_scenario
+    from schedlab.replay import trace_replay as trace_scenario
 
     overrides: dict[str, object] = {
         "traces": tuple(args.traces), "policies": tuple(args.policy or ["fcfs"]),
@@ -220,7 +220,7 @@ def _replay(args: argparse.Namespace) -> int:
         "placement": args.placement, "queues": args.queues, "walltime": args.walltime or "", "procs": args.procs,
     }
     if args.platform:
-        from schedlab.model.platform_file import load_platform
+        from schedlab.model.formats.platform_file import load_platform
 
         load_platform(args.platform)  # a bad file stops here, with its one-line error
     if args.start is not None:
@@ -257,7 +257,7 @@ def _replay(args: argparse.Namespace) -> int:
 
 def platform_line(path: str) -> str:
     """What ``schedlab replay --platform`` replays on, in one line: node types, partitions, queues."""
-    from schedlab.model.platform_file import load_platform
+    from schedlab.model.formats.platform_file import load_platform
 
     platform = load_platform(path)
     units = {"memory": " GiB memory"}

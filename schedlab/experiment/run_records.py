@@ -1,7 +1,7 @@
 """A run's job records as its tasks sent them back, read as one DataFrame or saved as one file.
 
 Each task of a run that keeps records sends back its stations' records: a
-:class:`~schedlab.model.records.RecordLog` (machines and servers keep one) or a
+:class:`~schedlab.model.records.log.RecordLog` (machines and servers keep one) or a
 DataFrame (stations that keep lists). :class:`RunRecords` holds them with each task's
 cell and replication. :attr:`~schedlab.experiment.results.Results.records` reads them
 as one DataFrame, made on first use.
@@ -23,8 +23,10 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from schedlab.model import arrow_arrays
-from schedlab.model.records import COLUMNS, RecordLog, records_frame
+from schedlab.model.records import arrow_arrays
+from schedlab.model.records.job_record import COLUMNS
+from schedlab.model.records.log import RecordLog
+from schedlab.model.records.table import records_frame
 
 if TYPE_CHECKING:
     import pandas as pd

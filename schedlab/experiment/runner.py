@@ -31,9 +31,12 @@ import simpy
 from schedlab.experiment.results import Results, aggregate
 from schedlab.experiment.run_records import RunRecords
 from schedlab.experiment.scenario import Scenario, config_dict, load_scenario, make_config
-from schedlab.experiment.seeding import Streams, replication_seeds
-from schedlab.model import metrics
-from schedlab.model.records import RecordLog, Status, records_frame
+from schedlab.experiment.seeding import replication_seeds
+from schedlab.model.analysis import metrics
+from schedlab.model.core.streams import Streams
+from schedlab.model.records.job_record import Status
+from schedlab.model.records.log import RecordLog
+from schedlab.model.records.table import records_frame
 from schedlab.processes.model import Model
 
 __all__ = ["ExperimentError", "build_model", "run", "run_task", "standard_metrics", "sweep_cells"]
@@ -258,7 +261,7 @@ WORK_LIMIT = 1e12
 
 def estimate_work(scenario: Scenario, cfg: Any, sweep: Mapping[str, Sequence[Any]] | None, reps: int) -> float:
     """A run's size before it starts: replications times each sweep point's declared work fields."""
-    from schedlab.model.fields import work_units
+    from schedlab.model.core.fields import work_units
 
     if not sweep:
         return work_units(cfg) * reps

@@ -30,7 +30,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from schedlab.model.fields import validate, validate_values
+from schedlab.model.core.fields import validate, validate_values
 
 __all__ = ["ConfigError", "Scenario", "ScenarioError", "load_scenario", "parse_assignments"]
 

@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from schedlab.model.streams import Streams, stream_key
-
-__all__ = ["Streams", "replication_seeds", "stream_key"]
+__all__ = ["replication_seeds"]
 
 
 def replication_seeds(seed: int, reps: int) -> list[np.random.SeedSequence]:

@@ -26,7 +26,7 @@ from typing import Any, Protocol
 import numpy as np
 import torch
 
-from schedlab.model.fields import number, validate
+from schedlab.model.core.fields import number, validate
 
 __all__ = ["ApproximatorConfig", "EchoStateNetwork", "MLPApproximator", "QApproximator", "make_approximator"]
 

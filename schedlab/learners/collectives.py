@@ -24,7 +24,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from schedlab.learners.utilities import UTILITIES
-from schedlab.model.network import RunOutcome, random_vectors
+from schedlab.model.contracts.network import RunOutcome, random_vectors
 
 __all__ = ["CollectiveLearner", "VectorLearner"]
 
@@ -188,7 +188,7 @@ class CollectiveLearner:
         rule the network runs; the learner sets their vectors.
     utility
         ``"wlu"`` (eq. 8), ``"tg"`` (G, eq. 6), ``"su"`` (eq. 9), or a function of a
-        :class:`~schedlab.model.network.RunOutcome` giving one reward per agent.
+        :class:`~schedlab.model.contracts.network.RunOutcome` giving one reward per agent.
     learner
         The :class:`VectorLearner` (its mask must be ``agents.mask``).
 

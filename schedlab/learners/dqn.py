@@ -43,12 +43,12 @@ import torch
 from torch import nn
 
 from schedlab.learners.replay_buffer import ReplayBuffer, store_n_step
-from schedlab.model.fields import number, validate
+from schedlab.model.core.fields import number, validate
 
 if TYPE_CHECKING:
     import gymnasium as gym
 
-__all__ = ["DQN", "DQNConfig", "QNetwork", "ReplayBuffer", "linear_schedule", "train"]
+__all__ = ["DQN", "DQNConfig", "QNetwork", "linear_schedule", "train"]
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from typing import Literal
 
 import numpy as np
 
-from schedlab.model.grid import GridCompletion, GridView
+from schedlab.model.contracts.grid import GridCompletion, GridView
 
 __all__ = ["OrdinalSharing", "greedy_choice"]
 
@@ -51,7 +51,7 @@ def _rate(name: str, value: float) -> float:
 
 
 class OrdinalSharing:
-    """The OSL learner of every agent of a grid: a :class:`~schedlab.model.grid.GridDecider`.
+    """The OSL learner of every agent of a grid: a :class:`~schedlab.model.contracts.grid.GridDecider`.
 
     Parameters
     ----------

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from schedlab.learners.osl import greedy_choice
-from schedlab.model.grid import Assign, GridCompletion, GridView
+from schedlab.model.contracts.grid import Assign, GridCompletion, GridView
 
 __all__ = ["SimpleLearning"]
 

@@ -24,8 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from schedlab.model.fields import SANE, number, validate
-from schedlab.model.records import JobRecord
+from schedlab.model.core.fields import SANE, number, validate
+from schedlab.model.records.job_record import JobRecord
 
 __all__ = ["AverageRewardTD", "Basis", "LearningRate", "TDConfig"]
 

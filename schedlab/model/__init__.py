@@ -1,19 +1,17 @@
-"""Plain data, no SimPy: jobs, time-utility functions, workloads, records, metrics."""
+"""Plain data, no SimPy: what the processes, policies and learners share, by concept.
 
-from schedlab.model import metrics
-from schedlab.model.decisions import Action, MachineView, Policy, Preempt, Resize, Start
-from schedlab.model.distributions import Exponential, Fixed, Uniform, UniformInt
-from schedlab.model.job import Job, JobError
-from schedlab.model.queueing import erlang_b, erlang_c, erlang_c_wait, mm1_wait
-from schedlab.model.records import JobRecord, Status, records_frame
-from schedlab.model.swf import DropReason, DropReport, SWFError, SWFHeader, SWFRecord, SWFTrace, read_swf, write_swf
-from schedlab.model.utility import Constant, LinearDecay, TimeUtility
-from schedlab.model.workloads import JobClass, WorkloadError, poisson_workload
+- :mod:`~schedlab.model.contracts`: one decision contract per model kind (``machine``,
+  ``grid``, ``network``, ``slotted``), the placement contract, signals and routing;
+- :mod:`~schedlab.model.core`: the job, size distributions, workloads, time-utility
+  functions, random streams and checked config fields;
+- :mod:`~schedlab.model.records`: one record per job, the record log kept by columns,
+  and the table they make;
+- :mod:`~schedlab.model.formats`: reading real logs and platforms (SWF, platform files,
+  traces, EGEE);
+- :mod:`~schedlab.model.analysis`: metrics, closed-form queueing results, the
+  conservation law, paired statistics;
+- :mod:`~schedlab.model.papers`: helpers that serve one seed paper each.
 
-__all__ = [
-    "Action", "Constant", "Exponential", "Fixed", "Job", "JobClass", "JobError", "JobRecord",
-    "LinearDecay", "MachineView", "Policy", "Preempt", "Resize", "Start", "Status", "TimeUtility",
-    "Uniform", "UniformInt", "WorkloadError", "erlang_b", "erlang_c", "erlang_c_wait", "metrics",
-    "mm1_wait", "poisson_workload", "records_frame",
-]
-__all__ += ["DropReason", "DropReport", "SWFError", "SWFHeader", "SWFRecord", "SWFTrace", "read_swf", "write_swf"]
+Every public name has one import path, its defining module's
+(``from schedlab.model.core.job import Job``); the packages re-export nothing.
+"""

@@ -16,8 +16,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from schedlab.model.platform import Platform
-from schedlab.model.records import JobRecord
+from schedlab.model.formats.platform import Platform
+from schedlab.model.records.job_record import JobRecord
 from schedlab.plots._mpl import new_figure
 from schedlab.processes.tracing import TraceEntry
 

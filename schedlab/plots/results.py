@@ -27,7 +27,7 @@ def _node_gantt(folder: Path, target: Path) -> list[Path]:
     import csv
     import json
 
-    from schedlab.model.platform_file import load_platform
+    from schedlab.model.formats.platform_file import load_platform
     from schedlab.plots.gantt import node_gantt
 
     tables = sorted((folder / "series").glob("cell0-rep0-*placements.csv"))
@@ -83,7 +83,7 @@ def plot_results(folder: str | Path, out: str | Path | None = None, *, capacity:
     """
     import json
 
-    from schedlab.model.records import COLUMNS, JobRecord, Status
+    from schedlab.model.records.job_record import COLUMNS, JobRecord, Status
     from schedlab.plots.gantt import gantt
     from schedlab.plots.timeseries import occupancy, utilization_queue
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from schedlab.model.records import JobRecord
+from schedlab.model.records.job_record import JobRecord
 from schedlab.plots._mpl import new_figure
 from schedlab.plots.gantt import segments_from_trace
 from schedlab.processes.tracing import TraceEntry

@@ -3,22 +3,22 @@
 Every policy of every model kind is exported here, grouped by the contract it is
 written against (see docs/models.md):
 
-- machine (:class:`~schedlab.model.decisions.MachineView` -> actions): FCFS, SJF,
+- machine (:class:`~schedlab.model.contracts.machine.MachineView` -> actions): FCFS, SJF,
   BestFit, Tetris, Priority (scores: SCORES), EASY, Conservative (every waiting job
   reserved in a Profile of free CPUs) and Committed backfilling,
   UtilityScheduler, AggressiveScheduler, the site supervisor's FirstFit, EDF,
   InteractiveFirst, ShortestFirst, GreedyReward and SarsaScheduler; ``make_policy``
   builds the batch policies by name.
-- a cluster's placement (:class:`~schedlab.model.placement.NodeState` -> an allocation):
+- a cluster's placement (:class:`~schedlab.model.contracts.placement.NodeState` -> an allocation):
   FirstFitPlacement, BestFitPlacement, ExclusivePlacement, PackPlacement
   (``make_placement`` by name); on a cluster, NodeEASY (EASY reserving nodes),
   PartitionConservative (a profile of free cores per partition) and the multi-queue
   StrictPriority and WeightedRoundRobin (``make_queue_policy``).
-- grid (:class:`~schedlab.model.grid.GridView` -> a resource): RandomSelection (RS),
+- grid (:class:`~schedlab.model.contracts.grid.GridView` -> a resource): RandomSelection (RS),
   LeastLoaded (LLS), DecentralisedMinMin (DMMS).
-- server network (:class:`~schedlab.model.network.NetworkView` -> ``Ship``):
+- server network (:class:`~schedlab.model.contracts.network.NetworkView` -> ``Ship``):
   LoadBalancing (LB), RandomVectors (RAND), ShippingAgents (the learners' rule).
-- slotted DeepRM machine (:class:`~schedlab.model.slotted.SlottedView` -> a slot):
+- slotted DeepRM machine (:class:`~schedlab.model.contracts.slotted.SlottedView` -> a slot):
   ``slotted_fcfs``, ``slotted_sjf``, ``slotted_tetris``, ``slotted_random`` and
   ``SLOTTED_BASELINES`` by name. They carry a ``slotted_`` prefix here because
   ``fcfs`` and ``sjf`` in :mod:`schedlab.policies.scoring` are the machine's priority

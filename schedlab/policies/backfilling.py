@@ -21,8 +21,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from operator import attrgetter
 
-from schedlab.model.decisions import MachineView, Start
-from schedlab.model.job import Job
+from schedlab.model.contracts.machine import MachineView, Start
+from schedlab.model.core.job import Job
 from schedlab.policies.scoring import SCORES, Priority
 
 __all__ = ["EASY", "Backfilling", "Committed", "reservation"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from schedlab.model.decisions import Policy
+from schedlab.model.contracts.machine import Policy
 from schedlab.policies.backfilling import EASY, Committed
 from schedlab.policies.conservative import Conservative
 from schedlab.policies.scoring import SCORES, Priority

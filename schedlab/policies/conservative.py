@@ -56,8 +56,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 
-from schedlab.model.decisions import MachineView, Start
-from schedlab.model.job import Job
+from schedlab.model.contracts.machine import MachineView, Start
+from schedlab.model.core.job import Job
 from schedlab.policies.backfilling import Backfilling
 from schedlab.policies.profile import Profile
 from schedlab.policies.scoring import Priority

@@ -1,6 +1,6 @@
 """Grid selection rules without learning (Wu et al. 2011, section 4): RS, LLS and decentralised Min-Min.
 
-Each is a :class:`~schedlab.model.grid.GridDecider`: every broker applies it to its new
+Each is a :class:`~schedlab.model.contracts.grid.GridDecider`: every broker applies it to its new
 jobs in its turn. They differ in what they know:
 
 - :class:`RandomSelection` (RS) knows nothing: a resource drawn uniformly per job;
@@ -21,7 +21,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from schedlab.model.grid import Assign, GridView
+from schedlab.model.contracts.grid import Assign, GridView
 
 __all__ = ["DecentralisedMinMin", "LeastLoaded", "RandomSelection"]
 

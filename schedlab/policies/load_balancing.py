@@ -1,6 +1,6 @@
-"""Seed 004's load-balancing baseline (LB, section 3.4): a :class:`~schedlab.model.network.ShippingRule`.
+"""Seed 004's load-balancing baseline (LB, section 3.4): a :class:`~schedlab.model.contracts.network.ShippingRule`.
 
-It reads only the :class:`~schedlab.model.network.NetworkView` (loads, waiting jobs,
+It reads only the :class:`~schedlab.model.contracts.network.NetworkView` (loads, waiting jobs,
 the graph), so it runs on any connected graph of servers. RAND is
 :class:`~schedlab.policies.shipping.RandomVectors`.
 """
@@ -12,9 +12,9 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from schedlab.model.job import Job
-from schedlab.model.network import NetworkView, Ship
-from schedlab.model.routing import hop_distances
+from schedlab.model.contracts.network import NetworkView, Ship
+from schedlab.model.contracts.routing import hop_distances
+from schedlab.model.core.job import Job
 
 __all__ = ["LoadBalancing", "job_load", "server_loads"]
 

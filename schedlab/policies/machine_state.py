@@ -21,8 +21,8 @@ import math
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from schedlab.model.decisions import MachineView
-from schedlab.model.job import Job
+from schedlab.model.contracts.machine import MachineView
+from schedlab.model.core.job import Job
 
 __all__ = [
     "RunningSet",

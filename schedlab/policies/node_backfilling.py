@@ -5,7 +5,7 @@ reservation is the time enough processors free up anywhere. On a cluster that is
 estimate: the cores may be on nodes of another partition, on nodes a GPU job cannot
 use, or spread so that no node can hold the head. :class:`NodeEASY` asks the cluster's
 own placement rule instead, on a copy of the nodes' state
-(:class:`~schedlab.model.placement.ClusterView`):
+(:class:`~schedlab.model.contracts.placement.ClusterView`):
 
 1. jobs start in priority order while the rule can place them;
 2. the first that cannot, the *head*, gets a reservation: the running jobs end, in the
@@ -25,9 +25,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from schedlab.model.decisions import Start
-from schedlab.model.job import Job
-from schedlab.model.placement import Allocation, ClusterView, NodeState, copy_nodes, hold, let_go
+from schedlab.model.contracts.machine import Start
+from schedlab.model.contracts.placement import Allocation, ClusterView, NodeState, copy_nodes, hold, let_go
+from schedlab.model.core.job import Job
 from schedlab.policies.scoring import Priority
 
 __all__ = ["NodeEASY", "node_reservation"]
@@ -70,7 +70,7 @@ class NodeEASY:
     """EASY backfilling over ``order`` that reserves nodes through the cluster's placement rule.
 
     Needs a :class:`~schedlab.processes.cluster.Cluster` (its view is a
-    :class:`~schedlab.model.placement.ClusterView`).
+    :class:`~schedlab.model.contracts.placement.ClusterView`).
     """
 
     order: Priority = field(default_factory=Priority)

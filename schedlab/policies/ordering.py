@@ -1,7 +1,7 @@
 """Queue-ordering policies for a machine with a waiting queue: FCFS, SJF, best-fit.
 
 Each is a callable ``policy(view) -> Start | None`` (see
-:mod:`schedlab.model.decisions`). The machine calls it until it returns ``None``, so a
+:mod:`schedlab.model.contracts.machine`). The machine calls it until it returns ``None``, so a
 policy only ever names the next job to start. They are small frozen dataclasses so
 they pickle into process pools and print in results.
 """
@@ -12,8 +12,8 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
-from schedlab.model.decisions import MachineView, Start
-from schedlab.model.job import Job
+from schedlab.model.contracts.machine import MachineView, Start
+from schedlab.model.core.job import Job
 
 __all__ = ["FCFS", "SJF", "BestFit", "expected_utility"]
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from schedlab.model.decisions import MachineView, Start
-from schedlab.model.job import Job
+from schedlab.model.contracts.machine import MachineView, Start
+from schedlab.model.core.job import Job
 
 __all__ = ["Tetris", "alignment"]
 

@@ -30,9 +30,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from schedlab.model.decisions import Start
-from schedlab.model.job import Job
-from schedlab.model.placement import ClusterView
+from schedlab.model.contracts.machine import Start
+from schedlab.model.contracts.placement import ClusterView
+from schedlab.model.core.job import Job
 from schedlab.policies.backfilling import Backfilling
 from schedlab.policies.profile import Profile
 
@@ -65,7 +65,7 @@ class PartitionConservative(Backfilling):
     """Conservative backfilling over ``order`` with a profile of free cores per pool of partitions.
 
     Needs a :class:`~schedlab.processes.cluster.Cluster` (its view is a
-    :class:`~schedlab.model.placement.ClusterView`). See the module's docstring.
+    :class:`~schedlab.model.contracts.placement.ClusterView`). See the module's docstring.
     """
 
     def _starts(self, view: ClusterView) -> Iterator[Start]:  # type: ignore[override]

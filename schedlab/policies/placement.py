@@ -3,7 +3,7 @@
 Placement is a policy decision, separate from the order jobs start in: a
 :class:`~schedlab.processes.cluster.Cluster` asks its rule each time it checks
 whether a job fits and when it starts it. The rules, all written against
-:mod:`schedlab.model.placement`:
+:mod:`schedlab.model.contracts.placement`:
 
 - :class:`FirstFitPlacement`: the whole job on the first node (in platform order) that
   can hold it;
@@ -21,7 +21,7 @@ A job wider than any node of its partition is spread over several by
 first, the last piece best-fitted). The names carry ``Placement`` because
 :mod:`schedlab.policies` already has a ``FirstFit`` (the site supervisor's) and a
 ``BestFit`` (a job order). A job's memory and GPUs go with its cores, in proportion
-(:func:`schedlab.model.placement.share`).
+(:func:`schedlab.model.contracts.placement.share`).
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from schedlab.model.job import Job
-from schedlab.model.placement import Allocation, NodeState, fits_one_node, room
+from schedlab.model.contracts.placement import Allocation, NodeState, fits_one_node, room
+from schedlab.model.core.job import Job
 
 __all__ = [
     "PLACEMENTS", "BestFitPlacement", "ExclusivePlacement", "FirstFitPlacement", "PackPlacement", "make_placement",

@@ -15,7 +15,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterable
 
-from schedlab.model.decisions import RunningView
+from schedlab.model.contracts.machine import RunningView
 
 __all__ = ["Profile"]
 

@@ -1,7 +1,7 @@
 """Multi-queue policies: pick across a platform's queues by strict priority or weighted round robin.
 
 A job's queue is its ``job_class`` (SWF field 15), matched to a
-:class:`~schedlab.model.platform.Queue` of the platform by name or SWF number; jobs of
+:class:`~schedlab.model.formats.platform.Queue` of the platform by name or SWF number; jobs of
 no known queue form one more queue, of priority 0 and weight 1. Within a queue jobs go
 in the order of an inner :class:`~schedlab.policies.scoring.Priority` (FCFS by default).
 
@@ -16,7 +16,7 @@ in the order of an inner :class:`~schedlab.policies.scoring.Priority` (FCFS by d
   per run.
 
 Per-queue runtime limits are not a policy matter: :meth:`Platform.admit
-<schedlab.model.platform.Platform.admit>` makes a queue's limit the job's requested
+<schedlab.model.formats.platform.Platform.admit>` makes a queue's limit the job's requested
 time, which the walltime kill and backfilling then use.
 """
 
@@ -25,9 +25,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from schedlab.model.decisions import MachineView, Policy, Start
-from schedlab.model.job import Job
-from schedlab.model.platform import Platform, Queue
+from schedlab.model.contracts.machine import MachineView, Policy, Start
+from schedlab.model.core.job import Job
+from schedlab.model.formats.platform import Platform, Queue
 from schedlab.policies.batch import make_policy
 from schedlab.policies.node_backfilling import NodeEASY
 from schedlab.policies.partition_conservative import PartitionConservative

@@ -20,8 +20,8 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from schedlab.model.decisions import MachineView, Start
-from schedlab.model.job import Job
+from schedlab.model.contracts.machine import MachineView, Start
+from schedlab.model.core.job import Job
 
 __all__ = ["SCORES", "Priority", "f1", "fcfs", "sjf", "smallest", "unicep", "wfp3"]
 

@@ -1,4 +1,4 @@
-"""The shipping agents of seed 004 (section 3.2) and RAND: a :class:`~schedlab.model.network.ShippingRule`.
+"""The shipping agents of seed 004 (section 3.2) and RAND: a :class:`~schedlab.model.contracts.network.ShippingRule`.
 
 2^K agents per server, one per job class, each with a probability vector over
 {keep, each neighbour}. RAND draws every vector at random at the start of every run;
@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from schedlab.model.job import Job
-from schedlab.model.network import NetworkView, Ship, random_vectors, whole
+from schedlab.model.contracts.network import NetworkView, Ship, random_vectors, whole
+from schedlab.model.core.job import Job
 
 __all__ = ["RandomVectors", "ShippingAgents"]
 

@@ -1,6 +1,6 @@
 """Baseline agents on the slotted (DeepRM) machine: FCFS, SJF, Tetris and random.
 
-Each agent is a function of a :class:`~schedlab.model.slotted.SlottedView` that
+Each agent is a function of a :class:`~schedlab.model.contracts.slotted.SlottedView` that
 returns an action of the slotted contract (and of :class:`~schedlab.envs.deeprm.DeepRMEnv`):
 a slot index, or ``M`` (the number of slots) to let time move on. They see what the learned agent
 sees, the visible slots, and act through the same actions, as DeepRM's baselines do:
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from schedlab.model.slotted import Agent, SlottedView
+from schedlab.model.contracts.slotted import Agent, SlottedView
 from schedlab.policies.packing import alignment
 
 __all__ = ["BASELINES", "Agent", "fcfs", "random_agent", "sjf", "tetris"]

@@ -23,8 +23,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from schedlab.model.decisions import Action, MachineView, Policy, Preempt, Resize, Start
-from schedlab.model.job import Job
+from schedlab.model.contracts.machine import Action, MachineView, Policy, Preempt, Resize, Start
+from schedlab.model.core.job import Job
 from schedlab.policies.machine_state import (
     RunningSet,
     job_slot,

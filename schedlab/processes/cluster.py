@@ -1,7 +1,7 @@
 """A machine made of nodes: each started job is placed on nodes, each node has its own resources.
 
 A :class:`Cluster` is a :class:`~schedlab.processes.machine.Machine` whose CPUs are the
-cores of a :class:`~schedlab.model.platform.Platform`'s nodes. Its policy still decides
+cores of a :class:`~schedlab.model.formats.platform.Platform`'s nodes. Its policy still decides
 *which* job starts *when* (FCFS, EASY, the multi-queue policies...); a placement rule
 (:mod:`schedlab.policies.placement`) decides *where*: on which nodes, with how many
 cores each. A job fits when its rule can place it now on the nodes of its partition,
@@ -9,7 +9,7 @@ every node keeping within its cores, memory, GPUs and other resources.
 
 Which nodes a job ran on is kept in the cluster's placement table
 (:meth:`Cluster.placement_rows`: one row per job and node, with the cores it held there
-and when), not in the job's :class:`~schedlab.model.records.JobRecord`: a job may span
+and when), not in the job's :class:`~schedlab.model.records.job_record.JobRecord`: a job may span
 several nodes, and records keep one ``machine`` (the cluster's name) so that every
 metric and stored digest reads them as before. ``schedlab replay --platform`` saves the
 table beside the results, and ``schedlab plot`` draws a Gantt chart per node from it.
@@ -28,10 +28,10 @@ from typing import Literal
 
 import simpy
 
-from schedlab.model.decisions import Policy
-from schedlab.model.job import Job
-from schedlab.model.placement import Allocation, NodeState, Placement, share
-from schedlab.model.platform import Platform
+from schedlab.model.contracts.machine import Policy
+from schedlab.model.contracts.placement import Allocation, NodeState, Placement, share
+from schedlab.model.core.job import Job
+from schedlab.model.formats.platform import Platform
 from schedlab.processes.machine import Machine, PolicyError
 from schedlab.processes.machine_view import PolicyView
 from schedlab.processes.model import Model
@@ -46,7 +46,7 @@ PLACEMENT_COLUMNS = ("job", "queue", "node", "kind", "cores", "start", "end")
 
 class ClusterPolicyView(PolicyView):
     """What ``cluster.view`` is: a machine's view, and the nodes, placements and rule
-    (:class:`~schedlab.model.placement.ClusterView`), live and read-only."""
+    (:class:`~schedlab.model.contracts.placement.ClusterView`), live and read-only."""
 
     __slots__ = ("allowed_nodes", "plan")
 
@@ -73,12 +73,12 @@ class Cluster(Machine):
     env
         The SimPy environment.
     platform
-        Its nodes, partitions and queues (:func:`~schedlab.model.platform.load_platform`).
+        Its nodes, partitions and queues (:func:`~schedlab.model.formats.platform.load_platform`).
     policy
         Which job starts when, as on a :class:`Machine`.
     placement
         Where a job runs: a rule of :mod:`schedlab.policies.placement`, or any
-        :class:`~schedlab.model.placement.Placement`.
+        :class:`~schedlab.model.contracts.placement.Placement`.
     name
         As for :class:`Machine`: the label used in records and traces.
     oversize
@@ -94,7 +94,7 @@ class Cluster(Machine):
     Attributes
     ----------
     nodes
-        Each node's :class:`~schedlab.model.placement.NodeState`, live.
+        Each node's :class:`~schedlab.model.contracts.placement.NodeState`, live.
     allocations
         ``{job: {node index: cores}}`` for the running jobs.
     """
@@ -161,7 +161,7 @@ class Cluster(Machine):
     def time_limit(self, job: Job) -> float | None:
         """Under ``walltime="kill"``: the job's requested time, or its queue's or partition's limit if tighter.
 
-        A job passed through :meth:`Platform.admit <schedlab.model.platform.Platform.admit>`
+        A job passed through :meth:`Platform.admit <schedlab.model.formats.platform.Platform.admit>`
         already asks for no more than its queue's limit; one made by hand may not, and
         the platform's limit still holds. ``None`` (no limit) under ``"run-on"``. A queue
         with its own ``walltime`` overrides the cluster's for its jobs.

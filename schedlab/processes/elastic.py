@@ -27,10 +27,10 @@ from collections.abc import Generator, Sequence
 import numpy as np
 import simpy
 
-from schedlab.model.estimates import RuntimeEstimate
-from schedlab.model.fair_share import responsiveness_utility
-from schedlab.model.records import JobRecord
-from schedlab.model.site_state import DecisionReward, SiteFeatures
+from schedlab.model.papers.estimates import RuntimeEstimate
+from schedlab.model.papers.fair_share import responsiveness_utility
+from schedlab.model.papers.site_state import DecisionReward, SiteFeatures
+from schedlab.model.records.job_record import JobRecord
 from schedlab.processes.machine import Machine
 from schedlab.processes.signal import Signal
 
@@ -68,7 +68,7 @@ class ElasticPool:
     history
         ``(time, size)`` of every decision, for plots and checks.
     period_ended
-        Signal: a :class:`~schedlab.model.site_state.DecisionReward` at each period's end
+        Signal: a :class:`~schedlab.model.papers.site_state.DecisionReward` at each period's end
         (the decision that sized the period, and ``R_e``).
     """
 

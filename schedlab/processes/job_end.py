@@ -39,8 +39,10 @@ import math
 import simpy
 from simpy.events import URGENT, Timeout
 
-from schedlab.model.job import Job
-from schedlab.model.records import JobRecord, RecordLog, Status, job_record
+from schedlab.model.core.job import Job
+from schedlab.model.records.job_record import JobRecord, Status
+from schedlab.model.records.log import RecordLog
+from schedlab.model.records.table import job_record
 from schedlab.processes.running import Running, RunningSet
 from schedlab.processes.signal import Signal
 from schedlab.processes.tracing import Tracer

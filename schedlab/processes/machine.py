@@ -28,9 +28,11 @@ from typing import Literal
 
 import simpy
 
-from schedlab.model.decisions import Action, Policy, Preempt, Resize, Start
-from schedlab.model.job import Job
-from schedlab.model.records import JobRecord, RecordLog, Status, job_record
+from schedlab.model.contracts.machine import Action, Policy, Preempt, Resize, Start
+from schedlab.model.core.job import Job
+from schedlab.model.records.job_record import JobRecord, Status
+from schedlab.model.records.log import RecordLog
+from schedlab.model.records.table import job_record
 from schedlab.processes.capacity import CapacityAccount
 from schedlab.processes.job_end import JobEnding, _Allocated  # private: the event is no API
 from schedlab.processes.machine_view import PolicyView
@@ -38,7 +40,7 @@ from schedlab.processes.running import Running, RunningSet
 from schedlab.processes.signal import Signal
 from schedlab.processes.tracing import tracer_of
 
-__all__ = ["Machine", "PolicyError", "Running"]  # Running re-exported: policies see it
+__all__ = ["Machine", "PolicyError"]
 
 #: answers decide() applies as one action (an iterable of any other kind is a batch);
 #: a tuple, built once: ``A | B | ...`` in the loop would build a union at every answer
@@ -59,8 +61,8 @@ class Machine(CapacityAccount, JobEnding):
     capacity
         Number of CPUs.
     policy
-        Called at each decision event with a :class:`~schedlab.model.decisions.MachineView`;
-        returns the next :data:`~schedlab.model.decisions.Action` (the machine applies
+        Called at each decision event with a :class:`~schedlab.model.contracts.machine.MachineView`;
+        returns the next :data:`~schedlab.model.contracts.machine.Action` (the machine applies
         it and asks again, until ``None``), or an iterable of actions: the whole answer
         for this decision event, applied one by one as it is produced, so a generator
         sees the effect of each action before making the next.
@@ -88,11 +90,11 @@ class Machine(CapacityAccount, JobEnding):
     ----------
     completed
         :class:`~schedlab.processes.signal.Signal` emitted with the
-        :class:`~schedlab.model.records.JobRecord` of each job that ends here, when it
+        :class:`~schedlab.model.records.job_record.JobRecord` of each job that ends here, when it
         ends: ``COMPLETED``, or ``TIMEOUT`` for one killed at its time limit.
     records
         Records of completed and rejected jobs, in the order they happened (a
-        :class:`~schedlab.model.records.RecordLog`: read it as a sequence of records).
+        :class:`~schedlab.model.records.log.RecordLog`: read it as a sequence of records).
     waiting
         Jobs in the queue, in the order they reached the machine.
     running

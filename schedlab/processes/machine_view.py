@@ -1,6 +1,6 @@
 """The read-only face of a :class:`~schedlab.processes.machine.Machine` that its policy sees.
 
-It implements :class:`schedlab.model.decisions.MachineView`. A policy reads the view at
+It implements :class:`schedlab.model.contracts.machine.MachineView`. A policy reads the view at
 every decision event, so each property is a C-level ``attrgetter`` and ``fits`` is the
 machine's own bound method: no extra Python call between the policy and the machine.
 
@@ -17,7 +17,7 @@ from typing import Protocol
 
 import simpy
 
-from schedlab.model.job import Job
+from schedlab.model.core.job import Job
 from schedlab.processes.running import Running
 
 __all__ = ["PolicyView", "ViewedMachine"]

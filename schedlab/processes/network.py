@@ -22,11 +22,11 @@ Time advances in unit steps tau; inside step t the phases are explicit and order
 A *run* is ``steps`` such steps with the rule's vectors fixed; at its start the rule's
 ``begin_run`` hook and the :attr:`~ServerNetwork.run_started` signal (where a learner
 sets the vectors); at its end the network scores it
-(:class:`~schedlab.model.network.RunOutcome`: which jobs were executed, which agents
+(:class:`~schedlab.model.contracts.network.RunOutcome`: which jobs were executed, which agents
 touched which jobs), clears every queue, link and running job, and emits the outcome
 on :attr:`~ServerNetwork.run_ended`, where learners (WLU, TG, SU) record their rewards.
-The contract a rule is written against is :mod:`schedlab.model.network`; the network
-itself is the :class:`~schedlab.model.network.NetworkView` the rule reads.
+The contract a rule is written against is :mod:`schedlab.model.contracts.network`; the network
+itself is the :class:`~schedlab.model.contracts.network.NetworkView` the rule reads.
 """
 
 from __future__ import annotations
@@ -37,10 +37,11 @@ import networkx as nx
 import numpy as np
 import simpy
 
-from schedlab.model.job import Job, frozen_demands, trusted_job
-from schedlab.model.network import TOUCHES, RunOutcome, ShippingRule, job_classes, whole
-from schedlab.model.records import JobRecord, Status, job_record
-from schedlab.model.routing import next_hops
+from schedlab.model.contracts.network import TOUCHES, RunOutcome, ShippingRule, job_classes, whole
+from schedlab.model.contracts.routing import next_hops
+from schedlab.model.core.job import Job, frozen_demands, trusted_job
+from schedlab.model.records.job_record import JobRecord, Status
+from schedlab.model.records.table import job_record
 from schedlab.processes.network_server import NetworkServer
 from schedlab.processes.signal import Signal
 
@@ -69,7 +70,7 @@ class ServerNetwork:
     max_requirement
         M: job requirements are uniform on ``{1..M}``, M >= 1.
     rule
-        The :class:`~schedlab.model.network.ShippingRule` (e.g. :class:`~schedlab.policies.ShippingAgents`).
+        The :class:`~schedlab.model.contracts.network.ShippingRule` (e.g. :class:`~schedlab.policies.ShippingAgents`).
     arrivals, requirements
         The streams of the arrival coin flips and of the job requirements.
     steps
@@ -98,7 +99,8 @@ class ServerNetwork:
     run_started
         Signal emitted with the run's index as it starts, after the rule's ``begin_run``.
     run_ended
-        Signal emitted with each run's :class:`~schedlab.model.network.RunOutcome`, the system already cleared.
+        Signal emitted with each run's :class:`~schedlab.model.contracts.network.RunOutcome`, the system
+        already cleared.
     """
 
     def __init__(

@@ -14,8 +14,9 @@ from collections.abc import Callable, Generator, Sequence
 import numpy as np
 import simpy
 
-from schedlab.model.job import Job
-from schedlab.model.records import Status, job_record
+from schedlab.model.core.job import Job
+from schedlab.model.records.job_record import Status
+from schedlab.model.records.table import job_record
 from schedlab.processes.server import JobQueue, Server
 
 __all__ = ["NetworkServer"]

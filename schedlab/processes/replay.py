@@ -7,8 +7,8 @@ from typing import Literal
 
 import simpy
 
-from schedlab.model.decisions import Policy
-from schedlab.model.job import Job
+from schedlab.model.contracts.machine import Policy
+from schedlab.model.core.job import Job
 from schedlab.processes.machine import Machine
 from schedlab.processes.model import Model
 from schedlab.processes.source import Source

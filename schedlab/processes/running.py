@@ -5,7 +5,7 @@ the full allocation) and books progress whenever the allocation changes, so work
 conserved exactly across preemptions and resizes. It also counts the wall-clock
 time the job has held CPUs (``run_time``), which is what a time limit counts: time
 spent suspended after a preemption is not run time. Policies see it as
-:class:`~schedlab.model.decisions.RunningView`.
+:class:`~schedlab.model.contracts.machine.RunningView`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import overload
 
 import simpy
 
-from schedlab.model.job import Job
+from schedlab.model.core.job import Job
 
 __all__ = ["Running", "RunningSet"]
 

@@ -16,8 +16,9 @@ import simpy
 from simpy.core import BoundClass
 from simpy.resources.store import StoreGet, StorePut
 
-from schedlab.model.job import Job
-from schedlab.model.records import JobRecord, Status, job_record
+from schedlab.model.core.job import Job
+from schedlab.model.records.job_record import JobRecord, Status
+from schedlab.model.records.table import job_record
 from schedlab.processes.signal import Signal
 from schedlab.processes.tracing import tracer_of
 

@@ -20,7 +20,7 @@ Ordering within an instant is explicit: completions and arrivals (SimPy's normal
 priority) come first, then reserved starts, then the decision tick, so a decision at
 time t sees every event of time t.
 
-The machine is a :class:`~schedlab.model.slotted.SlottedView`: agents (the baselines of
+The machine is a :class:`~schedlab.model.contracts.slotted.SlottedView`: agents (the baselines of
 :mod:`schedlab.policies.slotted`, a trained network) and learners are written against
 that contract. :func:`drive` is the agent's SimPy process, the scenario-side twin of
 :class:`~schedlab.envs.deeprm.DeepRMEnv`'s step.
@@ -34,10 +34,10 @@ from collections.abc import Generator, Mapping, Sequence
 import numpy as np
 import simpy
 
-from schedlab.model.decisions import MachineView
-from schedlab.model.job import Job
-from schedlab.model.records import JobRecord
-from schedlab.model.slotted import Agent, SlottedStep
+from schedlab.model.contracts.machine import MachineView
+from schedlab.model.contracts.slotted import Agent, SlottedStep
+from schedlab.model.core.job import Job
+from schedlab.model.records.job_record import JobRecord
 from schedlab.processes.machine import Machine
 from schedlab.processes.signal import Signal
 from schedlab.processes.source import Source

@@ -7,7 +7,7 @@ from typing import Protocol
 
 import simpy
 
-from schedlab.model.job import Job
+from schedlab.model.core.job import Job
 from schedlab.processes.tracing import tracer_of
 
 __all__ = ["Source", "Submittable"]

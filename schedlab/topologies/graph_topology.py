@@ -1,4 +1,7 @@
-"""From any NetworkX graph of brokers and resources to the :class:`~schedlab.model.grid.GridTopology` a grid runs on."""
+"""From any NetworkX graph of brokers and resources to the ``GridTopology`` a grid runs on.
+
+The topology is the grid contract's :class:`~schedlab.model.contracts.grid.GridTopology`.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +11,7 @@ from collections.abc import Callable
 import networkx as nx
 import numpy as np
 
-from schedlab.model.grid import GridTopology
+from schedlab.model.contracts.grid import GridTopology
 
 __all__ = ["grid_endpoints", "grid_topology"]
 

@@ -7,7 +7,7 @@ import math
 import networkx as nx
 import numpy as np
 
-from schedlab.model.workloads import as_generator
+from schedlab.model.core.workloads import as_generator
 
 __all__ = ["bipartite_grid", "grid_capacities", "ordinal_ring", "resource_capacities"]
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import networkx as nx
 import numpy as np
 
-from schedlab.model.workloads import as_generator
+from schedlab.model.core.workloads import as_generator
 from schedlab.topologies.grid import _count, resource_capacities
 
 __all__ = ["hierarchical_grid", "small_world_grid"]

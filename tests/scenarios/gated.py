@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from schedlab.experiment import cli_main
-from schedlab.model import Exponential, UniformInt, poisson_workload
-from schedlab.model.fields import number
+from schedlab.model.core.distributions import Exponential, UniformInt
+from schedlab.model.core.fields import number
+from schedlab.model.core.workloads import poisson_workload
 from schedlab.policies import FCFS, SJF
 from schedlab.processes import Machine, Model, Source
 

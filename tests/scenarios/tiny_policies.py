@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from schedlab.experiment import cli_main
-from schedlab.model import Exponential, UniformInt, poisson_workload
+from schedlab.model.core.distributions import Exponential, UniformInt
+from schedlab.model.core.workloads import poisson_workload
 from schedlab.policies import FCFS, SJF, BestFit
 from schedlab.processes import Machine, Model, Source
 

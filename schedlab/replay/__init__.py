@@ -1,0 +1,9 @@
+"""The replay command's scenario: what ``schedlab replay`` runs.
+
+- :mod:`.trace_replay`: replay a real log (SWF) on a machine or a cluster under a
+  scheduling policy, and evaluate the schedule against the one that ran.
+
+The repository's ``scenarios/trace_replay.py`` extends it for ``schedlab run``. The
+scenarios of the seed papers live as scripts in the repository's ``scenarios/`` folder;
+they follow the same shape (``Config``, ``cells``, ``build``, ``measure``).
+"""

@@ -1,0 +1,190 @@
+"""The trace-replay scenario behind ``schedlab replay``: policies x backfilling on windows of SWF logs.
+
+Cells are trace x policy x backfill (plus a ``native`` row for logs that record their
+waits); replication r replays window r, so each row is the mean over windows and the
+replications table holds the per-window values. Windows are drawn from the run's
+seed (``--seed``) unless ``window_seed`` is set (``schedlab replay --seed`` sets it).
+
+Notes
+-----
+Every job of a window is replayed: memory requests are ignored (the machine models
+processors only; HPC2N asks memory for 175,359 of its 202,871 jobs, which used to
+make them "never fit" and leave the metrics), and ``schedlab replay`` names any job
+left out of the metrics, counted per reason.
+
+A job that reaches its requested time (SWF field 9) is killed there, as Slurm, PBS
+and OAR do (``walltime="kill"``, the default; its record says ``timeout``, and
+``evaluate`` counts it in the ``killed`` column); ``walltime="run-on"`` lets every job
+run its recorded run time, as replays did before. Jobs without a requested time are
+never killed.
+
+Under ``compat="rlscheduler"`` (which keeps ``run-on``: RLScheduler runs every job to
+its end) the reading of RLScheduler's protocol is: its loader
+(processors ``max(allocated, requested)``; run time -1 read as 10, run time 0
+dropped; requested time -1 read as the run time; a requested time of 0, which
+RLScheduler keeps and schedlab reads as the run time, occurs in none of the logs in
+``../shared/traces``), SJF's key
+``(requested time, submit time)`` with log order last (a stable sort), the chosen job
+committed to until it fits, and arrivals joining the queue one at a time while it
+waits. ``tests/test_replay.py`` replays SDSC-SP2 windows of 1024 jobs under SJF without
+backfilling against an independent transcription of that loop: every start time agrees.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import simpy
+
+from schedlab.model.core.fields import INT_MAX, items, number
+from schedlab.model.core.streams import Streams
+from schedlab.model.formats.platform_file import cached_platform
+from schedlab.model.formats.traces import COMPATS, NativeSchedule, evaluate, load_trace, pick_windows, trace_path
+from schedlab.policies.batch import BACKFILLS, make_policy
+from schedlab.policies.placement import PLACEMENTS, make_placement
+from schedlab.policies.queues import QUEUE_POLICIES, make_queue_policy
+from schedlab.policies.scoring import SCORES
+from schedlab.processes.cluster import cluster_model
+from schedlab.processes.model import Model
+from schedlab.processes.replay import replay_model
+
+NAME = "trace_replay"
+#: what a job that reaches its requested time does (Machine's walltime)
+WALLTIMES = ("kill", "run-on")
+
+
+@dataclass(frozen=True)
+class Config:
+    #: SWF logs, by path or by name in traces_dir (e.g. UniLu-Gaia-2014-1)
+    traces: tuple[str, ...] = ("UniLu-Gaia-2014-1",)
+    #: priority orders: fcfs, sjf, smallest, f1, wfp3, unicep
+    policies: tuple[str, ...] = ("fcfs",)
+    #: backfilling variants: none, easy, conservative
+    backfills: tuple[str, ...] = ("none", "easy")
+    #: jobs per window
+    length: int = number(1024, low=1, work=True)
+    #: windows drawn from window_seed (ignored when starts are given)
+    windows: int = number(10, low=1)
+    #: explicit 0-based window start positions in the cleaned job list
+    starts: tuple[int, ...] = items((), nonempty=False)
+    #: seed of the window draw (none: the run's --seed draws the windows)
+    window_seed: int | None = number(None, high=INT_MAX)
+    #: loader and machine semantics: none (schedlab's) or rlscheduler (Zhang et al. SC20)
+    compat: str = "none"
+    #: stop at the first malformed line instead of skipping and counting it
+    strict: bool = False
+    #: a job that reaches its requested time: kill (as Slurm, PBS and OAR do) or run-on (runs to its end);
+    #: empty: kill, or run-on under compat rlscheduler (RLScheduler runs every job to its end)
+    walltime: str = ""
+    #: add a row for the schedule that actually ran, where the log records waits
+    native: bool = True
+    #: where traces named without a path are looked up
+    traces_dir: str = "../shared/traces"
+    #: processors of the machine, for a log whose header gives no MaxProcs (or to replay it on another size);
+    #: 0: the header's
+    procs: int = number(0, low=0)
+    #: a platform file (TOML: nodes, partitions, queues; docs/platforms.md); none: one machine of the log's processors
+    platform: str = ""
+    #: with a platform: where a job goes on the nodes: first-fit, best-fit, exclusive, pack
+    placement: str = "first-fit"
+    #: with a platform: how queues share it: none (one queue, in the policy's order), strict, wrr
+    queues: str = "none"
+
+    def __post_init__(self) -> None:
+        for p in self.policies:
+            if p not in SCORES:
+                raise ValueError(f"unknown policy {p!r}; choose from {', '.join(SCORES)}")
+        for b in self.backfills:
+            if b not in BACKFILLS:
+                raise ValueError(f"unknown backfill {b!r}; choose from {', '.join(BACKFILLS)}")
+        if self.compat not in COMPATS:
+            raise ValueError(f"unknown compat {self.compat!r}; choose from {', '.join(COMPATS)}")
+        if not self.walltime:  # the default, stated in the config that summary.json keeps
+            object.__setattr__(self, "walltime", "run-on" if self.compat == "rlscheduler" else "kill")
+        if self.walltime not in WALLTIMES:
+            raise ValueError(f"unknown walltime {self.walltime!r}; choose from {', '.join(WALLTIMES)}")
+        if self.compat == "rlscheduler" and "conservative" in self.backfills:
+            raise ValueError("compat rlscheduler has no conservative backfilling (RLScheduler has EASY only): "
+                             "use backfills none or easy")
+        if self.compat == "rlscheduler" and self.walltime != "run-on":
+            raise ValueError("compat rlscheduler runs every job to its end, as RLScheduler does: use walltime run-on")
+        if self.placement not in PLACEMENTS:
+            raise ValueError(f"unknown placement {self.placement!r}; choose from {', '.join(PLACEMENTS)}")
+        if self.queues not in QUEUE_POLICIES:
+            raise ValueError(f"unknown queues {self.queues!r}; choose from {', '.join(QUEUE_POLICIES)}")
+        if self.platform and self.compat != "none":
+            raise ValueError(f"a platform replays the log's processors on nodes; compat {self.compat!r} "
+                             "reads jobs as whole nodes: use compat none with a platform")
+        if self.length < 1 or (not self.starts and self.windows < 1):
+            raise ValueError("need length >= 1 and windows >= 1 (or explicit starts)")
+
+    @property
+    def n_windows(self) -> int:
+        return len(self.starts) if self.starts else self.windows
+
+
+QUICK = dict(length=256, windows=3)
+
+
+def REPS(cfg: Config) -> int:
+    """One replication per window."""
+    return cfg.n_windows
+
+
+def load_log(cfg: Config, name: str) -> Any:
+    """The log ``name`` read and cleaned as ``cfg`` says (read once per process: ``load_trace`` keeps it)."""
+    # with a platform, memory requests are kept for its nodes' memory
+    return load_trace(str(trace_path(name, Path(cfg.traces_dir))), cfg.compat, cfg.strict, bool(cfg.platform),
+                      cfg.procs or None)
+
+
+def cells(cfg: Config) -> list[dict]:
+    out = []
+    for name in cfg.traces:
+        for policy in cfg.policies:
+            for backfill in cfg.backfills:
+                out.append({"trace": name, "policy": policy, "backfill": backfill})
+        if cfg.native and np.isfinite(load_log(cfg, name).recorded_wait).any():
+            out.append({"trace": name, "policy": "native", "backfill": "-"})
+    return out
+
+
+def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> Model:
+    trace = load_log(cfg, cell["trace"])
+    starts = pick_windows(len(trace.jobs), cfg.length, starts=cfg.starts or None, count=cfg.windows,
+                          seed=window_seed(cfg, streams))
+    r = streams.replication
+    if r >= len(starts):
+        raise ValueError(f"replication {r} has no window: there are {len(starts)}; run with reps <= windows")
+    lo = starts[r]
+    jobs = trace.jobs[lo : lo + cfg.length]
+    if cell["policy"] == "native":
+        model = Model(env, [NativeSchedule(jobs, trace.recorded_wait[lo : lo + cfg.length])])
+    elif cfg.platform:
+        platform = cached_platform(cfg.platform)
+        policy = make_queue_policy(platform, cfg.queues, cell["policy"], cell["backfill"])
+        model = cluster_model(env, [platform.swf_job(job) for job in jobs], platform, policy,
+                              make_placement(cfg.placement), walltime=cfg.walltime)  # type: ignore[arg-type]
+        model.parts.update(procs=platform.cores, window_start=lo)
+        return model
+    else:
+        policy = make_policy(cell["policy"], cell["backfill"], cfg.compat)
+        model = replay_model(env, jobs, trace.procs, policy, batch_decisions=cfg.compat == "rlscheduler",
+                             walltime=cfg.walltime)  # type: ignore[arg-type]  # checked in Config
+    model.parts.update(procs=trace.procs, window_start=lo)
+    return model
+
+
+def window_seed(cfg: Config, streams: Streams) -> int:
+    """The seed of the window draw: ``window_seed`` if set, else the run's seed (``--seed``)."""
+    return cfg.window_seed if cfg.window_seed is not None else int(streams.seed.entropy)
+
+
+def measure(model: Model) -> dict[str, Any]:
+    out: dict[str, Any] = evaluate(model.records(), model["procs"])
+    if "cluster" in model.parts:  # which nodes each job ran on: series/...-placements.csv, for `schedlab plot`
+        out["files"] = {"placements.csv": model["cluster"].placements_csv()}
+    return out
