@@ -2,7 +2,7 @@
 
 Integers, text, ids, statuses and counts compare exactly. A float compares within
 ``abs + rel * max(|stored|, |new|)`` (a column's sum over a group of records within
-``abs + rel * sum of |x|``), by one of two rules:
+``abs + rel * sum of |x|``), by one of three rules:
 
 - :data:`SUMMATION_ORDER` (rel 1e-9, abs 1e-12), for every value that only the order of
   a float summation can change. ``np.mean`` and pandas' reductions sum in blocks whose
@@ -14,6 +14,12 @@ Integers, text, ids, statuses and counts compare exactly. A float compares withi
   abs part is for values near 0 (a mean of differences), where a relative bound means
   nothing. Any change a refactoring or a bug makes to a simulation moves some value far
   more.
+- :data:`HALF_WIDTH` (rel 1e-6), for a row's ``<metric>_ci95``: the t quantile it is
+  made of (``scipy.special.stdtrit``) is an iterative special function whose value
+  moves between scipy releases: scipy 1.11.1 and 1.17.1 differ by up to 1.3e-9
+  relative at 4 degrees of freedom (``utility_scheduling``'s half-widths), beyond
+  summation order. 1e-6 leaves a margin of over 500; the replications' values that a
+  half-width is made of keep :data:`SUMMATION_ORDER`.
 - :data:`LEARNED`, for the cells whose decisions a learner makes in float32 torch
   (``responsive_grid``'s SARSA over an echo state network: RL..., RIG-..., ELA-...).
   Its Q-values differ in their last bits between torch's AVX2 and AVX-512 kernels
@@ -62,6 +68,7 @@ class Tolerance:
 
 
 SUMMATION_ORDER = Tolerance(1e-9, 1e-12, "only the order of a float sum differs (numpy, Python, CPU)")
+HALF_WIDTH = Tolerance(1e-6, 1e-12, "a 95% half-width: scipy's t quantile moves between releases")
 
 
 @dataclass(frozen=True)
@@ -122,7 +129,7 @@ ToleranceOf = Callable[[str], Tolerance | None]  # None: not compared (a learned
 
 
 def _default(column: str) -> Tolerance:
-    return SUMMATION_ORDER
+    return HALF_WIDTH if column.endswith("_ci95") else SUMMATION_ORDER
 
 
 def _label(row: Mapping[str, Any], keys: Sequence[str], index: int | str) -> str:

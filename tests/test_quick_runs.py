@@ -74,6 +74,16 @@ def test_a_mean_summed_in_another_order_is_the_same_result():
     assert compare("mmc", a, b) == []
 
 
+def test_a_half_width_may_move_with_scipys_t_quantile_and_a_mean_may_not():
+    stored = load("utility_scheduling")
+    scipy_1_11 = copy.deepcopy(stored)
+    scipy_1_11["rows"][0]["productivity_ci95"] *= 1 + 1.3e-9  # what scipy 1.11.1's stdtrit gave against 1.17.1's
+    assert compare("utility_scheduling", stored, scipy_1_11) == []
+    moved = copy.deepcopy(stored)
+    moved["rows"][0]["productivity"] *= 1 + 1.3e-9
+    assert [d.column for d in compare("utility_scheduling", stored, moved)] == ["productivity"]
+
+
 def test_a_learned_cell_is_held_to_its_stored_interval_and_its_jobs_exactly():
     stored = load("responsive_grid")
     learned = LEARNED["responsive_grid"]
