@@ -114,7 +114,7 @@ class _View:
 
     def __init__(self, agents: int, resources: int) -> None:
         self.agents, self.resources = agents, resources
-        self.topology = GridTopology.complete(agents, resources)
+        self.topology = GridTopology.complete(agents, [1.0] * resources)  # the floor reads sizes only
         self.completed: Signal[GridCompletion] = Signal()
         self.step_ended: Signal[int] = Signal()
 

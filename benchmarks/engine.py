@@ -10,16 +10,17 @@ tracing hook) over the least a SimPy user would write for this one model.
 
 - **schedlab**: ``Source(poisson_workload(45, Exponential(1.0), count=N, seed=seed))``
   feeding ``Machine(env, 50, FCFS())``; the run ends when the workload drains.
-- **raw SimPy**: a source process, and one process per customer that holds a
-  ``simpy.Resource(capacity=50)`` (``with res.request() as req: yield req; yield
-  env.timeout(s)``) and appends its wait to a list.
+- **raw SimPy**: :mod:`schedlab.processes.simpy_machine`, the package's plain-SimPy
+  machine (lesson 2 starts from it): a source process, and one process per customer
+  that holds a ``simpy.Resource(capacity=50)`` (``with res.request() as req: yield req;
+  yield env.timeout(s)``) and appends its wait to a list.
 
 Both draw the same way: in blocks of :data:`schedlab.model.core.workloads.BLOCK` (1024)
 from one ``numpy.random.Generator``, a block of inter-arrival gaps, then a block of
-service times, converted to Python floats once per block. With the same seed the two
-models see the very same customers, so their mean waits agree up to float rounding
-(schedlab schedules arrivals at cumulated absolute times, the raw model by adding
-gaps); they are printed with the Erlang-C mean wait, which one run of 200 000
+service times, converted to Python floats once per block, the arrival times cumulated
+as ``poisson_workload`` cumulates them. With the same seed the two models see the very
+same customers at the very same times, so their waits agree exactly; the mean waits
+are printed with the Erlang-C mean wait, which one run of 200 000
 customers matches only to within several per cent (waits at rho = 0.9 are strongly
 correlated). Each side's time covers building the model, drawing its customers,
 running it and collecting the waits; each is run ``--repeat`` times, interleaved, and
@@ -59,7 +60,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 import simpy
@@ -69,6 +70,7 @@ from schedlab.model.core.distributions import Exponential
 from schedlab.model.core.workloads import BLOCK, poisson_workload
 from schedlab.policies.ordering import FCFS
 from schedlab.processes.machine import Machine
+from schedlab.processes.simpy_machine import run_jobs
 from schedlab.processes.source import Source
 
 SERVERS = 50
@@ -87,35 +89,22 @@ def run_schedlab(customers: int, seed: int, servers: int = SERVERS) -> list[floa
     return [r.wait for r in machine.records]
 
 
-def run_raw(customers: int, seed: int, servers_: int = SERVERS) -> list[float]:
-    """The same queue in plain SimPy, as a user would write it; returns each customer's wait."""
+def run_raw(customers: int, seed: int, servers: int = SERVERS) -> list[float]:
+    """The same queue in plain SimPy (:mod:`schedlab.processes.simpy_machine`); returns each customer's wait."""
     rng = np.random.default_rng(seed)
-    env = simpy.Environment()
-    servers = simpy.Resource(env, capacity=servers_)
-    rate = RHO * servers_ * SERVICE_RATE
-    waits: list[float] = []
+    rate = RHO * servers * SERVICE_RATE
 
-    def customer(service: float) -> Generator[simpy.Event, object, None]:
-        arrived = env.now
-        with servers.request() as req:
-            yield req
-            waits.append(env.now - arrived)
-            yield env.timeout(service)
-
-    def source() -> Generator[simpy.Event, object, None]:
-        left = customers
+    def draws() -> Iterator[tuple[float, float]]:
+        left, clock = customers, 0.0
         while left > 0:
-            # The same draws, in the same order and blocks, as poisson_workload's.
-            gaps = rng.exponential(1.0 / rate, BLOCK).tolist()
+            # The same draws, in the same order and blocks, as poisson_workload's, and its arrival times.
+            times = clock + np.cumsum(rng.exponential(1.0 / rate, BLOCK))
             services = rng.exponential(1.0 / SERVICE_RATE, BLOCK).tolist()
-            for gap, service in zip(gaps[:left], services[:left], strict=True):
-                yield env.timeout(gap)
-                env.process(customer(service))
+            yield from zip(times.tolist()[:left], services[:left], strict=True)
+            clock = float(times[-1])
             left -= BLOCK
 
-    env.process(source())
-    env.run()
-    return waits
+    return run_jobs(draws(), servers)
 
 
 MODELS: dict[str, Callable[[int, int, int], list[float]]] = {"schedlab": run_schedlab, "raw simpy": run_raw}

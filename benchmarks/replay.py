@@ -2,7 +2,8 @@
 
 The whole UniLu-Gaia-2014-1 log (51,987 records, 2,004 processors; ``--trace`` takes
 another, by path or by name in ../shared/traces) is replayed under FCFS + EASY
-backfilling (``--backfill conservative``: conservative backfilling, against its own
+backfilling (``--backfill conservative``: conservative backfilling with the plan rebuilt
+at each decision, ``conservative-rebuild`` in checkouts that have it, against its own
 heapq reference ``_heapq_conservative.py``; AccaSim is not run then), from an empty
 machine, by each tool in turn, and the script
 prints one table: per tool the jobs replayed, the load time, the simulation time,
@@ -133,12 +134,14 @@ def _machine_takes_iterators() -> bool:
 
 def build_schedlab(env: Any, jobs: Sequence[Any], procs: int, batch: bool, backfill: str = "easy") -> tuple[Any, str]:
     """The replay model, built as ``replay_model`` builds it where this checkout allows."""
-    from schedlab.policies.batch import make_policy
+    from schedlab.policies.batch import BACKFILLS, make_policy
     from schedlab.processes.machine import Machine
     from schedlab.processes.model import Model
     from schedlab.processes.replay import replay_model
     from schedlab.processes.source import Source
 
+    if backfill == "conservative" and "conservative-rebuild" in BACKFILLS:
+        backfill = "conservative-rebuild"  # the reading _heapq_conservative.py transcribes (issue 25)
     policy = make_policy("fcfs", backfill)
     iterators = _machine_takes_iterators()
     if not iterators:

@@ -44,6 +44,7 @@ from schedlab.model.core.streams import Streams
 from schedlab.model.core.workloads import poisson_workload
 from schedlab.model.formats.traces import LoadedTrace, evaluate, load_trace, trace_path
 from schedlab.model.records.job_record import Status
+from schedlab.model.records.run_facts import run_facts
 from schedlab.policies import FCFS
 from schedlab.policies.batch import make_policy
 from schedlab.processes import Machine, Model, Source
@@ -117,7 +118,9 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
             raise ValueError(f"length={cfg.length}: the log {cfg.trace} has only {len(trace.jobs)} jobs")
         # the same start for replication r of every policy: common random numbers
         lo = int(streams["window"].integers(0, len(trace.jobs) - cfg.length + 1))
-        model = replay_model(env, trace.jobs[lo : lo + cfg.length], trace.procs, make_policy(*POLICIES[cell["policy"]]))
+        # processor ids (first fit) for the Gantt chart over processors that `schedlab plot` draws
+        model = replay_model(env, trace.jobs[lo : lo + cfg.length], trace.procs, make_policy(*POLICIES[cell["policy"]]),
+                             allocation="first-fit")
         model.parts.update(kind=LOG, procs=trace.procs)
         return model
     machine = Machine(env, cfg.c, FCFS(), name="cpus")
@@ -129,11 +132,13 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
     return Model(env, [], parts={"kind": QUEUE, "cfg": cfg, "machine": machine})
 
 
-def measure(model: Model) -> dict[str, float]:
+def measure(model: Model) -> dict[str, Any]:
     if model["kind"] == LOG:
         row = evaluate(model.records(), model["procs"])
         return {"wait": row["wait"] / 3600, "bounded_slowdown": row["bounded_slowdown"],
-                "utilization": row["utilization"]}
+                "utilization": row["utilization"],
+                # `schedlab plot` draws the utilization of the log's processors, and the jobs over them
+                "files": {**run_facts(model["procs"]), "allocations.csv": model["machine"].allocations_csv()}}
     cfg: Config = model["cfg"]
     warm = int(cfg.warmup_fraction * cfg.customers)
     records = model["machine"].records

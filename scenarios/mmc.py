@@ -13,6 +13,7 @@ utilization beside rho = lambda / (c mu).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import simpy
 
@@ -25,6 +26,7 @@ from schedlab.model.core.streams import Streams
 from schedlab.model.core.workloads import poisson_workload
 from schedlab.model.records.job_record import Status
 from schedlab.model.records.log import RecordLog
+from schedlab.model.records.run_facts import run_facts
 from schedlab.policies import FCFS
 from schedlab.processes import Machine, Model, Source
 
@@ -68,7 +70,7 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
     return Model(env, [machine], until=None, parts={"cfg": cfg, "machine": machine, "source": source})
 
 
-def measure(model: Model) -> dict[str, float]:
+def measure(model: Model) -> dict[str, Any]:
     cfg: Config = model["cfg"]
     warm = int(cfg.warmup_fraction * cfg.customers)
     records = model.records()
@@ -83,6 +85,7 @@ def measure(model: Model) -> dict[str, float]:
         "erlang_c_wait": erlang_c_wait(cfg.c, cfg.arrival_rate, cfg.service_rate),
         "utilization": metrics.utilization(log, cfg.c, start, end),
         "rho": cfg.rho,
+        "files": run_facts(cfg.c, time_unit=""),  # what `schedlab plot` divides by; time in mean service times
     }
 
 

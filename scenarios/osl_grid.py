@@ -36,7 +36,7 @@ import simpy
 
 from schedlab.experiment import cli_main
 from schedlab.learners import OrdinalSharing, SimpleLearning
-from schedlab.model.contracts.grid import PoissonJobs
+from schedlab.model.contracts.grid import GridTopology, PoissonJobs
 from schedlab.model.core.fields import number
 from schedlab.model.core.streams import Streams
 from schedlab.policies import DecentralisedMinMin, LeastLoaded, RandomSelection
@@ -184,12 +184,10 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
     jobs = PoissonJobs(cell["xi"], cfg.jmin, cfg.jmax, streams["arrivals"], streams["lengths"])
     model = GridModel(
         env,
-        capacities,
-        n,
+        GridTopology.complete(n, capacities, sharing=ordinal_ring(n)),
         decider(cfg, cell, streams),
         jobs,
         steps=cfg.steps,
-        ring=ordinal_ring(n),
         record_every=cfg.record_every,
         keep_records=cfg.job_records,  # a run completes hundreds of thousands of jobs: no records unless asked
     )

@@ -173,8 +173,8 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
     capacities = resource_capacities(cfg.resources, tuple(cfg.capacity_range), streams["capacities"])
     topo = topology(cfg, cell["topology"], capacities, streams["topology"])
     jobs = PoissonJobs(cfg.xi, *cfg.length_range, streams["arrivals"], streams["lengths"])
-    model = GridModel(env, capacities, cfg.agents, decider(cfg, cell["policy"], streams), jobs, steps=cfg.steps,
-                      topology=topo, record_every=cfg.record_every)
+    model = GridModel(env, topo, decider(cfg, cell["policy"], streams), jobs, steps=cfg.steps,
+                      record_every=cfg.record_every)
     return Model(env, [], until=model.done, parts={"cfg": cfg, "grid": model})
 
 

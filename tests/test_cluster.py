@@ -277,12 +277,12 @@ def test_node_easy_reserves_the_heads_node_where_core_counting_easy_delays_it():
 
 
 def test_partition_conservative_plans_each_partition_apart():
-    from schedlab.policies.conservative import Conservative
+    from schedlab.policies.conservative_rebuild import RebuildConservative
     from schedlab.policies.partition_conservative import PartitionConservative
 
     # one count: the gpu node's 8 idle cores reserve the head "now" (it cannot start: no
     # cpu node is free), and job 4 starts on cpu-0 in its own slot, so the head waits
-    assert _head_and_backfill(Conservative()) == {1: 0.0, 2: 0.0, 4: 2.0, 3: 502.0}
+    assert _head_and_backfill(RebuildConservative()) == {1: 0.0, 2: 0.0, 4: 2.0, 3: 502.0}
     # a profile per partition: the head is reserved on the cpu nodes at 100, job 4 after it
     assert _head_and_backfill(PartitionConservative()) == {1: 0.0, 2: 0.0, 3: 100.0, 4: 150.0}
 
@@ -298,15 +298,16 @@ def test_partitions_that_share_nodes_are_planned_as_one_pool():
 @pytest.mark.parametrize("rules", ["easy", "conservative"])
 def test_on_one_core_nodes_the_cluster_rule_starts_the_jobs_the_machine_rule_starts(rules):
     """Where counting processors is exact (one-core nodes, no partitions), NodeEASY is EASY
-    and PartitionConservative is Conservative: the same starts on 512 SDSC-SP2 jobs."""
+    and PartitionConservative is RebuildConservative: the same starts on 512 SDSC-SP2 jobs."""
     from schedlab.model.formats.traces import load_trace
-    from schedlab.policies.conservative import Conservative
+    from schedlab.policies.conservative_rebuild import RebuildConservative
     from schedlab.policies.node_backfilling import NodeEASY
     from schedlab.policies.partition_conservative import PartitionConservative
     from schedlab.processes.cluster import cluster_model
     from schedlab.processes.replay import replay_model
 
-    on_machine, on_cluster = {"easy": (EASY, NodeEASY), "conservative": (Conservative, PartitionConservative)}[rules]
+    on_machine, on_cluster = {"easy": (EASY, NodeEASY),
+                              "conservative": (RebuildConservative, PartitionConservative)}[rules]
     trace = load_trace(str(ROOT.parent / "shared" / "traces" / "SDSC-SP2-1998-4.2-cln.swf.gz"))
     window = trace.jobs[20000:20512]
     platform = parse_platform({"nodes": {"node": {"count": trace.procs, "cores": 1}}})

@@ -148,6 +148,22 @@ def test_nodes_stay_within_their_resources_and_jobs_within_their_partitions(case
             if exclusive:
                 assert len({r[0] for r in now}) <= 1  # alone on its nodes
 
+    # core ids: each stretch holds as many ids as cores, on the nodes of its placement rows, and
+    # no core id is held by two jobs at once
+    from schedlab.model.formats.procset import parse_procset
+
+    held: dict[int, object] = {}
+    for _t, begins, core, job_id in sorted((t, begins, core, job_id)
+                                          for job_id, procs, start, end in cluster.allocation_rows() if start < end
+                                          for core in parse_procset(procs)
+                                          for t, begins in ((start, 1), (end, 0))):
+        if begins:
+            assert core not in held, f"core {core} given to job {job_id} while job {held[core]} holds it"
+            assert index[cluster.core_of(core)[0]] in platform.nodes_of(by_id[job_id])
+            held[core] = job_id
+        else:
+            del held[core]
+
 
 @settings(max_examples=100, deadline=None)
 @given(cases())

@@ -20,7 +20,7 @@ from schedlab.experiment.cli import main
 from schedlab.learners.approximators import ApproximatorConfig
 from schedlab.learners.sarsa import SarsaConfig
 from schedlab.learners.td import LearningRate, TDConfig
-from schedlab.model.core.fields import FieldValueError, items, number, validate, work_units
+from schedlab.model.core.fields import FieldValueError, is_int, is_whole, items, number, validate, whole, work_units
 from schedlab.model.papers.deeprm_jobs import DeepRMJobs
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
@@ -180,3 +180,20 @@ def test_a_run_too_large_is_refused_with_its_estimate_unless_forced(capsys):
         run(SCENARIOS / "mmc.py", overrides={"customers": 10**12}, executor="serial")
     assert main(["run", str(SCENARIOS / "mmc.py"), "--set", "customers=1000000000000"]) == 2
     assert "add --force" in capsys.readouterr().err
+
+
+def test_whole_number_helpers_tell_a_count_by_type_and_a_whole_value_by_value():
+    # a count (agents, steps, a window) must be an int, numpy's too, never a bool or a float
+    assert is_int(3) and is_int(np.int64(3)) and is_int(0)
+    assert not is_int(3.0) and not is_int(True) and not is_int("3")
+    assert is_int(3, low=3) and not is_int(2, low=3)
+    # a whole value (CPUs a policy computed, a capacity) may arrive as a float
+    assert is_whole(4.0) and is_whole(np.float64(4.0)) and is_whole(4)
+    assert not is_whole(4.5) and not is_whole(math.inf) and not is_whole(math.nan) and not is_whole(True)
+    assert is_whole(1.0, low=1) and not is_whole(0.0, low=1)
+    # whole() checks by type and says what is wrong in one line
+    assert whole("steps", np.int64(5), 1) == 5 and type(whole("steps", np.int64(5), 1)) is int
+    with pytest.raises(ValueError, match=r"^steps must be a whole number >= 1, got 0$"):
+        whole("steps", 0, 1)
+    with pytest.raises(ValueError, match=r"^runs must be a whole number >= 1, got 2\.0$"):
+        whole("runs", 2.0, 1)

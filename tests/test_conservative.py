@@ -12,7 +12,8 @@ from schedlab.model.core.job import Job
 from schedlab.model.formats.traces import load_trace
 from schedlab.policies.backfilling import EASY
 from schedlab.policies.batch import BACKFILLS, make_policy
-from schedlab.policies.conservative import Conservative, plan
+from schedlab.policies.conservative import Conservative
+from schedlab.policies.conservative_rebuild import RebuildConservative, plan
 from schedlab.policies.profile import Profile
 from schedlab.policies.scoring import Priority
 from schedlab.processes.machine import Machine
@@ -63,16 +64,21 @@ def test_conservative_protects_every_reservation_where_easy_protects_only_the_he
     jobs = five_jobs()
     assert starts(make_policy("fcfs", "easy"), jobs) == {1: 0.0, 2: 10.0, 3: 33.0, 4: 3.0, 5: 10.0}
     assert starts(make_policy("fcfs", "conservative"), jobs) == {1: 0.0, 2: 10.0, 3: 20.0, 4: 30.0, 5: 4.0}
+    # exact estimates, FCFS: rebuilding the plan at each decision gives the same slots
+    assert starts(make_policy("fcfs", "conservative-rebuild"), jobs) == starts(Conservative(), jobs)
 
 
 def test_plan_gives_every_waiting_job_its_reservation():
     """The plan at 4.5 (E runs on the free CPU until 9): B 10, C 20, D 30, as worked above."""
     env = simpy.Environment()
-    machine = Machine(env, 4, Conservative())
+    policy = Conservative()
+    machine = Machine(env, 4, policy)
     Source(env, five_jobs(), machine)
     env.run(until=4.5)
     reserved = {job.id: t for job, t in plan(machine.view).items()}
     assert reserved == {2: 10.0, 3: 20.0, 4: 30.0}
+    assert {job.id: t for job, t in policy.reservations().items()} == reserved  # the plan it keeps
+    assert {job.id: t for job, t in policy.promised.items()} == {**reserved, 1: 0.0, 5: 4.0}
 
 
 def test_a_job_ending_early_lets_the_plan_move_up():
@@ -86,6 +92,7 @@ def test_a_job_ending_early_lets_the_plan_move_up():
             Job(id=2, submit=1.0, runtime=10.0, cpus=4),
             Job(id=3, submit=2.0, runtime=2.0, cpus=1)]
     assert starts(Conservative(), jobs) == {1: 0.0, 2: 6.0, 3: 2.0}
+    assert starts(RebuildConservative(), jobs) == {1: 0.0, 2: 6.0, 3: 2.0}
 
 
 def test_profile_finds_the_earliest_slot_and_splits_steps():
@@ -102,26 +109,39 @@ def test_profile_finds_the_earliest_slot_and_splits_steps():
 
 
 def test_any_priority_order_and_the_command_line_names():
-    """SJF ranks by requested time: the 2 s job goes before the 10 s one that came first."""
-    assert "conservative" in BACKFILLS
+    """Rebuilt at each decision, SJF ranks the whole queue by requested time: the 2 s job goes
+    before the 10 s one that came first. With reservations at arrival, the 10 s job's slot
+    (10) was promised before the 2 s job came: it keeps it, and the order ranks only jobs
+    that arrive together."""
+    assert {"conservative", "conservative-rebuild"} <= set(BACKFILLS)
     policy = make_policy("sjf", "conservative")
     assert isinstance(policy, Conservative) and str(policy) == "sjf+conservative"
+    rebuild = make_policy("sjf", "conservative-rebuild")
+    assert isinstance(rebuild, RebuildConservative) and str(rebuild) == "sjf+conservative-rebuild"
     jobs = [Job(id=1, submit=0.0, runtime=10.0, cpus=4),
             Job(id=2, submit=1.0, runtime=10.0, cpus=4),
             Job(id=3, submit=2.0, runtime=2.0, cpus=4)]
-    assert starts(Conservative(Priority("sjf")), jobs) == {1: 0.0, 2: 12.0, 3: 10.0}
-    with pytest.raises(ValueError, match="rlscheduler has no conservative"):
-        make_policy("fcfs", "conservative", compat="rlscheduler")
+    assert starts(RebuildConservative(Priority("sjf")), jobs) == {1: 0.0, 2: 12.0, 3: 10.0}
+    assert starts(Conservative(Priority("sjf")), jobs) == {1: 0.0, 2: 10.0, 3: 20.0}
+    together = [Job(id=1, submit=0.0, runtime=10.0, cpus=4), Job(id=2, submit=1.0, runtime=10.0, cpus=4),
+                Job(id=3, submit=1.0, runtime=2.0, cpus=4)]
+    env = simpy.Environment()
+    model = replay_model(env, together, 4, Conservative(Priority("sjf")), batch_decisions=True).run()
+    assert {r.id: r.start for r in model.records()} == {1: 0.0, 2: 12.0, 3: 10.0}
+    for name in ("conservative", "conservative-rebuild"):
+        with pytest.raises(ValueError, match="rlscheduler has no conservative"):
+            make_policy("fcfs", name, compat="rlscheduler")
 
 
 def test_other_resources_are_asked_at_start_only():
     """It plans CPUs: B is reserved now (2 CPUs free) but its memory is taken, so it waits for A."""
-    env = simpy.Environment()
-    machine = Machine(env, 4, Conservative(), resources={"memory": 10.0})
-    Source(env, [Job(id=1, submit=0.0, runtime=5.0, cpus=2, demands={"memory": 8.0}),
-                 Job(id=2, submit=1.0, runtime=5.0, cpus=2, demands={"memory": 8.0})], machine)
-    env.run()
-    assert {r.id: r.start for r in machine.records} == {1: 0.0, 2: 5.0}
+    for policy in (Conservative(), RebuildConservative()):
+        env = simpy.Environment()
+        machine = Machine(env, 4, policy, resources={"memory": 10.0})
+        Source(env, [Job(id=1, submit=0.0, runtime=5.0, cpus=2, demands={"memory": 8.0}),
+                     Job(id=2, submit=1.0, runtime=5.0, cpus=2, demands={"memory": 8.0})], machine)
+        env.run()
+        assert {r.id: r.start for r in machine.records} == {1: 0.0, 2: 5.0}
 
 
 def _heapq_conservative():
@@ -146,7 +166,7 @@ def test_same_schedule_as_the_heapq_reference_on_a_window(trace, lo, hi):
     loaded = load_trace(str(path))
     window = loaded.jobs[lo:hi]
     env = simpy.Environment()
-    model = replay_model(env, window, loaded.procs, make_policy("fcfs", "conservative")).run()
+    model = replay_model(env, window, loaded.procs, make_policy("fcfs", "conservative-rebuild")).run()
     mine = {r.id: r.start for r in model.records()}
     tuples = [(j.id, j.submit, j.runtime, j.cpus, j.requested_time) for j in window]
     reference = _heapq_conservative()
@@ -167,7 +187,7 @@ def test_same_schedule_as_the_heapq_reference_when_jobs_are_killed_at_their_requ
         pytest.skip(f"{path} not present")
     loaded = load_trace(str(path))
     window = loaded.jobs[20000:23000]
-    model = replay_model(simpy.Environment(), window, loaded.procs, make_policy("fcfs", "conservative"),
+    model = replay_model(simpy.Environment(), window, loaded.procs, make_policy("fcfs", "conservative-rebuild"),
                          walltime="kill").run()
     records = model.records()
     mine = {r.id: r.start for r in records}
@@ -184,6 +204,7 @@ def test_easy_and_conservative_differ_but_both_keep_every_job():
     jobs = five_jobs()
     a, b = starts(EASY(), jobs), starts(Conservative(), jobs)
     assert a.keys() == b.keys() == {1, 2, 3, 4, 5} and a != b
+    assert starts(RebuildConservative(), jobs).keys() == a.keys()
 
 
 def test_schedlab_replay_takes_conservative(tmp_path, capsys):
@@ -201,16 +222,18 @@ def test_schedlab_replay_takes_conservative(tmp_path, capsys):
     assert "conservative" in out
 
 
-def test_early_completions_can_move_a_reservation_later():
-    """The price of recomputing the plan (module docstring): when jobs end before their
-    requested time, a job's reservation can move later, which the paper's compression
-    forbids. Found by a random search, 3 CPUs, every estimate >= the run time: at 16,
-    job 7's reservation moves from 38 to 53."""
-    rows = [(0, 2, 8, 3, 18), (1, 3, 6, 2, 15), (2, 4, 4, 2, 8), (3, 6, 7, 2, 13), (4, 7, 10, 1, 16),
-            (5, 10, 10, 1, 12), (6, 12, 10, 3, 15), (7, 14, 2, 1, 8), (8, 15, 10, 2, 10)]
-    jobs = [Job(i, float(s), runtime=float(r), cpus=c, estimate=float(e)) for i, s, r, c, e in rows]
+#: found by a random search, 3 CPUs, every estimate >= the run time: (id, submit, run, cpus, estimate)
+MOVES_LATER = [(0, 2, 8, 3, 18), (1, 3, 6, 2, 15), (2, 4, 4, 2, 8), (3, 6, 7, 2, 13), (4, 7, 10, 1, 16),
+               (5, 10, 10, 1, 12), (6, 12, 10, 3, 15), (7, 14, 2, 1, 8), (8, 15, 10, 2, 10)]
+
+
+def test_early_completions_can_move_a_reservation_later_when_the_plan_is_rebuilt():
+    """The price of recomputing the plan (conservative_rebuild's docstring): when jobs end
+    before their requested time, a job's reservation can move later, which the paper's
+    compression forbids. At 16, job 7's reservation moves from 38 to 53."""
+    jobs = [Job(i, float(s), runtime=float(r), cpus=c, estimate=float(e)) for i, s, r, c, e in MOVES_LATER]
     seen: list[tuple[float, float]] = []  # (now, job 7's reservation)
-    policy = Conservative()
+    policy = RebuildConservative()
 
     def watched(view):
         reserved = {job.id: t for job, t in plan(view).items()}
@@ -223,3 +246,66 @@ def test_early_completions_can_move_a_reservation_later():
     Source(env, jobs, machine)
     env.run()
     assert (16.0, 53.0) in seen and any(t == 38.0 for _, t in seen)
+
+
+def test_with_compression_no_reservation_moves_later():
+    """The same jobs under the paper's rule: job 7 is promised 38 on arrival; each early end
+    compresses the plan, and no job's reservation is ever later than at the decision before."""
+    jobs = [Job(i, float(s), runtime=float(r), cpus=c, estimate=float(e)) for i, s, r, c, e in MOVES_LATER]
+    policy = Conservative()
+    last: dict[int, float] = {}
+    moved_up = 0
+
+    def check(now):
+        nonlocal moved_up
+        for job, t in policy.reservations().items():
+            assert t <= last.get(job.id, t), f"job {job.id}: {last[job.id]} -> {t} at {now}"
+            moved_up += t < last.get(job.id, t)
+            last[job.id] = t
+
+    def checked(now, answer):
+        yield from answer  # as the machine applies each start
+        check(now)
+
+    def watched(view):
+        answer = policy(view)
+        return check(view.now) if answer is None else checked(view.now, answer)
+
+    env = simpy.Environment()
+    machine = Machine(env, 3, watched)
+    Source(env, jobs, machine)
+    env.run()
+    started = {r.id: r.start for r in machine.records}
+    assert {job.id: t for job, t in policy.promised.items()}[7] == 38.0
+    assert all(started[job.id] <= t for job, t in policy.promised.items())
+    assert moved_up > 0  # early ends did move some jobs up
+
+
+def test_on_sdsc_sp2_under_kill_no_job_starts_after_its_arrival_reservation():
+    """The guarantee on a real log: SDSC-SP2's first 2,000 jobs, killed at their requested
+    time. The rebuilt plan starts some jobs after the slot it gave them on arrival; the
+    paper's rule none (benchmarks/conservative_guarantee.py runs more windows)."""
+    path = TRACES / "SDSC-SP2-1998-4.2-cln.swf.gz"
+    if not path.exists():
+        pytest.skip(f"{path} not present")
+    loaded = load_trace(str(path))
+    window = loaded.jobs[:2000]
+    paper = Conservative()
+    model = replay_model(simpy.Environment(), window, loaded.procs, paper, walltime="kill").run()
+    started = {r.id: r.start for r in model.records()}
+    assert len(paper.promised) == len(window)
+    late = [(job.id, t, started[job.id]) for job, t in paper.promised.items() if started[job.id] > t]
+    assert late == []
+
+    first: dict = {}
+    rebuild = RebuildConservative()
+
+    def noted(view):
+        if any(job not in first for job in view.waiting):
+            for job, t in plan(view).items():
+                first.setdefault(job, t)
+        return rebuild(view)
+
+    model = replay_model(simpy.Environment(), window, loaded.procs, noted, walltime="kill").run()
+    started = {r.id: r.start for r in model.records()}
+    assert sum(started[job.id] > t for job, t in first.items()) > 0

@@ -206,8 +206,10 @@ def test_signal_connect_disconnect():
     got = []
     assert not signal and len(signal) == 0
     receiver = signal.connect(got.append)
+    assert signal.receivers == (receiver,)  # what a hot path tests before building a value nobody hears
     signal.emit(1)
     signal.disconnect(receiver)
+    assert signal.receivers == ()
     signal.emit(2)
     assert got == [1]
     with pytest.raises(TypeError, match="a receiver must be callable"):
@@ -371,7 +373,7 @@ def test_sjf_by_runtime_or_by_estimate(by, order):
     env, machine = build(jobs, capacity=1, policy=SJF(by=by))
     env.run()
     assert [r.id for r in sorted(machine.records, key=lambda r: r.start)] == order
-    with pytest.raises(ValueError, match="SJF: by must be 'runtime' or 'estimate', got 'size'"):
+    with pytest.raises(ValueError, match="SJF: by must be 'estimate' or 'runtime', got 'size'"):
         SJF(by="size")  # type: ignore[arg-type]
 
 

@@ -75,7 +75,7 @@ def test_the_lpc_egee_example_has_the_logs_queues_and_limits():
         (SMALL.replace("memory = 16", "memory = nan"),
          "p.toml: nodes.cpu.memory: must be a finite number >= 0, got nan"),
         (SMALL.replace("memory = 16", "memroy = 16"),
-         "p.toml: nodes.cpu.memroy: unknown key; expected one of count, cores, memory, gpus, resources"),
+         "p.toml: nodes.cpu.memroy: unknown key; expected one of count, cores, memory, gpus, resources, power"),
         (SMALL.replace("cores = 4\n", ""), "p.toml: nodes.cpu.cores: is missing: every node type needs its cores"),
         ("name = 'x'\n", "p.toml: nodes: is missing: a platform needs at least one node type"),
         (SMALL + "[partitions.p]\nnodes = ['gpu']\n",

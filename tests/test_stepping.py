@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -64,7 +65,8 @@ def test_a_step_shows_the_event_and_the_trace():
     assert stepper.done and steps[-1].now == 5.0
     assert any("complete job 7" in str(s) for s in steps)
     # the machine ends a job from a callback on its Timeout, not from a process of its own
-    assert any(s.event == "timeout(3) -> calls cpu._complete" for s in steps)
+    assert any(s.event == "timeout(3) -> cpu completes job 7" for s in steps)
+    assert any(s.event == "CPUs allocated to job 7 -> cpu plans the end of job 7" for s in steps)
     assert "clock t=5" in stepper.event_list()
 
 
@@ -100,3 +102,26 @@ def test_trace_step_stops_at_until(capsys, monkeypatch):
     times = [float(line.split("->")[1].split(":")[0]) for line in out.splitlines() if line.startswith("t=")]
     assert times and max(times) <= 1.0 and "more events follow" not in out
     assert main(["trace", "scenarios/mmc.py", "--quick", "--step", "--until", "-1"]) == 2
+
+
+#: an internal name: a private attribute (``source._run``) or a private class (``_Allocated``)
+INTERNAL = re.compile(r"\._\w|\b_[A-Za-z]\w*")
+
+
+@pytest.mark.parametrize(("scenario", "steps"), [("mmc", 40), ("osl_grid", 400), ("collectives", 400)])
+def test_the_step_through_speaks_in_public_names(scenario, steps, capsys, monkeypatch):
+    """What a class reads: components, their public actions and labelled callbacks, never a private name."""
+    monkeypatch.chdir(ROOT)
+    assert main(["trace", f"scenarios/{scenario}.py", "--quick", "--step", "--limit", str(steps)]) == 0
+    out = capsys.readouterr().out
+    assert "t=0 -> " in out and not INTERNAL.findall(out), INTERNAL.findall(out)[:5]
+
+
+def test_a_machine_with_batched_decisions_and_time_limits_speaks_in_public_names():
+    env = TracedEnvironment()
+    machine = Machine(env, 1, FCFS(), name="cpu", batch_decisions=True, walltime="kill")
+    Source(env, [Job(id=1, submit=0.0, runtime=5.0, cpus=1, estimate=2.0)], machine)
+    events = [s.event for s in Stepper(env).steps_until()]
+    assert "timeout(0) -> cpu decides" in events
+    assert "timeout(2) -> cpu kills job 1 at its time limit" in events
+    assert not [e for e in events if INTERNAL.search(e)]

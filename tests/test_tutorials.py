@@ -3,7 +3,9 @@
 A tutorial page is run as a student runs it: its ```python blocks in order, in one
 namespace (a later block uses names an earlier one defined), from the repository root.
 Where a ```text block follows a ```python block, it is the block's expected output and
-must equal what the block prints (seeded runs print the same numbers every time).
+must equal what the block prints (seeded runs print the same numbers every time). No
+block prints an internal name (a private attribute or class): a lesson speaks in the
+names a student can use.
 Each lesson ends with exercises; their solutions (docs/tutorials/solutions/, one page per
 lesson) run on their own, the same way, so a solution that stops working fails the suite.
 """
@@ -24,6 +26,8 @@ SOLUTIONS = sorted((ROOT / "docs" / "tutorials" / "solutions").glob("[0-9][0-9]_
 BLOCK = re.compile(r"```python\n(.*?)```(?:\s*\n```text\n(.*?)```)?", re.DOTALL)
 #: "about 150 lines of code" per tutorial (issue 9)
 MAX_CODE_LINES = 150
+#: an internal name in printed output: a private attribute (``source._run``) or class (``_Allocated``)
+INTERNAL = re.compile(r"\._\w|\b_[A-Za-z]\w*")
 
 
 def _blocks(page: Path) -> list[tuple[str, str | None]]:
@@ -46,6 +50,8 @@ def test_tutorial_runs_and_prints_what_it_shows(page, monkeypatch):
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             exec(compile(code, f"{page.name} block {i}", "exec"), namespace)
+        internal = INTERNAL.findall(out.getvalue())
+        assert not internal, f"{page.name} block {i} prints internal names: {internal[:5]}"
         if expected is not None:
             got = [line.rstrip() for line in out.getvalue().rstrip().splitlines()]
             want = [line.rstrip() for line in expected.rstrip().splitlines()]

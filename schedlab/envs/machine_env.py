@@ -43,7 +43,7 @@ import simpy
 from schedlab.envs.machine_jobs import SyntheticJobs, TraceWindows
 from schedlab.envs.machine_obs import MachineObserver
 from schedlab.model.contracts.machine import MachineView, Policy
-from schedlab.model.core.fields import number, validate
+from schedlab.model.core.fields import number, validate, whole
 from schedlab.model.core.job import Job
 from schedlab.model.records.job_record import JobRecord
 from schedlab.processes.machine import Machine
@@ -106,8 +106,7 @@ class MachineEnvConfig:
             if not (isinstance(cap, int | float) and math.isfinite(cap) and cap > 0):
                 raise ValueError(f"resources[{name!r}] must be a finite capacity > 0, got {cap!r}")
         cpus = self.machine_cpus  # checks cpus, and that a workload without a size got one
-        if isinstance(cpus, bool) or not isinstance(cpus, int | np.integer) or cpus < 1:
-            raise ValueError(f"cpus must be a whole number >= 1, got {cpus!r}")
+        whole("cpus", cpus, 1)
         self.observer  # checks runtime, and a time_scale taken from the workload  # noqa: B018
 
     @property

@@ -48,6 +48,7 @@ import numpy as np
 from gymnasium import spaces
 
 from schedlab.model.contracts.machine import MachineView
+from schedlab.model.core.fields import whole
 
 __all__ = ["RUNTIME_VIEWS", "MachineObserver"]
 
@@ -78,8 +79,7 @@ class MachineObserver:
     runtime: Literal["estimate", "runtime"] = "estimate"
 
     def __post_init__(self) -> None:
-        if isinstance(self.window, bool) or not isinstance(self.window, int) or self.window < 1:
-            raise ValueError(f"window must be a whole number >= 1, got {self.window!r}")
+        whole("window", self.window, 1)
         if not (isinstance(self.time_scale, int | float) and math.isfinite(self.time_scale) and self.time_scale > 0):
             raise ValueError(f"time_scale must be a finite number > 0, got {self.time_scale!r}")
         if self.runtime not in RUNTIME_VIEWS:

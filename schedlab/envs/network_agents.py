@@ -35,6 +35,7 @@ from pettingzoo.utils.conversions import parallel_to_aec
 
 from schedlab.envs.network_obs import EnvRule, NetworkAgentsConfig, NetworkObserver, SteppedNetwork, network_model
 from schedlab.model.contracts.network import Ship
+from schedlab.model.core.fields import is_int
 from schedlab.model.core.streams import Streams
 from schedlab.model.records.job_record import JobRecord
 
@@ -229,7 +230,7 @@ def _action(action: Any, mask: np.ndarray, who: str) -> int:
     """``action`` as keep (0) or a neighbour's index; a masked-out one (past the server's degree) keeps the job."""
     if isinstance(action, np.ndarray) and action.shape in ((), (1,)):
         action = action.reshape(())[()]
-    if isinstance(action, bool | np.bool_) or not isinstance(action, int | np.integer) or not 0 <= action < len(mask):
+    if not is_int(action, 0) or action >= len(mask):  # numpy's bool is no integer either
         raise ValueError(f"action of {who}: {action!r} is not an action in 0..{len(mask) - 1}")
     return int(action) if mask[action] else 0
 

@@ -59,6 +59,8 @@ def _parser(script: str | None = None) -> argparse.ArgumentParser:
                      help="where to save results (default: results/<scenario>, replaced by each run; a folder "
                           "given here is replaced only with --overwrite)")
     run.add_argument("--no-records", action="store_true", help="do not keep per-job records")
+    run.add_argument("--batsim-jobs", action="store_true",
+                     help="also write each run as Batsim's jobs.csv (batsim/cell<i>-rep<r>-jobs.csv; evalys reads it)")
     run.add_argument("--overwrite", action="store_true", help="replace an earlier run's results in --out")
     run.add_argument("--resume", action="store_true",
                      help="finish the run saved in --out: only the replications not yet done are run "
@@ -70,13 +72,18 @@ def _parser(script: str | None = None) -> argparse.ArgumentParser:
     replay = sub.add_parser("replay", help="replay windows of SWF traces under policies, with or without backfilling")
     if script is None:
         replay.add_argument("traces", nargs="+", metavar="TRACE",
-                            help="SWF log(s), .swf or .swf.gz, by path or by name in ../shared/traces")
+                            help="SWF log(s), .swf or .swf.gz, by path or by name in ../shared/traces, "
+                                 "or Batsim workload JSON (.json: delay profiles)")
     replay.add_argument("--policy", action="append", default=None, metavar="NAME",
-                        help="priority order: fcfs, sjf, smallest, f1, wfp3, unicep (repeatable; default fcfs)")
+                        help="priority order: fcfs, sjf (by requested time), smallest, f1, wfp3, unicep "
+                             "(repeatable; default fcfs)")
     # the names of policies.batch.BACKFILLS, written out: importing it here would load the
     # policies at every start-up of the CLI (tests/test_conservative.py checks they agree)
-    replay.add_argument("--backfill", action="append", default=None, choices=("none", "easy", "conservative"),
-                        help="backfilling: none, easy, conservative (repeatable; default: both none and easy)")
+    replay.add_argument("--backfill", action="append", default=None,
+                        choices=("none", "easy", "conservative", "conservative-rebuild"),
+                        help="backfilling: none, easy, conservative (reservations at arrival, compressed when jobs "
+                             "end early), conservative-rebuild (rebuilt at each decision) (repeatable; default: "
+                             "both none and easy)")
     window = replay.add_mutually_exclusive_group()
     window.add_argument("--start", type=int, default=None, metavar="I", help="one window starting at job I (0-based)")
     window.add_argument("--starts", default=None, metavar="I,J,...", help="windows starting at these jobs")
@@ -104,6 +111,8 @@ def _parser(script: str | None = None) -> argparse.ArgumentParser:
     replay.add_argument("--workers", type=int, default=None)
     replay.add_argument("--out", default=None, metavar="DIR", help="where to save results (default: results/replay)")
     replay.add_argument("--overwrite", action="store_true", help="replace an earlier run's results in --out")
+    replay.add_argument("--batsim-jobs", action="store_true",
+                        help="also write each window as Batsim's jobs.csv (batsim/cell<i>-rep<r>-jobs.csv)")
     replay.add_argument("--traceback", action="store_true", help="on error, show the full Python traceback")
 
     trace = sub.add_parser("trace", help="print the event trace of one replication (time, process, action, detail)")
@@ -202,7 +211,18 @@ def _run(args: argparse.Namespace) -> int:
     if callable(report):
         for path in report(results, out) or []:
             print(f"wrote {path}")
+    if args.batsim_jobs:
+        _batsim_jobs(out)
     return 0
+
+
+def _batsim_jobs(out: Path) -> None:
+    from schedlab.experiment.batsim_export import write_batsim_jobs
+
+    written, left_out = write_batsim_jobs(out)
+    note = f"; {left_out} job(s) still waiting or running at the end left out, as Batsim has no state for them" \
+        if left_out else ""
+    print(f"wrote {len(written)} Batsim jobs.csv file(s) in {out / 'batsim'}{note}")
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -252,6 +272,8 @@ def _replay(args: argparse.Namespace) -> int:
         print(line)
     results.save(out)
     print(f"saved {out}{os.sep}summary.json, summary.csv, replications.csv (per window), records and manifest.json")
+    if args.batsim_jobs:
+        _batsim_jobs(out)
     return 0
 
 

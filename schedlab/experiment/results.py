@@ -42,7 +42,7 @@ def ci95_halfwidth(values: Sequence[float]) -> float:
     if n < 2:
         return math.nan
     # scipy.special's stdtrit is what scipy.stats.t.ppf calls (the same quantile, bit for
-    # bit); importing it spares a run the import of all of scipy.stats (about 0.5 s)
+    # bit); importing it spares a run the import of all of scipy.stats (measured: benchmarks/README.md)
     from scipy.special import stdtrit
 
     return float(stdtrit(n - 1, 0.975) * x.std(ddof=1) / math.sqrt(n))
@@ -191,7 +191,7 @@ class Results:
 def _write_csv(rows: Sequence[Mapping[str, Any]], path: Path) -> None:
     """``pandas.DataFrame(rows).to_csv(path, index=False)``, with the csv module where the table is plain.
 
-    A short run would otherwise import pandas (about 0.3 s) for two small tables.
+    A short run would otherwise import pandas for two small tables (measured: benchmarks/README.md).
     """
     text = _plain_csv(rows)
     if text is None:

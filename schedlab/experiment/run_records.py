@@ -9,8 +9,8 @@ as one DataFrame, made on first use.
 Saving writes ``records.parquet``. Where every part is a log whose columns are plain
 (see :meth:`RecordLog.arrow_table`), the table is made from the logs' arrays with
 pyarrow alone: the table, schema metadata and all, that pyarrow makes of the records'
-DataFrame, without importing pandas. That import is about 0.3 s, a tenth of a 300,000-
-customer mmc run start to finish (``benchmarks/records.py --start-to-finish``). Either
+DataFrame, without importing pandas, an import that is a sizeable part of a run start
+to finish (measured: benchmarks/README.md). Either
 way the file is written with a dictionary only for the columns whose values repeat
 (:func:`_repeating`), so the two ways give the same bytes.
 """
@@ -115,10 +115,9 @@ def _repeating(schema: pa.Schema) -> list[str]:
     """The columns worth a Parquet dictionary: texts, counts, tags; not the floats nor the ids.
 
     A time column has as many distinct values as rows: for it the writer fills a
-    dictionary up to its page limit (1 MiB), then drops it and writes the values plain.
-    mmc, 300,000 customers, in the run's process: the write takes 0.06 s instead of
-    0.31-0.35 s with a dictionary for every column (pyarrow's default), and the file is
-    18.3 MiB instead of 20.4. The values read back are the same.
+    dictionary up to its page limit (1 MiB), then drops it and writes the values plain,
+    so a dictionary for every column (pyarrow's default) writes slower and a larger
+    file (measured: benchmarks/README.md). The values read back are the same.
     """
     import pyarrow as pa
 

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from schedlab.model.core.fields import is_int, whole
+
 __all__ = ["replication_seeds"]
 
 
 def replication_seeds(seed: int, reps: int) -> list[np.random.SeedSequence]:
     """The SeedSequences of replications ``0..reps-1`` of a run seeded with ``seed``."""
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise ValueError(f"seed must be a whole number >= 0, got {seed!r}")
-    if isinstance(reps, bool) or not isinstance(reps, int | np.integer) or reps < 1:
+    whole("seed", seed, 0)
+    if not is_int(reps, 1):
         raise ValueError(f"reps must be a whole number >= 1, got {reps!r}")
     return np.random.SeedSequence(int(seed)).spawn(int(reps))

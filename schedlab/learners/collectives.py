@@ -25,6 +25,7 @@ import numpy as np
 
 from schedlab.learners.utilities import UTILITIES
 from schedlab.model.contracts.network import RunOutcome, random_vectors
+from schedlab.model.core.fields import whole
 
 __all__ = ["CollectiveLearner", "VectorLearner"]
 
@@ -83,8 +84,7 @@ class VectorLearner:
         temperature: float = 0.2,
     ) -> None:
         for name, value, low in (("runs", runs, 1), ("warmup", warmup, 0), ("candidates", candidates, 1)):
-            if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
-                raise ValueError(f"{name} must be a whole number >= {low}, got {value!r}")
+            whole(name, value, low)
         for name, value in (("sigma", sigma), ("alpha_t", alpha_t), ("alpha_p", alpha_p)):
             if not value >= 0:
                 raise ValueError(f"{name} must be >= 0, got {value!r}")

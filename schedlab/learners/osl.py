@@ -98,8 +98,8 @@ class OrdinalSharing:
         self.utility = np.full((n, m), -1.0)
         self.outstanding = np.zeros((n, m))
         self.finished = np.zeros((n, m))
-        # Each agent's row as a view made once: indexing the table anew costs 0.17 us, three times a turn
-        # (timeit). The tables change only in place, so the views stay theirs.
+        # Each agent's row as a view made once, not indexed anew three times a turn (measured:
+        # benchmarks/README.md). The tables change only in place, so the views stay theirs.
         self._rows: list[np.ndarray] = list(self.utility)
         self._outstanding_rows: list[np.ndarray] = list(self.outstanding)
         self._reach = None if view.topology.reach.all() else view.topology.reach
@@ -129,7 +129,7 @@ class OrdinalSharing:
             row[j] = keep * row[j] - step  # eq. 3 with r(j) = -1, at once
             outstanding[j] += 1
             # a plain (job, resource) tuple, which the contract accepts as an Assign: an Assign's
-            # __new__ is a Python call, 0.42 against 0.01 us (timeit), once per job of the run
+            # __new__ is a Python call, once per job of the run (measured: benchmarks/README.md)
             yield pos, j
 
     def completed(self, event: GridCompletion) -> None:

@@ -7,6 +7,8 @@ plot asked for without it raises an ImportError that names the extra to install.
 
 - :func:`gantt`: one bar per job (or per allocation segment, from a trace).
 - :func:`node_gantt`: a cluster's Gantt chart per node, a row per core.
+- :func:`processor_gantt`: jobs over the processor ids they held, coloured by wait.
+- :func:`machine_states`: machines (nodes or processors) computing and idle over time.
 - :func:`utilization_queue`: busy CPUs and queue length over time.
 - :func:`draw_topology`: a small-world ring or a broker/resource grid.
 - :func:`metric_vs_factor`: a metric of ``summary.csv`` against a factor, with 95% intervals.
@@ -15,6 +17,8 @@ plot asked for without it raises an ImportError that names the extra to install.
 
 from schedlab.plots.factors import metric_vs_factor, split_columns
 from schedlab.plots.gantt import Segment, gantt, node_gantt, segments_from_records, segments_from_trace
+from schedlab.plots.machine_states import machine_states
+from schedlab.plots.processor_gantt import processor_gantt
 from schedlab.plots.results import plot_results
 from schedlab.plots.timeseries import occupancy, utilization_queue
 from schedlab.plots.topology import draw_topology
@@ -23,10 +27,12 @@ __all__ = [
     "Segment",
     "draw_topology",
     "gantt",
+    "machine_states",
     "metric_vs_factor",
     "node_gantt",
     "occupancy",
     "plot_results",
+    "processor_gantt",
     "segments_from_records",
     "segments_from_trace",
     "split_columns",

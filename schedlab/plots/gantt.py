@@ -19,6 +19,7 @@ from typing import Any
 from schedlab.model.formats.platform import Platform
 from schedlab.model.records.job_record import JobRecord
 from schedlab.plots._mpl import new_figure
+from schedlab.plots.time_axis import time_axis
 from schedlab.processes.tracing import TraceEntry
 
 __all__ = ["Segment", "core_slots", "gantt", "node_gantt", "segments_from_records", "segments_from_trace"]
@@ -90,6 +91,7 @@ def gantt(
     title: str = "Gantt chart",
     max_jobs: int = 40,
     ax: Any = None,
+    time_unit: str = "",
 ) -> Any:
     """A Gantt chart: one row per job, a bar wherever it held CPUs, labelled ``held/asked``.
 
@@ -104,6 +106,9 @@ def gantt(
         Draw only the first ``max_jobs`` jobs to start (a readable chart has few rows).
     ax
         A matplotlib Axes to draw on; default a new Figure.
+    time_unit
+        ``"s"``: times are seconds, shown in hours or days from the first start
+        (:func:`~schedlab.plots.time_axis.time_axis`); ``""``: as they are.
 
     Returns
     -------
@@ -122,7 +127,9 @@ def gantt(
     fig = ax.figure
     rows: dict[str, int] = {}
     # label a bar only where its text fits: 4% of the time axis
-    span = max((s.end for s in segments), default=1.0) - min((s.start for s in segments), default=0.0)
+    first, last = min((s.start for s in segments), default=0.0), max((s.end for s in segments), default=1.0)
+    span = last - first
+    axis = time_axis(first, last, time_unit)
     for s in sorted(segments, key=lambda s: s.start):
         if s.job not in rows:
             if len(rows) >= max_jobs:
@@ -130,14 +137,14 @@ def gantt(
             rows[s.job] = len(rows)
         full = s.cpus >= s.requested  # a squeezed segment is drawn pale
         ax.broken_barh(
-            [(s.start, s.end - s.start)],
+            [(axis(s.start), (s.end - s.start) / axis.scale)],
             (rows[s.job] - 0.4, 0.8),
             facecolors="tab:blue" if full else "tab:orange",
             alpha=1.0 if full else 0.7,
         )
         if s.end - s.start > 0.04 * span and len(rows) <= 30:
             ax.text(
-                (s.start + s.end) / 2,
+                axis((s.start + s.end) / 2),
                 rows[s.job],
                 f"{s.cpus}/{s.requested}",
                 ha="center",
@@ -147,7 +154,7 @@ def gantt(
             )
     ax.set_yticks(list(rows.values()), [f"job {j}" for j in rows])
     ax.invert_yaxis()  # first job on top, as a schedule is read
-    ax.set_xlabel("simulated time")
+    ax.set_xlabel(axis.label)
     ax.set_title(title)
     return fig
 
@@ -204,6 +211,7 @@ def node_gantt(
     platform: Platform | None = None,
     title: str = "Gantt chart per node",
     ax: Any = None,
+    time_unit: str = "",
 ) -> Any:
     """A Gantt chart per node: one band per node (a row per core), each job on the cores it held.
 
@@ -221,6 +229,8 @@ def node_gantt(
         The chart's title.
     ax
         A matplotlib Axes to draw on; default a new Figure.
+    time_unit
+        ``"s"``: times are seconds, shown in hours or days from the first start; ``""``: as they are.
 
     Returns
     -------
@@ -247,15 +257,17 @@ def node_gantt(
     fig = ax.figure
     queues = sorted({str(row[1]) for row, _ in placed})
     colours = {q: f"C{i % 10}" for i, q in enumerate(queues)}
-    span = max((float(r[6]) for r, _ in placed), default=1.0) - min((float(r[5]) for r, _ in placed), default=0.0)
+    t0 = min((float(r[5]) for r, _ in placed), default=0.0)
+    span = max((float(r[6]) for r, _ in placed), default=1.0) - t0
+    axis = time_axis(t0, t0 + span, time_unit)
     for row, slots in placed:
         start, end, queue = float(row[5]), float(row[6]), str(row[1])
         for first, count in _runs(slots):
             bottom = base[row[2]] + first
-            ax.broken_barh([(start, end - start)], (bottom + 0.05, count - 0.1), facecolors=colours[queue],
-                           edgecolors="white", linewidth=0.4)
+            ax.broken_barh([(axis(start), (end - start) / axis.scale)], (bottom + 0.05, count - 0.1),
+                           facecolors=colours[queue], edgecolors="white", linewidth=0.4)
             if span > 0 and end - start > 0.03 * span and count * 40 >= total:
-                ax.text((start + end) / 2, bottom + count / 2, str(row[0]), ha="center", va="center",
+                ax.text(axis((start + end) / 2), bottom + count / 2, str(row[0]), ha="center", va="center",
                         fontsize=6, color="white")
     for node in nodes[1:]:
         ax.axhline(base[node], color="0.3", linewidth=0.8)
@@ -267,8 +279,8 @@ def node_gantt(
     ax.set_yticks([base[n] + cores[n] / 2 for n in nodes], [label(n) for n in nodes],
                   fontsize=7 if len(nodes) <= 40 else 4)
     ax.invert_yaxis()  # the first node on top, as a platform file lists them
-    ax.ticklabel_format(axis="x", style="plain", useOffset=False)  # log times: 5,675,000, not 5.675 and "1e6"
-    ax.set_xlabel("simulated time")
+    ax.ticklabel_format(axis="x", style="plain", useOffset=False)  # never "1e6" and an offset
+    ax.set_xlabel(axis.label)
     ax.set_ylabel("nodes: one row per core")
     ax.set_title(title)
     from matplotlib.patches import Patch

@@ -18,6 +18,7 @@ import numpy as np
 from schedlab.model.records.job_record import JobRecord
 from schedlab.plots._mpl import new_figure
 from schedlab.plots.gantt import segments_from_trace
+from schedlab.plots.time_axis import time_axis
 from schedlab.processes.tracing import TraceEntry
 
 __all__ = ["occupancy", "utilization_queue"]
@@ -70,24 +71,31 @@ def occupancy(source: Iterable[JobRecord] | Iterable[TraceEntry]) -> dict[str, t
     return {"busy": _steps(busy), "queue": _steps(queue)}
 
 
-def utilization_queue(source: Iterable[JobRecord] | Iterable[TraceEntry], capacity: float, *, title: str = "") -> Any:
+def utilization_queue(source: Iterable[JobRecord] | Iterable[TraceEntry], capacity: float, *, title: str = "",
+                      time_unit: str = "") -> Any:
     """Two stacked panels: utilization (busy CPUs / capacity) and queue length, over time.
 
     ``source`` is job records, or a trace's entries for exact allocations (see :func:`occupancy`).
+    ``capacity`` is the CPUs of the machine the jobs ran on. The panel's y-limit grows
+    to show any level above 1 (records count a squeezed job on all the CPUs it asked
+    for; a wrong capacity once drew a panel wholly above a fixed limit, which looked empty).
+    ``time_unit="s"`` shows a log's seconds in hours or days from the first event
+    (:func:`~schedlab.plots.time_axis.time_axis`).
     """
     if not capacity > 0:
         raise ValueError(f"capacity must be > 0, got {capacity!r}")
     series = occupancy(source)
+    t, busy = series["busy"]
+    t_queue, queued = series["queue"]
+    axis = time_axis(float(t_queue[0]), float(max(t[-1], t_queue[-1])), time_unit)
     fig = new_figure(8.0, 4.5, rows=2)
     top, bottom = fig.axes
-    t, busy = series["busy"]
-    top.step(t, busy / capacity, where="post", color="tab:blue")
-    top.set_ylabel("utilization")
-    top.set_ylim(0, 1.05)
-    t, queued = series["queue"]
-    bottom.step(t, queued, where="post", color="tab:red")
+    top.step(axis(t), busy / capacity, where="post", color="tab:blue")
+    top.set_ylabel(f"utilization\n(of {capacity:g} CPUs)")
+    top.set_ylim(0, 1.05 * max(1.0, float(busy.max()) / capacity))
+    bottom.step(axis(t_queue), queued, where="post", color="tab:red")
     bottom.set_ylabel("jobs waiting")
-    bottom.set_xlabel("simulated time")
+    bottom.set_xlabel(axis.label)
     if title:
         top.set_title(title)
     return fig

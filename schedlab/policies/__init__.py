@@ -5,7 +5,8 @@ written against (see docs/models.md):
 
 - machine (:class:`~schedlab.model.contracts.machine.MachineView` -> actions): FCFS, SJF,
   BestFit, Tetris, Priority (scores: SCORES), EASY, Conservative (every waiting job
-  reserved in a Profile of free CPUs) and Committed backfilling,
+  reserved in a Profile of free CPUs at its arrival, the plan compressed when jobs end
+  early), RebuildConservative (the plan rebuilt at each decision) and Committed backfilling,
   UtilityScheduler, AggressiveScheduler, the site supervisor's FirstFit, EDF,
   InteractiveFirst, ShortestFirst, GreedyReward and SarsaScheduler; ``make_policy``
   builds the batch policies by name.
@@ -31,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from schedlab.policies.backfilling import EASY, Backfilling, Committed, reservation
 from schedlab.policies.batch import BACKFILLS, make_policy
 from schedlab.policies.conservative import Conservative
+from schedlab.policies.conservative_rebuild import RebuildConservative
 from schedlab.policies.node_backfilling import NodeEASY
 from schedlab.policies.ordering import FCFS, SJF, BestFit, expected_utility
 from schedlab.policies.packing import Tetris, alignment
@@ -67,8 +69,8 @@ if TYPE_CHECKING:
     from schedlab.policies.shipping import RandomVectors, ShippingAgents
 
 #: the grid's and the server network's rules import on first use: their contracts
-#: (model/grid, model/network) import NetworkX, about 0.2 s a machine-only run
-#: (``schedlab run scenarios/mmc.py``) does not need
+#: (model/contracts/grid, model/contracts/network) import NetworkX, an import a
+#: machine-only run (``schedlab run scenarios/mmc.py``) does not need to pay
 _NETWORKX = {
     "DecentralisedMinMin": "grid", "LeastLoaded": "grid", "RandomSelection": "grid",
     "LoadBalancing": "load_balancing", "job_load": "load_balancing", "server_loads": "load_balancing",
@@ -105,6 +107,7 @@ __all__ = [
     "Profile",
     "RandomSelection",
     "RandomVectors",
+    "RebuildConservative",
     "SarsaScheduler",
     "ShippingAgents",
     "ShortestFirst",

@@ -8,6 +8,12 @@ of the running jobs; the processors then left over beyond the head's need are th
 requested time, no later than the shadow time, or uses only extra processors. So no
 backfilled job delays the head — as far as requested times can tell.
 
+Every rule here, and the conservative and cluster variants, takes its order the same
+way: any :class:`~schedlab.model.contracts.machine.Order` (an object with
+``rank(waiting, now)``), or a score (a name in :data:`~schedlab.policies.scoring.SCORES`,
+or a callable ``(job, now) -> float``), read through
+:func:`~schedlab.policies.scoring.as_order`.
+
 References
 ----------
 D. Lifka, "The ANL/IBM SP scheduling system", JSSPP 1995.
@@ -18,12 +24,12 @@ runtime estimates in scheduling the IBM SP2 with backfilling", IEEE TPDS 12(6), 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from operator import attrgetter
 
-from schedlab.model.contracts.machine import MachineView, Start
+from schedlab.model.contracts.machine import MachineView, Order, Score, Start
 from schedlab.model.core.job import Job
-from schedlab.policies.scoring import SCORES, Priority
+from schedlab.policies.scoring import as_order
 
 __all__ = ["EASY", "Backfilling", "Committed", "reservation"]
 
@@ -56,14 +62,24 @@ def reservation(view: MachineView, head: Job) -> tuple[float, int]:
     return shadow, available - need
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Backfilling:
-    """A priority order with backfilling: what EASY and conservative backfilling share.
+    """A queue order with backfilling: what EASY and conservative backfilling share.
 
     A subclass writes :meth:`_starts`, the jobs to start when two or more wait.
+
+    Parameters
+    ----------
+    order
+        An :class:`~schedlab.model.contracts.machine.Order` (default FCFS), or a score:
+        a name in :data:`~schedlab.policies.scoring.SCORES` or a callable
+        ``(job, now) -> float`` (see :func:`~schedlab.policies.scoring.as_order`).
     """
 
-    order: Priority = field(default_factory=Priority)
+    order: Order
+
+    def __init__(self, order: Order | Score | str = "fcfs") -> None:
+        object.__setattr__(self, "order", as_order(order))  # frozen: set once, here
 
     def __call__(self, view: MachineView) -> Iterable[Start] | None:
         waiting = view.waiting
@@ -72,9 +88,8 @@ class Backfilling:
         if len(waiting) == 1:
             # One job waiting (most decisions on a lightly loaded log): it starts or not,
             # and there is nothing to backfill (alone, its reservation is now exactly when
-            # it fits now). A tuple instead of a generator: on Gaia this and EASY's early
-            # returns took EASY from 0.52 to 0.64 of the heapq reference's speed
-            # (in-process, best of 3, same schedule).
+            # it fits now). A tuple instead of a generator, as this is the commonest
+            # decision (measured: benchmarks/README.md; the same schedule).
             job = waiting[0]
             return (Start(job),) if view.fits(job) else None
         return self._starts(view)
@@ -83,9 +98,9 @@ class Backfilling:
         raise NotImplementedError
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class EASY(Backfilling):
-    """EASY backfilling over the priority order ``order`` (default FCFS).
+    """EASY backfilling over the queue order ``order`` (default FCFS).
 
     The order is re-scored at every decision, and so is the head's reservation.
     """
@@ -112,8 +127,8 @@ class EASY(Backfilling):
             # full machine ends it (every job needs a CPU); a job wider than the free CPUs,
             # or one that would delay the head, is passed over with plain comparisons, and
             # fits() (a call, which also weighs other resources) is asked only of jobs
-            # that could start. The same jobs start as when fits() was asked first; on
-            # lublin_256 (a queue of hundreds) this cut the scan's time by about half.
+            # that could start. The same jobs start as when fits() was asked first, and a
+            # queue of hundreds is scanned at a fraction of the cost (measured: benchmarks/README.md).
             free = view.free
             if free == 0:
                 return
@@ -135,29 +150,27 @@ class EASY(Backfilling):
 class Committed:
     """RLScheduler's scheduling loop (Zhang et al., SC 2020), for comparing with its tables.
 
-    The job with the lowest score is chosen and the policy *commits* to it: it waits
-    until it fits, and the queue is not re-scored meanwhile. With ``backfill``, while
-    it waits, queued jobs are tried in FCFS order and start if they fit now and end, by
-    their requested time, strictly before the committed job's shadow time — computed
-    once, when it first blocked. Spare processors are not used. Stateful: one per run.
+    The first job of ``order``'s ranking is chosen and the policy *commits* to it: it
+    waits until it fits, and the queue is not ranked again meanwhile. With ``backfill``,
+    while it waits, queued jobs are tried in FCFS order and start if they fit now and
+    end, by their requested time, strictly before the committed job's shadow time —
+    computed once, when it first blocked. Spare processors are not used. Stateful: one
+    per run. ``order`` is read as :class:`Backfilling` reads it.
     """
 
-    def __init__(self, score: str = "fcfs", backfill: bool = False) -> None:
-        if score not in SCORES:
-            raise ValueError(f"unknown score {score!r}; choose from {', '.join(SCORES)}")
-        self.score = score
+    def __init__(self, order: Order | Score | str = "fcfs", backfill: bool = False) -> None:
+        self.order = as_order(order)
         self.backfill = backfill
         self._head: Job | None = None
         self._shadow: float | None = None
 
     def __call__(self, view: MachineView) -> Iterator[Start]:
-        fn = SCORES[self.score]
         now = view.now
         while True:
             if self._head is None:
                 if not view.waiting:
                     return
-                self._head = min(view.waiting, key=lambda job: fn(job, now))
+                self._head = self.order.rank(view.waiting, now)[0]  # a stable ranking's first: the lowest score
                 self._shadow = None
             if not view.fits(self._head):
                 break
@@ -173,4 +186,4 @@ class Committed:
                 yield Start(job)
 
     def __repr__(self) -> str:
-        return f"Committed({self.score!r}, backfill={self.backfill})"
+        return f"Committed({str(self.order)!r}, backfill={self.backfill})"

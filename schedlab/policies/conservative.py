@@ -1,48 +1,43 @@
-"""Conservative backfilling on top of any priority order.
+"""Conservative backfilling as Mu'alem & Feitelson (2001) define it: reservations made at arrival.
 
-Conservative backfilling (Mu'alem & Feitelson 2001): every waiting job holds a
-reservation, not only the first. In priority order, each job is given the earliest
-slot in the :class:`~schedlab.policies.profile.Profile` of free processors (built from
-the running jobs' requested ends, then carved by the reservations of the jobs before
-it) where its processors stay free for its requested time. A job starts now only if
-its reservation is now; so no job starts early at the cost of an earlier job's
-reservation, as far as requested times can tell.
+Every waiting job holds a reservation, not only the first. A job is given its
+reservation **when it arrives**: the earliest slot in the
+:class:`~schedlab.policies.profile.Profile` of free processors (the running jobs'
+requested ends, then every reservation already made) where its processors stay free
+for its requested time. That slot is its promise: no later arrival can take it. A job
+starts when its reservation comes.
 
-Which reading
--------------
-The paper makes each reservation at arrival and, when a job ends before its requested
-time, *compresses* the schedule: jobs are moved earlier in the order of their
-reservations, never later. Here the reservations are **recomputed at every decision
-event** (arrival, completion, capacity change) from scratch, in priority order. Why
-this reading:
+When a job ends before its requested time, its processors are free earlier than the
+plan assumed, and the schedule is **compressed**: the waiting jobs are taken in the
+order of their reservations, each moved to the earliest slot the profile now has
+(running jobs and the jobs already moved). A job can only move earlier: a job moved
+before it keeps, at and after its reservation, a subset of the processors it held
+there, and the jobs after it are not yet placed. So no job starts later than the
+reservation it was given on arrival (``tests/test_conservative_properties.py``),
+as long as no job holds its processors past its requested time: under
+``walltime="kill"`` none does. A job that runs on past its request (``run-on``)
+holds processors the plan counted free; a job reserved then waits, and the plan is
+compressed again at each decision until it starts.
 
-- it is a policy without memory, like :class:`~schedlab.policies.backfilling.EASY`: it
-  reads the view and nothing else, so it works over any :class:`Priority` order (the
-  order may change between decisions: SJF, WFP3...), on any machine, behind the RL
-  adapters, and a preempted or resized job needs no bookkeeping;
-- with exact requested times and a fixed order (FCFS) it keeps the classic guarantee:
-  no job starts later than the reservation it was given when it arrived, because each
-  recomputation sees the same running jobs and the same earlier jobs and so gives the
-  same slots (``tests/test_conservative_properties.py`` checks it);
-- it is what Batsim's batsched and CQSim call conservative backfilling in replay.
+What it leaves out, and why
+---------------------------
+- Decisions at equal times follow the machine's event order, one per event (an
+  arrival and a completion at the same instant are two decisions). A reservation is
+  the earliest slot *at its arrival's decision*; a completion at the same instant
+  that comes after it in the event list compresses it at its own decision.
+- It plans processors. A job reserved now whose other named resources do not fit
+  (``view.fits``) waits, and the plan is compressed at each decision until it starts.
+- The plan is the policy's own state: one :class:`Conservative` per run (a scenario's
+  ``build`` makes one). Jobs started, preempted or resized by anything else make it
+  compress (a preempted job is planned again, as a new arrival).
+- :class:`~schedlab.policies.conservative_rebuild.RebuildConservative`
+  (``conservative-rebuild``) keeps no plan and rebuilds it at each decision in priority
+  order; on SDSC-SP2 windows under ``--walltime kill`` it starts some jobs later than
+  their arrival reservation (docs/traces.md).
 
-With early completions a recomputation may move a job later than an earlier plan
-(an earlier job moved up can take its slot), which compression forbids; and an order
-that re-scores the queue (SJF) lets a newcomer go ahead of a waiting job. Both are the
-price of not keeping a plan; an order with fixed scores and exact estimates pay none.
-
-What bounds the scan
---------------------
-Only jobs reserved *now* start, and the reservations of jobs behind a job never move
-its own. So the plan stops as soon as no later job could start now: when every job
-left is wider than the processors the profile still has free now, or than the
-machine's free CPUs (a job alone in the queue is the shortest case: it starts if it
-fits). A decision thus costs the placement of the jobs up to that point, each a
-walk over at most ``running + placed + 1`` steps; the rest of the queue is not
-planned (its reservations could not start anything).
-
-Resources: it plans CPUs. A job reserved now whose other named resources do not fit
-(``view.fits`` is asked) keeps its reservation but does not start.
+Cost: at each decision the profile kept from the last one is moved to now and the new
+arrivals are carved into it; a compression (an early end) re-places every waiting job,
+each a walk over at most ``running + waiting + 1`` steps.
 
 References
 ----------
@@ -52,69 +47,134 @@ runtime estimates in scheduling the IBM SP2 with backfilling", IEEE TPDS 12(6), 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from itertools import accumulate
+import math
+from collections.abc import Iterator
 
-from schedlab.model.contracts.machine import MachineView, Start
+from schedlab.model.contracts.machine import MachineView, Order, Score, Start
 from schedlab.model.core.job import Job
-from schedlab.policies.backfilling import Backfilling
 from schedlab.policies.profile import Profile
-from schedlab.policies.scoring import Priority
+from schedlab.policies.scoring import as_order
 
-__all__ = ["Conservative", "plan"]
+__all__ = ["Conservative"]
 
 
-def plan(view: MachineView, order: Priority | None = None) -> dict[Job, float]:
-    """Every waiting job's reservation (start time) under conservative backfilling, now.
+class Conservative:
+    """Conservative backfilling over the queue order ``order`` (default FCFS), with compression.
 
-    The whole queue is planned (no early stop), in ``order``'s ranking (default FCFS).
-    A job wider than the machine's capacity gets ``inf``. This is what a user reads to
-    see the plan; :class:`Conservative` starts the jobs reserved now.
+    ``order`` is an order or a score, as :class:`~schedlab.policies.backfilling.EASY`
+    takes it. It ranks only the jobs that arrive at one decision (``batch_decisions``,
+    or a source's jobs submitted together); after that the plan's order is the order of
+    the reservations. Stateful: one per run.
+
+    Attributes
+    ----------
+    promised
+        Each job's reservation as given at its arrival (its first decision here): the
+        time it is guaranteed to start by, when no job runs past its requested time.
     """
-    order = order or Priority()
-    now = view.now
-    profile = Profile.of_running(now, view.free, view.running)
-    out: dict[Job, float] = {}
-    for job in order.rank(view.waiting, now):
-        i = profile.earliest(job.cpus, job.requested_time)
-        if i < 0:
-            out[job] = float("inf")
-            continue
-        out[job] = profile.times[i]
-        profile.reserve(i, job.cpus, job.requested_time)
-    return out
 
+    def __init__(self, order: Order | Score | str = "fcfs") -> None:
+        self.order = as_order(order)
+        self.promised: dict[Job, float] = {}
+        self._plan: dict[Job, list[float]] = {}  # waiting job -> [reservation, arrival number]
+        self._ends: dict[Job, float] = {}  # running job -> requested end, as the profile holds it
+        self._profile: Profile | None = None  # running jobs and the plan, from the last decision on
+        self._capacity = -1
+        self._arrivals = 0
+        self._stuck = False  # a job reserved now did not fit: the profile is not the machine's
 
-@dataclass(frozen=True)
-class Conservative(Backfilling):
-    """Conservative backfilling over the priority order ``order`` (default FCFS).
+    def reservations(self) -> dict[Job, float]:
+        """The plan now: every waiting job's reservation (``inf`` for a job wider than the machine is)."""
+        return {job: slot[0] for job, slot in self._plan.items()}
 
-    The queue is re-ranked and every reservation recomputed at each decision (see the
-    module's docstring for why, and for what bounds the scan).
-    """
+    def __call__(self, view: MachineView) -> Iterator[Start] | None:
+        waiting = view.waiting
+        if not waiting:  # nothing planned: the next arrival's profile is made afresh from the running jobs
+            self._plan.clear()
+            self._profile = None
+            return None
+        return self._starts(view)
+
+    # ------------------------------------------------------------------ the plan
+    def _changed(self, view: MachineView) -> bool:
+        """Update the running jobs seen; True when the profile no longer matches the machine.
+
+        It matches when every job that left ended at its requested end and every job
+        that came started at its reservation: a reserved slot then simply became a
+        running job's, over the same processors and times.
+        """
+        now, ends = view.now, self._ends
+        changed = self._stuck or view.capacity != self._capacity
+        seen: dict[Job, float] = {}
+        for run in view.running:
+            job, end = run.job, run.requested_end
+            seen[job] = end
+            if ends.get(job) != end:  # started by something else (None), or resized or resumed: a new end
+                changed = True
+        if not changed:
+            for job, end in ends.items():
+                if job not in seen and now < end:  # ended before its requested end
+                    changed = True
+                    break
+        self._ends = seen
+        return changed
+
+    def _compress(self, view: MachineView) -> Profile:
+        """Every reservation moved to the earliest slot, in the order of the reservations."""
+        profile = Profile.of_running(view.now, view.free, view.running)
+        earliest, reserve, times = profile.earliest, profile.reserve, profile.times
+        waiting = set(view.waiting)
+        for job in [j for j in self._plan if j not in waiting]:
+            del self._plan[job]  # taken away (or started) by something else
+        for job, slot in sorted(self._plan.items(), key=lambda item: item[1]):
+            i = earliest(job.cpus, job.requested_time)
+            if i < 0:
+                slot[0] = math.inf
+                continue
+            slot[0] = times[i]
+            reserve(i, job.cpus, job.requested_time)
+        return profile
 
     def _starts(self, view: MachineView) -> Iterator[Start]:
         now = view.now
-        queue: Sequence[Job] = list(self.order.rank(view.waiting, now))  # a copy: starting jobs changes the queue
-        # narrowest[k]: the fewest CPUs any job from position k on asks for, so the scan
-        # can stop when no job left could be reserved now
-        narrowest = list(accumulate(reversed([job.cpus for job in queue]), min))[::-1]
-        profile = Profile.of_running(now, view.free, view.running)
-        free = profile.free  # free[0]: processors not yet reserved now
-        earliest, reserve, fits = profile.earliest, profile.reserve, view.fits
-        for k, job in enumerate(queue):
-            if free[0] < narrowest[k] or view.free < narrowest[k]:
-                # no job from here on could be reserved now, or fit now: nothing more starts
-                return
-            cpus = job.cpus
-            requested = job.requested_time
-            i = earliest(cpus, requested)
-            if i < 0:
-                continue  # wider than the machine is now: it holds nothing
-            reserve(i, cpus, requested)
-            if i == 0 and fits(job):
+        plan = self._plan
+        profile = self._profile
+        if profile is None:
+            self._ends = {run.job: run.requested_end for run in view.running}
+            self._stuck = False
+            profile = self._compress(view)
+        elif self._changed(view):
+            self._stuck = False
+            profile = self._compress(view)
+        else:
+            profile.advance(now)
+        self._profile = profile
+        self._capacity = view.capacity
+        new = [job for job in view.waiting if job not in plan]
+        if new:
+            earliest, reserve, times = profile.earliest, profile.reserve, profile.times
+            for job in self.order.rank(new, now) if len(new) > 1 else new:
+                self._arrivals += 1
+                i = earliest(job.cpus, job.requested_time)
+                slot = times[i] if i >= 0 else math.inf
+                if i >= 0:
+                    reserve(i, job.cpus, job.requested_time)
+                plan[job] = [slot, self._arrivals]
+                self.promised.setdefault(job, slot)
+        due = sorted((slot, job) for job, slot in plan.items() if slot[0] <= now)
+        fits, ends = view.fits, self._ends
+        for slot, job in due:
+            if fits(job):
+                if slot[0] != now:  # late (see below): it holds processors past what the profile carved
+                    self._stuck = True
+                del plan[job]
+                ends[job] = now + job.requested_time  # the slot it held in the profile
                 yield Start(job)
+            else:  # the profile counted processors free that are not (a job ran past its request)
+                self._stuck = True
 
     def __str__(self) -> str:
         return f"{self.order}+conservative"
+
+    def __repr__(self) -> str:
+        return f"Conservative({self.order!r})"

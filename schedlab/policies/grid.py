@@ -22,6 +22,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from schedlab.model.contracts.grid import Assign, GridView
+from schedlab.model.core.fields import is_int
 
 __all__ = ["DecentralisedMinMin", "LeastLoaded", "RandomSelection"]
 
@@ -102,7 +103,7 @@ class DecentralisedMinMin(_Stateless):
     """
 
     def __init__(self, period: int = 5) -> None:
-        if isinstance(period, bool) or not isinstance(period, int) or period < 1:
+        if not is_int(period, 1):
             raise ValueError(f"period (DMMS refresh, in steps) must be a whole number >= 1, got {period!r}")
         self.period = period
 

@@ -32,9 +32,8 @@ def heaviest(waiting: Iterable[Job], capacities: list[int]) -> Job | None:
 
     Written out, with the same arithmetic in the same order, so the same job: LB scans
     every overloaded server's whole queue at every step (about 95 jobs a scan at
-    (0.8, 8)), and ``max`` with a key makes two calls per job. An LB run of
-    ``benchmarks/collectives.py``'s network, 3 runs, best of 3, in one process: 0.60-0.62
-    against 0.45 s, the same G. ``None`` for no job.
+    (0.8, 8)), and ``max`` with a key makes two calls per job (measured:
+    benchmarks/README.md; the same G). ``None`` for no job.
     """
     first, n = capacities[0], len(capacities)
     best, most = None, -math.inf

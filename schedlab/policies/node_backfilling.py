@@ -23,12 +23,12 @@ does (``tests/test_cluster.py`` replays a SDSC-SP2 window both ways).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from schedlab.model.contracts.machine import Start
+from schedlab.model.contracts.machine import Order, Score, Start
 from schedlab.model.contracts.placement import Allocation, ClusterView, NodeState, copy_nodes, hold, let_go
 from schedlab.model.core.job import Job
-from schedlab.policies.scoring import Priority
+from schedlab.policies.scoring import as_order
 
 __all__ = ["NodeEASY", "node_reservation"]
 
@@ -65,15 +65,19 @@ def node_reservation(view: ClusterView, head: Job) -> tuple[float, list[NodeStat
     return float("inf"), None, None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class NodeEASY:
     """EASY backfilling over ``order`` that reserves nodes through the cluster's placement rule.
 
     Needs a :class:`~schedlab.processes.cluster.Cluster` (its view is a
-    :class:`~schedlab.model.contracts.placement.ClusterView`).
+    :class:`~schedlab.model.contracts.placement.ClusterView`). ``order`` is an order or
+    a score, as :class:`~schedlab.policies.backfilling.EASY` takes it (default FCFS).
     """
 
-    order: Priority = field(default_factory=Priority)
+    order: Order
+
+    def __init__(self, order: Order | Score | str = "fcfs") -> None:
+        object.__setattr__(self, "order", as_order(order))  # frozen: set once, here
 
     def __call__(self, view: ClusterView) -> Iterator[Start] | None:
         if not view.waiting:
@@ -92,7 +96,7 @@ class NodeEASY:
         free = view.free
         if not any(job.cpus <= free for job in queue[i + 1:]):
             # no job behind the head could start now: no reservation to work out (a copy of every
-            # node); 4.5 s -> 4.1 s on a 4,096-job SDSC-SP2 window on 128 one-core nodes
+            # node; measured: benchmarks/README.md)
             return
         head = queue[i]
         shadow, at_shadow, reserved = node_reservation(view, head)
@@ -114,8 +118,8 @@ class NodeEASY:
             hold(at_shadow, job, alloc, rule.exclusive)  # it would still run at the shadow time
             # On none of the head's reserved nodes, those are as they were, so the head still
             # fits there: the rule is asked only when the job would share one of them, and
-            # where it then places the head becomes the reservation the next jobs must spare.
-            # (On a 4,096-job SDSC-SP2 window on 128 one-core nodes, 12.3 s -> 8.1 s, the same schedule.)
+            # where it then places the head becomes the reservation the next jobs must spare
+            # (the same schedule, in less time; measured: benchmarks/README.md).
             if reserved is not None and reserved.keys().isdisjoint(alloc):
                 placed: Allocation | None = reserved
             else:

@@ -4,11 +4,16 @@ Each is a callable ``policy(view) -> Start | None`` (see
 :mod:`schedlab.model.contracts.machine`). The machine calls it until it returns ``None``, so a
 policy only ever names the next job to start. They are small frozen dataclasses so
 they pickle into process pools and print in results.
+
+:class:`FCFS` and :class:`SJF` are also orders (:class:`~schedlab.model.contracts.machine.Order`:
+they have ``rank``), so a backfilling rule runs over them: ``EASY(SJF(by="runtime"))``.
+:class:`BestFit` is not: which job it picks depends on what fits now, not on a ranking.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -26,33 +31,51 @@ class FCFS:
     see EASY backfilling for the variant that lets later jobs through).
     """
 
+    def rank(self, waiting: Sequence[Job], now: float) -> Sequence[Job]:
+        """The queue as it is: jobs in the order they reached the machine."""
+        return waiting
+
     def __call__(self, view: MachineView) -> Start | None:
         waiting = view.waiting
         if waiting and view.fits(head := waiting[0]):
             return Start(head)
         return None
 
+    def __str__(self) -> str:
+        return "fcfs"
+
 
 @dataclass(frozen=True)
 class SJF:
-    """Shortest job first, by ``runtime`` (an oracle) or by the user's ``estimate``.
+    """Shortest job first, by the user's ``estimate`` (the default) or by the true ``runtime``.
 
-    Ties go to the earlier arrival. Strict like :class:`FCFS`: the shortest job waits
-    for room rather than being overtaken.
+    ``by="estimate"`` sorts by the requested time, what a real scheduler knows: the
+    same order as the score ``"sjf"`` (``Priority("sjf")``, ``make_policy("sjf")``,
+    ``schedlab replay --policy sjf``). ``by="runtime"`` is an oracle: it reads how long
+    each job will really run, which no scheduler knows beforehand. Ties go to the
+    earlier arrival. Strict like :class:`FCFS`: the shortest job waits for room rather
+    than being overtaken.
     """
 
-    by: Literal["runtime", "estimate"] = "runtime"
+    by: Literal["estimate", "runtime"] = "estimate"
 
     def __post_init__(self) -> None:
-        if self.by not in ("runtime", "estimate"):
-            raise ValueError(f"SJF: by must be 'runtime' or 'estimate', got {self.by!r}")
+        if self.by not in ("estimate", "runtime"):
+            raise ValueError(f"SJF: by must be 'estimate' or 'runtime', got {self.by!r}")
+
+    def rank(self, waiting: Sequence[Job], now: float) -> Sequence[Job]:
+        """The waiting jobs, shortest first by :attr:`by` (a stable sort: ties keep arrival order)."""
+        return sorted(waiting, key=_estimate if self.by == "estimate" else _runtime)
 
     def __call__(self, view: MachineView) -> Start | None:
         waiting = view.waiting
         if not waiting:
             return None
-        job = min(waiting, key=_runtime) if self.by == "runtime" else min(waiting, key=_estimate)
+        job = min(waiting, key=_estimate) if self.by == "estimate" else min(waiting, key=_runtime)
         return Start(job) if view.fits(job) else None
+
+    def __str__(self) -> str:
+        return "sjf" if self.by == "estimate" else "sjf-runtime"
 
 
 def _runtime(job: Job) -> float:

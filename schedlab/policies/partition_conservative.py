@@ -1,7 +1,9 @@
 """Conservative backfilling on a cluster: a profile of free cores per partition.
 
-:class:`~schedlab.policies.conservative.Conservative` plans with one count of free
-processors. On a cluster with partitions that count mixes them up: a GPU partition's
+:class:`~schedlab.policies.conservative_rebuild.RebuildConservative` plans with one count
+of free processors, rebuilt at each decision, and so does this rule per partition (the
+arrival-reservation :class:`~schedlab.policies.conservative.Conservative` has no
+cluster version yet). On a cluster with partitions that count mixes them up: a GPU partition's
 idle cores make a CPU job look as if it could start now, and a job started "in its
 slot" may then take cores that an earlier job's reservation, in its own partition,
 needs. :class:`PartitionConservative` keeps one
@@ -15,14 +17,15 @@ counts cores within a pool: a job that must fit on one node (GPUs, an exclusive
 placement) may be reserved at a time when its pool has the cores but no node has them
 all; the cluster then keeps it waiting (``fits`` asks the placement rule) and its
 reservation moves on at the next decision. On nodes of one core, where counting is
-exact, with no partitions it is :class:`Conservative` (``tests/test_cluster.py``
+exact, with no partitions it is :class:`RebuildConservative` (``tests/test_cluster.py``
 replays a SDSC-SP2 window both ways).
 
 Why not reserve nodes, as :class:`~schedlab.policies.node_backfilling.NodeEASY` does for
 its one head? A version that fixed each reservation's nodes when it planned them was
 tried: on one-core nodes it made jobs wait longer than counting does (a 512-job
 SDSC-SP2 window: mean wait 4,725 s counting, 7,354 s fixing nodes), because a
-reservation's nodes are better chosen when it starts, and it cost some 300 times more.
+reservation's nodes are better chosen when it starts, and it cost far more time
+(measured: benchmarks/README.md).
 """
 
 from __future__ import annotations
@@ -60,7 +63,7 @@ def node_pools(groups: Sequence[Sequence[int]]) -> dict[int, int]:
     return {i: names.setdefault(root(i), len(names)) for i in sorted(parent)}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class PartitionConservative(Backfilling):
     """Conservative backfilling over ``order`` with a profile of free cores per pool of partitions.
 

@@ -59,12 +59,9 @@ class FirstFitPlacement:
 
     def place(self, job: Job, nodes: Sequence[NodeState], allowed: Sequence[int]) -> Allocation | None:
         # Two passes at most, each stopping early: a job one node could hold scans for the
-        # first node with room; a wider one takes nodes in order until it has its cores.
-        # Against weighing every node first, this (with room()'s cores-only shortcut) cut a
-        # 4,096-job SDSC-SP2 EASY replay on 128 one-core nodes from 2.9 s to 1.25 s; the
-        # lazy spread and the Cluster's running count of free cores, to 0.72-0.93 s; the
-        # plain loops below for jobs of cores only, to 0.58-0.61 s (the same window on a
-        # 128-CPU Machine: 0.15-0.20 s; the loaded 2-core dev machine).
+        # first node with room; a wider one takes nodes in order until it has its cores:
+        # placement is asked at every start and backfilling test, so it must not weigh
+        # every node first (measured: benchmarks/README.md).
         cpus = job.cpus
         if not job.demands:  # cores only: the same answer in plain loops, no call per node
             one_node = False

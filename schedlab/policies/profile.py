@@ -12,7 +12,7 @@ steps.
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 
 from schedlab.model.contracts.machine import RunningView
@@ -94,6 +94,29 @@ class Profile:
             free.insert(k, free[k - 1])
         for m in range(i, k):
             free[m] -= cpus
+
+    def reserve_at(self, time: float, cpus: int, duration: float) -> None:
+        """Take ``cpus`` processors from ``time`` (at or after the first step) for ``duration``.
+
+        A reservation kept from an earlier decision is carved where it was made, which
+        need not be a step of this profile: the step it falls in is split there.
+        """
+        times, free = self.times, self.free
+        i = bisect_left(times, time)
+        if i == len(times) or times[i] != time:
+            times.insert(i, time)
+            free.insert(i, free[i - 1])
+        self.reserve(i, cpus, duration)
+
+    def advance(self, now: float) -> None:
+        """Move the first step to ``now``: the steps that ended by then are dropped."""
+        times = self.times
+        k = bisect_right(times, now) - 1  # the step in force at now
+        if k > 0:
+            del times[:k]
+            del self.free[:k]
+        if times[0] < now:
+            times[0] = now
 
     def __repr__(self) -> str:
         steps = ", ".join(f"({t:g}, {f})" for t, f in zip(self.times, self.free, strict=True))

@@ -3,7 +3,7 @@
 A job's queue is its ``job_class`` (SWF field 15), matched to a
 :class:`~schedlab.model.formats.platform.Queue` of the platform by name or SWF number; jobs of
 no known queue form one more queue, of priority 0 and weight 1. Within a queue jobs go
-in the order of an inner :class:`~schedlab.policies.scoring.Priority` (FCFS by default).
+in the order of an inner :class:`~schedlab.model.contracts.machine.Order` or score (FCFS by default).
 
 - :class:`StrictPriority`: the highest-priority queue first. As Slurm's main scheduling
   loop does, a job that does not fit blocks the later jobs *of its partition* only
@@ -23,15 +23,15 @@ time, which the walltime kill and backfilling then use.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from schedlab.model.contracts.machine import MachineView, Policy, Start
+from schedlab.model.contracts.machine import MachineView, Order, Policy, Score, Start
 from schedlab.model.core.job import Job
 from schedlab.model.formats.platform import Platform, Queue
 from schedlab.policies.batch import make_policy
 from schedlab.policies.node_backfilling import NodeEASY
 from schedlab.policies.partition_conservative import PartitionConservative
-from schedlab.policies.scoring import Priority
+from schedlab.policies.scoring import as_order
 
 __all__ = ["QUEUE_POLICIES", "StrictPriority", "WeightedRoundRobin", "make_queue_policy"]
 
@@ -48,12 +48,20 @@ def _partition(platform: Platform, job: Job) -> str:
     return partition.name if partition is not None else ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class StrictPriority:
-    """Queues by priority (highest first), each in ``order``; a blocked job blocks only its partition."""
+    """Queues by priority (highest first), each in ``order``; a blocked job blocks only its partition.
+
+    ``order`` is an order or a score, as :class:`~schedlab.policies.backfilling.EASY`
+    takes it (default FCFS). It is itself an order (:meth:`rank`).
+    """
 
     platform: Platform
-    order: Priority = field(default_factory=Priority)
+    order: Order
+
+    def __init__(self, platform: Platform, order: Order | Score | str = "fcfs") -> None:
+        object.__setattr__(self, "platform", platform)  # frozen: set once, here
+        object.__setattr__(self, "order", as_order(order))
 
     def rank(self, waiting: Sequence[Job], now: float) -> list[Job]:
         """The waiting jobs by queue priority, then by ``order`` within a queue (a stable sort)."""
@@ -83,9 +91,9 @@ class StrictPriority:
 class WeightedRoundRobin:
     """Each start to the queue furthest behind its weight's share; a blocked queue waits for the next decision."""
 
-    def __init__(self, platform: Platform, order: Priority | None = None) -> None:
+    def __init__(self, platform: Platform, order: Order | Score | str = "fcfs") -> None:
         self.platform = platform
-        self.order = order or Priority()
+        self.order = as_order(order)
         #: jobs started so far per queue name: the round robin's state
         self.started: dict[str, int] = {}
 
@@ -135,18 +143,20 @@ def make_queue_policy(platform: Platform, queues: str = "none", score: str = "fc
     ``none`` is one queue in the score's order; ``strict`` is :class:`StrictPriority`'s
     order; ``wrr`` has no backfilling. EASY on a platform is
     :class:`~schedlab.policies.node_backfilling.NodeEASY`, which reserves nodes through
-    the cluster's placement rule; conservative is
+    the cluster's placement rule; conservative (and conservative-rebuild) is
     :class:`~schedlab.policies.partition_conservative.PartitionConservative`, which counts
-    cores per partition.
+    cores per partition and, like
+    :class:`~schedlab.policies.conservative_rebuild.RebuildConservative`, rebuilds its
+    plan at each decision: a cluster has no arrival-reservation variant yet.
     """
     if queues not in QUEUE_POLICIES:
         raise ValueError(f"unknown queue policy {queues!r}; choose from {', '.join(QUEUE_POLICIES)}")
     make_policy(score, backfill)  # names an unknown score or backfill
-    order = Priority(score)
+    order = as_order(score)
     if queues == "none":
         if backfill == "easy":
             return NodeEASY(order)
-        if backfill == "conservative":
+        if backfill.startswith("conservative"):
             return PartitionConservative(order)
         return make_policy(score, backfill)
     if queues == "wrr":
@@ -155,7 +165,7 @@ def make_queue_policy(platform: Platform, queues: str = "none", score: str = "fc
         return WeightedRoundRobin(platform, order)
     strict = StrictPriority(platform, order)
     if backfill == "easy":
-        return NodeEASY(strict)  # type: ignore[arg-type]  # NodeEASY needs only rank()
-    if backfill == "conservative":
-        return PartitionConservative(strict)  # type: ignore[arg-type]  # it needs only rank()
+        return NodeEASY(strict)
+    if backfill.startswith("conservative"):
+        return PartitionConservative(strict)
     return strict

@@ -1,8 +1,16 @@
-"""Priority scores for batch schedulers, and the policy that starts jobs in score order.
+"""Priority scores for batch schedulers, the policy that starts jobs in score order, and ``as_order``.
 
 A score maps a waiting job (and the time of the decision) to a number; lower runs
 first. :class:`Priority` re-scores the whole queue at every decision event, so scores
 that grow with waiting time (WFP3, UNICEP) reorder the queue as time passes.
+
+There is one way to give a backfilling rule its order: an
+:class:`~schedlab.model.contracts.machine.Order`, any object with
+``rank(waiting, now)``. A score is a short form of one: a score's name in
+:data:`SCORES`, or any callable ``(job, now) -> float``, is wrapped in a
+:class:`Priority` by :func:`as_order`, the one place every rule reads its order
+through. So ``EASY("wfp3")``, ``EASY(lambda job, now: job.cpus)``,
+``EASY(Priority("wfp3"))`` and ``EASY(SJF())`` all work.
 
 References
 ----------
@@ -20,12 +28,10 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from schedlab.model.contracts.machine import MachineView, Start
+from schedlab.model.contracts.machine import MachineView, Order, Score, Start
 from schedlab.model.core.job import Job
 
-__all__ = ["SCORES", "Priority", "f1", "fcfs", "sjf", "smallest", "unicep", "wfp3"]
-
-Score = Callable[[Job, float], float]
+__all__ = ["SCORES", "Priority", "as_order", "f1", "fcfs", "sjf", "smallest", "unicep", "wfp3"]
 
 
 def fcfs(job: Job, now: float) -> float:
@@ -34,7 +40,11 @@ def fcfs(job: Job, now: float) -> float:
 
 
 def sjf(job: Job, now: float) -> float:
-    """Shortest job first, by the requested (user-estimated) time."""
+    """Shortest job first, by the estimate: the requested time, as a scheduler knows it.
+
+    The same order as :class:`~schedlab.policies.ordering.SJF`'s default
+    (``by="estimate"``); ``SJF(by="runtime")`` is the oracle that reads true runtimes.
+    """
     return job.requested_time
 
 
@@ -84,17 +94,25 @@ class Priority:
     :class:`~schedlab.policies.backfilling.EASY` to let later jobs through). Ties keep
     arrival order.
 
+    It is an :class:`~schedlab.model.contracts.machine.Order` too (:meth:`rank`), so a
+    backfilling rule can run over it.
+
     Parameters
     ----------
     score
-        A name in :data:`SCORES`.
+        A name in :data:`SCORES`, or a score: any callable ``(job, now) -> float``
+        (a function defined at module level pickles into process pools; a lambda
+        does not).
     """
 
-    score: str = "fcfs"
+    score: str | Score = "fcfs"
 
     def __post_init__(self) -> None:
-        if self.score not in SCORES:
-            raise ValueError(f"unknown score {self.score!r}; choose from {', '.join(SCORES)}")
+        if isinstance(self.score, str):
+            if self.score not in SCORES:
+                raise ValueError(f"unknown score {self.score!r}; choose from {', '.join(SCORES)}")
+        elif not callable(self.score):
+            raise TypeError(f"a score is a name in SCORES or a callable (job, now) -> float, got {self.score!r}")
 
     def rank(self, waiting: Sequence[Job], now: float) -> Sequence[Job]:
         """The waiting jobs in the order this policy would start them.
@@ -102,7 +120,7 @@ class Priority:
         FCFS is the order jobs reached the machine, which the queue already keeps (for
         a trace, the submit order): no sort. Other scores sort stably, so ties keep it.
         """
-        fn = SCORES[self.score]
+        fn = SCORES[self.score] if isinstance(self.score, str) else self.score
         if fn is fcfs:
             return waiting
         return sorted(waiting, key=lambda job: fn(job, now))
@@ -121,5 +139,25 @@ class Priority:
             yield Start(job)
 
     def __str__(self) -> str:
-        return self.score
+        if isinstance(self.score, str):
+            return self.score
+        return getattr(self.score, "__name__", repr(self.score))
+
+
+def as_order(order: Order | Score | str) -> Order:
+    """``order`` as an :class:`~schedlab.model.contracts.machine.Order`: what every backfilling rule ranks by.
+
+    An object with ``rank(waiting, now)`` is used as it is (:class:`Priority`,
+    :class:`~schedlab.policies.ordering.FCFS`, :class:`~schedlab.policies.ordering.SJF`,
+    :class:`~schedlab.policies.queues.StrictPriority`, your own); a name in
+    :data:`SCORES` or a score callable ``(job, now) -> float`` becomes a
+    :class:`Priority` over it. A policy ``(view) -> action`` is not an order: passed
+    here, it is taken for a score and fails at the first decision.
+    """
+    if isinstance(order, Order):
+        return order
+    if isinstance(order, str) or callable(order):
+        return Priority(order)
+    raise TypeError(f"an order has rank(waiting, now), or is a score (job, now) -> float or a name in SCORES; "
+                    f"got {order!r}")
 

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from schedlab.model.contracts.network import NetworkView, Ship, random_vectors, whole
+from schedlab.model.contracts.network import NetworkView, Ship, random_vectors
+from schedlab.model.core.fields import whole
 from schedlab.model.core.job import Job
 
 __all__ = ["RandomVectors", "ShippingAgents"]
@@ -100,7 +101,7 @@ class ShippingAgents:
                 k += 1
             if k:
                 # a plain (server, job, destination) tuple, which the contract accepts as a Ship: a NamedTuple's
-                # __new__ is a Python call, about 1.5% of the collectives benchmark at tens of shipments a step
+                # __new__ is a Python call, at tens of shipments a step (measured: benchmarks/README.md)
                 out.append((s, job, targets[a][k]))
         return out
 

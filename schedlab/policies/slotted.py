@@ -8,7 +8,8 @@ a heuristic only starts a job that can run *now* for its whole length (no look-a
 reservations), and advances time when none can.
 
 - FCFS: the oldest visible job if it fits now, else wait (strict: it blocks the rest).
-- SJF: the shortest visible job among those that fit now (ties: the older).
+- SJF: the shortest visible job among those that fit now (ties: the older), by its
+  length: DeepRM's jobs carry no estimate, their lengths are known, as in the paper.
 - Tetris: among those that fit now, the highest alignment of demand and free
   resources (:func:`schedlab.policies.packing.alignment`; ties: the older).
 - random: a uniformly random action, void included (DeepRM's random agent).

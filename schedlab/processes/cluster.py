@@ -7,6 +7,14 @@ cores of a :class:`~schedlab.model.formats.platform.Platform`'s nodes. Its polic
 cores each. A job fits when its rule can place it now on the nodes of its partition,
 every node keeping within its cores, memory, GPUs and other resources.
 
+Cores have ids, as Batsim numbers resources: node k's cores are ids ``first_k`` to
+``first_k + cores_k - 1``, the nodes in the platform's order (:meth:`Cluster.core_of`).
+The placement rule picks the nodes; on each node a job takes the lowest block of
+contiguous free cores (else the lowest free ones). :meth:`allocation_rows` and
+:meth:`allocated` give the ids each job held as an interval set (``"0-3 7"``), as a
+machine built with ``allocation=`` does, for Batsim's ``jobs.csv`` and the Gantt chart
+over cores.
+
 Which nodes a job ran on is kept in the cluster's placement table
 (:meth:`Cluster.placement_rows`: one row per job and node, with the cores it held there
 and when), not in the job's :class:`~schedlab.model.records.job_record.JobRecord`: a job may span
@@ -30,6 +38,7 @@ import simpy
 
 from schedlab.model.contracts.machine import Policy
 from schedlab.model.contracts.placement import Allocation, NodeState, Placement, share
+from schedlab.model.contracts.processor_map import ProcessorMap, first_fit
 from schedlab.model.core.job import Job
 from schedlab.model.formats.platform import Platform
 from schedlab.processes.machine import Machine, PolicyError
@@ -123,6 +132,12 @@ class Cluster(Machine):
         self._allowed: dict[Job, tuple[int, ...]] = {}
         self._since: dict[Job, float] = {}
         self._rows: list[tuple[object, str, str, str, int, float, float]] = []
+        # core ids: a free map per node, and each node's first id (the nodes in the platform's order)
+        self._core_maps = [ProcessorMap(n.cores) for n in self.nodes]
+        self._first_core = [0]
+        for n in self.nodes[:-1]:
+            self._first_core.append(self._first_core[-1] + n.cores)
+        self._cores_of: dict[Job, list[tuple[int, list[int]]]] = {}
         # fits() then start() place the same job on the same state: the plan is kept in between
         self._version = 0
         self._plan_of: tuple[Job, int, Allocation | None] | None = None
@@ -212,8 +227,16 @@ class Cluster(Machine):
                     node.free[r] -= a
         self.allocations[job] = alloc
         self._since[job] = self.env.now
-        # a running count: summing every node's free cores here and in _release took 11% of a
-        # profiled 128-node replay (see FirstFitPlacement.place for its timing); exclusive nodes hold all their cores
+        held, ids = [], []
+        for i, cores in alloc.items():  # the cores it runs on: first fit within each node
+            local = first_fit(self._core_maps[i], cores)
+            self._core_maps[i].take(local)
+            held.append((i, local))
+            ids += [self._first_core[i] + c for c in local]
+        self._cores_of[job] = held
+        self._held[job] = (ids, float(self.env.now))
+        # a running count, not a sum over every node here and in _release, paid at each start and end
+        # (measured: benchmarks/README.md); exclusive nodes hold all their cores
         self.free = free - taken
         self._version += 1
 
@@ -246,6 +269,10 @@ class Cluster(Machine):
         self.free = free  # what the nodes gave back, not Machine's run.cpus: an exclusive job held whole nodes
         self._version += 1
         self._allowed.pop(job, None)  # a preempted job looks its nodes up again when it is placed
+        for i, local in self._cores_of.pop(job):
+            self._core_maps[i].give_back(local)
+        ids, since = self._held.pop(job)
+        self._segments.append((job.id, ids, since, float(now)))  # formatted when read
 
     # ------------------------------------------------------------------ results
     def placement_rows(self, *, running: bool = True) -> list[tuple[object, str, str, str, int, float, float]]:
@@ -263,6 +290,13 @@ class Cluster(Machine):
                     node = self.nodes[i]
                     rows.append((job.id, job.job_class, node.name, node.kind, cores, self._since[job], now))
         return rows
+
+    def core_of(self, core_id: int) -> tuple[str, int]:
+        """The node (its name) and the core on it of the cluster-wide core id ``core_id``."""
+        if not 0 <= core_id < self.max_capacity:
+            raise ValueError(f"cluster {self.name!r}: no core {core_id} (ids 0-{self.max_capacity - 1})")
+        i = max(k for k, first in enumerate(self._first_core) if first <= core_id)
+        return self.nodes[i].name, core_id - self._first_core[i]
 
     def placements_csv(self) -> str:
         """:meth:`placement_rows` as CSV text, with a header line."""

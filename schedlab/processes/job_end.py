@@ -19,14 +19,9 @@ tie is common. A process's Timeout, by contrast, was made when SimPy took its ur
 Timeout. Every seed scenario's results were identical, bit for bit (the quick runs'
 digests, now ``tools/digests.py``).
 
-Measured with ``benchmarks/engine.py --before 6a1c50a``: M/M/50 at rho 0.9, 200,000
-customers, one process, best of 3, on the loaded 2-core dev machine. Against the
-hand-written SimPy model (``simpy.Resource`` and a process per customer), schedlab
-runs at 0.99x-1.01x its throughput in CPU time, in two runs. With a process per job it
-ran at 0.83x. At 1,000,000 customers the figures are 1.01x against 0.80x.
-The urgent event is the price of the unchanged order. A scratch variant that made the
-``Timeout`` at once, in ``start()``, took about 9% less time, but it reorders
-same-time events. See ``benchmarks/README.md``.
+Without the process per job, a ``Machine`` keeps up with the plain-SimPy model of
+:mod:`schedlab.processes.simpy_machine`; the urgent event is the price of the
+unchanged order (both measured: benchmarks/README.md, "Measured choices in the code").
 
 :class:`JobEnding` is the part of :class:`~schedlab.processes.machine.Machine` that
 does this (a mix-in: the machine has the state it reads).
@@ -45,7 +40,7 @@ from schedlab.model.records.log import RecordLog
 from schedlab.model.records.table import job_record
 from schedlab.processes.running import Running, RunningSet
 from schedlab.processes.signal import Signal
-from schedlab.processes.tracing import Tracer
+from schedlab.processes.tracing import Tracer, step_label
 
 __all__ = ["JobEnding"]
 
@@ -53,6 +48,7 @@ __all__ = ["JobEnding"]
 _ROUNDING = 1e-9
 
 
+@step_label("CPUs allocated to {job}")
 class _Allocated(simpy.Event):
     """A job got (new) CPUs: due now, urgent; its callback schedules the job's end.
 
@@ -97,6 +93,7 @@ class JobEnding:
     def _account(self) -> None:  # CapacityAccount's
         raise NotImplementedError
 
+    @step_label("plans the end of {job}")
     def _plan_end(self, event: simpy.Event) -> None:
         """``_Allocated``'s callback: schedule the end of the job's current allocation."""
         run: Running = event._value  # SimPy's field behind .value (a property call)
@@ -115,6 +112,7 @@ class JobEnding:
             end.callbacks.append(self._complete)
         run.event = end
 
+    @step_label("completes {job}")
     def _complete(self, event: simpy.Event) -> None:
         """The job's work is done: it leaves with a ``COMPLETED`` record."""
         run: Running = event._value
@@ -129,6 +127,7 @@ class JobEnding:
         run._remaining = 0.0
         self._leave(run, Status.COMPLETED, now)
 
+    @step_label("kills {job} at its time limit")
     def _kill_at_limit(self, event: simpy.Event) -> None:
         """The job reached its time limit: it is killed, with a ``TIMEOUT`` record of the work it did."""
         run: Running = event._value

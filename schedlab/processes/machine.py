@@ -29,6 +29,8 @@ from typing import Literal
 import simpy
 
 from schedlab.model.contracts.machine import Action, Policy, Preempt, Resize, Start
+from schedlab.model.contracts.processor_map import AllocationRule
+from schedlab.model.core.fields import is_whole
 from schedlab.model.core.job import Job
 from schedlab.model.records.job_record import JobRecord, Status
 from schedlab.model.records.log import RecordLog
@@ -36,9 +38,10 @@ from schedlab.model.records.table import job_record
 from schedlab.processes.capacity import CapacityAccount
 from schedlab.processes.job_end import JobEnding, _Allocated  # private: the event is no API
 from schedlab.processes.machine_view import PolicyView
+from schedlab.processes.processor_ids import ProcessorIds
 from schedlab.processes.running import Running, RunningSet
 from schedlab.processes.signal import Signal
-from schedlab.processes.tracing import tracer_of
+from schedlab.processes.tracing import step_label, tracer_of
 
 __all__ = ["Machine", "PolicyError"]
 
@@ -51,7 +54,7 @@ class PolicyError(RuntimeError):
     """A policy asked for something the machine cannot do."""
 
 
-class Machine(CapacityAccount, JobEnding):
+class Machine(CapacityAccount, JobEnding, ProcessorIds):
     """``capacity`` CPUs (and optional other resources) shared by jobs, run by a policy.
 
     Parameters
@@ -85,6 +88,11 @@ class Machine(CapacityAccount, JobEnding):
         as Slurm, PBS and OAR do, with a ``TIMEOUT`` record (``end`` the kill time,
         ``cpu_time`` the CPU-time it held). Under ``"kill"`` a job's limit is its
         ``estimate`` (the log's requested time), if it has one.
+    allocation
+        Give each job specific processor ids (:mod:`schedlab.processes.processor_ids`):
+        ``"first-fit"`` (the lowest contiguous block, else the lowest free ids),
+        ``"lowest"``, or a rule function ``(ProcessorMap, n) -> ids``. Default ``None``:
+        CPUs are counted, not named.
 
     Attributes
     ----------
@@ -113,9 +121,9 @@ class Machine(CapacityAccount, JobEnding):
         oversize: Literal["reject", "raise"] = "reject",
         batch_decisions: bool = False,
         walltime: Literal["run-on", "kill"] = "run-on",
+        allocation: str | AllocationRule | None = None,
     ) -> None:
-        if not isinstance(capacity, int | float) or not math.isfinite(capacity) or int(capacity) != capacity \
-                or capacity < 1:
+        if not is_whole(capacity, 1):
             raise ValueError(f"machine {name!r}: capacity must be a whole number >= 1, got {capacity!r}")
         if oversize not in ("reject", "raise"):
             raise ValueError(f"machine {name!r}: oversize must be 'reject' or 'raise', got {oversize!r}")
@@ -154,6 +162,7 @@ class Machine(CapacityAccount, JobEnding):
         self._capacity_area = 0.0
         self._capacity_since = env.now
         self._trace = tracer_of(env)
+        self._init_ids(allocation)
 
     # ------------------------------------------------------------------ queries
     def fits(self, job: Job, cpus: int | None = None) -> bool:
@@ -225,6 +234,7 @@ class Machine(CapacityAccount, JobEnding):
             self._decision_pending = True
             self.env.timeout(0).callbacks.append(self._batched_decision)
 
+    @step_label("decides")
     def _batched_decision(self, _event: simpy.Event) -> None:
         self._decision_pending = False
         self.decide()
@@ -282,7 +292,7 @@ class Machine(CapacityAccount, JobEnding):
         if cpus is None:
             n = job.cpus  # a whole number >= 1: Job checked it
         else:
-            if int(cpus) != cpus or not 1 <= cpus <= job.cpus:
+            if not is_whole(cpus, 1) or cpus > job.cpus:
                 raise PolicyError(
                     f"machine {self.name!r}: job {job.id} asks for {job.cpus} cpus; cannot start it on {cpus}"
                 )
@@ -312,7 +322,7 @@ class Machine(CapacityAccount, JobEnding):
                 run.requested_end = now + min(job.requested_time, limit)
         else:  # expected to end by what is left of its request, or of its time limit
             run.requested_end = now + min(max(0.0, job.requested_time - run.work_done), run.limit - run.run_time)
-        # _account(), written out here and in _complete (once each per job): 2% of M/M/50's time
+        # _account(), written out here and in _complete: once each per job, on the hot path
         self._busy_area += (self.capacity - self.free) * (now - self._last_change)
         self._last_change = now
         run.cpus = n
@@ -349,7 +359,7 @@ class Machine(CapacityAccount, JobEnding):
     def resize(self, job: Job, cpus: int) -> None:
         """Squeeze running ``job`` onto fewer CPUs, or grow it back (at most what it asked for)."""
         run = self._running_state(job)
-        if int(cpus) != cpus or not 1 <= cpus <= job.cpus:
+        if not is_whole(cpus, 1) or cpus > job.cpus:
             raise PolicyError(f"machine {self.name!r}: job {job.id} asks for {job.cpus} cpus; cannot resize to {cpus}")
         if cpus - run.cpus > self.free:
             raise PolicyError(f"machine {self.name!r}: growing job {job.id} to {cpus} cpus needs "
@@ -369,7 +379,8 @@ class Machine(CapacityAccount, JobEnding):
     # ------------------------------------------------------------------ elsewhere
     # A job's end (_plan_end, _complete, _kill_at_limit, _leave, _release): JobEnding, in
     # job_end.py. The CPUs had over time (busy, busy_time, capacity_time, set_capacity,
-    # _account): CapacityAccount, in capacity.py.
+    # _account): CapacityAccount, in capacity.py. Processor ids (allocation_rows, allocated):
+    # ProcessorIds, in processor_ids.py.
 
     # ------------------------------------------------------------------ internals
     def _running_state(self, job: Job) -> Running:

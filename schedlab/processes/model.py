@@ -54,7 +54,7 @@ class Model:
         in a :class:`~schedlab.model.records.log.RecordLog`, the result is a new ``RecordLog``
         (the stations' arrays copied, their running and waiting jobs appended): no record
         is made until one is read, and ``records_frame`` builds the DataFrame from the
-        arrays (300,000 jobs: 0.5 s of tuples saved here, 1 s in the DataFrame). Otherwise
+        arrays, with no tuple per job (measured: benchmarks/README.md). Otherwise
         it is a list, as each station's ``all_records()`` gives it.
         """
         if self.stations and all(_keeps_log(station) for station in self.stations):

@@ -37,8 +37,9 @@ import networkx as nx
 import numpy as np
 import simpy
 
-from schedlab.model.contracts.network import TOUCHES, RunOutcome, ShippingRule, job_classes, whole
+from schedlab.model.contracts.network import TOUCHES, RunOutcome, ShippingRule, job_classes
 from schedlab.model.contracts.routing import next_hops
+from schedlab.model.core.fields import whole
 from schedlab.model.core.job import Job, frozen_demands, trusted_job
 from schedlab.model.records.job_record import JobRecord, Status
 from schedlab.model.records.table import job_record
@@ -198,14 +199,15 @@ class ServerNetwork:
         self._decided_ids.append(job.id)
 
     def _completion_receiver(self, server: int):  # type: ignore[no-untyped-def]
-        emit, listeners, name = self.completed.emit, self.completed._receivers, self.servers[server].name
+        signal, name = self.completed, self.servers[server].name
 
         def completed(job: Job, start: float, end: float) -> None:
             index = job.id - self._first_id
             self._executed[index] = 1
             self._where[index] = server
-            if listeners:  # most runs have none: a learning experiment completes millions of jobs
-                emit((server, job_record(job, name, Status.COMPLETED, start=start, end=end, cpu_time=end - start)))
+            if signal.receivers:  # most runs have none: a learning experiment completes millions of jobs
+                record = job_record(job, name, Status.COMPLETED, start=start, end=end, cpu_time=end - start)
+                signal.emit((server, record))
 
         return completed
 

@@ -8,6 +8,7 @@ from typing import Literal
 import simpy
 
 from schedlab.model.contracts.machine import Policy
+from schedlab.model.contracts.processor_map import AllocationRule
 from schedlab.model.core.job import Job
 from schedlab.processes.machine import Machine
 from schedlab.processes.model import Model
@@ -17,11 +18,14 @@ __all__ = ["replay_model"]
 
 
 def replay_model(env: simpy.Environment, jobs: Sequence[Job], procs: int, policy: Policy,
-                 *, batch_decisions: bool = False, walltime: Literal["run-on", "kill"] = "run-on") -> Model:
+                 *, batch_decisions: bool = False, walltime: Literal["run-on", "kill"] = "run-on",
+                 allocation: str | AllocationRule | None = None) -> Model:
     """A model that replays ``jobs`` (in submit order) on an empty machine of ``procs`` processors.
 
     ``walltime="kill"`` kills a job that reaches its requested time (its ``estimate``).
+    ``allocation="first-fit"`` gives each job processor ids (``Machine``'s parameter).
     """
-    machine = Machine(env, procs, policy, name="trace", batch_decisions=batch_decisions, walltime=walltime)
+    machine = Machine(env, procs, policy, name="trace", batch_decisions=batch_decisions, walltime=walltime,
+                      allocation=allocation)
     Source(env, jobs, machine)
     return Model(env, [machine], parts={"machine": machine})

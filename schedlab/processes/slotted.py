@@ -36,6 +36,7 @@ import simpy
 
 from schedlab.model.contracts.machine import MachineView
 from schedlab.model.contracts.slotted import Agent, SlottedStep
+from schedlab.model.core.fields import is_int, is_whole, whole
 from schedlab.model.core.job import Job
 from schedlab.model.records.job_record import JobRecord
 from schedlab.processes.machine import Machine
@@ -98,11 +99,10 @@ class SlottedMachine:
         if not self.names:
             raise ValueError("capacities: need at least one resource")
         for r, cap in capacities.items():
-            if isinstance(cap, bool) or not isinstance(cap, int | np.integer) or cap <= 0:
+            if not is_int(cap, 1):
                 raise ValueError(f"capacity of {r!r} must be a whole number > 0, got {cap!r}")
         for what, value in (("horizon", horizon), ("slots", slots), ("backlog", backlog)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{what} must be a whole number >= 1, got {value!r}")
+            whole(what, value, 1)
         self.sim = sim
         self.cap = np.array([capacities[r] for r in self.names], dtype=np.int64)
         self.horizon, self.slots, self.backlog_cap = horizon, slots, backlog
@@ -137,7 +137,7 @@ class SlottedMachine:
 
     def _check(self, job: Job) -> None:
         length = job.runtime
-        if length != int(length) or job.submit != int(job.submit):
+        if not is_whole(length) or not is_whole(job.submit):
             raise ValueError(
                 f"job {job.id}: a time-stepped machine needs whole-number submit and length, "
                 f"got submit={job.submit} runtime={job.runtime}"

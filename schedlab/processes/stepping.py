@@ -10,6 +10,12 @@ one, and what the model's components traced meanwhile comes back with it.
 Built on ``env.peek()`` and ``env.step()``. Listing the event list reads SimPy's heap
 (``env._queue``), read-only, on a sorted copy: SimPy has no public way to list it,
 and nothing here changes it.
+
+What it prints speaks in public terms, never in internal names: a process is named by
+its component (``source``), with its generator's name only when that is public; an
+event class or a callback marked with :func:`~schedlab.processes.tracing.step_label`
+is shown by its label (``CPUs allocated to job 0 -> server plans the end of job 0``),
+and one with a private name and no label by the public SimPy class it extends.
 """
 
 from __future__ import annotations
@@ -62,25 +68,62 @@ _NAMES: weakref.WeakKeyDictionary[Process, str] = weakref.WeakKeyDictionary()
 
 
 def _owner(process: Process) -> str:
-    """Name a process by the component whose generator it runs (``source``), else by its function."""
+    """Name a process by the component whose generator it runs (``source``), else by its function.
+
+    The generator's name follows the component's only when it is public (``grid.run``,
+    not ``source._run``): a private method's name means nothing to the reader.
+    """
     frame = getattr(getattr(process, "_generator", None), "gi_frame", None)
     if frame is None:
         return _NAMES.get(process, process.name)
     owner = frame.f_locals.get("self")
     name = getattr(owner, "name", None)
-    _NAMES[process] = text = f"{name}.{process.name}" if isinstance(name, str) else process.name
+    if owner is not None and not isinstance(name, str):
+        # a component without a name: its class, and its index among its kind if it has one
+        index = getattr(owner, "index", None)
+        name = type(owner).__name__ + (f" {index}" if isinstance(index, int) else "")
+    if isinstance(name, str):
+        text = name if process.name.startswith("_") else f"{name}.{process.name}"
+    else:
+        text = process.name
+    _NAMES[process] = text
     return text
 
 
+def _job(event: simpy.Event) -> str:
+    """The job an event carries as its value (a machine's allocation and end events do), or ``the job``."""
+    job = getattr(getattr(event, "_value", None), "job", None)  # _value: SimPy's field behind .value
+    return f"job {job.id}" if hasattr(job, "id") else "the job"
+
+
+def _call(callback: Any, event: simpy.Event) -> str:
+    """A component's method called back directly, in public terms: ``server completes job 0``."""
+    name = callback.__self__.name
+    label = getattr(callback, "step_label", None)
+    if isinstance(label, str):
+        return f"{name} {label.format(job=_job(event))}"
+    method = callback.__name__
+    return f"{name}.{method}" if not method.startswith("_") else f"{name} (a callback)"
+
+
+def _event_name(event: simpy.Event) -> str:
+    """An event's class in public terms: its label, its own name if public, else the SimPy class it extends."""
+    label = getattr(event, "step_label", None)
+    if isinstance(label, str):
+        return label.format(job=_job(event))
+    public = next(k for k in type(event).__mro__ if not k.__name__.startswith("_"))
+    return public.__name__
+
+
 def describe_event(event: simpy.Event) -> str:
-    """A short, readable description of a SimPy event and of whom it will wake."""
+    """A short, readable description of a SimPy event and of whom it will wake, in public names."""
     waiting = [cb.__self__ for cb in (event.callbacks or []) if isinstance(getattr(cb, "__self__", None), Process)]
     wakes = f" -> wakes {', '.join(_owner(p) for p in waiting)}" if waiting else ""
-    # a component's method called back directly (a Machine ends its jobs so): name it too
-    calls = [f"{cb.__self__.name}.{cb.__name__}" for cb in (event.callbacks or [])
+    # a component's method called back directly (a Machine ends its jobs so): say what it does
+    calls = [_call(cb, event) for cb in (event.callbacks or [])
              if not isinstance(getattr(cb, "__self__", None), Process)
              and isinstance(getattr(getattr(cb, "__self__", None), "name", None), str)]
-    wakes += f" -> calls {', '.join(calls)}" if calls else ""
+    wakes += f" -> {', '.join(calls)}" if calls else ""
     if isinstance(event, Initialize):
         return f"start process {', '.join(_owner(p) for p in waiting) or '?'}"
     if isinstance(event, Timeout):
@@ -88,7 +131,7 @@ def describe_event(event: simpy.Event) -> str:
         return f"timeout({delay:g}){wakes}" if isinstance(delay, int | float) else f"timeout{wakes}"
     if isinstance(event, Process):
         return f"process {_owner(event)} ended{wakes}"
-    return f"{type(event).__name__}{wakes}"
+    return f"{_event_name(event)}{wakes}"
 
 
 class Stepper:

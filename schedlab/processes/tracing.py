@@ -4,16 +4,23 @@ Components look for a tracer on their environment (``env.tracer``) once, when bu
 with none attached, tracing costs one ``is None`` test per event. Use
 :class:`TracedEnvironment` (or set ``env.tracer`` on any SimPy environment before
 building) to collect :class:`TraceEntry` rows.
+
+:func:`step_label` names, in public terms, an event class or a callback that the
+step-through (:class:`~schedlab.processes.stepping.Stepper`) would otherwise show by
+its internal name.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import simpy
 
-__all__ = ["TraceEntry", "TraceLog", "TracedEnvironment", "tracer_of"]
+__all__ = ["TraceEntry", "TraceLog", "TracedEnvironment", "step_label", "tracer_of"]
+
+_Labelled = TypeVar("_Labelled")
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,3 +71,20 @@ class TracedEnvironment(simpy.Environment):
 def tracer_of(env: simpy.Environment) -> Tracer | None:
     """The tracer attached to ``env``, if any."""
     return getattr(env, "tracer", None)
+
+
+def step_label(text: str) -> Callable[[_Labelled], _Labelled]:
+    """Give an event class or a component's callback a public name for the step-through.
+
+    The step-through shows what a teacher's class reads, so an internal name (a
+    private event class, a method with a leading underscore) is replaced by ``text``:
+    a component's callback is shown as ``"<component> <text>"`` (``server completes
+    job 0``), an event as ``text`` (``CPUs allocated to job 0``). ``{job}`` in ``text``
+    becomes the job the event carries (``job 0``), or ``the job``.
+    """
+
+    def label(obj: _Labelled) -> _Labelled:
+        obj.step_label = text  # type: ignore[attr-defined]  # read back by stepping.describe_event
+        return obj
+
+    return label

@@ -33,16 +33,28 @@ backfilling against an independent transcription of that loop: every start time 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import simpy
 
+from schedlab.model.analysis.energy import energy
 from schedlab.model.core.fields import INT_MAX, items, number
 from schedlab.model.core.streams import Streams
+from schedlab.model.formats.batsim import read_batsim_workload
 from schedlab.model.formats.platform_file import cached_platform
-from schedlab.model.formats.traces import COMPATS, NativeSchedule, evaluate, load_trace, pick_windows, trace_path
+from schedlab.model.formats.traces import (
+    COMPATS,
+    LoadedTrace,
+    NativeSchedule,
+    evaluate,
+    load_trace,
+    pick_windows,
+    trace_path,
+)
+from schedlab.model.records.run_facts import run_facts
 from schedlab.policies.batch import BACKFILLS, make_policy
 from schedlab.policies.placement import PLACEMENTS, make_placement
 from schedlab.policies.queues import QUEUE_POLICIES, make_queue_policy
@@ -60,9 +72,9 @@ WALLTIMES = ("kill", "run-on")
 class Config:
     #: SWF logs, by path or by name in traces_dir (e.g. UniLu-Gaia-2014-1)
     traces: tuple[str, ...] = ("UniLu-Gaia-2014-1",)
-    #: priority orders: fcfs, sjf, smallest, f1, wfp3, unicep
+    #: priority orders: fcfs, sjf (by requested time), smallest, f1, wfp3, unicep
     policies: tuple[str, ...] = ("fcfs",)
-    #: backfilling variants: none, easy, conservative
+    #: backfilling variants: none, easy, conservative, conservative-rebuild
     backfills: tuple[str, ...] = ("none", "easy")
     #: jobs per window
     length: int = number(1024, low=1, work=True)
@@ -106,7 +118,7 @@ class Config:
             object.__setattr__(self, "walltime", "run-on" if self.compat == "rlscheduler" else "kill")
         if self.walltime not in WALLTIMES:
             raise ValueError(f"unknown walltime {self.walltime!r}; choose from {', '.join(WALLTIMES)}")
-        if self.compat == "rlscheduler" and "conservative" in self.backfills:
+        if self.compat == "rlscheduler" and any(b.startswith("conservative") for b in self.backfills):
             raise ValueError("compat rlscheduler has no conservative backfilling (RLScheduler has EASY only): "
                              "use backfills none or easy")
         if self.compat == "rlscheduler" and self.walltime != "run-on":
@@ -135,10 +147,29 @@ def REPS(cfg: Config) -> int:
 
 
 def load_log(cfg: Config, name: str) -> Any:
-    """The log ``name`` read and cleaned as ``cfg`` says (read once per process: ``load_trace`` keeps it)."""
+    """The log ``name`` read and cleaned as ``cfg`` says (read once per process: ``load_trace`` keeps it).
+
+    A ``.json`` file is a Batsim workload (:func:`load_batsim`).
+    """
+    if str(name).endswith(".json"):
+        return load_batsim(str(trace_path(name, Path(cfg.traces_dir))), cfg.procs or None)
     # with a platform, memory requests are kept for its nodes' memory
     return load_trace(str(trace_path(name, Path(cfg.traces_dir))), cfg.compat, cfg.strict, bool(cfg.platform),
                       cfg.procs or None)
+
+
+@lru_cache(maxsize=4)
+def load_batsim(path: str, procs: int | None = None) -> LoadedTrace:
+    """A Batsim workload as a replayable log: its jobs on ``procs`` processors, else its ``nb_res``.
+
+    Batsim records no waits, so there is no ``native`` row.
+    """
+    workload = read_batsim_workload(path)
+    size = procs or workload.nb_res
+    if size is None:
+        raise ValueError(f"{path}: the workload gives no nb_res: pass the machine's processors (--procs N)")
+    return LoadedTrace(path, workload.jobs, np.full(len(workload.jobs), np.nan), size, 1,
+                       f"{path}: {len(workload.jobs)} jobs (Batsim workload, delay profiles)")
 
 
 def cells(cfg: Config) -> list[dict]:
@@ -173,7 +204,7 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
     else:
         policy = make_policy(cell["policy"], cell["backfill"], cfg.compat)
         model = replay_model(env, jobs, trace.procs, policy, batch_decisions=cfg.compat == "rlscheduler",
-                             walltime=cfg.walltime)  # type: ignore[arg-type]  # checked in Config
+                             walltime=cfg.walltime, allocation="first-fit")  # type: ignore[arg-type]  # checked in Config
     model.parts.update(procs=trace.procs, window_start=lo)
     return model
 
@@ -183,8 +214,30 @@ def window_seed(cfg: Config, streams: Streams) -> int:
     return cfg.window_seed if cfg.window_seed is not None else int(streams.seed.entropy)
 
 
+def _energy(cluster: Any, records: Any) -> tuple[dict[str, float], str]:
+    """Energy metrics (J, W, J s) and ``energy.csv`` (per job) where every node type gives its power.
+
+    Over the span ``evaluate`` uses, from the first submission to the last end.
+    """
+    platform = cluster.platform
+    ran = [r for r in records if r.end == r.end]  # not nan: it ended
+    if not ran or any(t.power is None for t in platform.node_types):
+        return {}, ""
+    report = energy(cluster.placement_rows(), platform, min(r.submit for r in records), max(r.end for r in ran))
+    per_job = "job,joules\n" + "".join(f"{job},{joules!r}\n" for job, joules in report.per_job.items())
+    return {"energy_j": report.total, "mean_power_w": report.mean_power, "edp_js": report.edp}, per_job
+
+
 def measure(model: Model) -> dict[str, Any]:
     out: dict[str, Any] = evaluate(model.records(), model["procs"])
+    out["files"] = run_facts(model["procs"]) if "procs" in model.parts else {}  # `schedlab plot`'s capacity
     if "cluster" in model.parts:  # which nodes each job ran on: series/...-placements.csv, for `schedlab plot`
-        out["files"] = {"placements.csv": model["cluster"].placements_csv()}
+        out["files"]["placements.csv"] = model["cluster"].placements_csv()
+        out["files"]["allocations.csv"] = model["cluster"].allocations_csv()  # and which cores
+        metrics, per_job = _energy(model["cluster"], model.records())
+        out.update(metrics)
+        if per_job:  # each job's joules: --batsim-jobs writes them as consumed_energy
+            out["files"]["energy.csv"] = per_job
+    elif getattr(model.parts.get("machine"), "processors", None) is not None:  # which processors: its Gantt chart
+        out["files"]["allocations.csv"] = model["machine"].allocations_csv()
     return out

@@ -7,15 +7,14 @@ import math
 import networkx as nx
 import numpy as np
 
+from schedlab.model.core.fields import whole
 from schedlab.model.core.workloads import as_generator
 
 __all__ = ["bipartite_grid", "grid_capacities", "ordinal_ring", "resource_capacities"]
 
 
 def _count(name: str, value: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-        raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
-    return int(value)
+    return whole(name, value, 1)
 
 
 def ordinal_ring(n: int) -> nx.DiGraph:

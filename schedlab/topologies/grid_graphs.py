@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import networkx as nx
 import numpy as np
 
+from schedlab.model.core.fields import is_int
 from schedlab.model.core.workloads import as_generator
 from schedlab.topologies.grid import _count, resource_capacities
 
@@ -147,7 +148,7 @@ def hierarchical_grid(
         raise ValueError(f"latency: every value must be finite and >= 0, got {lat}")
     lowest = len(levels) - 1  # the lowest broker level
     agents_at = lowest if agent_level is None else agent_level
-    if isinstance(agents_at, bool) or not isinstance(agents_at, int | np.integer) or not 0 <= agents_at <= lowest:
+    if not is_int(agents_at, 0) or agents_at > lowest:
         raise ValueError(f"agent_level must be a broker level in 0..{lowest}, got {agent_level!r}")
     sites = math.prod(levels)
     caps = _capacities(sites * per_site, capacity_range, capacities, seed).tolist()

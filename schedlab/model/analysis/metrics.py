@@ -7,8 +7,8 @@ Handed a :class:`~schedlab.model.records.log.RecordLog` (what ``Model.records()`
 gives for machines and servers), the per-job metrics and :func:`utilization` read its
 columns (:meth:`~schedlab.model.records.log.RecordLog.column`) instead of making a
 record per job, with the same results bit for bit: the same float operations on the
-same values, and :func:`utilization`'s sum still taken job after job. mmc's ``measure``
-over 300,000 records: 0.97 -> 0.03 s CPU (``benchmarks/records.py --phases``).
+same values, and :func:`utilization`'s sum still taken job after job; a scenario's
+``measure`` is then no longer paid per record (measured: benchmarks/README.md).
 """
 
 from __future__ import annotations

@@ -5,16 +5,20 @@ policy with a read-only :class:`MachineView` and applies the :data:`Action` it r
 then asks again, until the policy returns ``None``. Policies in
 :mod:`schedlab.policies` and learners in :mod:`schedlab.learners` are written against
 these types only.
+
+A queue order is the other thing a policy may be built on: an :class:`Order` ranks the
+waiting jobs, and the backfilling rules (EASY, conservative, their cluster variants)
+start jobs in its ranking. A :data:`Score` is the short way to write one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import NamedTuple, Protocol
+from typing import NamedTuple, Protocol, runtime_checkable
 
 from schedlab.model.core.job import Job
 
-__all__ = ["Action", "MachineView", "Policy", "Preempt", "Resize", "RunningView", "Start"]
+__all__ = ["Action", "MachineView", "Order", "Policy", "Preempt", "Resize", "RunningView", "Score", "Start"]
 
 
 class Start(NamedTuple):
@@ -114,3 +118,29 @@ class MachineView(Protocol):
 
 #: a policy: called with the view, returns the next action or ``None`` (nothing more now)
 Policy = Callable[[MachineView], Action | None]
+
+
+#: a score: maps a waiting job and the decision's time to a number; lower starts first
+Score = Callable[[Job, float], float]
+
+
+@runtime_checkable
+class Order(Protocol):
+    """A queue order: ranks the waiting jobs, the first to start first.
+
+    This is the one thing a backfilling rule asks of its order, at every decision: the
+    rule walks the ranking, starts jobs while they fit, and reserves for the first that
+    does not. Keeping the ranking apart from the starting is what lets one rule (EASY,
+    conservative, their cluster variants) run over any order, and one order run under
+    any rule. Any object with this method is an order; a plain :data:`Score` is turned
+    into one by :func:`schedlab.policies.scoring.as_order`.
+    """
+
+    def rank(self, waiting: Sequence[Job], now: float) -> Sequence[Job]:
+        """``waiting`` in the order its jobs should start, at time ``now``.
+
+        ``waiting`` is the machine's queue, in arrival order; return a new sequence (or
+        ``waiting`` itself when it is already the order) and never mutate it. Sort
+        stably, so that ties keep arrival order.
+        """
+        ...

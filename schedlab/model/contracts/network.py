@@ -35,18 +35,10 @@ __all__ = [
     "ShippingRule",
     "job_classes",
     "random_vectors",
-    "whole",
 ]
 
 #: what makes an agent "touch" a job (I_k^eta = 1), see :class:`~schedlab.processes.network.ServerNetwork`
 TOUCHES = ("visit", "decision")
-
-
-def whole(name: str, value: int, low: int) -> int:
-    """``value`` as an int, checked to be a whole number >= ``low`` (a one-line error naming ``name``)."""
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
-        raise ValueError(f"{name} must be a whole number >= {low}, got {value!r}")
-    return int(value)
 
 
 class Ship(NamedTuple):
@@ -176,10 +168,10 @@ class RunOutcome:
     def efficiency(self) -> float:
         """G of eq. 6: the weighted fraction of the run's jobs that were executed within it."""
         total = float(self.weights.sum())
-        # A masked sum, not ``weights @ executed``: a run's dot product (16,000 jobs at (0.8, 8)) goes
-        # to OpenBLAS, whose threads took 14 ms of CPU a call on the loaded 2-core machine (0.01 ms on
-        # one thread) and spun on into the code that followed. The network's weights are 1.0 (add_job
-        # aside), so both give the same count, bit for bit.
+        # A masked sum, not ``weights @ executed``: a run's dot product goes to OpenBLAS, whose threads
+        # cost far more CPU than the sum and spin on into the code that follows (measured:
+        # benchmarks/README.md). The network's weights are 1.0 (add_job aside), so both give the same
+        # count, bit for bit.
         return float(self.weights[self.executed].sum()) / total if total > 0 else math.nan
 
 

@@ -29,6 +29,12 @@ field that may be negative, infinite, larger or empty says so:
 ``number(0, high=INT_MAX)`` (a seed), ``items((), nonempty=False)``. Fields marked
 ``work=True`` scale the work of one replication (jobs, steps, customers); a runner
 multiplies them to estimate a run's size before it starts (see :func:`work_units`).
+
+Outside configs, a constructor's whole-number argument is checked with the same rule
+through one helper: :func:`is_int` (a whole number by type, as a count or an index is),
+:func:`is_whole` (by value: ``4.0`` passes, as a CPU count computed in floats may be)
+and :func:`whole` (the check and its one-line error, ``steps must be a whole number >= 1,
+got 0``).
 """
 
 from __future__ import annotations
@@ -41,12 +47,50 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
-    "INT_MAX", "SANE", "Check", "FieldValueError", "items", "number", "validate", "validate_values", "work_units",
+    "INT_MAX", "SANE", "Check", "FieldValueError", "is_int", "is_whole", "items", "number", "validate",
+    "validate_values", "whole", "work_units",
 ]
 
 INT_MAX = 2**63 - 1
 #: the upper bound of a number that declares none
 SANE = 10**9
+
+
+def is_int(value: Any, low: float | None = None) -> bool:
+    """Whether ``value`` is a whole number by type (an ``int`` or a numpy integer, never a ``bool``), >= ``low``.
+
+    Counts, sizes and indices take this rule: ``3.0`` is refused, since a float there
+    is more often a mistake (a rate or a time in the wrong argument) than a count.
+    """
+    # the exact type first: an int is by far the most common, and an ABC check costs ~1 us
+    if type(value) is not int and (isinstance(value, bool) or not isinstance(value, numbers.Integral)):
+        return False
+    return low is None or value >= low
+
+
+def is_whole(value: Any, low: float | None = None) -> bool:
+    """Whether ``value`` is a whole number by value (an integer, or a finite float like ``4.0``), >= ``low``.
+
+    For numbers that arrive as floats but must hold whole values: CPU counts set by a
+    policy, a capacity read from a file. A ``bool``, ``nan`` and ``inf`` are refused.
+    """
+    kind = type(value)
+    if kind is float:  # the exact types first (an ABC check costs ~1 us): nan and inf are not integers
+        if not value.is_integer():
+            return False
+    elif kind is not int:
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            return False
+        if not isinstance(value, numbers.Integral) and not (math.isfinite(value) and float(value).is_integer()):
+            return False
+    return low is None or value >= low
+
+
+def whole(name: str, value: Any, low: int = 0) -> int:
+    """``value`` as an ``int``, checked by :func:`is_int` to be >= ``low``; else a one-line error naming ``name``."""
+    if not is_int(value, low):
+        raise ValueError(f"{name} must be a whole number >= {low}, got {value!r}")
+    return int(value)
 
 
 class FieldValueError(ValueError):
@@ -75,7 +119,7 @@ class Check:
             return "is not a number (nan)"
         if self.finite and isinstance(x, float) and math.isinf(x):
             return "must be finite"
-        if self.integer and not float(x).is_integer():
+        if self.integer and not is_whole(x):
             return "must be a whole number"
         if isinstance(value, int) and abs(value) > INT_MAX:
             return f"is out of range (|value| <= {INT_MAX})"

@@ -111,6 +111,8 @@ class Job:
             raise JobError(f"job {self.id}: submit time must be finite and >= 0, got {submit!r}")
         if not 0 < runtime < _INF:
             raise JobError(f"job {self.id}: runtime must be finite and > 0, got {runtime!r}")
+        # fields.is_whole's rule, written out: once per job, and a numpy cpus count (a trace's) is compared
+        # here without the ABC check is_whole makes of a type other than int or float
         if not 1 <= cpus < _INF or int(cpus) != cpus:  # nan and inf fail the first test, not int()
             raise JobError(f"job {self.id}: cpus must be a whole number >= 1, got {cpus!r}")
         if self.estimate is not None and not (self.estimate > 0):
@@ -165,15 +167,9 @@ class Job:
 # (plain slot stores) and makes it a Job by __class__ assignment, which Python allows
 # between classes of the same slots: the result is an ordinary Job in every respect.
 # new_job adds the checks of Job(...). Reconsidered in issue 16 against the plain ways,
-# the swap stays. Measured (timeit, best of 7, a job of CPUs only, 2-core dev machine):
-#   Job(...)                                          1.55 us
-#   object.__new__(Job), then its 12 slot descriptors 0.65 us
-#   trusted_job (the swap)                            0.36 us
-#   new_job (the swap, then the checks)               0.68 us
-# The workloads (model/workloads), the grid's arrivals and the server network's arrivals
-# make their jobs this way, hundreds of thousands a run: for the 80,000 jobs of 5 runs of
-# benchmarks/collectives.py the descriptors would add 0.29 us x 80,000 = 23 ms, about 5%
-# of the network's 0.43 s.
+# the swap stays: it is the cheapest of them (measured: benchmarks/README.md). The
+# workloads (model/core/workloads), the grid's arrivals and the server network's arrivals
+# make their jobs this way, hundreds of thousands a run.
 _JobDraft = make_dataclass("_JobDraft", [f.name for f in fields(Job)], slots=True)
 if _JobDraft.__slots__ != Job.__slots__:  # the __class__ assignment would fail on the first job
     raise TypeError("Job's slots changed: _JobDraft must keep the same layout")

@@ -57,7 +57,7 @@ from typing import Any
 
 from schedlab.model.core.job import Job
 
-__all__ = ["SWF_MEMORY_TO_GIB", "Node", "NodeType", "Partition", "Platform", "Queue", "frozen_amounts"]
+__all__ = ["SWF_MEMORY_TO_GIB", "Node", "NodePower", "NodeType", "Partition", "Platform", "Queue", "frozen_amounts"]
 
 #: SWF's requested memory (field 10) is kilobytes per processor; a platform's memory is GiB per node
 SWF_MEMORY_TO_GIB = 1.0 / 2**20
@@ -69,13 +69,29 @@ def frozen_amounts(amounts: Mapping[str, float]) -> Mapping[str, float]:
 
 
 @dataclass(frozen=True)
+class NodePower:
+    """A node's electrical power, in watts: ``idle`` with no core busy, ``full`` with all of them.
+
+    In between, power is linear in the busy cores (``idle + (full - idle) * busy / cores``),
+    as SimGrid's host energy model is between its idle and all-cores values.
+    """
+
+    idle: float
+    full: float
+
+
+@dataclass(frozen=True)
 class NodeType:
-    """``count`` identical nodes of ``cores`` cores and ``resources`` (memory in GiB, gpus, ...) each."""
+    """``count`` identical nodes of ``cores`` cores and ``resources`` (memory in GiB, gpus, ...) each.
+
+    ``power``: the nodes' watts, idle and full (``None``: no energy model).
+    """
 
     name: str
     count: int
     cores: int
     resources: Mapping[str, float] = field(default_factory=dict)
+    power: NodePower | None = None
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,8 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
 
-from schedlab.model.formats.platform import Node, NodeType, Partition, Platform, Queue, frozen_amounts
+from schedlab.model.core.fields import is_int
+from schedlab.model.formats.platform import Node, NodePower, NodeType, Partition, Platform, Queue, frozen_amounts
 
 __all__ = ["PlatformError", "cached_platform", "load_platform", "parse_platform"]
 
@@ -50,7 +51,7 @@ class _Where:
                                  f"unknown key; expected one of {', '.join(allowed)}", show=False)
 
     def whole(self, value: Any, key: str, low: int) -> int:
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        if not is_int(value, low):
             raise self.error(key, f"must be a whole number >= {low}", value)
         return value
 
@@ -67,7 +68,8 @@ class _Where:
 
 
 _TOP = ("name", "nodes", "partitions", "queues")
-_NODE = ("count", "cores", "memory", "gpus", "resources")
+_NODE = ("count", "cores", "memory", "gpus", "resources", "power")
+_POWER = ("idle", "full")
 _PARTITION = ("nodes", "swf_id", "max_runtime", "default")
 _QUEUE = ("swf_id", "priority", "weight", "max_runtime", "partition", "demands", "walltime")
 
@@ -150,7 +152,18 @@ def _node_type(at: _Where, kind: str, raw: Any) -> NodeType:
         if r in ("cores", "cpus", "memory", "gpus"):
             raise at.error(f"{key}.resources.{r}", f"give {r} as {key}.{'cores' if r == 'cpus' else r}", a)
         resources[r] = at.amount(a, f"{key}.resources.{r}")
-    return NodeType(kind, count, cores, frozen_amounts(resources))
+    power = None
+    if "power" in table:
+        watts = at.table(table["power"], f"{key}.power")
+        at.known(watts, f"{key}.power", _POWER)
+        for w in _POWER:
+            if w not in watts:
+                raise at.error(f"{key}.power.{w}", "is missing: a node's power needs idle and full watts", show=False)
+        idle, full = at.amount(watts["idle"], f"{key}.power.idle"), at.amount(watts["full"], f"{key}.power.full")
+        if full < idle:
+            raise at.error(f"{key}.power.full", f"must be >= idle ({idle:g} W)", watts["full"])
+        power = NodePower(idle, full)
+    return NodeType(kind, count, cores, frozen_amounts(resources), power)
 
 
 def _partition(at: _Where, name: str, raw: Any, types: tuple[NodeType, ...], nodes: tuple[Node, ...]) -> Partition:
@@ -189,7 +202,7 @@ def _queue(at: _Where, name: str, raw: Any, partitions: Mapping[str, Partition],
     table = at.table(raw, key)
     at.known(table, key, _QUEUE)
     priority = table.get("priority", 0)
-    if isinstance(priority, bool) or not isinstance(priority, int):
+    if not is_int(priority):
         raise at.error(f"{key}.priority", "must be a whole number", priority)
     weight = at.amount(table.get("weight", 1.0), f"{key}.weight", positive=True)
     limit = at.amount(table["max_runtime"], f"{key}.max_runtime", positive=True) if "max_runtime" in table \

@@ -14,6 +14,7 @@ import statistics
 from collections import deque
 from typing import Protocol
 
+from schedlab.model.core.fields import is_int
 from schedlab.model.core.job import Job
 from schedlab.model.records.job_record import JobRecord
 
@@ -60,7 +61,7 @@ class MedianRuntime:
     """
 
     def __init__(self, window: int, default: float | dict[str, float]) -> None:
-        if isinstance(window, bool) or not isinstance(window, int) or window < 1:
+        if not is_int(window, 1):
             raise ValueError(f"MedianRuntime: the window must hold at least 1 job, got {window!r}")
         self.window = window
         self.default = default

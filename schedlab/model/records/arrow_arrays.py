@@ -1,8 +1,8 @@
 """pyarrow arrays made from numpy arrays and texts without importing pandas.
 
 ``pyarrow.array`` and ``pyarrow.scalar`` import pandas on their first call, to ask
-whether their argument is a pandas object: about 0.3 s, a tenth of a short run start
-to finish. These functions build the arrays from their buffers instead, with the
+whether their argument is a pandas object, a large part of a short run's time start
+to finish (measured: benchmarks/README.md). These functions build the arrays from their buffers instead, with the
 values ``pyarrow.array(values, from_pandas=True)`` gives (a float's nan becomes a
 null, as in a column that came from a DataFrame).
 """
@@ -56,7 +56,7 @@ def texts_at(values: Sequence[str], codes: np.ndarray) -> pa.Array:
     """``texts(values).take(codes)``: a ``large_string`` array whose row ``i`` is ``values[codes[i]]``.
 
     Built with numpy from the few distinct ``values``: ``take`` would import
-    ``pyarrow.compute`` (about 28 ms of a short run's start-up).
+    ``pyarrow.compute``, which a short run's start-up need not pay (measured: benchmarks/README.md).
     """
     import numpy as np
     import pyarrow as pa

@@ -59,8 +59,8 @@ class RecordColumns:
         as object arrays. Each value equals the record's field (``wait`` is ``start -
         submit``, ``service`` ``end - start``, as :func:`~schedlab.model.records.table.job_record`
         derives them); a record kept whole (see :attr:`columnar`) has its field converted
-        to the column's dtype. 300,000 records: 0.3-1.1 ms a float column, where reading
-        them back as records to pick one field takes 0.14 s (measured in one process).
+        to the column's dtype. A column is read from the arrays, far cheaper than making
+        every record to pick one field (measured: benchmarks/README.md).
         """
         import numpy as np
 
@@ -142,8 +142,8 @@ class RecordColumns:
         """The records as a pyarrow Table: what ``pyarrow.Table.from_pandas(self.frame())`` gives under pandas 3.
 
         The same columns, types and values (texts as ``large_string``, a float column's
-        nan as null), made from the arrays without pandas; importing pandas is about
-        0.3 s of a short run. ``None`` where :meth:`frame` goes through the records
+        nan as null), made from the arrays without pandas, whose import is a large part
+        of a short run (measured: benchmarks/README.md). ``None`` where :meth:`frame` goes through the records
         (whole records, no records, texts that are not all ``str``): use the frame then.
         """
         import pyarrow as pa

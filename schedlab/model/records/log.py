@@ -21,8 +21,8 @@ to the one ``job_record`` made. A record the columns cannot hold exactly (an ``i
 time, a numpy number, an id past 64 bits) is kept whole beside them.
 :meth:`RecordLog.frame` builds the records' DataFrame from the arrays, with no record
 tuple made, and :meth:`RecordLog.column` one field of every record (the reading side
-is in :mod:`schedlab.model.records.columns`). Measured (benchmarks/README.md): M/M/50, 1,000,000 customers: the log
-takes 36 bytes a job where the row-by-row log of 14 numbers took 112.
+is in :mod:`schedlab.model.records.columns`). The log takes 36 bytes a job (4 floats
+and a 32-bit id), where a row-by-row log of 14 numbers took 112.
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ class RecordLog(RecordColumns, Sequence[JobRecord]):
         # cheaper than an append to each of 4 arrays.
         self._times = array("d")
         # 32-bit ids until one does not fit (then 64-bit, once): 4 bytes a job less, which
-        # the 1M-customer benchmark's peak RSS needed (1.49 -> 1.44 of raw SimPy's)
+        # the 1M-customer benchmark's peak-RSS target needed (measured: benchmarks/README.md)
         self._ids = array("i")
         #: the optional fields stored so far (one value per record), by name
         self._extra: dict[str, array[Any]] = {}
@@ -95,9 +95,8 @@ class RecordLog(RecordColumns, Sequence[JobRecord]):
         code = self._code
         # The usual job again (what _log tests, in the order that settles it soonest): its row
         # alone, with no 17-argument call and no label tuple to hash (Status hashes in Python),
-        # the texts compared by identity with the usual label's. Measured in one process, the
-        # old and new add() interleaved, best of 5: 1.12 -> 0.88 us a job; M/M/50, 200,000
-        # customers (benchmarks/engine.py's model): 1.95 -> 1.88 s of CPU, 4% of the run.
+        # the texts compared by identity with the usual label's: add() is paid once per job
+        # (measured: benchmarks/README.md).
         if (code is not None and estimate is None and tuf is None and not self._extra and job.origin is None
                 and type(submit) is type(start) is type(end) is type(runtime) is type(cpu_time) is float
                 and type(cpus := job.cpus) is int and cpus == self._cpus
@@ -186,10 +185,8 @@ class RecordLog(RecordColumns, Sequence[JobRecord]):
         A field whose array exists is appended to with no test; any other is tested
         against its usual value (exactly: bits for floats) and gets its array the first
         time it differs. Written out field by field, with no dict of values or of usual
-        values per call: on whole UniLu-Gaia, where every job's estimate, cpus and label
-        code are stored, ``RecordLog.add`` went from 3.0 to 1.6 µs a job (CPU time, best
-        of 5, the two versions interleaved in one process) and the FCFS + EASY replay
-        from 0.62 to 0.75 of the heapq reference (benchmarks/README.md).
+        values per call: a replay where every job stores some fields pays this per job
+        (measured: benchmarks/README.md).
         """
         if self._code is None:  # the first record the arrays hold sets the usual values
             self._cpus, self._code = cpus, code
@@ -330,9 +327,9 @@ class RecordLog(RecordColumns, Sequence[JobRecord]):
         extra, whole = self._extra, self._whole
         times = zip(*[iter(self._times)] * 4, strict=True)
         ids = iter(self._ids)
-        # tuple.__new__ is JobRecord(...) without its Python-level __new__; with the usual
-        # fields written out below, 1.5 -> 0.4 us a record read (a 300,000-record M/M/50 log,
-        # measured in one process), which mmc's measure pays twice per record.
+        # tuple.__new__ is JobRecord(...) without its Python-level __new__, with the usual
+        # fields written out below: a read is paid per record, twice by mmc's measure
+        # (measured: benchmarks/README.md).
         new = tuple.__new__
         if not self._n:
             return

@@ -1,0 +1,78 @@
+"""Energy of a run on a platform whose nodes give their power: total, per node, per job, mean power, EDP.
+
+Every node is on for the whole span ``[start, end]`` (no node is switched off: an
+idle-shutdown policy is not modelled yet). A node of ``cores`` cores draws
+``idle + (full - idle) * busy / cores`` watts while ``busy`` of its cores are held
+(:class:`~schedlab.model.formats.platform.NodePower`). So over the span:
+
+- a node's energy is ``idle * T + (full - idle) / cores * C``, where ``T = end - start``
+  and ``C`` the core-seconds its jobs held on it;
+- a job's energy is what the cores it held drew while it held them:
+  ``full * c / cores * d`` on each node (``c`` cores for ``d`` seconds), its share of the
+  node's idle power and all the power its work added (what Batsim's ``consumed_energy``
+  charges a job for, on a machine of one job);
+- the total is the nodes' sum: the jobs' energies plus the idle power of the cores no
+  job held;
+- the mean power is the total over ``T``, and the energy-delay product (EDP) is the
+  total times ``T`` (joule-seconds), the span standing for the delay.
+
+The held cores come from a cluster's placement table
+(:meth:`~schedlab.processes.cluster.Cluster.placement_rows`): one ``(job, queue, node,
+kind, cores, start, end)`` per job and node. Stretches outside the span are cut to it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from schedlab.model.formats.platform import Platform
+
+__all__ = ["EnergyReport", "energy"]
+
+
+@dataclass(frozen=True)
+class EnergyReport:
+    """Joules, watts and joule-seconds of one run (see the module's docstring for each)."""
+
+    total: float
+    per_node: dict[str, float]
+    per_job: dict[Any, float]
+    mean_power: float
+    edp: float
+    span: float
+
+
+def energy(rows: Iterable[tuple[Any, str, str, str, int, float, float]], platform: Platform,
+           start: float, end: float) -> EnergyReport:
+    """The energy of the jobs in ``rows`` on ``platform``'s nodes over ``[start, end]``.
+
+    Raises
+    ------
+    ValueError
+        When a node type of the platform gives no power, or ``end <= start``.
+    """
+    if not end > start:
+        raise ValueError(f"energy: the span must have a length, got [{start}, {end}]")
+    power = {t.name: t.power for t in platform.node_types}
+    missing = [name for name, p in power.items() if p is None]
+    if missing:
+        raise ValueError(f"energy: platform {platform.name!r}: node type(s) {', '.join(missing)} give no power "
+                         "(nodes.<type>.power = {idle = W, full = W})")
+    span = end - start
+    busy: dict[str, float] = {}  # core-seconds held per node
+    per_job: dict[Any, float] = {}
+    cores_of = {n.name: n.cores for n in platform.nodes}
+    kind_of = {n.name: n.kind for n in platform.nodes}
+    for job, _queue, node, _kind, cores, t0, t1 in rows:
+        held = max(0.0, min(t1, end) - max(t0, start)) * cores
+        busy[node] = busy.get(node, 0.0) + held
+        watts = power[kind_of[node]]
+        per_job[job] = per_job.get(job, 0.0) + watts.full * held / cores_of[node]  # type: ignore[union-attr]
+    per_node = {}
+    for node in platform.nodes:
+        watts = power[node.kind]
+        per_node[node.name] = watts.idle * span + (watts.full - watts.idle) * busy.get(node.name, 0.0) / node.cores  # type: ignore[union-attr]
+    total = sum(per_node.values())
+    return EnergyReport(total, per_node, per_job, total / span, total * span, span)

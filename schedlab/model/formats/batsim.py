@@ -1,0 +1,196 @@
+"""Batsim's files: its workload JSON read as schedlab jobs, and schedlab's records written as its ``jobs.csv``.
+
+**In.** A Batsim workload is JSON: ``{"nb_res": N, "jobs": [...], "profiles": {...}}``.
+A job has ``id``, ``subtime`` (submission, s), ``res`` (resources asked), ``profile``
+(a name in ``profiles``) and, optionally, ``walltime`` (s; a job is killed there). A
+``delay`` profile (Batsim 4; ``DelayProfile``, Batsim 5's name, is read the same) runs
+for ``delay`` seconds whatever the platform. So a job becomes
+``Job(id, submit=subtime, runtime=delay, cpus=res, estimate=walltime)``, its profile's
+name kept as its ``job_class``. Other profile types (parallel tasks, compositions,
+traces) describe computation on a SimGrid platform that schedlab does not model: a
+workload that uses one is refused, naming the job and the type. Ids must be whole
+numbers (schedlab's job ids are); a walltime of -1 or none means no limit.
+
+Every error is one line that names the file, the job (its position and id) and the
+field, including a truncated file: it says which job it was reading.
+
+**Out.** :func:`jobs_csv` writes Batsim's ``jobs.csv``: the columns in the order
+Batsim's ``src/export.cpp`` (``JobsTracer``) writes them, numbers as its
+``to_string(double)`` prints them (six decimals), the final states
+``COMPLETED_SUCCESSFULLY`` (success 1), ``COMPLETED_WALLTIME_REACHED`` (killed at its
+time limit), ``COMPLETED_KILLED`` and ``REJECTED`` (times left empty, as Batsim leaves
+them). ``allocated_resources`` is the interval set of the processors the job held (a
+machine built with ``allocation=``), ``consumed_energy`` the joules it consumed on a
+platform whose nodes give their power (else -1, no energy model), and
+``metadata`` is ``""``. A job still waiting or running when the run stopped has no
+final state: Batsim never writes one, and it is left out and counted.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from schedlab.model.core.job import Job, JobError
+from schedlab.model.records.job_record import JobRecord, Status
+
+__all__ = ["JOBS_CSV_COLUMNS", "BatsimWorkload", "BatsimWorkloadError", "jobs_csv", "read_batsim_workload"]
+
+#: Batsim's jobs.csv columns, in the order src/export.cpp writes them
+JOBS_CSV_COLUMNS = (
+    "job_id", "workload_name", "profile", "submission_time", "requested_number_of_resources", "requested_time",
+    "success", "final_state", "starting_time", "execution_time", "finish_time", "waiting_time",
+    "turnaround_time", "stretch", "allocated_resources", "consumed_energy", "metadata",
+)
+#: the profile types read as a fixed run time: Batsim 4's name, Batsim 5's
+DELAY_TYPES = ("delay", "DelayProfile")
+#: a record's status -> Batsim's final state
+FINAL_STATES = {Status.COMPLETED: "COMPLETED_SUCCESSFULLY", Status.TIMEOUT: "COMPLETED_WALLTIME_REACHED",
+                Status.REJECTED: "REJECTED"}
+
+
+class BatsimWorkloadError(ValueError):
+    """A Batsim workload that cannot be read: the message is one line naming the file, job and field."""
+
+
+@dataclass(frozen=True)
+class BatsimWorkload:
+    """A Batsim workload read as schedlab jobs (in submission order)."""
+
+    path: str
+    jobs: tuple[Job, ...]
+    #: ``nb_res``: the resources of the platform it was written for (None where not given)
+    nb_res: int | None
+
+
+def _where_truncated(text: str, position: int) -> str:
+    """Which job a parse error at ``position`` falls in: the last ``"id"`` before it."""
+    ids = re.findall(r'"id"\s*:\s*"?([^",}\s]*)', text[:position])
+    if not ids:
+        return "before the first job"
+    return f"in job {len(ids) - 1} (id {ids[-1]!r})"
+
+
+def _number(value: Any, where: str, field: str, *, low: float, whole: bool = False, strict: bool = False) -> float:
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) \
+        and (value > low if strict else value >= low) and (not whole or int(value) == value)
+    if not ok:
+        kind = "a whole number" if whole else "a finite number"
+        raise BatsimWorkloadError(f"{where}: field {field!r} must be {kind} {'>' if strict else '>='} {low:g}, "
+                                  f"got {value!r}")
+    return value
+
+
+def read_batsim_workload(path: str | Path) -> BatsimWorkload:
+    """Read a Batsim workload JSON file (v4 ``delay`` profiles; v5's ``DelayProfile`` accepted).
+
+    Raises
+    ------
+    BatsimWorkloadError
+        One line naming the file, the job and the field: not JSON (or truncated, with
+        the job it was reading), a missing or wrong field, an unknown profile, a
+        profile type that is not a delay.
+    """
+    path = Path(path)
+    text = path.read_text()
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BatsimWorkloadError(f"{path}: not valid JSON (truncated?) at line {exc.lineno} column {exc.colno}, "
+                                  f"{_where_truncated(text, exc.pos)}: {exc.msg}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("jobs"), list):
+        raise BatsimWorkloadError(f"{path}: a Batsim workload is an object with a list 'jobs', got "
+                                  f"{type(data).__name__}{' without jobs' if isinstance(data, dict) else ''}")
+    profiles = data.get("profiles", {})
+    if not isinstance(profiles, dict):
+        raise BatsimWorkloadError(f"{path}: field 'profiles' must be an object of named profiles")
+    nb_res = data.get("nb_res")
+    if nb_res is not None:
+        nb_res = int(_number(nb_res, str(path), "nb_res", low=1, whole=True))
+    jobs = []
+    for k, raw in enumerate(data["jobs"]):
+        where = f"{path}: job {k}"
+        if not isinstance(raw, dict):
+            raise BatsimWorkloadError(f"{where}: a job is an object, got {raw!r}")
+        where = f"{path}: job {k} (id {raw.get('id')!r})"
+        for field in ("id", "subtime", "res", "profile"):
+            if field not in raw:
+                raise BatsimWorkloadError(f"{where}: field {field!r} is missing")
+        try:
+            job_id = int(str(raw["id"]))
+        except ValueError:
+            raise BatsimWorkloadError(f"{where}: field 'id' must be a whole number (schedlab numbers its jobs), "
+                                      f"got {raw['id']!r}") from None
+        profile_name = raw["profile"]
+        profile = profiles.get(profile_name) if isinstance(profile_name, str) else None
+        if not isinstance(profile, dict):
+            raise BatsimWorkloadError(f"{where}: field 'profile' names no profile of 'profiles': {profile_name!r}")
+        kind = profile.get("type")
+        if kind not in DELAY_TYPES:
+            raise BatsimWorkloadError(f"{where}: profile {profile_name!r} has type {kind!r}; schedlab replays "
+                                      f"{' and '.join(DELAY_TYPES)} profiles only (a fixed run time)")
+        delay = _number(profile.get("delay"), f"{where}, profile {profile_name!r}", "delay", low=0, strict=True)
+        submit = _number(raw["subtime"], where, "subtime", low=0)
+        res = _number(raw["res"], where, "res", low=1, whole=True)
+        walltime = raw.get("walltime", -1)
+        if walltime is not None and walltime != -1:
+            walltime = _number(walltime, where, "walltime", low=0, strict=True)
+        try:
+            jobs.append(Job(job_id, float(submit), float(delay), cpus=int(res),
+                            estimate=None if walltime in (None, -1) else float(walltime), job_class=profile_name))
+        except JobError as exc:  # anything Job itself refuses, named in the file
+            raise BatsimWorkloadError(f"{where}: {exc}") from None
+    jobs.sort(key=lambda job: job.submit)  # stable: jobs submitted together keep the file's order
+    return BatsimWorkload(str(path), tuple(jobs), nb_res)
+
+
+def _f(x: float) -> str:
+    return f"{x:.6f}"  # C++'s to_string(double)
+
+
+def jobs_csv(records: Iterable[JobRecord], allocated: Mapping[Any, str] | None = None, *,
+             workload_name: str = "w0", energy: Mapping[Any, float] | None = None) -> tuple[str, int]:
+    """Batsim's ``jobs.csv`` for ``records``, and how many jobs it left out (still waiting or running).
+
+    Parameters
+    ----------
+    records
+        One run's job records.
+    allocated
+        Per job id (as given, or as text), the interval set of the resources it held
+        (:meth:`~schedlab.processes.machine.Machine.allocated`); empty where unknown.
+    workload_name
+        The ``workload_name`` column (Batsim names its first workload ``w0``).
+    energy
+        Per job id, the joules it consumed (:func:`schedlab.model.analysis.energy.energy`);
+        -1 where not given, as without an energy model.
+    """
+    allocated = {str(k): v for k, v in (allocated or {}).items()}
+    joules = {str(k): v for k, v in (energy or {}).items()}
+    lines = [",".join(JOBS_CSV_COLUMNS)]
+    left_out = 0
+    for r in records:
+        status = Status(r.status)
+        if status in (Status.WAITING, Status.RUNNING):
+            left_out += 1
+            continue
+        state = FINAL_STATES.get(status, "COMPLETED_KILLED")
+        row = [str(r.id), workload_name, str(r.job_class), _f(r.submit), str(int(r.cpus)), _f(r.estimate),
+               "1" if status is Status.COMPLETED else "0", state]
+        if status is Status.REJECTED:
+            row += ["", "", "", "", "", ""]
+        else:
+            run = r.end - r.start
+            turnaround = r.end - r.submit
+            row += [_f(r.start), _f(run), _f(r.end), _f(r.start - r.submit), _f(turnaround),
+                    _f(turnaround / run) if run > 0 else ""]
+        spent = joules.get(str(r.id))
+        row += [allocated.get(str(r.id), ""),
+                "" if status is Status.REJECTED else "-1" if spent is None else _f(spent), '""']
+        lines.append(",".join(row))
+    return "\n".join(lines) + "\n", left_out

@@ -1,0 +1,55 @@
+"""What a figure must know of one run that its job records do not say: the machine's size, the time unit.
+
+A utilization plot divides busy CPUs by the machine's CPUs, and a chart over a log's
+times reads best in hours or days. Neither is in the records, and the run's config
+may not say it either: ``scenarios/first_look.py``'s config has ``c = 4`` for its
+M/M/c cell while its log cells run on the log's 128 processors. So a scenario's
+``measure`` hands them over per run as a small file, which the runner saves as
+``series/cell<i>-rep<r>-run.json`` and ``schedlab plot`` reads for the run it draws.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+__all__ = ["RUN_FILE", "TIME_UNITS", "read_run_facts", "run_facts"]
+
+#: the file's name inside a measure's ``"files"`` (the runner prefixes ``series/cell<i>-rep<r>-``)
+RUN_FILE = "run.json"
+#: what simulated time counts: seconds (a log), or an abstract unit (a queueing model)
+TIME_UNITS = ("s", "")
+
+
+def run_facts(capacity: float, time_unit: str = "s") -> dict[str, str]:
+    """``{"run.json": text}`` for a measure's ``"files"``: the run's CPUs and what its time counts.
+
+    Parameters
+    ----------
+    capacity
+        The CPUs (processors, cores) of the machine the run's jobs ran on.
+    time_unit
+        ``"s"`` when simulated time is seconds (a log's replay), ``""`` when it is
+        unitless (a queue in units of the mean service time).
+    """
+    if not (isinstance(capacity, int | float) and math.isfinite(capacity) and capacity > 0):
+        raise ValueError(f"run facts: capacity must be a number > 0, got {capacity!r}")
+    if time_unit not in TIME_UNITS:
+        raise ValueError(f"run facts: time_unit must be one of {TIME_UNITS}, got {time_unit!r}")
+    return {RUN_FILE: json.dumps({"capacity": capacity, "time_unit": time_unit})}
+
+
+def read_run_facts(text: str, where: str) -> dict[str, Any]:
+    """The facts :func:`run_facts` wrote, checked; ``where`` (a path) names the file in errors."""
+    try:
+        facts = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{where}: not JSON ({exc.msg}, line {exc.lineno})") from None
+    capacity = facts.get("capacity") if isinstance(facts, dict) else None
+    if not (isinstance(capacity, int | float) and math.isfinite(capacity) and capacity > 0):
+        raise ValueError(f"{where}: field capacity must be a number > 0, got {capacity!r}")
+    unit = facts.get("time_unit", "")
+    if unit not in TIME_UNITS:
+        raise ValueError(f"{where}: field time_unit must be one of {TIME_UNITS}, got {unit!r}")
+    return {"capacity": float(capacity), "time_unit": unit}

@@ -1,0 +1,144 @@
+"""Which processors each job held: ids given at each allocation, kept as Batsim-style interval sets.
+
+A :class:`~schedlab.processes.machine.Machine` built with ``allocation=`` (a rule name
+of :data:`~schedlab.model.contracts.processor_map.ALLOCATIONS`, or any rule function) gives each
+job specific processor ids when it starts, gives them back when it ends or is
+preempted, and gives back its highest ids when squeezed (a grown job takes new ones
+by the rule). Each stretch a job held one set of ids is a *segment*:
+``(job id, "0-3 7", start, end)`` in :meth:`ProcessorIds.allocation_rows`, in the order
+they closed. Without ``allocation`` (the default) a machine counts CPUs only and
+none of this runs: the engine's speed is what it was (benchmarks/README.md).
+
+How, at no cost to a machine without ids: such a machine's ``start``, ``resize`` and
+``_release`` are wrapped *on the instance* (bound methods that call the class's, then
+take or give back ids). The class's methods, which every other machine runs, have no
+test for ids at all: a test in ``start`` and ``_release`` would be paid by every
+machine, ids or not (measured: benchmarks/README.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import simpy
+
+from schedlab.model.contracts.processor_map import ALLOCATIONS, AllocationRule, ProcessorMap
+from schedlab.model.core.job import Job
+from schedlab.model.formats.procset import format_procset
+
+__all__ = ["ALLOCATION_COLUMNS", "ProcessorIds"]
+
+#: the columns of :meth:`ProcessorIds.allocation_rows`
+ALLOCATION_COLUMNS = ("job", "procs", "start", "end")
+
+
+class ProcessorIds:
+    """A mix-in of :class:`~schedlab.processes.machine.Machine`: processor ids per running job."""
+
+    env: simpy.Environment
+    name: str
+    max_capacity: int
+    #: the processors, free or busy (None: the machine counts CPUs only)
+    processors: ProcessorMap | None
+
+    def _init_ids(self, allocation: str | AllocationRule | None) -> None:
+        self.processors = None
+        self._rule: AllocationRule | None = None
+        self._held: dict[Job, tuple[list[int], float]] = {}
+        # closed segments: (job id, its ids, start, end), the ids formatted when read
+        self._segments: list[tuple[Any, Sequence[int], float, float]] = []
+        if allocation is None:
+            return
+        if isinstance(allocation, str):
+            if allocation not in ALLOCATIONS:
+                raise ValueError(f"machine {self.name!r}: unknown allocation {allocation!r}; "
+                                 f"choose from {', '.join(ALLOCATIONS)} or pass a rule function")
+            self._rule = ALLOCATIONS[allocation]
+        elif callable(allocation):
+            self._rule = allocation
+        else:
+            raise ValueError(f"machine {self.name!r}: allocation must be a rule name or a function "
+                             f"(map, n) -> ids, got {allocation!r}")
+        self.processors = ProcessorMap(self.max_capacity)
+        # the class's methods, wrapped on this instance only (see the module's docstring)
+        start, resize, release = self.start, self.resize, self._release  # type: ignore[attr-defined]
+        procs, held, segments, env = self.processors, self._held, self._segments, self.env
+
+        def start_with_ids(job: Job, cpus: int | None = None) -> None:
+            start(job, cpus)  # it checked cpus: the job runs on all it asked for, or on cpus
+            held[job] = (self._ids_by_rule(procs, job.cpus if cpus is None else int(cpus)), float(env.now))
+
+        def resize_with_ids(job: Job, cpus: int) -> None:
+            before = len(self._held[job][0]) if job in self._held else None
+            resize(job, cpus)
+            if before is not None and before != cpus:
+                self._resize_ids(job, int(cpus))
+
+        def release_with_ids(run: Any) -> None:
+            release(run)
+            job = run.job
+            ids, since = held.pop(job)
+            procs.give_back(ids)
+            segments.append((job.id, ids, since, float(env.now)))  # formatted when read
+
+        self.start = start_with_ids  # type: ignore[method-assign]
+        self.resize = resize_with_ids  # type: ignore[method-assign]
+        self._release = release_with_ids  # type: ignore[method-assign]
+
+    def _ids_by_rule(self, procs: ProcessorMap, n: int) -> Sequence[int]:
+        """``n`` ids by the rule, marked busy; a rule that gives the wrong count, or a busy id, is named."""
+        ids = self._rule(procs, n)  # type: ignore[misc]
+        if type(ids) is not range:
+            ids = list(ids)
+        if len(ids) != n:
+            raise ValueError(f"machine {self.name!r}: allocation rule {self._rule!r} gave {list(ids)!r} "
+                             f"for {n} processors")
+        try:
+            procs.take(ids)  # a duplicate id is busy by its second turn
+        except ValueError as exc:
+            raise ValueError(f"machine {self.name!r}: allocation rule {self._rule!r} gave {list(ids)!r} "
+                             f"for {n} processors: {exc}") from None
+        return ids
+
+    def _resize_ids(self, job: Job, cpus: int) -> None:
+        """``job`` now holds ``cpus`` processors: squeezed, it keeps its lowest ids; grown, it takes more."""
+        ids, since = self._held[job]
+        now = float(self.env.now)
+        self._segments.append((job.id, ids, since, now))
+        kept = sorted(ids)[:cpus]
+        procs = self.processors
+        assert procs is not None
+        procs.give_back(sorted(ids)[cpus:])
+        if cpus > len(ids):
+            kept = kept + list(self._ids_by_rule(procs, cpus - len(ids)))
+        self._held[job] = (kept, now)
+
+    def held_ids(self, job: Job) -> list[int]:
+        """The processor ids ``job`` holds now (empty if it holds none, or the machine gives no ids)."""
+        held = self._held.get(job)
+        return sorted(held[0]) if held is not None else []
+
+    def allocation_rows(self, *, running: bool = True) -> list[tuple[Any, str, float, float]]:
+        """Every segment ``(job id, procset, start, end)`` closed so far, then (``running``) the open
+        ones, ended now. Empty when the machine gives no ids."""
+        rows = [(job, format_procset(ids), since, end) for job, ids, since, end in self._segments]
+        if running:
+            now = float(self.env.now)
+            rows += [(job.id, format_procset(ids), since, now) for job, (ids, since) in self._held.items()]
+        return rows
+
+    def allocated(self) -> dict[Any, str]:
+        """Per job id, every processor it held over its life, as one interval set (Batsim's ``allocated_resources``)."""
+        from schedlab.model.formats.procset import parse_procset
+
+        ids: dict[Any, set[int]] = {}
+        for job, procs, _, _ in self.allocation_rows():
+            ids.setdefault(job, set()).update(parse_procset(procs))
+        return {job: format_procset(s) for job, s in ids.items()}
+
+    def allocations_csv(self) -> str:
+        """:meth:`allocation_rows` as CSV text with a header line (the procset has no comma to quote)."""
+        lines = [",".join(ALLOCATION_COLUMNS)]
+        lines += [f"{job},{procs},{start!r},{end!r}" for job, procs, start, end in self.allocation_rows()]
+        return "\n".join(lines) + "\n"

@@ -1,0 +1,163 @@
+"""Batsim interop (issue 25 item 6): its workload JSON in, its jobs.csv out, read by evalys."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from schedlab.experiment.cli import main
+from schedlab.model.formats.batsim import (
+    JOBS_CSV_COLUMNS,
+    BatsimWorkloadError,
+    jobs_csv,
+    read_batsim_workload,
+)
+
+#: 4 resources; job 3 reaches its walltime (runs 50, walltime 20); job 5 asks for 8 (never fits)
+WORKLOAD = {
+    "nb_res": 4,
+    "jobs": [
+        {"id": 1, "subtime": 0, "res": 2, "walltime": 100, "profile": "short"},
+        {"id": "2", "subtime": 5, "res": 4, "walltime": -1, "profile": "short"},
+        {"id": 3, "subtime": 6, "res": 1, "walltime": 20, "profile": "long"},
+        {"id": 4, "subtime": 7, "res": 3, "profile": "v5"},
+        {"id": 5, "subtime": 8, "res": 8, "profile": "short"},
+    ],
+    "profiles": {
+        "short": {"type": "delay", "delay": 10},
+        "long": {"type": "delay", "delay": 50},
+        "v5": {"type": "DelayProfile", "delay": 5.5},
+    },
+}
+
+
+def write(tmp_path: Path, data: object, name: str = "w.json") -> Path:
+    path = tmp_path / name
+    path.write_text(data if isinstance(data, str) else json.dumps(data, indent=1))
+    return path
+
+
+def test_a_workload_becomes_jobs(tmp_path):
+    workload = read_batsim_workload(write(tmp_path, WORKLOAD))
+    assert workload.nb_res == 4
+    got = [(j.id, j.submit, j.runtime, j.cpus, j.estimate, j.job_class) for j in workload.jobs]
+    assert got == [(1, 0.0, 10.0, 2, 100.0, "short"), (2, 5.0, 10.0, 4, None, "short"),
+                   (3, 6.0, 50.0, 1, 20.0, "long"), (4, 7.0, 5.5, 3, None, "v5"), (5, 8.0, 10.0, 8, None, "short")]
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda w: w["jobs"][1].pop("res"), r"job 1 \(id '2'\): field 'res' is missing"),
+    (lambda w: w["jobs"][2].update(res=0), r"job 2 \(id 3\): field 'res' must be a whole number >= 1, got 0"),
+    (lambda w: w["jobs"][0].update(id="a!1"), r"job 0 \(id 'a!1'\): field 'id' must be a whole number"),
+    (lambda w: w["jobs"][3].update(profile="gone"), r"job 3 \(id 4\): field 'profile' names no profile"),
+    (lambda w: w["profiles"].update(short={"type": "parallel_homogeneous", "cpu": 1e9, "com": 0}),
+     r"job 0 \(id 1\): profile 'short' has type 'parallel_homogeneous'; schedlab replays delay and DelayProfile"),
+    (lambda w: w["profiles"].update(long={"type": "delay", "delay": -3}),
+     r"job 2 \(id 3\), profile 'long': field 'delay' must be a finite number > 0, got -3"),
+    (lambda w: w["jobs"][0].update(walltime="soon"), r"job 0 \(id 1\): field 'walltime' must be a finite number"),
+])
+def test_a_bad_workload_gets_one_line_naming_the_job(tmp_path, change, message):
+    workload = json.loads(json.dumps(WORKLOAD))
+    change(workload)
+    with pytest.raises(BatsimWorkloadError, match=message) as error:
+        read_batsim_workload(write(tmp_path, workload))
+    assert "\n" not in str(error.value) and "w.json" in str(error.value)
+
+
+def test_a_truncated_workload_names_the_job_it_was_reading(tmp_path):
+    text = json.dumps(WORKLOAD, indent=1)
+    cut = text[: text.index('"id": 4') + 20]  # cut inside job 4's object
+    with pytest.raises(BatsimWorkloadError, match=r"not valid JSON \(truncated\?\) .* in job 3 \(id '4'\)"):
+        read_batsim_workload(write(tmp_path, cut))
+
+
+def test_schedlab_replay_reads_batsim_json_and_writes_batsim_jobs_csv(tmp_path, capsys):
+    """FCFS + EASY, kill at walltime, worked by hand. Job 1 runs 0-10 on 0-1, but its walltime
+    says 100: job 2 (all 4 processors) is the head, with its shadow time at 100. Job 3 (1
+    processor, walltime 20) ends by 26 <= 100: it backfills at 6 on processor 2 and is killed
+    at 26. At 10 job 1 ends; the head's shadow is now job 3's 26, and job 4 (3 processors,
+    5.5 s) ends by 15.5: it backfills on 0-1 and 3, the lowest free ids (no 3 in a row).
+    At 26 job 2 starts on 0-3. Job 5 asks for 8 of 4: rejected."""
+    path = write(tmp_path, WORKLOAD)
+    out = tmp_path / "out"
+    code = main(["replay", str(path), "--start", "0", "--length", "5", "--backfill", "easy", "--executor", "serial",
+                 "--out", str(out), "--batsim-jobs"])
+    printed = capsys.readouterr().out
+    assert code == 0, printed
+    assert "5 jobs (Batsim workload, delay profiles); machine 4 processors" in printed
+    jobs = out / "batsim" / "cell0-rep0-jobs.csv"
+    with jobs.open() as stream:
+        header = next(csv.reader(stream))
+        stream.seek(0)
+        rows = {r["job_id"]: r for r in csv.DictReader(stream)}
+    assert tuple(header) == JOBS_CSV_COLUMNS  # Batsim's src/export.cpp order
+    assert {k: (r["final_state"], r["success"], r["starting_time"], r["finish_time"], r["allocated_resources"])
+            for k, r in rows.items()} == {
+        "1": ("COMPLETED_SUCCESSFULLY", "1", "0.000000", "10.000000", "0-1"),
+        "2": ("COMPLETED_SUCCESSFULLY", "1", "26.000000", "36.000000", "0-3"),
+        "3": ("COMPLETED_WALLTIME_REACHED", "0", "6.000000", "26.000000", "2"),
+        "4": ("COMPLETED_SUCCESSFULLY", "1", "10.000000", "15.500000", "0-1 3"),
+        "5": ("REJECTED", "0", "", "", ""),
+    }
+    assert rows["3"]["profile"] == "long" and rows["4"]["requested_time"] == "5.500000"
+    assert rows["2"]["stretch"] == "3.100000"  # (36 - 5) / 10
+    assert rows["5"]["requested_number_of_resources"] == "8" and rows["5"]["consumed_energy"] == ""
+
+
+def test_schedlab_replay_names_the_job_of_a_bad_workload(tmp_path, capsys):
+    bad = json.loads(json.dumps(WORKLOAD))
+    bad["jobs"][2]["subtime"] = "yesterday"
+    code = main(["replay", str(write(tmp_path, bad)), "--start", "0", "--length", "5", "--executor", "serial",
+                 "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.splitlines()[0].endswith("job 2 (id 3): field 'subtime' must be a finite number >= 0, got 'yesterday'")
+
+
+def test_jobs_left_running_are_counted_not_written():
+    from schedlab.model.records.job_record import JobRecord, Status
+
+    def record(i, status, start, end):
+        return JobRecord(i, "", "", None, "m", 0.0, start, end, start, end - start, 5.0, 5.0, 1, 5.0, 1.0, 0, 0,
+                         0.0, status)
+
+    text, left_out = jobs_csv([record(1, Status.COMPLETED, 0.0, 5.0), record(2, Status.RUNNING, 1.0, float("nan"))])
+    assert left_out == 1 and text.count("\n") == 2
+
+
+def test_evalys_reads_our_jobs_csv_and_draws_its_gantt_chart(tmp_path, capsys):
+    """A real client: evalys (the `batsim` extra) loads schedlab's jobs.csv of a SDSC-SP2 window and
+    draws its Gantt chart over the machine's 128 processors."""
+    evalys_jobset = pytest.importorskip("evalys.jobset", reason="evalys is not installed: pip install schedlab[batsim]")
+    pytest.importorskip("matplotlib")
+    root = Path(__file__).resolve().parents[1]
+    trace = root.parent / "shared" / "traces" / "SDSC-SP2-1998-4.2-cln.swf.gz"
+    if not trace.exists():
+        pytest.skip(f"{trace} not present")
+    out = tmp_path / "sdsc"
+    assert main(["replay", str(trace), "--start", "20000", "--length", "200", "--backfill", "easy",
+                 "--executor", "serial", "--no-native", "--out", str(out), "--batsim-jobs"]) == 0
+    capsys.readouterr()
+    jobs = out / "batsim" / "cell0-rep0-jobs.csv"
+    jobset = evalys_jobset.JobSet.from_csv(str(jobs))
+    frame = jobset.df
+    ours = {r["job_id"]: r for r in csv.DictReader(jobs.open())}
+    assert len(frame) == len(ours) == 200
+    assert jobset.res_bounds[0] >= 0 and jobset.res_bounds[1] <= 127
+    # evalys counts each job's processors from the interval set: the CPUs it asked for
+    assert (frame["proc_alloc"] == frame["requested_number_of_resources"]).all()
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from evalys.visu.legacy import plot_gantt
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(10, 5))
+    ax = fig.subplots()
+    plot_gantt(jobset, ax=ax, title="evalys: schedlab's jobs.csv, SDSC-SP2 jobs 20000-20199, FCFS + EASY")
+    assert len(ax.patches) + len(ax.artists) >= 200  # a rectangle per job (more where ids are split)
+    fig.savefig(tmp_path / "evalys_gantt.png", dpi=90)
+    assert (tmp_path / "evalys_gantt.png").stat().st_size > 10_000
