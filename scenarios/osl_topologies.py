@@ -160,7 +160,7 @@ def topology(cfg: Config, name: str, capacities: np.ndarray, rng: np.random.Gene
     return grid_topology(graph, hops=hops)
 
 
-def decider(cfg: Config, policy: str, streams: Streams):  # type: ignore[no-untyped-def]
+def decider(cfg: Config, policy: str, streams: Streams):
     if policy == "osl":
         return OrdinalSharing(cfg.alpha, cfg.beta, rng=streams["exploration"])
     if policy == "lls":

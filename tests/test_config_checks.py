@@ -15,7 +15,7 @@ from schedlab.envs.deeprm import DeepRMConfig
 from schedlab.envs.grid_obs import GridAgentsConfig
 from schedlab.envs.machine_env import MachineEnvConfig
 from schedlab.envs.network_obs import NetworkAgentsConfig
-from schedlab.experiment import ConfigError, ExperimentError, run
+from schedlab.experiment import ConfigError, ExperimentError, load_scenario, run
 from schedlab.experiment.cli import main
 from schedlab.learners.approximators import ApproximatorConfig
 from schedlab.learners.sarsa import SarsaConfig
@@ -197,3 +197,27 @@ def test_whole_number_helpers_tell_a_count_by_type_and_a_whole_value_by_value():
         whole("steps", 0, 1)
     with pytest.raises(ValueError, match=r"^runs must be a whole number >= 1, got 2\.0$"):
         whole("runs", 2.0, 1)
+
+
+def test_every_bad_value_a_config_still_accepts_is_meant_and_says_why():
+    from config_probe import meant
+
+    tried, _accepted, names = probe()  # every scenario's, learner's and environment's fields, 8 bad values each
+    assert tried > 2000
+    assert [name for name in names if meant(name) is None] == []
+
+
+@pytest.mark.parametrize(("script", "key", "value", "message"), [
+    ("deeprm.py", "buffer_size", "0", "buffer_size=0 must be >= 1"),
+    ("deeprm.py", "hidden", "64,0", r"hidden\[1\]=0 must be >= 1"),
+    ("collectives.py", "sigma", "0", "sigma=0.0 must be > 0"),
+    ("collectives_sensitivity.py", "grid", "", "grid='' must not be empty"),
+    ("responsive_grid.py", "monitoring_queue", "x", "monitoring_queue='x' must be \"auto\""),
+    ("first_look.py", "trace", "x", "trace 'x' is neither a file nor a log in"),
+    ("first_look.py", "traces_dir", "nowhere", "traces_dir='nowhere' is not a folder"),
+])
+def test_a_value_that_cannot_be_meant_is_refused_in_one_line(script, key, value, message):
+    if key == "trace" and not (SCENARIOS.parent.parent / "shared" / "traces").is_dir():
+        pytest.skip("the logs are not on this machine: a name is left to the loader")
+    with pytest.raises(ConfigError, match=message):
+        load_scenario(SCENARIOS / script).config({key: value})

@@ -140,8 +140,9 @@ class GridAgentsConfig:
 
     @property
     def observer(self) -> GridObserver:
-        scales = dict(jmax=self.jmax, cmax=self.cmax, steps=self.steps, time_scale=self.time_scale)
-        return GridObserver(self.resources, **scales)
+        """The observer of this grid's observations, scaled by the config's bounds (jmax, cmax, steps)."""
+        return GridObserver(self.resources, jmax=self.jmax, cmax=self.cmax, steps=self.steps,
+                            time_scale=self.time_scale)
 
 
 def grid_model(
@@ -198,6 +199,7 @@ class GridObserver:
         self._unfinished = slice(3 + 2 * m, 3 + 3 * m)
 
     def observation_space(self) -> gym.spaces.Box:
+        """The observation: fractions in [0, 1] where bounded (progress, capacities), the rest >= 0."""
         high = np.full(self.size, np.inf)
         high[[0, 2]] = 1.0
         high[self._capacities] = 1.0
@@ -254,9 +256,11 @@ class AgentJobs:
         self.step_start = 0.0
 
     def submitted(self, agent: int, resource: int) -> None:
+        """Count a job ``agent`` sent to ``resource`` as unfinished."""
         self.unfinished[agent, resource] += 1.0
 
     def completed(self, agent: int, resource: int, record: JobRecord) -> None:
+        """Count ``agent``'s job at ``resource`` as finished this step, with its time in the step."""
         self.unfinished[agent, resource] -= 1.0
         self.finished[agent] += 1.0
         self._finished_time[agent] += record.end - self.step_start

@@ -122,6 +122,7 @@ class MachineEnvConfig:
 
     @property
     def machine_cpus(self) -> int:
+        """The machine's CPUs: ``cpus``, else the workload's own size (an error names the workload when it has none)."""
         if self.cpus is not None:
             return self.cpus
         cpus = getattr(self.jobs, "cpus", None)
@@ -131,6 +132,7 @@ class MachineEnvConfig:
 
     @property
     def observer(self) -> MachineObserver:
+        """The observer for these resources, window, time scale (the workload's by default) and runtime view."""
         scale = self.time_scale if self.time_scale is not None else getattr(self.jobs, "time_scale", 1.0)
         return MachineObserver(tuple(self.resources), self.window, scale, self.runtime)
 
@@ -231,7 +233,7 @@ class MachineEnv(gym.Env[np.ndarray, np.int64]):
     sees the same observations, for scenarios.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 4}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 4}  # type: ignore[misc]  # gymnasium.Env annotates it as an instance variable; it is class data (ruff: ClassVar)
 
     def __init__(
         self, config: MachineEnvConfig | None = None, *, render_mode: str | None = None, **overrides: Any
@@ -288,6 +290,7 @@ class MachineEnv(gym.Env[np.ndarray, np.int64]):
 
     # ------------------------------------------------------------------ Gymnasium
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+        """A new episode: ``options["jobs"]`` or the workload's draw from ``seed``, run to the first decision."""
         super().reset(seed=seed)
         options = options or {}
         jobs = list(options["jobs"]) if "jobs" in options else list(self.workload(self.np_random))
@@ -304,6 +307,7 @@ class MachineEnv(gym.Env[np.ndarray, np.int64]):
         return self._observe(), self._info(invalid=False)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """Start the window slot's job (or wait), then run the machine to the next decision or the end."""
         machine = self.machine
         if machine is None:
             raise RuntimeError("call reset() before step()")

@@ -75,6 +75,7 @@ class SyntheticJobs:
 
     @property
     def time_scale(self) -> float:
+        """The time scale of observations: the mean run time, so times read in multiples of it."""
         return float(self.mean_runtime)
 
     def __call__(self, rng: np.random.Generator) -> list[Job]:

@@ -53,10 +53,12 @@ class RandomSelection(_Stateless):
         self._rng = rng
 
     def bind(self, view: GridView) -> None:
+        """Keep how many resources there are, and which ones each agent reaches."""
         self._m = view.resources
         self._reachable = _reachable(view)
 
     def assign(self, agent: int, lengths: np.ndarray) -> Iterator[Assign]:
+        """Each job to a resource drawn uniformly from those ``agent`` reaches."""
         if self._reachable is None:
             picks = self._rng.integers(self._m, size=len(lengths))
             return (Assign(pos, j) for pos, j in enumerate(picks.tolist()))
@@ -72,11 +74,13 @@ class LeastLoaded(_Stateless):
         self._rng = rng
 
     def bind(self, view: GridView) -> None:
+        """Keep the view, whose LoR it reads, and which resources each agent cannot reach."""
         self._view = view
         reach = view.topology.reach
         self._out_of_reach = None if reach.all() else ~reach
 
     def assign(self, agent: int, lengths: np.ndarray) -> Iterator[Assign]:
+        """Each job in turn to a reachable resource of least LoR as ``agent`` sees it (ties drawn at random)."""
         view, rng, hidden = self._view, self._rng, self._out_of_reach
         for pos in range(len(lengths)):
             lor = view.seen_lor(agent)  # read again for each job: the previous one may already be queued
@@ -108,6 +112,7 @@ class DecentralisedMinMin(_Stateless):
         self.period = period
 
     def bind(self, view: GridView) -> None:
+        """Start each agent's ready times from the grid's, and refresh them at the step ends."""
         self._view = view
         self._steps = 0
         self.ready = np.tile(np.asarray(view.busy_until, dtype=float), (view.agents, 1))
@@ -122,6 +127,7 @@ class DecentralisedMinMin(_Stateless):
             self.ready[:] = self._view.busy_until  # the information service's refresh, to every agent
 
     def assign(self, agent: int, lengths: np.ndarray) -> Iterator[Assign]:
+        """Min-Min over ``agent``'s jobs: the job of earliest completion goes first, to that resource; repeat."""
         view = self._view
         now, caps = view.now, view.capacities
         ready = np.maximum(self.ready[agent], now)

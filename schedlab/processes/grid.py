@@ -36,6 +36,8 @@ a given step.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Generator
+from typing import Any
 
 import numpy as np
 import simpy
@@ -79,6 +81,7 @@ class Mailbox(simpy.Store):
         return event
 
     def post(self, item: object) -> None:
+        """Deliver ``item``: to the waiting reader at once, else into the box."""
         reader = self._reader
         if reader is not None:  # the reader is waiting: hand the item over at once, as a get would
             self._reader = None
@@ -102,7 +105,7 @@ class SchedulerAgent:
         self.buffer: list[Job] = []
         self.process = model.env.process(self._run())
 
-    def _run(self):  # type: ignore[no-untyped-def]
+    def _run(self) -> Generator[simpy.Event, Any, None]:
         model, i = self.model, self.index
         decider, submit = model.decider, model.submitter(i)
         inbox, inbox_wait, outbox_post = self.inbox.items, self.inbox.wait, self.outbox.post
@@ -244,7 +247,7 @@ class GridModel:
         #: message, taken off when the receiver reads it
         self.board: dict[tuple[int, int], object] = {}
         boxes = [Mailbox(env) for _ in range(self.agents)]  # boxes[k]: the inbox of order[k]
-        self.agent_list: list[SchedulerAgent] = [None] * self.agents  # type: ignore[list-item]
+        self.agent_list: list[SchedulerAgent] = [None] * self.agents  # type: ignore[list-item]  # each filled in just below
         for k, i in enumerate(self.order):
             nxt = (k + 1) % self.agents
             self.agent_list[i] = SchedulerAgent(self, i, boxes[k], boxes[nxt], first=k == 0 and self.shares)
@@ -258,7 +261,7 @@ class GridModel:
                         self.board[p, i] = decider.message(p)
             boxes[0].post(None)  # the first agent's first turn
 
-    def submitter(self, agent: int):  # type: ignore[no-untyped-def]
+    def submitter(self, agent: int) -> Callable[[int, Job], None]:
         """How broker ``agent`` sends a job: at once on a complete grid, else checked and over its links."""
         if self.topology.is_complete:
             return self.resources.submit  # the paper's grid: nothing to check, nothing in flight
@@ -305,7 +308,7 @@ class GridModel:
         if self._turns:
             self.agent_list[self._turns.pop()].inbox.post(None)
 
-    def _clock(self):  # type: ignore[no-untyped-def]
+    def _clock(self) -> Generator[simpy.Event, Any, None]:
         env, emit, series, every = self.env, self.step_ended.emit, self.series, self.record_every
         series.sample()
         step = 0
@@ -329,4 +332,5 @@ class GridModel:
         return self.clock
 
     def all_records(self) -> list[JobRecord]:
+        """Every resource's records, completed and not."""
         return self.resources.all_records()

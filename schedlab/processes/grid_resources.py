@@ -64,7 +64,7 @@ class GridServer(Server):
                  keep_records: bool = True, index: int = 0,
                  grid_completed: Signal[GridCompletion] | None = None) -> None:
         super().__init__(env, speed, name=name)
-        self.records = RecordLog()  # type: ignore[assignment]
+        self.records: RecordLog = RecordLog()  # type: ignore[assignment]  # Server's list, as columns: read-only, filled by add()
         self.keep_records = keep_records
         self.index = index
         self.grid_completed = grid_completed
@@ -81,7 +81,7 @@ class GridServer(Server):
         if completed.receivers:
             completed.emit(job_record(job, name, Status.COMPLETED, start=start, end=end, cpu_time=end - start))
         if self._grid_emit is not None:
-            self._grid_emit(GridCompletion(job.origin, self.index, job, start, end))
+            self._grid_emit(GridCompletion(job.origin, self.index, job, start, end))  # type: ignore[arg-type]  # a grid job's origin is its broker, never None
 
 
 class GridModelView:
@@ -113,6 +113,7 @@ class GridModelView:
 
     @property
     def now(self) -> float:
+        """The simulated time."""
         return self._env.now
 
     def lor(self) -> np.ndarray:
@@ -187,14 +188,14 @@ class GridResources:
         self.servers[resource].submit(job)
 
     def _remember(self, resource: int, now: float, busy: float) -> None:
-        times, values = self.history[resource]  # type: ignore[index]
+        times, values = self.history[resource]  # type: ignore[index]  # called only while history is kept
         if times[-1] == now:
             values[-1] = busy
         else:
             times.append(now)
             values.append(busy)
         # forget what no broker can look back to any more (keep the last change before that)
-        cut = bisect_right(times, now - self.horizon) - 1  # type: ignore[operator]
+        cut = bisect_right(times, now - self.horizon) - 1  # type: ignore[operator]  # history is kept: so is its horizon
         if cut > 64:
             del times[:cut], values[:cut]
 
@@ -205,13 +206,14 @@ class GridResources:
     def lor_at(self, when: np.ndarray) -> np.ndarray:
         """LoR of resource j as it was at ``when[j]`` (a past time per resource), from the history."""
         out = np.empty(len(self.servers))
-        for j, (times, values) in enumerate(self.history):  # type: ignore[arg-type]
+        for j, (times, values) in enumerate(self.history):  # type: ignore[arg-type]  # needs keep_history: without it there is no history to read
             t = float(when[j])
             k = bisect_right(times, t) - 1
             out[j] = max(values[k] - t, 0.0) if k >= 0 else 0.0
         return out
 
     def all_records(self) -> list[JobRecord]:
+        """Every server's records, completed and not, server by server."""
         out: list[JobRecord] = []
         for server in self.servers:
             out.extend(server.all_records())
@@ -244,6 +246,7 @@ class GridSeries:
         return self.tpt_total / self.completed if self.completed else math.nan
 
     def sample(self) -> None:
+        """Add a row for now: the LoR summary (mean, max, spread), ATPT, completions and submissions so far."""
         grid = self._grid
         summary = metrics.load_summary(grid.lor())
         self._rows.append(
@@ -267,4 +270,5 @@ class GridSeries:
         return np.array([row[k] for row in self._rows], dtype=float)
 
     def as_dict(self) -> dict[str, np.ndarray]:
+        """The series as ``{column: array}``, for a DataFrame or a plot."""
         return {name: self.column(name) for name in self.COLUMNS}

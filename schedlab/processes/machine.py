@@ -258,7 +258,7 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds):
                     self.start(answer.job, answer.cpus)
                 elif isinstance(answer, _ONE_ANSWER) or not hasattr(answer, "__iter__"):
                     budget -= 1
-                    apply(answer)  # an action, or something that is not: apply() names it
+                    apply(answer)  # type: ignore[arg-type]  # an action, or something that is not: apply() names it
                 else:
                     for action in answer:  # lazily: a generator sees each action's effect
                         apply(action)

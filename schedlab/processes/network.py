@@ -31,7 +31,8 @@ itself is the :class:`~schedlab.model.contracts.network.NetworkView` the rule re
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
+from typing import Any
 
 import networkx as nx
 import numpy as np
@@ -189,8 +190,8 @@ class ServerNetwork:
         self.clock = env.process(self._clock())
 
     # ------------------------------------------------------------------ bookkeeping
-    def job_class(self, job: Job) -> int:
-        """The agent class of a job of the current run."""
+    def job_class(self, job: Job | JobRecord) -> int:
+        """The agent class of a job of the current run (or of its record)."""
         return self._classes[job.id - self._first_id]
 
     def touch(self, agent: int, job: Job) -> None:
@@ -198,7 +199,7 @@ class ServerNetwork:
         self._decided_agents.append(agent)
         self._decided_ids.append(job.id)
 
-    def _completion_receiver(self, server: int):  # type: ignore[no-untyped-def]
+    def _completion_receiver(self, server: int) -> Callable[[Job, float, float], None]:
         signal, name = self.completed, self.servers[server].name
 
         def completed(job: Job, start: float, end: float) -> None:
@@ -224,12 +225,15 @@ class ServerNetwork:
         return np.array([server.load() for server in self.servers])
 
     def in_transit(self) -> int:
+        """Jobs on the links or about to leave: shipped, not yet arrived."""
         return sum(len(batch) for batch in self.links.items) + len(self._outgoing)
 
     def queued(self) -> int:
+        """Jobs waiting in the servers' queues."""
         return sum(len(s.queue.items) for s in self.servers)
 
     def running(self) -> int:
+        """Servers running a job now."""
         return sum(s.running is not None for s in self.servers)
 
     def executed(self) -> int:
@@ -362,7 +366,7 @@ class ServerNetwork:
         """
         return None
 
-    def _clock(self):  # type: ignore[no-untyped-def]
+    def _clock(self) -> Generator[simpy.Event, Any, None]:
         env, rule, step_ended = self.env, self.rule, self.step_ended
         for run in range(self.runs):
             self.run = run
@@ -399,6 +403,7 @@ class ServerNetwork:
         return self.clock
 
     def all_records(self) -> list[JobRecord]:
+        """Every server's records, completed and not, server by server."""
         out: list[JobRecord] = []
         for server in self.servers:
             out.extend(server.all_records())

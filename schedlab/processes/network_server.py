@@ -124,19 +124,21 @@ class NetworkServer(Server):
     def _hold(self, job: Job) -> None:
         """Add ``job``'s requirements to ``held`` (it has come: queued or started)."""
         held = self._held
-        held[0] += job.runtime  # type: ignore[index]
+        assert held is not None, "only called while the sums are kept"
+        held[0] += job.runtime
         k = 1  # a counter, not enumerate(): 0.34 against 0.70 us for one demand (timeit)
         for amount in job.demands.values():
-            held[k] += amount  # type: ignore[index]
+            held[k] += amount
             k += 1
 
     def _release(self, job: Job) -> None:
         """Take ``job``'s requirements away from ``held`` (it leaves: shipped away or completed)."""
         held = self._held
-        held[0] -= job.runtime  # type: ignore[index]
+        assert held is not None, "only called while the sums are kept"
+        held[0] -= job.runtime
         k = 1
         for amount in job.demands.values():
-            held[k] -= amount  # type: ignore[index]
+            held[k] -= amount
             k += 1
 
     def load(self) -> float:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Callable, Generator, Mapping
+from typing import TYPE_CHECKING
 
 import simpy
 from simpy.core import BoundClass
@@ -51,24 +52,31 @@ class JobQueue(simpy.Store):
 
     def __init__(self, env: simpy.Environment, admits: Callable[[Job], bool] = lambda job: True) -> None:
         super().__init__(env)
-        self.items: deque[Job] = deque()  # type: ignore[assignment]
+        self.items: deque[Job] = deque()  # type: ignore[assignment]  # simpy's list, as a deque: the head is taken often
         self.admits = admits
 
-    put = BoundClass(QueuePut)  # type: ignore[assignment]
+    if TYPE_CHECKING:  # what BoundClass makes of QueuePut, as simpy's own Store declares its put
 
-    def _do_put(self, event: QueuePut) -> None:  # type: ignore[override]
+        def put(self, item: Job, front: bool = False) -> QueuePut:  # type: ignore[override]  # as simpy's Store.put
+            """Queue ``item`` at the back, or at the front with ``front=True``."""
+            ...
+    else:
+        put = BoundClass(QueuePut)
+
+    def _do_put(self, event: QueuePut) -> None:  # type: ignore[override]  # only QueuePuts reach it (put above)
         if event.front:
             self.items.appendleft(event.item)
         else:
             self.items.append(event.item)
         event.succeed()
 
-    def _do_get(self, event: StoreGet) -> None:  # type: ignore[override]
+    def _do_get(self, event: StoreGet) -> None:
         if self.items and self.admits(self.items[0]):
             event.succeed(self.items.popleft())
 
     @property
     def head(self) -> Job | None:
+        """The first waiting job, or ``None``."""
         return self.items[0] if self.items else None
 
     def take(self, job: Job) -> None:
@@ -93,7 +101,7 @@ class ServerQueue(JobQueue):
         super().__init__(env, server.fits)
         self.server = server
 
-    def _do_put(self, event: QueuePut) -> None:  # type: ignore[override]
+    def _do_put(self, event: QueuePut) -> None:  # type: ignore[override]  # only QueuePuts reach it (put above)
         self.server.submit(event.item, event.front)
         event.succeed()
 
@@ -253,7 +261,7 @@ class Server:
             job = items.popleft()
             idle, self._idle = self._idle, None
             self._start(job)  # before the process resumes: loads and counts see the job now
-            idle.succeed(job)  # type: ignore[union-attr]
+            idle.succeed(job)  # type: ignore[union-attr]  # the server is free: its process waits on _idle
 
     def _start(self, job: Job) -> None:
         now = self.env.now

@@ -33,6 +33,7 @@ from collections.abc import Generator, Mapping, Sequence
 
 import numpy as np
 import simpy
+from simpy.events import EventPriority
 
 from schedlab.model.contracts.machine import MachineView
 from schedlab.model.contracts.slotted import Agent, SlottedStep
@@ -46,13 +47,13 @@ from schedlab.processes.source import Source
 __all__ = ["SlottedMachine", "drive"]
 
 #: SimPy priorities below NORMAL (1): reserved starts after completions, the tick last
-_RESERVED, _TICK = 2, 3
+_RESERVED, _TICK = EventPriority(2), EventPriority(3)
 
 
 class _Late(simpy.events.Event):
     """An event at ``now + delay`` processed after the normal events of that instant."""
 
-    def __init__(self, env: simpy.Environment, delay: float, priority: int) -> None:
+    def __init__(self, env: simpy.Environment, delay: float, priority: EventPriority) -> None:
         super().__init__(env)
         self._ok = True
         self._value = None
@@ -183,6 +184,7 @@ class SlottedMachine:
     # ------------------------------------------------------------------ the scheduler's side
     @property
     def now(self) -> int:
+        """The current time slot."""
         return int(self.sim.now)
 
     @property
@@ -210,6 +212,7 @@ class SlottedMachine:
         return max(0, len(self.queue) - self.slots)
 
     def length(self, job: Job) -> int:
+        """``job``'s length in slots."""
         return self._len[job]
 
     def demand(self, job: Job) -> np.ndarray:
@@ -263,7 +266,7 @@ class SlottedMachine:
         if offset == 0:
             self.machine.start(job)
         else:  # a reservation: started by an event that comes after that instant's completions
-            _Late(self.sim, offset, _RESERVED).callbacks.append(lambda _e, job=job: self.machine.start(job))
+            _Late(self.sim, offset, _RESERVED).callbacks.append(lambda _e: self.machine.start(job))
         return True
 
     def end_step(self) -> float:
@@ -287,6 +290,7 @@ class SlottedMachine:
         return self.area / (self.cap * steps) if steps > 0 else np.full(len(self.names), math.nan)
 
     def records(self) -> list[JobRecord]:
+        """Every job's record: completed ones, then those running or waiting."""
         return self.machine.all_records()
 
     # ------------------------------------------------------------------ the observation

@@ -133,8 +133,8 @@ def bipartite_grid(
     m = _count("resources (M)", resources)
     if (capacities is None) == (capacity_range is None):
         raise ValueError("give exactly one of capacity_range=(C_min, C_max) or capacities=")
-    if capacities is None:
-        caps = resource_capacities(m, capacity_range, seed)  # type: ignore[arg-type]
+    if capacity_range is not None:
+        caps = resource_capacities(m, capacity_range, seed)
     else:
         caps = np.asarray(capacities, dtype=float)
         if caps.shape != (m,):

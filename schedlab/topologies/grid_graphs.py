@@ -32,7 +32,12 @@ def _range(name: str, bounds: tuple[float, float]) -> tuple[float, float]:
     return low, high
 
 
-def _capacities(m: int, capacity_range, capacities, seed) -> np.ndarray:  # type: ignore[no-untyped-def]
+def _capacities(
+    m: int,
+    capacity_range: tuple[float, float],
+    capacities: Sequence[float] | np.ndarray | None,
+    seed: int | np.random.Generator | None,
+) -> np.ndarray:
     if capacities is None:
         return resource_capacities(m, capacity_range, seed)
     caps = np.asarray(capacities, dtype=float)
@@ -138,7 +143,9 @@ def hierarchical_grid(
     per_site = _count("resources_per_site", resources_per_site)
     if latency is None:
         lat = (1.0,) * len(levels) + (0.0,)
-    elif isinstance(latency, int | float | np.number) and not isinstance(latency, bool):
+    elif isinstance(latency, bool):
+        raise ValueError(f"latency must be a number or one per level, got {latency!r}")
+    elif isinstance(latency, int | float | np.number):
         lat = (float(latency),) * (len(levels) + 1)
     else:
         lat = tuple(float(x) for x in latency)

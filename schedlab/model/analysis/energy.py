@@ -60,6 +60,7 @@ def energy(rows: Iterable[tuple[Any, str, str, str, int, float, float]], platfor
     if missing:
         raise ValueError(f"energy: platform {platform.name!r}: node type(s) {', '.join(missing)} give no power "
                          "(nodes.<type>.power = {idle = W, full = W})")
+    watts_of = {name: p for name, p in power.items() if p is not None}  # every type's: checked just above
     span = end - start
     busy: dict[str, float] = {}  # core-seconds held per node
     per_job: dict[Any, float] = {}
@@ -68,11 +69,11 @@ def energy(rows: Iterable[tuple[Any, str, str, str, int, float, float]], platfor
     for job, _queue, node, _kind, cores, t0, t1 in rows:
         held = max(0.0, min(t1, end) - max(t0, start)) * cores
         busy[node] = busy.get(node, 0.0) + held
-        watts = power[kind_of[node]]
-        per_job[job] = per_job.get(job, 0.0) + watts.full * held / cores_of[node]  # type: ignore[union-attr]
+        watts = watts_of[kind_of[node]]
+        per_job[job] = per_job.get(job, 0.0) + watts.full * held / cores_of[node]
     per_node = {}
-    for node in platform.nodes:
-        watts = power[node.kind]
-        per_node[node.name] = watts.idle * span + (watts.full - watts.idle) * busy.get(node.name, 0.0) / node.cores  # type: ignore[union-attr]
+    for spec in platform.nodes:
+        watts = watts_of[spec.kind]
+        per_node[spec.name] = watts.idle * span + (watts.full - watts.idle) * busy.get(spec.name, 0.0) / spec.cores
     total = sum(per_node.values())
     return EnergyReport(total, per_node, per_job, total / span, total * span, span)

@@ -97,9 +97,13 @@ class GridView(Protocol):
     """
 
     @property
-    def agents(self) -> int: ...
+    def agents(self) -> int:
+        """Number of brokers (N)."""
+        ...
     @property
-    def resources(self) -> int: ...
+    def resources(self) -> int:
+        """Number of resources (M)."""
+        ...
     @property
     def capacities(self) -> np.ndarray:
         """Each resource's capacity (length processed per unit of time), read-only."""
@@ -109,9 +113,13 @@ class GridView(Protocol):
         """When each resource's queue empties, counting the jobs that reached it (read-only)."""
         ...
     @property
-    def now(self) -> float: ...
+    def now(self) -> float:
+        """The simulated time."""
+        ...
     @property
-    def topology(self) -> GridTopology: ...
+    def topology(self) -> GridTopology:
+        """Who reaches which resource, with what latency, and who shares with whom."""
+        ...
     @property
     def completed(self) -> Subscribable[GridCompletion]:
         """Emitted at each completion, at its time."""
@@ -194,9 +202,11 @@ class PoissonJobs:
 
     @property
     def mean_length(self) -> float:
+        """The mean job length, ``(low + high) / 2``: the J_av of the system load."""
         return (self.low + self.high) / 2
 
     def lengths(self, step: int, agents: int) -> list[list[float]]:
+        """Step ``step``'s new jobs, per agent: a Poisson count each, uniform lengths in ``[low, high)``."""
         counts = self._arrivals.poisson(self.rate, agents).tolist()
         drawn = self._lengths.uniform(self.low, self.high, sum(counts)).tolist()
         out, k = [], 0
@@ -243,14 +253,14 @@ def _sharing_order(sharing: nx.DiGraph, agents: int) -> tuple[tuple[int, ...], t
         raise ValueError(f"sharing: nodes must be the agents 0..{agents - 1}, got {sorted(sharing.nodes)[:10]}...")
     if all(sharing.out_degree(i) == 1 and sharing.in_degree(i) == 1 for i in range(agents)):
         try:
-            order = ring_order(sharing, agents)
+            ring: list[int] = ring_order(sharing, agents)
         except ValueError:
-            order = []
-        if order:
-            preds = [()] * agents
-            for k, i in enumerate(order):
-                preds[i] = (order[k - 1],)
-            return tuple(order), tuple(preds)
+            ring = []
+        if ring:
+            before: list[tuple[int, ...]] = [()] * agents
+            for k, i in enumerate(ring):
+                before[i] = (ring[k - 1],)
+            return tuple(ring), tuple(before)
     if not nx.is_weakly_connected(sharing):
         raise ValueError("sharing: the graph must connect every agent (weakly connected)")
     seen = dict.fromkeys(nx.bfs_tree(sharing.to_undirected(as_view=True), 0))
@@ -351,8 +361,8 @@ class GridTopology:
         caps = checked_capacities(capacities)
         resources = caps.size
         if sharing is None:
-            order = tuple(range(agents))
-            preds = tuple((order[k - 1],) for k in range(agents))
+            order: tuple[int, ...] = tuple(range(agents))
+            preds: tuple[tuple[int, ...], ...] = tuple((order[k - 1],) for k in range(agents))
         else:
             order, preds = _sharing_order(sharing, agents)
         return cls(agents, resources, np.zeros((agents, resources)), np.ones((agents, resources), dtype=bool),

@@ -12,6 +12,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, make_dataclass
 from types import MappingProxyType
+from typing import Any
 
 from schedlab.model.core.utility import TimeUtility
 
@@ -137,7 +138,7 @@ class Job:
     def __setstate__(self, state: dict[str, object]) -> None:
         for name, value in state.items():
             object.__setattr__(self, name, value)
-        object.__setattr__(self, "demands", frozen_demands(state["demands"]))  # type: ignore[arg-type]
+        object.__setattr__(self, "demands", frozen_demands(state["demands"]))  # type: ignore[arg-type]  # __getstate__ wrote a dict
 
     @property
     def requested_time(self) -> float:
@@ -170,7 +171,8 @@ class Job:
 # the swap stays: it is the cheapest of them (measured: benchmarks/README.md). The
 # workloads (model/core/workloads), the grid's arrivals and the server network's arrivals
 # make their jobs this way, hundreds of thousands a run.
-_JobDraft = make_dataclass("_JobDraft", [f.name for f in fields(Job)], slots=True)
+# (typed Any: a class built at run time, whose fields mypy cannot see)
+_JobDraft: Any = make_dataclass("_JobDraft", [f.name for f in fields(Job)], slots=True)
 if _JobDraft.__slots__ != Job.__slots__:  # the __class__ assignment would fail on the first job
     raise TypeError("Job's slots changed: _JobDraft must keep the same layout")
 
@@ -203,7 +205,7 @@ def trusted_job(
     draft = _JobDraft(id, submit, runtime, cpus, demands, estimate, job_class, group, weight, utility, origin,
                       partition)
     draft.__class__ = Job
-    return draft  # type: ignore[return-value]  # a Job now (no typing.cast: a call per job)
+    return draft  # a Job now (_JobDraft is typed Any, so no typing.cast: a call per job)
 
 
 def new_job(

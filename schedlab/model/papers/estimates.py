@@ -24,16 +24,20 @@ __all__ = ["MedianRuntime", "OracleRuntime", "RuntimeEstimate"]
 class RuntimeEstimate(Protocol):
     """A scheduler's belief of a job's execution time."""
 
-    def estimate(self, job: Job) -> float: ...
+    def estimate(self, job: Job) -> float:
+        """The execution time the scheduler expects of ``job``."""
+        ...
 
 
 class OracleRuntime:
     """Perfect knowledge: the job's true execution time."""
 
     def estimate(self, job: Job) -> float:
+        """The job's true execution time."""
         return job.runtime
 
     def observe(self, record: JobRecord) -> None:
+        """Nothing to learn: the oracle already knows."""
         pass  # nothing to learn
 
     def __repr__(self) -> str:
@@ -77,6 +81,7 @@ class MedianRuntime:
         self._median.pop(record.job_class, None)
 
     def estimate(self, job: Job) -> float:
+        """The median measured time of the job's class over the window, or the default before any."""
         cached = self._median.get(job.job_class)
         if cached is not None:
             return cached
