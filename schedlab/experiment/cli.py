@@ -90,6 +90,11 @@ def _parser(script: str | None = None) -> argparse.ArgumentParser:
     window.add_argument("--windows", type=int, default=None, metavar="N", help="N windows drawn from --seed")
     replay.add_argument("--length", type=int, default=1024, metavar="L", help="jobs per window (default 1024)")
     replay.add_argument("--seed", type=int, default=0, help="seed of the window draw (default 0)")
+    replay.add_argument("--draw", choices=("schedlab", "rlscheduler"), default="schedlab",
+                        help="how --windows are drawn from --seed: schedlab's draw, or RLScheduler's test script's "
+                             "(its published tables: --seed 1 --windows 10 --length 1024 --draw-within 10000)")
+    replay.add_argument("--draw-within", type=int, default=0, metavar="N",
+                        help="with --draw rlscheduler: draw among the first N jobs (its batch_job_slice; 0: all)")
     replay.add_argument("--compat", choices=("none", "rlscheduler"), default="none",
                         help="rlscheduler: RLScheduler's loader, node allocation and scheduling loop")
     replay.add_argument("--walltime", choices=("kill", "run-on"), default=None,
@@ -229,6 +234,7 @@ def _batsim_jobs(out: Path) -> None:
 
 
 def _replay(args: argparse.Namespace) -> int:
+    from schedlab.experiment.published import published_lines
     from schedlab.experiment.runner import run
     from schedlab.experiment.scenario import load_scenario
     from schedlab.experiment.store import check_out
@@ -241,6 +247,7 @@ def _replay(args: argparse.Namespace) -> int:
         "traces_dir": str(Path.cwd().parent / "shared" / "traces"),
         "platform": str(Path(args.platform).resolve()) if args.platform else "",
         "placement": args.placement, "queues": args.queues, "walltime": args.walltime or "", "procs": args.procs,
+        "draw": args.draw, "draw_within": args.draw_within,
     }
     if args.platform:
         from schedlab.model.formats.platform_file import load_platform
@@ -274,6 +281,8 @@ def _replay(args: argparse.Namespace) -> int:
         print(f"replay: {cfg.n_windows} window(s) of {cfg.length} jobs, compat {cfg.compat}, walltime {cfg.walltime}")
         print(results.table())
         for line in left_out(results.records, cfg.length):
+            print(line)
+        for line in published_lines(results.rows, cfg):
             print(line)
         results.save(out, lock=lock)
     finally:

@@ -36,7 +36,7 @@ from schedlab.model.records.job_record import JobRecord, Status
 from schedlab.model.records.log import RecordLog
 from schedlab.model.records.table import job_record
 from schedlab.processes.capacity import CapacityAccount
-from schedlab.processes.job_end import JobEnding, _Allocated  # private: the event is no API
+from schedlab.processes.job_end import LATE, NORMAL, JobEnding, _Allocated  # private: the event is no API
 from schedlab.processes.machine_view import PolicyView
 from schedlab.processes.processor_ids import ProcessorIds
 from schedlab.processes.running import Running, RunningSet
@@ -82,6 +82,11 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds):
         Decide once per instant instead of at every event: arrivals and completions
         at the same simulated time are all taken in before the policy is asked (as
         RLScheduler's simulator does). By default the policy is asked at each event.
+    ends_last
+        At an instant, jobs end after every arrival of that instant is queued (by
+        default the events keep the order they were scheduled in). With decisions at
+        every event this is RLScheduler's loop (``compat="rlscheduler"``): a job
+        submitted when another ends joins the queue before the CPUs come back.
     walltime
         What happens to a job that reaches its time limit (:meth:`time_limit`):
         ``"run-on"`` (the default) lets it run to its end; ``"kill"`` kills it there,
@@ -122,6 +127,7 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds):
         batch_decisions: bool = False,
         walltime: Literal["run-on", "kill"] = "run-on",
         allocation: str | AllocationRule | None = None,
+        ends_last: bool = False,
     ) -> None:
         if not is_whole(capacity, 1):
             raise ValueError(f"machine {name!r}: capacity must be a whole number >= 1, got {capacity!r}")
@@ -156,6 +162,7 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds):
         self._seq = 0
         self._deciding = False
         self._batch = batch_decisions
+        self._end_priority = LATE if ends_last else NORMAL  # read by JobEnding._plan_end
         self._decision_pending = False
         self._busy_area = 0.0  # CapacityAccount's integrals
         self._last_change = env.now

@@ -56,6 +56,7 @@ from schedlab.model.formats.traces import (
     trace_path,
 )
 from schedlab.model.records.run_facts import run_facts
+from schedlab.model.papers.rlscheduler_draw import rlscheduler_starts
 from schedlab.policies.batch import BACKFILLS, make_policy
 from schedlab.policies.placement import PLACEMENTS, make_placement
 from schedlab.policies.queues import QUEUE_POLICIES, make_queue_policy
@@ -65,6 +66,8 @@ from schedlab.processes.model import Model
 from schedlab.processes.replay import replay_model
 
 NAME = "trace_replay"
+#: how window starts are drawn
+DRAWS = ("schedlab", "rlscheduler")
 #: what a job that reaches its requested time does (Machine's walltime)
 WALLTIMES = ("kill", "run-on")
 
@@ -89,6 +92,11 @@ class Config:
     window_seed: int | None = number(None, high=INT_MAX)
     #: loader and machine semantics: none (schedlab's) or rlscheduler (Zhang et al. SC20)
     compat: str = "none"
+    #: how windows are drawn: schedlab (uniform, distinct, from the seed's stream) or rlscheduler
+    #: (its test script's draw from the same seed: gym's 2019 seeding, a start in [L, N - L - 1))
+    draw: str = "schedlab"
+    #: with draw rlscheduler: draw among the first N jobs (RLScheduler's batch_job_slice; 0: all)
+    draw_within: int = number(0, low=0)
     #: stop at the first malformed line instead of skipping and counting it
     strict: bool = False
     #: a job that reaches its requested time: kill (as Slurm, PBS and OAR do) or run-on (runs to its end);
@@ -133,6 +141,8 @@ class Config:
         if self.platform and self.compat != "none":
             raise ValueError(f"a platform replays the log's processors on nodes; compat {self.compat!r} "
                              "reads jobs as whole nodes: use compat none with a platform")
+        if self.draw not in DRAWS:
+            raise ValueError(f"unknown draw {self.draw!r}; choose from {', '.join(DRAWS)}")
         if self.length < 1 or (not self.starts and self.windows < 1):
             raise ValueError("need length >= 1 and windows >= 1 (or explicit starts)")
         check_traces(self.traces, self.traces_dir)
@@ -194,8 +204,7 @@ def cells(cfg: Config) -> list[dict]:
 def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> Model:
     """The model of one cell and replication: window r of the cell's trace, under its policy (or as recorded)."""
     trace = load_log(cfg, cell["trace"])
-    starts = pick_windows(len(trace.jobs), cfg.length, starts=cfg.starts or None, count=cfg.windows,
-                          seed=window_seed(cfg, streams))
+    starts = window_starts(cfg, len(trace.jobs), window_seed(cfg, streams))
     r = streams.replication
     if r >= len(starts):
         raise ValueError(f"replication {r} has no window: there are {len(starts)}; run with reps <= windows")
@@ -212,10 +221,17 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
         return model
     else:
         policy = make_policy(cell["policy"], cell["backfill"], cfg.compat)
-        model = replay_model(env, jobs, trace.procs, policy, batch_decisions=cfg.compat == "rlscheduler",
-                             walltime=cfg.walltime, allocation="first-fit")  # type: ignore[arg-type]  # checked in Config
+        model = replay_model(env, jobs, trace.procs, policy, compat=cfg.compat, walltime=cfg.walltime,  # type: ignore[arg-type]  # checked in Config
+                             allocation="first-fit")
     model.parts.update(procs=trace.procs, window_start=lo)
     return model
+
+
+def window_starts(cfg: Config, n_jobs: int, seed: int) -> list[int]:
+    """The windows' first jobs: the given starts, or drawn from ``seed`` as ``cfg.draw`` says."""
+    if cfg.draw == "rlscheduler" and not cfg.starts:
+        return rlscheduler_starts(n_jobs, cfg.length, cfg.windows, seed, cfg.draw_within)
+    return pick_windows(n_jobs, cfg.length, starts=cfg.starts or None, count=cfg.windows, seed=seed)
 
 
 def window_seed(cfg: Config, streams: Streams) -> int:
