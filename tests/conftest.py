@@ -13,11 +13,18 @@ Hypothesis profiles set how hard the properties are tried:
 chosen with ``pytest --hypothesis-profile=thorough`` or ``HYPOTHESIS_PROFILE=thorough``.
 A budget written beside a test (``@settings(max_examples=20)``) is its floor: a profile
 with a larger budget raises it, so ``thorough`` reaches every property.
+
+The header of every run names the Python, the resolved versions of the libraries whose
+arithmetic the results depend on, and the SIMD level numpy and torch dispatch to (a
+learner in float32 elects differently on an AVX2 and an AVX-512 machine: see
+``tests/quick_runs.py``), so a CI log says what it ran on.
 """
 
 from __future__ import annotations
 
 import os
+import platform
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -31,6 +38,38 @@ THOROUGH_EXAMPLES = 300
 settings.register_profile("ci", max_examples=50, deadline=None, derandomize=True)
 settings.register_profile("thorough", max_examples=THOROUGH_EXAMPLES, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+#: the libraries named in the header: those whose float arithmetic the stored results depend on
+HEADER_PACKAGES = ("numpy", "pandas", "scipy", "torch", "networkx", "pyarrow", "simpy")
+
+
+def _version(name: str) -> str:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def _simd() -> str:
+    """What numpy's and torch's kernels dispatch to on this CPU (their sums and products depend on it)."""
+    try:
+        from numpy._core import _multiarray_umath as umath  # numpy >= 2
+    except ImportError:  # pragma: no cover (numpy 1.26)
+        from numpy.core import _multiarray_umath as umath
+    numpy_simd = [f for f in umath.__cpu_dispatch__ if umath.__cpu_features__.get(f)]
+    try:
+        import torch
+
+        torch_simd = torch.backends.cpu.get_cpu_capability()
+    except ImportError:
+        torch_simd = "-"
+    return f"numpy dispatch {' '.join(numpy_simd) or 'baseline'}, torch {torch_simd}"
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """``python 3.11.7; numpy 2.4.6, pandas 3.1.1, ...`` and the SIMD level, at the top of every run."""
+    versions = ", ".join(f"{name} {_version(name)}" for name in HEADER_PACKAGES)
+    return [f"versions: python {platform.python_version()}; {versions}", f"cpu: {_simd()}"]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

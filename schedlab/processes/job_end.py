@@ -16,8 +16,8 @@ time. One such event is the source's next arrival, and with a log's whole second
 tie is common. A process's Timeout, by contrast, was made when SimPy took its urgent
 ``Initialize`` event. So ``start()`` and ``resize()`` schedule a small urgent event,
 :class:`_Allocated`, at the same point of the event list, and its callback makes the
-Timeout. Every seed scenario's results are identical, bit for bit
-(``tests/test_digests.py``).
+Timeout. Every seed scenario's results were identical, bit for bit (the quick runs'
+digests, now ``tools/digests.py``).
 
 Without the process per job, a ``Machine`` keeps up with the plain-SimPy model of
 :mod:`schedlab.processes.simpy_machine`; the urgent event is the price of the
