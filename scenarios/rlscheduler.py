@@ -98,6 +98,12 @@ class Config:
         if bad:
             raise ValueError(f"unknown backfills or heuristics {bad}: backfills none, easy; "
                              f"heuristics {', '.join(HEURISTICS)}")
+        if self.model not in ("shipped", "train") and not (self.model and Path(self.model).expanduser().is_dir()):
+            raise ValueError(f"model must be shipped, train or a folder of seed<k>.zip, got {self.model!r}")
+        if self.trained_on and self.trained_on not in {log.trace for log in LOGS} \
+                and not Path(self.trained_on).expanduser().is_file():
+            raise ValueError(f"trained_on must be one of {', '.join(log.trace for log in LOGS)}, a log file or empty, "
+                             f"got {self.trained_on!r}")
         if self.device not in ("cpu", "cuda", "auto"):
             raise ValueError(f"device must be cpu, cuda or auto, got {self.device!r}")
         n = len(self.env_config(False).trace.jobs)  # the log exists and holds the episodes

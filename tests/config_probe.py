@@ -78,6 +78,10 @@ MEANT: dict[str, dict[str, str]] = {
     **{name: {"0": why} for name, why in _ZERO.items()},
     **{name: {"*": _FOLDER} for name in ("curves_dir", "out_dir", "series_dir", "pool_log")},
     "train_seed": {"0": _SEED, str(10**12): _SEED}, "window_seed": {"0": _SEED, str(10**12): _SEED},
+    "seeds": {"0": "one training seed, 0: " + _SEED, str(10**12): "one training seed: " + _SEED},
+    "eval_seed": {"0": _SEED, str(10**12): _SEED},
+    "trained_on": {"": "documented: empty evaluates the models of the log itself"},
+    "draw_within": {"0": "documented: 0 draws as the paper did for this log (or among all jobs)"},
     "learning_rate_half_life": {v: "inf keeps the rate constant; a huge half-life is the same, and costs no work"
                                 for v in ("inf", "1e300", str(10**12))},
     "starts": {"": "no explicit starts: windows drawn from window_seed", "0": _ZERO["starts"]},
