@@ -71,16 +71,16 @@ class IdleShutdown:
         demand = sum(job.cpus for job in view.waiting)
         free = view.free
         booting = sum(p.cores for p in power.values() if p.state == "switching_on")
-        actions: list[Any] = []
         if demand > free + booting:
+            boot = []
             for name, p in power.items():
                 if p.state == "off":
-                    actions.append(SwitchOn(name))
+                    boot.append(name)
                     booting += p.cores
                     if demand <= free + booting:
                         break
-            return actions
-        wake = math.inf
+            return [SwitchOn(boot)] if boot else []
+        wake, off = math.inf, []
         for name, p in power.items():
             if p.state != "on" or p.idle_since is None or not p.can_switch:
                 continue
@@ -88,8 +88,9 @@ class IdleShutdown:
             if due > now:
                 wake = min(wake, due)
             elif free - p.cores >= demand:
-                actions.append(SwitchOff(name))
+                off.append(name)
                 free -= p.cores
+        actions: list[Any] = [SwitchOff(off)] if off else []
         if wake < math.inf:
             actions.append(WakeAt(wake))
         return actions

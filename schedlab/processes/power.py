@@ -100,9 +100,11 @@ class PoweredCluster(Cluster):
         """Carry out a job action, as a cluster does, or a power action."""
         kind = type(action)
         if kind is SwitchOff:
-            self.switch_off(action.node)  # type: ignore[union-attr]
+            for name in action.nodes:  # type: ignore[union-attr]
+                self.switch_off(name)
         elif kind is SwitchOn:
-            self.switch_on(action.node)  # type: ignore[union-attr]
+            for name in action.nodes:  # type: ignore[union-attr]
+                self.switch_on(name)
         elif kind is WakeAt:
             self.wake_at(action.time)  # type: ignore[union-attr]
         else:

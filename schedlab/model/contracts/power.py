@@ -5,9 +5,9 @@ off (:class:`schedlab.processes.power.PoweredCluster`) gives its policy a view t
 :class:`~schedlab.model.contracts.machine.MachineView` plus :class:`PowerView`, and applies,
 beside ``Start``/``Preempt``/``Resize``, the three actions here:
 
-- :class:`SwitchOff` an idle node that is on: it runs nothing from then on, switches for
+- :class:`SwitchOff` idle nodes that are on: it runs nothing from then on, switches for
   its type's ``switch_off`` seconds, then draws its ``off`` watts;
-- :class:`SwitchOn` a node that is off: it boots for its ``switch_on`` seconds, then is on
+- :class:`SwitchOn` nodes that are off: it boots for its ``switch_on`` seconds, then is on
   and idle, and the machine decides again;
 - :class:`WakeAt` a time: the machine asks its policy again then (a policy that acts
   after a delay, as an idle timeout does, needs a decision event when no job brings one).
@@ -22,7 +22,7 @@ actions is another.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal, NamedTuple, Protocol
 
@@ -32,18 +32,32 @@ __all__ = ["NodePowerState", "PowerState", "PowerView", "SwitchOff", "SwitchOn",
 PowerState = Literal["on", "switching_off", "off", "switching_on"]
 
 
+def _names(nodes: str | Iterable[str]) -> tuple[str, ...]:
+    return (nodes,) if isinstance(nodes, str) else tuple(nodes)
+
+
 @dataclass(frozen=True, slots=True)
 class SwitchOff:
-    """Switch node ``node`` (its name) off: it must be on and run no job."""
+    """Switch ``nodes`` (a node's name, or several) off: each must be on and run no job.
 
-    node: str
+    Several nodes in one action, as Batsim's ``set_resource_state`` takes a set of
+    resources: a policy that switches 100 nodes at once returns one action, not 100.
+    """
+
+    nodes: tuple[str, ...]
+
+    def __init__(self, nodes: str | Iterable[str]) -> None:
+        object.__setattr__(self, "nodes", _names(nodes))
 
 
 @dataclass(frozen=True, slots=True)
 class SwitchOn:
-    """Boot node ``node`` (its name): it must be off."""
+    """Boot ``nodes`` (a node's name, or several): each must be off."""
 
-    node: str
+    nodes: tuple[str, ...]
+
+    def __init__(self, nodes: str | Iterable[str]) -> None:
+        object.__setattr__(self, "nodes", _names(nodes))
 
 
 @dataclass(frozen=True, slots=True)
