@@ -168,3 +168,31 @@ def test_machine_states_with_power_states():
     fig = machine_states(busy, ["n-0", "n-1"], start=0.0, end=105.0, states=cluster.power_rows())
     assert [x.get_text() for x in fig.axes[0].get_legend().get_texts()] == \
         ["computing", "switching", "switched off", "idle"]
+
+
+def test_schedlab_replay_with_idle_shutdown_gives_the_same_joules(tmp_path, capsys):
+    """The hand-worked case as a log on a platform file, through ``schedlab replay --idle-shutdown 10``:
+    18,250 J over 0-90 s, both nodes booted once, job 3's 20 s wait."""
+    import csv
+
+    from schedlab.experiment.cli import main
+
+    log = tmp_path / "three.swf"
+    log.write_text("; MaxProcs: 8\n" + "".join(
+        f"{i} {s} -1 {r} {c} -1 -1 {c} {r} -1 1 1 1 -1 -1 -1 -1 -1\n"
+        for i, s, r, c in [(1, 0, 10, 3), (2, 5, 20, 2), (3, 60, 10, 5)]))
+    platform = tmp_path / "powered.toml"
+    platform.write_text("[nodes.n]\ncount = 2\ncores = 4\npower = { idle = 100, full = 200, off = 10, "
+                        "switch_off = { seconds = 5, joules = 600 }, switch_on = { seconds = 20, joules = 3000 } }\n")
+    out = tmp_path / "out"
+    assert main(["replay", str(log), "--platform", str(platform), "--start", "0", "--length", "3",
+                 "--backfill", "none", "--executor", "serial", "--no-native", "--out", str(out),
+                 "--idle-shutdown", "10"]) == 0
+    capsys.readouterr()
+    with (out / "replications.csv").open() as stream:
+        row = next(csv.DictReader(stream))
+    assert float(row["energy_j"]) == pytest.approx(18250.0) and float(row["boots"]) == 2.0
+    assert float(row["wait"]) == pytest.approx(20.0 / 3)
+    assert main(["replay", str(log), "--start", "0", "--length", "3", "--executor", "serial", "--out",
+                 str(tmp_path / "none"), "--idle-shutdown", "10"]) != 0  # no platform: nothing to switch off
+    assert "idle_shutdown switches a platform's nodes off" in capsys.readouterr().err

@@ -107,6 +107,9 @@ def _parser(script: str | None = None) -> argparse.ArgumentParser:
     replay.add_argument("--queues", default="none", choices=("none", "strict", "wrr"),
                         help="with --platform: across queues, none (one queue), strict priority or weighted "
                              "round robin (default none)")
+    replay.add_argument("--idle-shutdown", type=float, default=None, metavar="SECONDS",
+                        help="with --platform whose nodes give power.off: switch a node off after SECONDS idle, "
+                             "boot it when the queue needs it (docs/energy.md)")
     replay.add_argument("--executor", choices=("serial", "process", "dask"), default="process")
     replay.add_argument("--workers", type=int, default=None)
     replay.add_argument("--out", default=None, metavar="DIR", help="where to save results (default: results/replay)")
@@ -238,6 +241,7 @@ def _replay(args: argparse.Namespace) -> int:
         "traces_dir": str(Path.cwd().parent / "shared" / "traces"),
         "platform": str(Path(args.platform).resolve()) if args.platform else "",
         "placement": args.placement, "queues": args.queues, "walltime": args.walltime or "", "procs": args.procs,
+        "idle_shutdown": args.idle_shutdown,
     }
     if args.platform:
         from schedlab.model.formats.platform_file import load_platform

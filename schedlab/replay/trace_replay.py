@@ -56,11 +56,13 @@ from schedlab.model.formats.traces import (
 )
 from schedlab.model.records.run_facts import run_facts
 from schedlab.policies.batch import BACKFILLS, make_policy
+from schedlab.policies.idle_shutdown import IdleShutdown
 from schedlab.policies.placement import PLACEMENTS, make_placement
 from schedlab.policies.queues import QUEUE_POLICIES, make_queue_policy
 from schedlab.policies.scoring import SCORES
 from schedlab.processes.cluster import cluster_model
 from schedlab.processes.model import Model
+from schedlab.processes.power import powered_cluster_model
 from schedlab.processes.replay import replay_model
 
 NAME = "trace_replay"
@@ -104,6 +106,9 @@ class Config:
     placement: str = "first-fit"
     #: with a platform: how queues share it: none (one queue, in the policy's order), strict, wrr
     queues: str = "none"
+    #: with a platform whose nodes give power.off: switch a node off after this many idle seconds, boot it when
+    #: the queue needs it (IdleShutdown); none: every node stays on
+    idle_shutdown: float | None = number(None, low=0)
 
     def __post_init__(self) -> None:
         for p in self.policies:
@@ -130,6 +135,9 @@ class Config:
         if self.platform and self.compat != "none":
             raise ValueError(f"a platform replays the log's processors on nodes; compat {self.compat!r} "
                              "reads jobs as whole nodes: use compat none with a platform")
+        if self.idle_shutdown is not None and not self.platform:
+            raise ValueError("idle_shutdown switches a platform's nodes off: "
+                             "give a platform whose nodes give power.off")
         if self.length < 1 or (not self.starts and self.windows < 1):
             raise ValueError("need length >= 1 and windows >= 1 (or explicit starts)")
 
@@ -197,8 +205,13 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
     elif cfg.platform:
         platform = cached_platform(cfg.platform)
         policy = make_queue_policy(platform, cfg.queues, cell["policy"], cell["backfill"])
-        model = cluster_model(env, [platform.swf_job(job) for job in jobs], platform, policy,
-                              make_placement(cfg.placement), walltime=cfg.walltime)  # type: ignore[arg-type]
+        if cfg.idle_shutdown is not None:  # nodes switched off and on: a powered cluster
+            model = powered_cluster_model(env, [platform.swf_job(job) for job in jobs], platform,
+                                          IdleShutdown(policy, cfg.idle_shutdown), make_placement(cfg.placement),
+                                          walltime=cfg.walltime)  # type: ignore[arg-type]
+        else:
+            model = cluster_model(env, [platform.swf_job(job) for job in jobs], platform, policy,
+                                  make_placement(cfg.placement), walltime=cfg.walltime)  # type: ignore[arg-type]
         model.parts.update(procs=platform.cores, window_start=lo)
         return model
     else:
@@ -223,9 +236,14 @@ def _energy(cluster: Any, records: Any) -> tuple[dict[str, float], str]:
     ran = [r for r in records if r.end == r.end]  # not nan: it ended
     if not ran or any(t.power is None for t in platform.node_types):
         return {}, ""
-    report = energy(cluster.placement_rows(), platform, min(r.submit for r in records), max(r.end for r in ran))
+    states = cluster.power_rows() if hasattr(cluster, "power_rows") else []  # a powered cluster's off and switching
+    report = energy(cluster.placement_rows(), platform, min(r.submit for r in records), max(r.end for r in ran),
+                    states)
     per_job = "job,joules\n" + "".join(f"{job},{joules!r}\n" for job, joules in report.per_job.items())
-    return {"energy_j": report.total, "mean_power_w": report.mean_power, "edp_js": report.edp}, per_job
+    out = {"energy_j": report.total, "mean_power_w": report.mean_power, "edp_js": report.edp}
+    if hasattr(cluster, "power_rows"):
+        out["boots"] = float(sum(1 for row in states if row[1] == "switching_on"))
+    return out, per_job
 
 
 def measure(model: Model) -> dict[str, Any]:
