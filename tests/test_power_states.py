@@ -193,6 +193,13 @@ def test_schedlab_replay_with_idle_shutdown_gives_the_same_joules(tmp_path, caps
         row = next(csv.DictReader(stream))
     assert float(row["energy_j"]) == pytest.approx(18250.0) and float(row["boots"]) == 2.0
     assert float(row["wait"]) == pytest.approx(20.0 / 3)
+    pytest.importorskip("matplotlib")
+    from schedlab.plots.results import plot_results
+
+    assert (out / "series" / "cell0-rep0-power.csv").read_text().splitlines()[:2] == [
+        "node,state,start,end", "n-0,switching_off,20.0,25.0"]
+    drawn = plot_results(out)
+    assert any(p.name == "machine_states.png" for p in drawn)  # computing, switching, switched off, idle
     assert main(["replay", str(log), "--start", "0", "--length", "3", "--executor", "serial", "--out",
                  str(tmp_path / "none"), "--idle-shutdown", "10"]) != 0  # no platform: nothing to switch off
     assert "idle_shutdown switches a platform's nodes off" in capsys.readouterr().err

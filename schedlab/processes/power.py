@@ -187,6 +187,11 @@ class PoweredCluster(Cluster):
                      for i, n in enumerate(self.nodes) if self._state[i] != "on"]
         return rows
 
+    def power_csv(self) -> str:
+        """:meth:`power_rows` as CSV text, with a header line."""
+        lines = [",".join(POWER_COLUMNS)] + [",".join(map(str, row)) for row in self.power_rows()]
+        return "\n".join(lines) + "\n"
+
 
 def powered_cluster_model(env: simpy.Environment, jobs: Sequence[Job], platform: Platform, policy: Policy,
                           placement: Placement, *, walltime: Literal["run-on", "kill"] = "run-on") -> Model:

@@ -256,6 +256,8 @@ def measure(model: Model) -> dict[str, Any]:
         out.update(metrics)
         if per_job:  # each job's joules: --batsim-jobs writes them as consumed_energy
             out["files"]["energy.csv"] = per_job
+        if hasattr(model["cluster"], "power_csv"):  # nodes off and switching: `schedlab plot`'s machine states
+            out["files"]["power.csv"] = model["cluster"].power_csv()
     elif getattr(model.parts.get("machine"), "processors", None) is not None:  # which processors: its Gantt chart
         out["files"]["allocations.csv"] = model["machine"].allocations_csv()
     return out
