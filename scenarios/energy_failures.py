@@ -21,7 +21,8 @@ yet: ``failures`` is a setting that is off, and ``failures=true`` says so and st
 ``jobs_hit`` is therefore 0 in every cell.
 
 ``report`` draws the machine states (computing, idle, switching, switched off) of the
-first window under EASY with idle shutdown: ``machine_states.png``.
+first window under EASY with idle shutdown: ``machine_states.png``, and the hour around
+its largest boot, ``machine_states_boot.png``.
 
     schedlab run scenarios/energy_failures.py
     schedlab run scenarios/energy_failures.py --quick
@@ -31,6 +32,7 @@ first window under EASY with idle shutdown: ``machine_states.png``.
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -136,8 +138,12 @@ def measure(model: Model) -> dict[str, Any]:
             "bounded_slowdown": row["bounded_slowdown"], "jobs_hit": 0.0}
 
 
-def machine_states_figure(cfg: Config, seed: int = 0) -> Any:
-    """The machine-state chart of replication 0's window under EASY with idle shutdown."""
+def machine_states_figure(cfg: Config, seed: int = 0, *, zoom: bool = False) -> Any:
+    """The machine-state chart of replication 0's window under EASY with idle shutdown.
+
+    ``zoom``: the hour around the window's largest boot (the most nodes booted at once),
+    where the switching (151.52 s, under a pixel over the whole window) shows.
+    """
     from schedlab.plots.machine_states import machine_states
 
     streams = Streams(replication_seeds(seed, 1)[0], 0)  # the run's replication 0: the same window
@@ -145,10 +151,16 @@ def machine_states_figure(cfg: Config, seed: int = 0) -> Any:
     model = build(env, cfg, {"policy": "easy", "power": "idle shutdown"}, streams).run()
     cluster = model["cluster"]
     busy = [(r[2], r[5], r[6]) for r in cluster.placement_rows()]
-    end = max(r.end for r in model.records() if r.start == r.start)
-    return machine_states(busy, [n.name for n in cluster.nodes], start=0.0, end=end, states=cluster.power_rows(),
-                          time_unit="s", title=f"{Path(cfg.trace).name}, EASY + idle shutdown "
-                          f"({cfg.idle_timeout:g} s), window 0 of seed {seed}")
+    states = cluster.power_rows()
+    start, end = 0.0, max(r.end for r in model.records() if r.start == r.start)
+    title = f"{Path(cfg.trace).name}, EASY + idle shutdown ({cfg.idle_timeout:g} s), window 0 of seed {seed}"
+    boots = Counter(a for _node, state, a, _b in states if state == "switching_on")
+    if zoom and boots:
+        at, nodes = max(boots.items(), key=lambda b: (b[1], -b[0]))  # the most nodes; the first such time
+        start, end = max(0.0, at - 1800.0), min(end, at + 1800.0)
+        title = f"EASY + idle shutdown, window 0: {nodes} nodes boot at t = {at:,.0f} s"
+    return machine_states(busy, [n.name for n in cluster.nodes], start=start, end=end, states=states,
+                          time_unit="s", title=title)
 
 
 def report(results: Results, out: Any) -> list[Path]:
@@ -167,9 +179,9 @@ def report(results: Results, out: Any) -> list[Path]:
     cfg = Config(**{k: v for k, v in results.config.items() if k in {f.name for f in dataclasses.fields(Config)}})
     target = Path(out)
     target.mkdir(parents=True, exist_ok=True)
-    fig = machine_states_figure(cfg, results.seed)
-    fig.savefig(target / "machine_states.png", dpi=100)
-    return [target / "machine_states.png"]
+    machine_states_figure(cfg, results.seed).savefig(target / "machine_states.png", dpi=100)
+    machine_states_figure(cfg, results.seed, zoom=True).savefig(target / "machine_states_boot.png", dpi=100)
+    return [target / "machine_states.png", target / "machine_states_boot.png"]
 
 
 if __name__ == "__main__":
