@@ -47,7 +47,7 @@ def _python310_shim() -> None:
     import collections.abc
 
     if not hasattr(collections, "Mapping"):
-        collections.Mapping = collections.abc.Mapping  # type: ignore[attr-defined]
+        collections.Mapping = collections.abc.Mapping  # type: ignore[attr-defined]  # AccaSim still reads the alias Python 3.10 removed
 
 
 

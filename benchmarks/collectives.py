@@ -126,7 +126,7 @@ def numpy_reference(
 
 def schedlab_curve(
     neighbours: list[list[int]], graph, capacities, r: float, m: int, streams: Streams, *, steps: int, runs: int
-) -> list[float]:  # type: ignore[no-untyped-def]
+) -> list[float]:
     env = simpy.Environment()
     agents = ShippingAgents(neighbours, 2 ** capacities.shape[1], streams["routing"])
     rule = RandomVectors(agents, streams["exploration"])

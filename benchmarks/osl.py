@@ -45,7 +45,7 @@ from schedlab.experiment.seeding import replication_seeds  # noqa: E402
 SCENARIO = HERE.parent / "scenarios" / "osl_grid.py"
 
 
-def builder(experiment: str, agents: int, steps: int, seed, records: bool = False):  # type: ignore[no-untyped-def]
+def builder(experiment: str, agents: int, steps: int, seed, records: bool = False):
     """A function that builds one OSL cell through the scenario, as ``schedlab run`` does."""
     scenario = load_scenario(SCENARIO)
     cfg = scenario.config({"steps": steps, "series_dir": "", "experiments": (experiment,), "policies": ("osl",),

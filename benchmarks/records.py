@@ -120,7 +120,7 @@ def phases(customers: int) -> None:
         step("load the scenario, build the model")
         model.run()
         step("simulate (env.run)")
-        metrics = dict(scenario.measure(model))  # type: ignore[misc]
+        metrics = dict(scenario.measure(model))  # type: ignore[misc]  # a scenario script is loaded at run time: its measure() has no static type
         step("measure (mmc's own, over model.records())")
         records = model.records()
         step("model.records() (the runner's)")

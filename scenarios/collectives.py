@@ -40,7 +40,7 @@ from schedlab.learners import CollectiveLearner, VectorLearner
 from schedlab.learners.utilities import SU_EXECUTED
 from schedlab.model.contracts.network import TOUCHES
 from schedlab.model.contracts.routing import neighbour_lists
-from schedlab.model.core.fields import number
+from schedlab.model.core.fields import items, number
 from schedlab.model.core.streams import Streams
 from schedlab.model.papers.ring_bounds import paper_estimate, throughput_bound
 from schedlab.policies import LoadBalancing, RandomVectors, ShippingAgents
@@ -59,7 +59,7 @@ class Config:
     #: K: resources per server and requirements per job (2^K agents per server)
     resources: int = 2
     #: r values: each server's probability of a new job per step
-    arrival_probs: tuple[float, ...] = (0.2, 0.8)
+    arrival_probs: tuple[float, ...] = items((0.2, 0.8), gt=0, high=1)
     #: M values: capacities and requirements uniform on {1..M}
     max_requirements: tuple[int, ...] = (2, 8)
     #: algorithms compared: rand, su, tg, wlu, lb
@@ -81,7 +81,7 @@ class Config:
     #: candidate vectors per agent and run (besides the current one)
     candidates: int = 20
     #: standard deviation of the Gaussian candidates about the current vector
-    sigma: float = 0.1
+    sigma: float = number(0.1, gt=0)
     #: eq. 3 data-aging rate alpha_T (per run)
     alpha_t: float = 0.01
     #: eq. 3 distance rate alpha_P (per unit of Euclidean distance between vectors)
@@ -105,9 +105,6 @@ class Config:
             raise ValueError(f"resources (K) must be >= 1, got {self.resources}")
         if self.servers < 3:
             raise ValueError(f"servers (N) must be >= 3, got {self.servers}")
-        for r in self.arrival_probs:
-            if not 0 <= r <= 1:
-                raise ValueError(f"arrival_probs: r must be in [0, 1], got {r}")
         for m in self.max_requirements:
             if m < 1:
                 raise ValueError(f"max_requirements: M must be >= 1, got {m}")
@@ -162,7 +159,7 @@ def torus_sides(n: int) -> tuple[int, int]:
     return rows, n // rows
 
 
-def server_graph(cfg: Config, rng: np.random.Generator):  # type: ignore[no-untyped-def]
+def server_graph(cfg: Config, rng: np.random.Generator):
     """The servers' network of ``cfg.topology``, drawn from ``rng`` (the ``topology`` stream; a torus draws nothing)."""
     if cfg.topology == "torus":
         return torus_network(*torus_sides(cfg.servers))
@@ -222,7 +219,7 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
     )
 
 
-def _bound_of_last_run(outcome, network: ServerNetwork, out: list[float]) -> None:  # type: ignore[no-untyped-def]
+def _bound_of_last_run(outcome, network: ServerNetwork, out: list[float]) -> None:
     if outcome.run == network.runs - 1:
         out.append(throughput_bound(network.capacities, outcome.requirements, network.steps))
 
@@ -250,7 +247,7 @@ def _label(cell: dict, rep: int, cfg: Config) -> str:
     return f"r{cell['r']:g}_M{cell['M']}_{cell['algorithm']}{swept}_runs{cfg.runs}_steps{cfg.steps}_rep{rep}"
 
 
-def _curve_frame(cell: dict, rep: int, cfg: Config, curve: np.ndarray):  # type: ignore[no-untyped-def]
+def _curve_frame(cell: dict, rep: int, cfg: Config, curve: np.ndarray):
     import pandas as pd
 
     frame = pd.DataFrame({"run": np.arange(curve.size), "efficiency": curve})
@@ -293,7 +290,7 @@ def gain(efficiency: float, rand: float, optimal: float) -> float:
 METRICS = ("efficiency", "efficiency_last10", "optimal_estimate", "lp_bound", "mean_degree")
 
 
-def tables(summary):  # type: ignore[no-untyped-def]
+def tables(summary):
     """Tables I-IV from a run's summary rows (a DataFrame or results folders): gains and the paper's values.
 
     One block per (r, M) and any swept Config field: the optimal estimate (``opt``),
@@ -339,7 +336,7 @@ def tables(summary):  # type: ignore[no-untyped-def]
     return pd.DataFrame(rows)
 
 
-def curves(curves_dir: str | Path):  # type: ignore[no-untyped-def]
+def curves(curves_dir: str | Path):
     """Every replication's learning curve in ``curves_dir``, averaged over replications (longest runs only)."""
     import pandas as pd
 
@@ -387,7 +384,7 @@ def figures(curves_dir: str | Path, out_dir: str | Path | None = None) -> list[P
     return written
 
 
-def report(results, out_dir: str | Path) -> list[Path]:  # type: ignore[no-untyped-def]
+def report(results, out_dir: str | Path) -> list[Path]:
     """After a run (``schedlab run``): ``tables.csv`` with the gains, and the curves and figures 2-5."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -27,6 +27,7 @@ import simpy
 
 from schedlab.experiment import cli_main
 from schedlab.experiment.scenario import load_scenario
+from schedlab.model.core import fields
 from schedlab.model.core.streams import Streams
 from schedlab.processes import Model
 
@@ -39,8 +40,9 @@ PARAMETERS = {"temperature": float, "sigma": float, "candidates": int, "alpha_t"
 @dataclass(frozen=True)
 class Config(base.Config):
     #: settings tried one parameter at a time, "name=v1,v2;name=v1": temperature, sigma, candidates, alpha_t, alpha_p
-    grid: str = "temperature=0.05,1.0;sigma=0.03,0.3;candidates=5,50;alpha_t=0,0.1;alpha_p=1,20"
-    arrival_probs: tuple[float, ...] = (0.8,)
+    grid: str = fields.text("temperature=0.05,1.0;sigma=0.03,0.3;candidates=5,50;alpha_t=0,0.1;alpha_p=1,20",
+                            nonempty=True, what='"name=v1,v2;name=v1", one parameter or more')
+    arrival_probs: tuple[float, ...] = fields.items((0.8,), gt=0, high=1)
     max_requirements: tuple[int, ...] = (8,)
     algorithms: tuple[str, ...] = ("rand", "su", "wlu")
     networks: int = 2
@@ -100,7 +102,7 @@ def measure(model: Model) -> dict[str, float]:
     return base.measure(model)
 
 
-def table(summary):  # type: ignore[no-untyped-def]
+def table(summary):
     """Per (r, M, algorithm, param, value): efficiency, its gain vs RAND against both bounds, and the change."""
     import pandas as pd
 
@@ -122,7 +124,7 @@ def table(summary):  # type: ignore[no-untyped-def]
     return pd.DataFrame(rows)
 
 
-def report(results, out_dir: str | Path) -> list[Path]:  # type: ignore[no-untyped-def]
+def report(results, out_dir: str | Path) -> list[Path]:
     """After a run (``schedlab run``): ``sensitivity.csv``."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

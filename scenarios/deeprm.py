@@ -32,7 +32,7 @@ import simpy
 from schedlab.envs.deeprm import DeepRMConfig, DeepRMEnv
 from schedlab.experiment import cli_main
 from schedlab.model.contracts.slotted import Agent, episode_metrics
-from schedlab.model.core.fields import INT_MAX, number
+from schedlab.model.core.fields import INT_MAX, items, number
 from schedlab.model.core.streams import Streams
 from schedlab.policies.slotted import BASELINES, random_agent
 from schedlab.processes import Model
@@ -64,7 +64,7 @@ class Config:
     #: Bernoulli trials per arrival step
     trials: int = 3
     #: bounded slowdown threshold, in time steps
-    threshold: float = 10.0
+    threshold: float = number(10.0, gt=0)
     #: loads of the training job sequences (one drawn per episode)
     train_loads: tuple[float, ...] = (1.0, 1.3, 1.6, 1.9)
     #: environment steps of DQN training
@@ -72,17 +72,17 @@ class Config:
     #: environment steps before the first update
     learning_starts: int = 10_000
     #: replay buffer size
-    buffer_size: int = 50_000
+    buffer_size: int = number(50_000, low=1)
     #: widths of the Q-network's hidden layers
-    hidden: tuple[int, ...] = (64, 64)
+    hidden: tuple[int, ...] = items((64, 64), low=1)
     #: AdamW learning rate
     learning_rate: float = number(2.5e-4, gt=0, high=1)
     #: reward multiplier for learning
-    reward_scale: float = 0.02
+    reward_scale: float = number(0.02, gt=0)
     #: fraction of training over which epsilon decays
     exploration_fraction: float = number(0.3, high=1)
     #: rewards summed before bootstrapping (n-step returns)
-    n_step: int = 1
+    n_step: int = number(1, low=1)
     #: a dueling Q head (state value + action advantages)
     dueling: bool = False
     #: the DQN acts, explores and bootstraps over the valid actions only (the env's action mask)
@@ -98,9 +98,9 @@ class Config:
     #: seed of the training run (episodes, exploration, weights)
     train_seed: int = number(0, high=INT_MAX)
     #: steps between greedy evaluations on the validation sequences (the training curve)
-    eval_every: int = 20_000
+    eval_every: int = number(20_000, low=1)
     #: validation sequences per training load
-    validation: int = 5
+    validation: int = number(5, low=1)
     #: keep the weights that did best on the validation sequences, not the last ones
     keep_best: bool = True
     #: where the checkpoint and training curve go (empty: the user cache folder, $SCHEDLAB_CACHE or ~/.cache/schedlab)

@@ -42,7 +42,7 @@ from schedlab.model.core.distributions import Exponential
 from schedlab.model.core.fields import items, number
 from schedlab.model.core.streams import Streams
 from schedlab.model.core.workloads import poisson_workload
-from schedlab.model.formats.traces import LoadedTrace, evaluate, load_trace, trace_path
+from schedlab.model.formats.traces import LoadedTrace, check_traces, evaluate, load_trace, trace_path
 from schedlab.model.records.job_record import Status
 from schedlab.model.records.run_facts import run_facts
 from schedlab.policies import FCFS
@@ -83,6 +83,7 @@ class Config:
         for p in self.policies:
             if p not in POLICIES:
                 raise ValueError(f"policies: unknown policy {p!r}; choose from {', '.join(POLICIES)}")
+        check_traces([self.trace], self.traces_dir)
         if self.rho >= 1:
             raise ValueError(f"rho = arrival_rate / (c * service_rate) = {self.rho:.4g} >= 1: the M/M/c queue "
                              "grows without end; lower arrival_rate or raise c")

@@ -57,7 +57,7 @@ from schedlab.envs.machine_obs import MachineObserver
 from schedlab.experiment import cli_main
 from schedlab.experiment.results import ci95_halfwidth
 from schedlab.model.analysis import metrics
-from schedlab.model.core.fields import INT_MAX, number
+from schedlab.model.core.fields import INT_MAX, items, number
 from schedlab.model.core.job import Job
 from schedlab.model.core.streams import Streams
 from schedlab.model.formats.traces import BSLD_THRESHOLD, load_trace, trace_path
@@ -97,7 +97,7 @@ class Config:
     #: replay buffer size
     buffer_size: int = 100_000
     #: widths of the Q-network's hidden layers
-    hidden: tuple[int, ...] = (128, 64)
+    hidden: tuple[int, ...] = items((128, 64), low=1)
     #: AdamW learning rate
     learning_rate: float = number(2.5e-4, gt=0, high=1)
     #: reward multiplier for learning (a reward is minus the slowdown accrued during the step)

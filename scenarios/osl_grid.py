@@ -36,7 +36,7 @@ import simpy
 
 from schedlab.experiment import cli_main
 from schedlab.learners import OrdinalSharing, SimpleLearning
-from schedlab.model.contracts.grid import PoissonJobs
+from schedlab.model.contracts.grid import GridTopology, PoissonJobs
 from schedlab.model.core.fields import number
 from schedlab.model.core.streams import Streams
 from schedlab.policies import DecentralisedMinMin, LeastLoaded, RandomSelection
@@ -163,7 +163,7 @@ def cells(cfg: Config) -> list[dict]:
     return out
 
 
-def decider(cfg: Config, cell: dict, streams: Streams):  # type: ignore[no-untyped-def]
+def decider(cfg: Config, cell: dict, streams: Streams):
     policy = cell["policy"]
     if policy == "osl":
         return OrdinalSharing(cell["learning_rate"], cell["sharing_factor"], rng=streams["exploration"])
@@ -184,12 +184,10 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
     jobs = PoissonJobs(cell["xi"], cfg.jmin, cfg.jmax, streams["arrivals"], streams["lengths"])
     model = GridModel(
         env,
-        capacities,
-        n,
+        GridTopology.complete(n, capacities, sharing=ordinal_ring(n)),
         decider(cfg, cell, streams),
         jobs,
         steps=cfg.steps,
-        ring=ordinal_ring(n),
         record_every=cfg.record_every,
         keep_records=cfg.job_records,  # a run completes hundreds of thousands of jobs: no records unless asked
     )
@@ -236,7 +234,7 @@ def _label(cell: dict) -> str:
     return name
 
 
-def _series_frame(cell: dict, rep: int, steps: int, series: dict[str, np.ndarray]):  # type: ignore[no-untyped-def]
+def _series_frame(cell: dict, rep: int, steps: int, series: dict[str, np.ndarray]):
     import pandas as pd
 
     frame = pd.DataFrame(series)
@@ -268,7 +266,7 @@ FIGURES = {
 _KEYS = ["experiment", "agents", "resources", "load", "policy", "learning_rate", "sharing_factor", "time"]
 
 
-def timeseries(series_dir: str | Path, steps: int | None = None):  # type: ignore[no-untyped-def]
+def timeseries(series_dir: str | Path, steps: int | None = None):
     """Every run's series in ``series_dir``, averaged over replications.
 
     Only runs of ``steps`` steps are kept (default: the longest found).
@@ -338,7 +336,7 @@ def figures(series_dir: str | Path, out_dir: str | Path | None = None, steps: in
     return written
 
 
-def report(results, out_dir: str | Path) -> list[Path]:  # type: ignore[no-untyped-def]
+def report(results, out_dir: str | Path) -> list[Path]:
     """After a run: ``timeseries.csv`` and the figures in ``out_dir``, from this run's series files."""
     cfg = Config(**{k: tuple(v) if isinstance(v, list) else v for k, v in results.config.items()})
     own = Path(out_dir) / "series"  # this run's series, saved by the runner: no other run's mixed in

@@ -160,7 +160,7 @@ def topology(cfg: Config, name: str, capacities: np.ndarray, rng: np.random.Gene
     return grid_topology(graph, hops=hops)
 
 
-def decider(cfg: Config, policy: str, streams: Streams):  # type: ignore[no-untyped-def]
+def decider(cfg: Config, policy: str, streams: Streams):
     if policy == "osl":
         return OrdinalSharing(cfg.alpha, cfg.beta, rng=streams["exploration"])
     if policy == "lls":
@@ -173,8 +173,8 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
     capacities = resource_capacities(cfg.resources, tuple(cfg.capacity_range), streams["capacities"])
     topo = topology(cfg, cell["topology"], capacities, streams["topology"])
     jobs = PoissonJobs(cfg.xi, *cfg.length_range, streams["arrivals"], streams["lengths"])
-    model = GridModel(env, capacities, cfg.agents, decider(cfg, cell["policy"], streams), jobs, steps=cfg.steps,
-                      topology=topo, record_every=cfg.record_every)
+    model = GridModel(env, topo, decider(cfg, cell["policy"], streams), jobs, steps=cfg.steps,
+                      record_every=cfg.record_every)
     return Model(env, [], until=model.done, parts={"cfg": cfg, "grid": model})
 
 

@@ -49,8 +49,9 @@ from schedlab.learners.approximators import ApproximatorConfig, make_approximato
 from schedlab.learners.sarsa import Sarsa, SarsaConfig
 from schedlab.model.analysis import metrics
 from schedlab.model.analysis.conservation import class_terms, conservation_sum
+from schedlab.model.core.fields import number, text
 from schedlab.model.core.streams import Streams
-from schedlab.model.formats.traces import NativeSchedule, load_trace, trace_path
+from schedlab.model.formats.traces import NativeSchedule, check_traces, load_trace, trace_path
 from schedlab.model.papers.estimates import MedianRuntime, OracleRuntime
 from schedlab.model.papers.fair_share import FairShare
 from schedlab.model.papers.responsive_tables import reading_of, report_text
@@ -105,9 +106,10 @@ class Config:
     #: trace: at most this many jobs from the segment's start (0: all; for tests and quick looks)
     trace_jobs: int = 0
     #: trace: the queue whose short jobs are monitoring jobs ("auto": the test queue, 1, of an EGEE log; "" none)
-    monitoring_queue: str = "auto"
+    monitoring_queue: str = text("auto", pattern=r"auto|[0-9]{0,4}",
+                                 what='"auto", "" (none) or a queue number (SWF field 15)')
     #: trace: the longest run time (s) of a monitoring job
-    monitoring_max_runtime: float = 300.0
+    monitoring_max_runtime: float = number(300.0, gt=0)
     #: trace: cores of the simulated site; 0 for the log's own (wider jobs are rejected and counted)
     trace_cores: int = 0
     #: trace: settings (one cell each) among NATIVE, FIFO, EDF, PRIO, RIG|ELA-ORA|EST-lambda
@@ -123,7 +125,7 @@ class Config:
     #: SARSA learning rate eta
     eta: float = 0.2
     #: new examples between two batch re-fits of the approximator
-    refit_every: int = 50
+    refit_every: int = number(50, low=1)
     #: synthetic: lambda_s, the weight of responsiveness against fair share
     lambda_s: float = 0.5
     #: smdp reading: gamma applies per this many seconds between elections (set a priori, not tuned)
@@ -143,7 +145,7 @@ class Config:
     #: replications of a synthetic cell (fresh workloads, the same for every setting)
     reps_synthetic: int = 30
     #: replications of a trace cell (fresh exploration and weights, same jobs)
-    reps_trace: int = 1
+    reps_trace: int = number(1, low=1)
     #: also copy the elastic pools' sizes over time here ('' copies none; they are saved in --out/series anyway)
     pool_log: str = ""
 
@@ -157,6 +159,7 @@ class Config:
             f"experiment must be synthetic, trace or both, got {self.experiment!r}",
         )
         need(self.cores >= 1, f"cores must be >= 1, got {self.cores}")
+        check_traces([self.trace], None)  # a path, or a log in ../shared/traces
         need(0 < self.rho < 1, f"rho must be in (0, 1), got {self.rho}")
         need(self.jobs > 2 * self.drop >= 0, f"need jobs > 2 x drop >= 0, got jobs={self.jobs}, drop={self.drop}")
         need(

@@ -1,11 +1,13 @@
 """A probe of every scenario's Config: each field set to each bad value, as ``--set`` would.
 
 ``python tests/config_probe.py`` prints how many bad values each scenario accepts, with
-the checks of :mod:`schedlab.model.core.fields` and without them (``--before``).
+the checks of :mod:`schedlab.model.core.fields` and without them (``--before``), and which
+of those are meant (:data:`MEANT`, each with its reason) and which are not.
 """
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import sys
 import types
@@ -46,7 +48,58 @@ def direct_configs() -> list[tuple[type, dict]]:
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = [*sorted((ROOT / "scenarios").glob("*.py")), ROOT / "schedlab" / "replay" / "trace_replay.py"]
-BAD = ("inf", "nan", "-1", "", "1e300", str(10**12))
+BAD = ("inf", "nan", "-1", "", "1e300", str(10**12), "0", "x")
+
+_FOLDER = "an output folder or file: any name can be meant ('' writes none, or uses the cache)"
+_SEED = "a seed: any whole number up to 2**63 - 1"
+_ZERO = {  # what 0 means where it is accepted
+    "alpha_t": "no ageing of experience (the sensitivity grid tries alpha_t=0)",
+    "alpha_p": "no discount by distance between vectors (an ablation beside alpha_t=0)",
+    "warmup": "no random-vector runs before learning", "lb_tolerance": "shed any load above the mean",
+    "shortcut_prob": "a plain ring, no shortcuts", "sw_shortcut_prob": "a plain ring, no shortcuts",
+    "learning_starts": "learn from the first step", "exploration_fraction": "epsilon at its end value from the start",
+    "guide_fraction": "no guided exploration (DQNConfig's default)", "eval_epsilon": "greedy evaluation",
+    "end_epsilon": "greedy after the decay", "sls_epsilon": "greedy SLS", "epsilon": "greedy SARSA",
+    "warmup_fraction": "no warm-up left out of the statistics", "gamma": "a myopic learner (no discount of the future)",
+    "alpha": "learning rate 0: a no-learning baseline", "sls_alpha": "learning rate 0: a no-learning baseline",
+    "eta": "learning rate 0: a no-learning baseline", "beta": "no sharing between agents",
+    "rates": "alpha or beta 0 in the 'rates' experiment: no learning, no sharing",
+    "latency_scale": "documented: 0 makes both topologies the complete grid",
+    "hops": "documented: 0 is every resource a broker is connected to", "drop": "no jobs left out at the ends",
+    "trace_week": "documented: 0 is the busiest segment", "trace_jobs": "documented: 0 is all the segment's jobs",
+    "trace_cores": "documented: 0 is the log's own cores", "procs": "documented: 0 is the header's MaxProcs",
+    "lambda_s": "fair share only", "pretrain": "no pre-training", "pool_pretrain": "no pre-training",
+    "weight_decay": "no weight decay", "train_time": "no training: the test of an untrained learner",
+    "starts": "one window, at job 0", "monitoring_queue": "queue 0", "train_seed": _SEED, "window_seed": _SEED,
+}
+#: field -> {value (or "*": any): why it is meant}; an accepted value not here is a defect of the probe's rules
+MEANT: dict[str, dict[str, str]] = {
+    **{name: {"0": why} for name, why in _ZERO.items()},
+    **{name: {"*": _FOLDER} for name in ("curves_dir", "out_dir", "series_dir", "pool_log")},
+    "train_seed": {"0": _SEED, str(10**12): _SEED}, "window_seed": {"0": _SEED, str(10**12): _SEED},
+    "learning_rate_half_life": {v: "inf keeps the rate constant; a huge half-life is the same, and costs no work"
+                                for v in ("inf", "1e300", str(10**12))},
+    "starts": {"": "no explicit starts: windows drawn from window_seed", "0": _ZERO["starts"]},
+    "walltime": {"": "documented: kill, or run-on under compat rlscheduler"},
+    "platform": {"": "documented: no platform, one machine of the log's processors"},
+    "trace_reading": {"": "documented: the paper's reading"},
+    "monitoring_queue": {"": "documented: no monitoring queue", "0": _ZERO["monitoring_queue"]},
+    "half_life": {v: "inf keeps the rate constant; a huge half-life is the same"
+                  for v in ("inf", "1e300", str(10**12))},
+    "initial_p": {v: "documented: a starting value, any sign (seed 000 starts from 0)" for v in ("0", "-1")},
+    "initial_rho": {v: "documented: a starting estimate of the average reward, any sign" for v in ("0", "-1")},
+    "short_share": {"0": "every job long: a share of the mix"},
+    "rate": {"0": "an environment with no arrivals: an edge its property tests step through"},
+    "arrival_prob": {"0": "an environment with no arrivals: an edge its property tests step through"},
+    "discount_time": {"0": "documented: gamma per decision, the paper's reading"},
+}
+
+
+def meant(accepted: str) -> str | None:
+    """Why an accepted ``'scenario.field=value'`` of :func:`probe` is meant, or None."""
+    target, value = accepted.split("=", 1)
+    reasons = MEANT.get(target.split(".")[-1], {})
+    return reasons.get(ast.literal_eval(value)) or reasons.get("*")
 
 
 def probe(scripts=SCRIPTS, bad=BAD, *, numeric_only: bool = False, with_estimate: bool = True,
@@ -72,10 +125,10 @@ def probe(scripts=SCRIPTS, bad=BAD, *, numeric_only: bool = False, with_estimate
                 tried += 1
                 try:
                     cfg = make_config(config_type, {f.name: value})
+                    if with_estimate and work_units(cfg) * reps(cfg) >= WORK_LIMIT:
+                        continue  # `schedlab run` refuses it before any work, with the estimate
                 except (ValueError, TypeError, OSError):
                     continue
-                if with_estimate and work_units(cfg) * reps(cfg) > WORK_LIMIT:
-                    continue  # `schedlab run` refuses it before any work, with the estimate
                 accepted.append(f"{name}.{f.name}={value!r}")
     for config_type, needs in direct_configs() if direct else ():
         hints = typing.get_type_hints(config_type)
@@ -105,6 +158,12 @@ if __name__ == "__main__":
     if before:
         scenario_module.validate = lambda cfg: None
     tried, n, names = probe(numeric_only="--numeric" in sys.argv, with_estimate=not before)
-    print(f"{n} of {tried} bad values accepted")
-    for name in names:
-        print("  ", name)
+    unmeant = [name for name in names if meant(name) is None]
+    print(f"{n} of {tried} bad values accepted: {n - len(unmeant)} meant (each with its reason), "
+          f"{len(unmeant)} not")
+    for name in unmeant:
+        print("   not meant:", name)
+    if "--why" in sys.argv:
+        for name in names:
+            if name not in unmeant:
+                print(f"   meant: {name}: {meant(name)}")

@@ -249,7 +249,8 @@ def test_bad_model_input_names_the_field(change, message):
     "overrides, message",
     [
         ({"max_requirements": "0"}, "M must be >= 1"),
-        ({"arrival_probs": "0.2,1.2"}, "r must be in \\[0, 1\\]"),
+        ({"arrival_probs": "0.2,1.2"}, "arrival_probs\\[1\\]=1.2 must be <= 1"),
+        ({"arrival_probs": "0"}, "arrival_probs\\[0\\]=0.0 must be > 0"),  # no job would ever arrive
         ({"resources": "0"}, "resources \\(K\\) must be >= 1"),
         ({"algorithms": "wlu,xyz"}, "algorithms"),
         ({"touches": "sometimes"}, "touches: unknown 'sometimes'"),

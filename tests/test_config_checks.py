@@ -15,12 +15,12 @@ from schedlab.envs.deeprm import DeepRMConfig
 from schedlab.envs.grid_obs import GridAgentsConfig
 from schedlab.envs.machine_env import MachineEnvConfig
 from schedlab.envs.network_obs import NetworkAgentsConfig
-from schedlab.experiment import ConfigError, ExperimentError, run
+from schedlab.experiment import ConfigError, ExperimentError, load_scenario, run
 from schedlab.experiment.cli import main
 from schedlab.learners.approximators import ApproximatorConfig
 from schedlab.learners.sarsa import SarsaConfig
 from schedlab.learners.td import LearningRate, TDConfig
-from schedlab.model.core.fields import FieldValueError, items, number, validate, work_units
+from schedlab.model.core.fields import FieldValueError, is_int, is_whole, items, number, validate, whole, work_units
 from schedlab.model.papers.deeprm_jobs import DeepRMJobs
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
@@ -180,3 +180,44 @@ def test_a_run_too_large_is_refused_with_its_estimate_unless_forced(capsys):
         run(SCENARIOS / "mmc.py", overrides={"customers": 10**12}, executor="serial")
     assert main(["run", str(SCENARIOS / "mmc.py"), "--set", "customers=1000000000000"]) == 2
     assert "add --force" in capsys.readouterr().err
+
+
+def test_whole_number_helpers_tell_a_count_by_type_and_a_whole_value_by_value():
+    # a count (agents, steps, a window) must be an int, numpy's too, never a bool or a float
+    assert is_int(3) and is_int(np.int64(3)) and is_int(0)
+    assert not is_int(3.0) and not is_int(True) and not is_int("3")
+    assert is_int(3, low=3) and not is_int(2, low=3)
+    # a whole value (CPUs a policy computed, a capacity) may arrive as a float
+    assert is_whole(4.0) and is_whole(np.float64(4.0)) and is_whole(4)
+    assert not is_whole(4.5) and not is_whole(math.inf) and not is_whole(math.nan) and not is_whole(True)
+    assert is_whole(1.0, low=1) and not is_whole(0.0, low=1)
+    # whole() checks by type and says what is wrong in one line
+    assert whole("steps", np.int64(5), 1) == 5 and type(whole("steps", np.int64(5), 1)) is int
+    with pytest.raises(ValueError, match=r"^steps must be a whole number >= 1, got 0$"):
+        whole("steps", 0, 1)
+    with pytest.raises(ValueError, match=r"^runs must be a whole number >= 1, got 2\.0$"):
+        whole("runs", 2.0, 1)
+
+
+def test_every_bad_value_a_config_still_accepts_is_meant_and_says_why():
+    from config_probe import meant
+
+    tried, _accepted, names = probe()  # every scenario's, learner's and environment's fields, 8 bad values each
+    assert tried > 2000
+    assert [name for name in names if meant(name) is None] == []
+
+
+@pytest.mark.parametrize(("script", "key", "value", "message"), [
+    ("deeprm.py", "buffer_size", "0", "buffer_size=0 must be >= 1"),
+    ("deeprm.py", "hidden", "64,0", r"hidden\[1\]=0 must be >= 1"),
+    ("collectives.py", "sigma", "0", "sigma=0.0 must be > 0"),
+    ("collectives_sensitivity.py", "grid", "", "grid='' must not be empty"),
+    ("responsive_grid.py", "monitoring_queue", "x", "monitoring_queue='x' must be \"auto\""),
+    ("first_look.py", "trace", "x", "trace 'x' is neither a file nor a log in"),
+    ("first_look.py", "traces_dir", "nowhere", "traces_dir='nowhere' is not a folder"),
+])
+def test_a_value_that_cannot_be_meant_is_refused_in_one_line(script, key, value, message):
+    if key == "trace" and not (SCENARIOS.parent.parent / "shared" / "traces").is_dir():
+        pytest.skip("the logs are not on this machine: a name is left to the loader")
+    with pytest.raises(ConfigError, match=message):
+        load_scenario(SCENARIOS / script).config({key: value})

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from schedlab.learners import OrdinalSharing, SimpleLearning
 from schedlab.model.analysis import metrics
-from schedlab.model.contracts.grid import PoissonJobs
+from schedlab.model.contracts.grid import GridTopology, PoissonJobs, ring_order
 from schedlab.model.core.job import Job
 from schedlab.model.core.streams import Streams
 from schedlab.model.records.job_record import Status
@@ -43,7 +43,8 @@ def grid_run(policy, agents, resources, xi, steps, seed=0, cap=(50.0, 350.0), ri
     caps = streams["capacities"].uniform(*cap, resources)
     env = env or simpy.Environment()
     jobs = PoissonJobs(xi, 5.0, 995.0, streams["arrivals"], streams["lengths"])
-    model = GridModel(env, caps, agents, make_decider(policy, streams), jobs, steps=steps, ring=ring)
+    topology = GridTopology.complete(agents, caps, sharing=ring)
+    model = GridModel(env, topology, make_decider(policy, streams), jobs, steps=steps)
     return env, model
 
 
@@ -146,7 +147,7 @@ def test_simpy_model_matches_an_independent_numpy_implementation():
     caps = streams["capacities"].uniform(50.0, 350.0, 30)
     env = simpy.Environment()
     jobs = PoissonJobs(0.9, 5.0, 995.0, streams["arrivals"], streams["lengths"])
-    model = GridModel(env, caps, 12, OrdinalSharing(rng=streams["exploration"]), jobs, steps=150)
+    model = GridModel(env, GridTopology.complete(12, caps), OrdinalSharing(rng=streams["exploration"]), jobs, steps=150)
     env.run(until=model.done)
     for name in ("alor", "lor_max", "lor_std", "atpt"):
         np.testing.assert_allclose(model.series.column(name), ref[name], rtol=1e-12, atol=1e-12, err_msg=name)
@@ -252,33 +253,39 @@ def test_errors_name_the_field_and_value():
     jobs = PoissonJobs(1.0, 5.0, 995.0, streams["arrivals"], streams["lengths"])
     env = simpy.Environment()
     with pytest.raises(ValueError, match=r"system load \(eq. 7\) = 1.25 >= 1 with no horizon"):
-        GridModel(env, [400.0], 1, RandomSelection(streams["routing"]), jobs, steps=None)
+        GridModel(env, GridTopology.complete(1, [400.0]), RandomSelection(streams["routing"]), jobs, steps=None)
     # the same load over a finite horizon is a legitimate (overload) experiment
-    GridModel(env, [400.0], 1, RandomSelection(streams["routing"]), jobs, steps=10)
+    GridModel(env, GridTopology.complete(1, [400.0]), RandomSelection(streams["routing"]), jobs, steps=10)
     with pytest.raises(ValueError, match=r"\[Jmin, Jmax\] = \[10.0, 5.0\] is empty"):
         PoissonJobs(1.0, 10.0, 5.0, streams["arrivals"], streams["lengths"])
     with pytest.raises(ValueError, match="arrival rate xi must be finite and >= 0, got -1"):
         PoissonJobs(-1, 1.0, 5.0, streams["arrivals"], streams["lengths"])
     with pytest.raises(ValueError, match="agents: need N >= 1 scheduler agents, got 0"):
-        GridModel(env, [1.0], 0, RandomSelection(streams["routing"]), jobs, steps=1)
+        GridTopology.complete(0, [1.0])
     with pytest.raises(ValueError, match=r"need at least one resource \(M >= 1\), got 0"):
-        GridModel(env, [], 1, RandomSelection(streams["routing"]), jobs, steps=1)
+        GridTopology.complete(1, [])
     with pytest.raises(ValueError, match=r"capacity of resource 1 must be finite and > 0, got 0\.0"):
         GridResources(env, [1.0, 0.0])
     with pytest.raises(ValueError, match="steps: the horizon must be a whole number >= 1"):
-        GridModel(env, [1.0], 1, RandomSelection(streams["routing"]), jobs, steps=0)
+        GridModel(env, GridTopology.complete(1, [1.0]), RandomSelection(streams["routing"]), jobs, steps=0)
+    with pytest.raises(ValueError, match=r"record_every must be a whole number >= 1, got 0\.5"):
+        GridModel(env, GridTopology.complete(1, [1.0]), RandomSelection(streams["routing"]), jobs, steps=1,
+                  record_every=0.5)
+    with pytest.raises(ValueError, match=r"topology: 2 resources, but 1 capacities"):
+        GridTopology(1, 2, np.zeros((1, 2)), np.ones((1, 2), dtype=bool), (0,), ((0,),), np.ones(1))
     with pytest.raises(ValueError, match="ring: not one cycle through all 3 agents"):
         ring = ordinal_ring(3)
         ring.remove_edge(1, 2)
         ring.add_edge(1, 0)
-        GridModel(env, [1.0], 3, RandomSelection(streams["routing"]), jobs, steps=1, ring=ring)
+        ring_order(ring, 3)
 
 
 def test_series_samples_every_k_steps_and_at_the_end():
     env = simpy.Environment()
     streams = Streams(1)
     jobs = PoissonJobs(0.5, 5.0, 995.0, streams["arrivals"], streams["lengths"])
-    model = GridModel(env, [100.0] * 3, 2, LeastLoaded(streams["routing"]), jobs, steps=25, record_every=10)
+    grid = GridTopology.complete(2, [100.0] * 3)
+    model = GridModel(env, grid, LeastLoaded(streams["routing"]), jobs, steps=25, record_every=10)
     env.run(until=model.done)
     assert model.series.column("time").tolist() == [0.0, 10.0, 20.0, 25.0]
     assert env.now == 25.0 and model.step == 25
@@ -300,7 +307,8 @@ def test_skipping_idle_agents_changes_nothing(policy):
             decider.shares = True
         env = simpy.Environment()
         jobs = PoissonJobs(0.3, 5.0, 995.0, streams["arrivals"], streams["lengths"])
-        model = GridModel(env, streams["capacities"].uniform(50, 350, 8), 12, decider, jobs, steps=60)
+        grid = GridTopology.complete(12, streams["capacities"].uniform(50, 350, 8))
+        model = GridModel(env, grid, decider, jobs, steps=60)
         env.run(until=model.done)
         return sorted((r.id, r.machine, r.start) for r in model.all_records())
 
@@ -326,7 +334,7 @@ def test_jobs_from_poisson_lengths_are_made_unchecked_and_are_the_same_jobs():
         streams = Streams(5)
         jobs = PoissonJobs(0.9, 5.0, 995.0, streams["arrivals"], streams["lengths"])
         env = simpy.Environment()
-        model = GridModel(env, streams["capacities"].uniform(50, 350, 6), 4,
+        model = GridModel(env, GridTopology.complete(4, streams["capacities"].uniform(50, 350, 6)),
                           OrdinalSharing(rng=streams["exploration"]), wrap(jobs), steps=40)
         env.run(until=model.done)
         return model
@@ -345,6 +353,6 @@ def test_a_source_that_does_not_vouch_for_its_lengths_gets_each_job_checked():
             return [[0.0]] + [[] for _ in range(agents - 1)]
 
     env = simpy.Environment()
-    GridModel(env, [1.0, 2.0], 2, RandomSelection(np.random.default_rng(0)), Zero(), steps=2)
+    GridModel(env, GridTopology.complete(2, [1.0, 2.0]), RandomSelection(np.random.default_rng(0)), Zero(), steps=2)
     with pytest.raises(ValueError, match=r"job 0: runtime must be finite and > 0, got 0\.0"):
         env.run()

@@ -55,8 +55,8 @@ def _records_and_series(policy: str, topology: bool, seed: int = 3, agents: int 
     jobs = PoissonJobs(0.5, 5.0, 995.0, streams["arrivals"], streams["lengths"])  # load about 0.75
     decider = OrdinalSharing(rng=streams["exploration"]) if policy == "osl" else LeastLoaded(streams["routing"])
     env = simpy.Environment()
-    model = GridModel(env, grid_capacities(grid), agents, decider, jobs, steps=300, record_every=7,
-                      topology=grid_topology(grid) if topology else None)
+    grid_of = grid_topology(grid) if topology else GridTopology.complete(agents, grid_capacities(grid))
+    model = GridModel(env, grid_of, decider, jobs, steps=300, record_every=7)
     env.run(until=model.done)
     # repr: the shortest string that reads back as the same float, so equal text is equal bits (and nan == nan)
     return [repr(r) for r in sorted(model.all_records())], model.series.as_dict()
@@ -73,12 +73,13 @@ def test_the_complete_zero_latency_graph_gives_the_same_run_bit_for_bit(policy):
 
 def test_a_complete_graph_becomes_the_complete_topology():
     topo = grid_topology(bipartite_grid(3, 4, capacity_range=(1, 2), seed=0))
-    complete = GridTopology.complete(3, 4)
+    complete = GridTopology.complete(3, topo.capacities)
     assert topo.is_complete and topo.is_ring
     assert (topo.order, topo.predecessors) == (complete.order, complete.predecessors)
     assert np.array_equal(topo.latency, complete.latency) and np.array_equal(topo.reach, complete.reach)
     assert topo.is_same_as(complete)  # the same, in one call
-    assert not topo.is_same_as(GridTopology.complete(3, 5))
+    assert not topo.is_same_as(GridTopology.complete(3, [1.0] * 5))
+    assert not topo.is_same_as(GridTopology.complete(3, topo.capacities + 1))  # same places, other capacities
 
 
 # --- latency ------------------------------------------------------------------------------------------------
@@ -88,11 +89,11 @@ def test_a_job_reaches_its_resource_one_latency_after_it_was_sent():
     graph = nx.Graph()
     graph.add_edge(("agent", 0), "router", latency=1.5)
     graph.add_edge("router", ("resource", 0), latency=1.0)
-    topo = grid_topology(graph)
+    topo = grid_topology(graph, capacities=[100.0])  # a hand-built graph without capacity attributes
     assert topo.latency.tolist() == [[2.5]]
     env = simpy.Environment()
     jobs = Script({(0, 0): [100.0], (4, 0): [50.0]})
-    model = GridModel(env, [100.0], 1, RandomSelection(np.random.default_rng(0)), jobs, steps=10, topology=topo)
+    model = GridModel(env, topo, RandomSelection(np.random.default_rng(0)), jobs, steps=10)
     env.run(until=model.done)
     first, second = sorted(model.all_records())
     assert (first.submit, first.start, first.end) == (0.0, 2.5, 3.5)  # sent at 0, 2.5 on the links, 1 to run
@@ -119,13 +120,14 @@ def test_a_broker_sees_the_loads_as_they_were_one_latency_ago():
     graph.add_edge(("agent", 1), "hub", latency=2.0)
     graph.add_edge("hub", ("resource", 0), latency=0.0)
     graph.add_edge("hub", ("resource", 1), latency=0.0)
-    topo = grid_topology(graph, hops=2)  # broker 0 -> resource 0 -> hub -> resource 1 is 3 hops
+    # broker 0 -> resource 0 -> hub -> resource 1 is 3 hops
+    topo = grid_topology(graph, hops=2, capacities=[100.0, 100.0])
     assert topo.reach.tolist() == [[True, False], [True, True]]
     assert topo.latency.tolist() == [[0.0, 0.0], [2.0, 2.0]]
     lls = Watching(np.random.default_rng(1))
     jobs = Script({(0, 0): [1000.0], (1, 1): [10.0], (3, 1): [10.0]})
     env = simpy.Environment()
-    model = GridModel(env, [100.0, 100.0], 2, lls, jobs, steps=6, topology=topo)
+    model = GridModel(env, topo, lls, jobs, steps=6)
     env.run(until=model.done)
     (t0, a0, seen0, true0), (t1, a1, seen1, true1), (t3, a3, seen3, true3) = lls.seen
     assert (t0, a0, seen0, true0) == (0, 0, [0.0, 0.0], [0.0, 0.0])
@@ -154,8 +156,7 @@ def test_k_hops_keep_each_broker_to_its_own_sites():
     for topo in (everywhere, own_sites):
         jobs = PoissonJobs(1.0, 5.0, 995.0, streams["arrivals"], streams["lengths"])
         env = simpy.Environment()
-        model = GridModel(env, grid_capacities(graph), 3, RandomSelection(streams["routing"]), jobs, steps=60,
-                          topology=topo)
+        model = GridModel(env, topo, RandomSelection(streams["routing"]), jobs, steps=60)
         env.run(until=model.done)
         used.append({(r.origin, resource_of(r)) for r in model.all_records()})
         assert all(topo.reach[i, j] for i, j in used[-1])
@@ -176,7 +177,10 @@ def test_a_broker_that_reaches_nothing_is_named():
         (nx.Graph([(("agent", 1), ("resource", 0))]), {}, r"\('agent', 0\) is missing"),
         (nx.Graph([(("agent", 0), "x")]), {}, r"no \('resource', i\) nodes"),
         (nx.Graph([(("agent", 0), ("resource", 0), {"latency": -1})]), {}, "latency=-1; need a finite number >= 0"),
-        (nx.Graph([(("agent", 0), ("resource", 0))]), dict(sharing=nx.DiGraph([(0, 1)])), "sharing: nodes must be"),
+        (nx.Graph([(("agent", 0), ("resource", 0))]), dict(sharing=nx.DiGraph([(0, 1)]), capacities=[1.0]),
+         "sharing: nodes must be"),
+        (nx.Graph([(("agent", 0), ("resource", 0))]), {}, r"node \('resource', 0\) needs a 'capacity' attribute > 0"),
+        (nx.Graph([(("agent", 0), ("resource", 0))]), dict(capacities=[1.0, 2.0]), "the graph has 1 resources"),
     ],
 )
 def test_bad_graphs_are_named(graph, kwargs, match):
@@ -186,7 +190,7 @@ def test_bad_graphs_are_named(graph, kwargs, match):
 
 def test_directed_links_carry_jobs_one_way_only():
     graph = nx.DiGraph([(("agent", 0), ("resource", 0)), (("resource", 1), ("agent", 0))])
-    assert grid_topology(graph).reach.tolist() == [[True, False]]
+    assert grid_topology(graph, capacities=[1.0, 1.0]).reach.tolist() == [[True, False]]
 
 
 # --- the builders -------------------------------------------------------------------------------------------
@@ -255,7 +259,7 @@ def test_every_agent_mixes_in_the_mean_of_its_predecessors_tables():
     osl = Mixing(0.5, 0.5, rng=streams["exploration"])
     jobs = PoissonJobs(0.8, 5.0, 995.0, streams["arrivals"], streams["lengths"])
     env = simpy.Environment()
-    model = GridModel(env, grid_capacities(graph), 4, osl, jobs, steps=30, topology=topo)
+    model = GridModel(env, topo, osl, jobs, steps=30)
     env.run(until=model.done)
     assert [agent for agent, *_ in osl.reads[:8]] == [0, 1, 2, 3] * 2  # every agent, every step, in turn order
     tables_sent = {}
@@ -287,6 +291,6 @@ def test_parallel_links_take_the_fastest_and_a_cycle_sets_the_turn_order():
     graph.add_edge(("agent", 0), ("resource", 0), latency=1.0)
     graph.add_edge(("agent", 1), ("resource", 0))  # no latency attribute: 0
     graph.add_edge(("agent", 2), ("resource", 0), latency=0.5)
-    topo = grid_topology(graph, sharing=nx.DiGraph([(0, 2), (2, 1), (1, 0)]))
+    topo = grid_topology(graph, sharing=nx.DiGraph([(0, 2), (2, 1), (1, 0)]), capacities=[1.0])
     assert topo.latency.tolist() == [[1.0], [0.0], [0.5]]
     assert topo.order == (0, 2, 1) and topo.is_ring and topo.predecessors == ((1,), (2,), (0,))

@@ -206,8 +206,10 @@ def test_signal_connect_disconnect():
     got = []
     assert not signal and len(signal) == 0
     receiver = signal.connect(got.append)
+    assert signal.receivers == (receiver,)  # what a hot path tests before building a value nobody hears
     signal.emit(1)
     signal.disconnect(receiver)
+    assert signal.receivers == ()
     signal.emit(2)
     assert got == [1]
     with pytest.raises(TypeError, match="a receiver must be callable"):

@@ -11,6 +11,7 @@ import pytest
 import simpy
 
 from schedlab.learners import OrdinalSharing, SimpleLearning
+from schedlab.model.contracts.grid import GridTopology
 from schedlab.model.records.job_record import Status
 from schedlab.processes.grid import GridModel
 
@@ -33,7 +34,7 @@ PLAN = {0: {0: [2.0], 1: [2.0]}, 1: {0: [1.0]}, 2: {1: [2.0]}}
 def run_hand_example(steps):
     env = simpy.Environment()
     osl = OrdinalSharing(0.5, 0.5, ties="first")
-    model = GridModel(env, [1.0, 2.0], 2, osl, FixedJobs(PLAN), steps=steps)
+    model = GridModel(env, GridTopology.complete(2, [1.0, 2.0]), osl, FixedJobs(PLAN), steps=steps)
     env.run(until=model.done)
     return model, osl
 
@@ -79,12 +80,12 @@ def test_three_steps_hand_computed():
 def test_sharing_factor_zero_keeps_agents_independent_and_one_copies_the_predecessor():
     env = simpy.Environment()
     osl = OrdinalSharing(0.5, 1.0, ties="first")
-    GridModel(env, [1.0, 2.0], 3, osl, FixedJobs({}), steps=1)
+    GridModel(env, GridTopology.complete(3, [1.0, 2.0]), osl, FixedJobs({}), steps=1)
     osl.utility[:] = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]
     osl.receive(1, [osl.message(0)])
     np.testing.assert_array_equal(osl.utility[1], [1.0, 2.0])
     lone = OrdinalSharing(0.5, 0.0, ties="first")
-    GridModel(simpy.Environment(), [1.0, 2.0], 2, lone, FixedJobs({}), steps=1)
+    GridModel(simpy.Environment(), GridTopology.complete(2, [1.0, 2.0]), lone, FixedJobs({}), steps=1)
     lone.utility[:] = [[1.0, 2.0], [3.0, 4.0]]
     lone.receive(1, [lone.message(0)])
     np.testing.assert_array_equal(lone.utility[1], [3.0, 4.0])
@@ -92,7 +93,7 @@ def test_sharing_factor_zero_keeps_agents_independent_and_one_copies_the_predece
 
 def test_message_is_a_copy_taken_when_sent():
     osl = OrdinalSharing(0.5, 0.5, ties="first")
-    GridModel(simpy.Environment(), [1.0], 2, osl, FixedJobs({}), steps=1)
+    GridModel(simpy.Environment(), GridTopology.complete(2, [1.0]), osl, FixedJobs({}), steps=1)
     sent = osl.message(1)
     osl.utility[1] = 7.0
     assert sent.tolist() == [-1.0]
@@ -103,7 +104,7 @@ def test_random_ties_spread_first_choices_and_are_reproducible():
 
     def first_choices(seed):
         osl = OrdinalSharing(rng=np.random.default_rng(seed))
-        GridModel(simpy.Environment(), [1.0] * 50, 1, osl, FixedJobs({}), steps=1)
+        GridModel(simpy.Environment(), GridTopology.complete(1, [1.0] * 50), osl, FixedJobs({}), steps=1)
         return [next(iter(osl.assign(0, np.array([1.0]))))[1] for _ in range(40)]
 
     picks = first_choices(5)
@@ -129,7 +130,7 @@ def test_sls_learns_only_at_completion_from_the_effective_rate():
     """SLS: nothing changes while a job waits; at completion Q <- Q + alpha (J / TPT - Q)."""
     env = simpy.Environment()
     sls = SimpleLearning(0.5, 0.0, rng=np.random.default_rng(0))
-    model = GridModel(env, [2.0], 1, sls, FixedJobs({0: {0: [6.0]}}), steps=3)
+    model = GridModel(env, GridTopology.complete(1, [2.0]), sls, FixedJobs({0: {0: [6.0]}}), steps=3)
     env.run(until=2.5)
     assert sls.efficiency.tolist() == [[0.0]]  # the job of length 6 at capacity 2 ends at 3
     env.run(until=model.done)

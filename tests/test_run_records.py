@@ -86,7 +86,8 @@ def test_a_machine_run_saves_its_results_without_importing_pandas(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
     assert sorted(p.name for p in (tmp_path / "mmc").iterdir()) == [  # series/: each run's CPUs, for `schedlab plot`
-        "manifest.json", "records.parquet", "replications.csv", "series", "summary.csv", "summary.json"]
+        ".schedlab-lock", "manifest.json", "records.parquet", "replications.csv", "series", "summary.csv",
+        "summary.json"]  # .schedlab-lock: the lock file the run held the folder by
 
 
 _value = st.one_of(st.floats(), st.integers(-(2**64), 2**64), st.text(max_size=5), st.booleans(), st.none())

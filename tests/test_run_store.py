@@ -15,6 +15,7 @@ import pytest
 
 from schedlab.experiment import run
 from schedlab.experiment.cli import main
+from schedlab.experiment.out_lock import LOCK
 from schedlab.experiment.store import JOURNAL, OutError
 
 HERE = Path(__file__).parent
@@ -74,7 +75,7 @@ def test_a_save_that_dies_midway_leaves_the_earlier_results_whole(tmp_path, monk
 
     out = tmp_path / "o"
     run(TINY, quick=True, reps=2, seed=5, executor="serial", out=out)
-    before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+    before = _results_files(out)
     write = Results._write
 
     def dies_after_the_summary(self, folder):
@@ -84,8 +85,13 @@ def test_a_save_that_dies_midway_leaves_the_earlier_results_whole(tmp_path, monk
     monkeypatch.setattr(Results, "_write", dies_after_the_summary)
     with pytest.raises(KeyboardInterrupt):
         run(TINY, quick=True, reps=3, seed=0, executor="serial", out=out, overwrite=True)
-    assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before
+    assert _results_files(out) == before
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".o.")]  # no half-written folder left
+
+
+def _results_files(out: Path) -> dict[str, bytes]:
+    """The results in ``out`` (not the lock file, whose owner token names the latest run that held it)."""
+    return {p.name: p.read_bytes() for p in out.iterdir() if p.is_file() and p.name != LOCK}
 
 
 def test_a_folder_of_other_files_is_never_overwritten(tmp_path):

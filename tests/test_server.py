@@ -187,3 +187,51 @@ def test_server_trace():
     log = env.tracer.entries  # type: ignore[union-attr]
     assert [(e.time, e.process, e.action) for e in log] == [
         (0.0, "s0", "submit"), (0.0, "s0", "start"), (2.0, "s0", "complete")]
+
+
+def test_a_put_on_the_servers_queue_is_a_submit():
+    """``server.queue.put(job)``, a SimPy put event, reaches a free server as ``submit`` does."""
+    env = simpy.Environment()
+    server = Server(env)
+
+    def feed():
+        yield env.timeout(1.0)
+        yield server.queue.put(Job(0, 1.0, 2.0))
+
+    env.process(feed())
+    env.run()
+    assert times(server) == {0: (1.0, 3.0)}
+
+
+class Doubling(Server):
+    """A server extended through its hooks: every job takes twice its length, and completions are counted."""
+
+    def duration(self, job):
+        return 2 * super().duration(job)
+
+    def _finish(self, job, start, end):
+        self.finished.append((job.id, start, end))
+        super()._finish(job, start, end)
+
+
+def test_a_subclass_changes_the_service_through_the_hooks_only():
+    env = simpy.Environment()
+    server = Doubling(env)
+    server.finished = []
+    Source(env, [Job(0, 0.0, 1.0), Job(1, 0.5, 1.0)], server)
+    env.run()
+    assert server.finished == [(0, 0.0, 2.0), (1, 2.0, 4.0)]
+    assert times(server) == {0: (0.0, 2.0), 1: (2.0, 4.0)}  # the base's records, at the hooks' times
+
+
+def test_clear_drops_the_queue_and_the_job_in_service():
+    env = simpy.Environment()
+    server = Server(env)
+    for i in range(3):
+        server.submit(Job(i, 0.0, 4.0))
+    env.run(until=1.0)
+    assert [j.id for j in server.clear()] == [1, 2, 0]
+    assert server.current is None and len(server.queue) == 0
+    server.submit(Job(3, 1.0, 1.0))  # the server serves on
+    env.run()
+    assert times(server) == {3: (1.0, 2.0)}

@@ -118,12 +118,56 @@ def test_a_huge_header_count_is_a_bad_header(tmp_path):
         read_swf(path, strict=True)
 
 
-@pytest.mark.parametrize("space", ODD_SPACES)
-def test_strict_mode_refuses_separators_other_than_space_and_tab(tmp_path, space):
+@pytest.mark.parametrize("space", [*ODD_SPACES, "\x1d", "\x1e", "\x1f", "\x0c", "\u2029", "\u2003"])
+def test_separators_other_than_space_and_tab_are_refused_strict_and_dropped_and_named_lenient(tmp_path, space):
     path = _log(tmp_path, space.join(LINE.split(" ")))
     with pytest.raises(SWFError, match=rf"log.swf:3: separates fields with U\+{ord(space):04X}"):
         list(read_swf(path, strict=True).jobs())
-    assert len(list(read_swf(path).jobs())) == 2  # lenient reading keeps splitting on any whitespace
+    trace = read_swf(path)
+    assert [job.id for job in trace.jobs()] == [1]  # str.split() would have read line 3 as a job
+    assert trace.report.counts == {DropReason.SEPARATOR: 1} and trace.report.examples[DropReason.SEPARATOR] == [3]
+    assert "separator other than space or tab: 1 (line 3)" in str(trace.report)
+
+
+def _strict_and_lenient(path: str, compat: str | None) -> str | None:
+    """Why the lenient reader disagrees with the strict one on ``path`` (None: they agree).
+
+    They agree when the strict reader's jobs are the lenient reader's, with nothing
+    dropped but what cleaning drops; or when the strict reader stops at line L and
+    the lenient one counts line L under a named reason (L is the file's first bad
+    line, so it is the first example of its reason).
+    """
+    lenient = read_swf(path, compat=compat, nodes_as_procs=True)
+    kept = [(j.id, j.submit, j.runtime, j.cpus, j.estimate) for j in lenient.jobs()]
+    report = lenient.report
+    try:
+        strict = read_swf(path, strict=True, compat=compat, nodes_as_procs=True)
+        jobs = [(j.id, j.submit, j.runtime, j.cpus, j.estimate) for j in strict.jobs()]
+    except SWFError as exc:
+        if exc.line is None:
+            return None if report.counts.get(DropReason.EMPTY) else f"strict refused the file, lenient did not: {exc}"
+        named = [reason for reason, lines in report.examples.items() if exc.line in lines]
+        return None if named else f"strict refused line {exc.line} ({exc}), lenient counted it under no reason"
+    if jobs != kept:
+        return f"strict kept {len(jobs)} jobs, lenient {len(kept)}"
+    unlike = {r for r in report.counts if r not in CLEANING} - set(strict.report.counts)
+    return f"lenient dropped lines strict read: {sorted(unlike)}" if unlike else None
+
+
+#: drops both readers make alike (cleaning is not strictness)
+CLEANING = {DropReason.RUN_TIME, DropReason.PROCS, DropReason.FRACTIONAL_PROCS, DropReason.SUBMIT,
+            DropReason.TOO_WIDE, DropReason.EMPTY}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=mutated_logs(), compat=st.sampled_from([None, "rlscheduler"]))
+def test_the_lenient_reader_reads_what_the_strict_one_reads_and_names_what_it_refuses(text, compat):
+    with tempfile.NamedTemporaryFile("w", suffix=".swf", delete=False, encoding="utf-8") as fh:
+        fh.write(text)
+    try:
+        assert _strict_and_lenient(fh.name, compat) is None
+    finally:
+        Path(fh.name).unlink()
 
 
 def test_a_huge_machine_under_rlscheduler_compat_replays(tmp_path):

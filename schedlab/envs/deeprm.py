@@ -99,6 +99,7 @@ class DeepRMConfig:
 
     @property
     def loads(self) -> tuple[float, ...]:
+        """The loads episodes are drawn at: ``load`` as a tuple (one value, or several to pick from)."""
         return self.load if isinstance(self.load, tuple) else (float(self.load),)
 
     @property
@@ -123,7 +124,7 @@ class DeepRMEnv(gym.Env[Any, np.int64]):
     records, utilization and Machine.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 4}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 4}  # type: ignore[misc]  # gymnasium.Env annotates it as an instance variable; it is class data (ruff: ClassVar)
 
     def __init__(self, config: DeepRMConfig | None = None, *, render_mode: str | None = None, **overrides: Any) -> None:
         cfg = config or DeepRMConfig()
@@ -155,6 +156,7 @@ class DeepRMEnv(gym.Env[Any, np.int64]):
         self._scale = 1.0
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict]:
+        """A new episode: jobs from ``options["jobs"]``, else drawn at ``options["load"]`` or a config load."""
         super().reset(seed=seed)
         cfg, options = self.config, options or {}
         jobs: list[Job] | None = options.get("jobs")
@@ -169,6 +171,7 @@ class DeepRMEnv(gym.Env[Any, np.int64]):
         return self._observe(), self._info(scheduled=False)
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
+        """Place slot ``action``'s job (no reward yet); the void action, or a job not placed, ends the time step."""
         model = self.model
         if model is None:
             raise RuntimeError("call reset() before step()")

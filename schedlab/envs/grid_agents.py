@@ -62,6 +62,7 @@ class SteppedGrid(GridModel):
     owed = False
 
     def pass_turn(self) -> None:
+        """Note that a turn is owed, instead of passing it: the environment lets it go on."""
         self.owed = True
 
     def release_turn(self) -> None:
@@ -82,23 +83,29 @@ class EnvDecider:
         self._on_step_end = on_step_end
 
     def bind(self, view: GridView) -> None:
+        """Keep the agents' job book and listen to the grid's completions and step ends."""
         self.jobs = AgentJobs(view.agents, view.resources)
         view.completed.connect(self.completed)
         view.step_ended.connect(self.end_step)
 
     def message(self, agent: int) -> None:
+        """Nothing to share: the environment's agents send no messages."""
         return None
 
     def receive(self, agent: int, message: object) -> None:
+        """Nothing to read: no agent sends a message."""
         pass
 
     def assign(self, agent: int, lengths: np.ndarray) -> list[tuple[int, int]]:
+        """Never called: the environment places each job itself; a call is a bug, and raises."""
         raise RuntimeError(f"agent {agent} found jobs in its buffer: the environment should have placed them")
 
     def completed(self, event: GridCompletion) -> None:
+        """Book a completion for the rewards."""
         self.jobs.completed(event.agent, event.resource, event.record)
 
     def end_step(self, step: int) -> None:
+        """The step is over: the environment collects its rewards."""
         self._on_step_end()
 
 
@@ -111,7 +118,7 @@ class GridEnvParts:
     """
 
     metadata: ClassVar[dict[str, Any]]
-    model: GridModel | None
+    model: SteppedGrid | None
 
     def _configure(self, config: GridAgentsConfig | None, render_mode: str | None, overrides: dict[str, Any]) -> None:
         cfg = config or GridAgentsConfig()
@@ -142,17 +149,21 @@ class GridEnvParts:
             sequence = self._root.spawn(1)[0]
         self._sim = simpy.Environment()
         self._decider = EnvDecider(self._step_ended)
-        self.model = grid_model(self._sim, self.config, self._decider, Streams(sequence), SteppedGrid)
+        model = grid_model(self._sim, self.config, self._decider, Streams(sequence), SteppedGrid)
+        assert isinstance(model, SteppedGrid)
+        self.model = model
         self._pending = np.zeros(self.config.agents)
 
     def _step_ended(self) -> None:
         self._pending += self._decider.jobs.end_step(self.config.reward)
 
     def observation_space(self, agent: str) -> gym.spaces.Box:
+        """Agent ``agent``'s observation space (the same object each call: PettingZoo seeds it)."""
         # the same object each time (PettingZoo seeds spaces through it): one space per agent, kept
         return self.observation_spaces[agent]
 
     def action_space(self, agent: str) -> gym.spaces.Discrete:
+        """Agent ``agent``'s action space: one action per resource."""
         return self.action_spaces[agent]
 
     def state(self) -> np.ndarray:
@@ -164,6 +175,7 @@ class GridEnvParts:
         return obs[2:]
 
     def close(self) -> None:
+        """End the episode: no agent is left."""
         self.agents = []
 
     def records(self) -> list[JobRecord]:
@@ -222,6 +234,9 @@ class GridAgentsEnv(GridEnvParts, AECEnv):
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "name": "schedlab_grid_agents_v0"}
+    _jobs: list[Job]  # the current turn's jobs, placed one per step
+    _turn_step: int  # the model step whose first turn was taken (-1: none yet)
+    _turns: list[int]  # the agents still to take a turn in that step, last first
 
     def __init__(
         self, config: GridAgentsConfig | None = None, *, render_mode: str | None = None, **overrides: Any
@@ -269,9 +284,10 @@ class GridAgentsEnv(GridEnvParts, AECEnv):
 
     # ------------------------------------------------------------------ PettingZoo
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start an episode on a fresh grid drawn from ``seed``, and run it to the first job to place."""
         self._new_model(seed)
         self._turn_step, self._turns = -1, []
-        self._jobs: list[Job] = []
+        self._jobs = []
         self._agent, self._next = 0, 0
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -285,6 +301,7 @@ class GridAgentsEnv(GridEnvParts, AECEnv):
 
     def _settle(self, more: bool) -> None:
         """After the model ran: the rewards it paid, the infos, and who acts next (or the truncation)."""
+        assert self.model is not None
         info = system_info(self.model)
         self.infos = {a: info for a in self.agents}
         names = self.possible_agents
@@ -299,6 +316,7 @@ class GridAgentsEnv(GridEnvParts, AECEnv):
             self.agent_selection = self.agents[0]
 
     def observe(self, agent: str) -> np.ndarray:
+        """What ``agent`` sees now: the grid, and its next job if it is the one to act."""
         if self.model is None:
             raise RuntimeError("call reset() before observe()")
         i = self._index[agent]
@@ -308,6 +326,7 @@ class GridAgentsEnv(GridEnvParts, AECEnv):
         return self.observer.observe(self.model.view, length, left, self._decider.jobs.unfinished[i], i)
 
     def step(self, action: Any) -> None:
+        """The acting agent sends its job to resource ``action``; the model runs on to the next job to place."""
         if self.model is None:
             raise RuntimeError("call reset() before step()")
         if not self.agents:

@@ -29,6 +29,7 @@ a decentralised learner may ignore them and use its own unfinished jobs, as OSL 
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -37,7 +38,7 @@ import numpy as np
 import simpy
 
 from schedlab.model.contracts.grid import GridDecider, GridTopology, GridView, PoissonJobs
-from schedlab.model.core.fields import number, validate
+from schedlab.model.core.fields import is_int, number, validate, whole
 from schedlab.model.core.streams import Streams
 from schedlab.model.records.job_record import JobRecord
 from schedlab.processes.grid import GridModel
@@ -56,8 +57,7 @@ REWARDS = ("tpt", "osl")
 
 
 def _count(name: str, value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-        raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
+    whole(name, value, 1)
 
 
 @dataclass(frozen=True)
@@ -95,6 +95,8 @@ class GridAgentsConfig:
         latency, the resources each broker may reach, the sharing graph); default the
         paper's complete grid. A broker's actions outside its reach are masked
         (``infos[agent]["action_mask"]`` in the Parallel API) and refused by the model.
+        The resources' capacities are drawn from the ``capacities`` stream either way
+        (they replace the topology's), so a reset's seed decides them.
     """
 
     agents: int = number(10, low=1, integer=True)
@@ -138,8 +140,9 @@ class GridAgentsConfig:
 
     @property
     def observer(self) -> GridObserver:
-        scales = dict(jmax=self.jmax, cmax=self.cmax, steps=self.steps, time_scale=self.time_scale)
-        return GridObserver(self.resources, **scales)
+        """The observer of this grid's observations, scaled by the config's bounds (jmax, cmax, steps)."""
+        return GridObserver(self.resources, jmax=self.jmax, cmax=self.cmax, steps=self.steps,
+                            time_scale=self.time_scale)
 
 
 def grid_model(
@@ -158,24 +161,18 @@ def grid_model(
     """
     capacities = resource_capacities(config.resources, (config.cmin, config.cmax), streams["capacities"])
     jobs = PoissonJobs(config.rate, config.jmin, config.jmax, streams["arrivals"], streams["lengths"])
-    return model_class(
-        sim,
-        capacities,
-        config.agents,
-        decider,
-        jobs,
-        steps=config.steps,
-        ring=ordinal_ring(config.agents) if config.topology is None else None,
-        topology=config.topology,
-        record_every=config.record_every,
-    )
+    if config.topology is None:
+        topology = GridTopology.complete(config.agents, capacities, sharing=ordinal_ring(config.agents))
+    else:  # the config's placement, with the capacities drawn here (the stream decides them, as it does above)
+        topology = dataclasses.replace(config.topology, capacities=capacities)
+    return model_class(sim, topology, decider, jobs, steps=config.steps, record_every=config.record_every)
 
 
 def resource_index(action: Any, resources: int, who: str) -> int:
     """``action`` as a resource index, or a one-line error naming ``who`` and the action."""
     if isinstance(action, np.ndarray) and action.shape in ((), (1,)):
         action = action.reshape(())[()]
-    if isinstance(action, bool | np.bool_) or not isinstance(action, int | np.integer) or not 0 <= action < resources:
+    if not is_int(action, 0) or action >= resources:  # numpy's bool is no integer either
         raise ValueError(f"action of {who}: {action!r} is not a resource index in 0..{resources - 1}")
     return int(action)
 
@@ -202,6 +199,7 @@ class GridObserver:
         self._unfinished = slice(3 + 2 * m, 3 + 3 * m)
 
     def observation_space(self) -> gym.spaces.Box:
+        """The observation: fractions in [0, 1] where bounded (progress, capacities), the rest >= 0."""
         high = np.full(self.size, np.inf)
         high[[0, 2]] = 1.0
         high[self._capacities] = 1.0
@@ -258,9 +256,11 @@ class AgentJobs:
         self.step_start = 0.0
 
     def submitted(self, agent: int, resource: int) -> None:
+        """Count a job ``agent`` sent to ``resource`` as unfinished."""
         self.unfinished[agent, resource] += 1.0
 
     def completed(self, agent: int, resource: int, record: JobRecord) -> None:
+        """Count ``agent``'s job at ``resource`` as finished this step, with its time in the step."""
         self.unfinished[agent, resource] -= 1.0
         self.finished[agent] += 1.0
         self._finished_time[agent] += record.end - self.step_start

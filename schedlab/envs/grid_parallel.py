@@ -58,6 +58,8 @@ class GridParallelEnv(GridEnvParts, ParallelEnv):
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "name": "schedlab_grid_parallel_v0"}
+    _turn_step: int  # the model step whose arrivals' turn is held (-1: none yet)
+    _held: bool  # whether that turn is held until the step's jobs are all placed
 
     def __init__(self, config: GridAgentsConfig | None = None, *, render_mode: str | None = None, **overrides: Any):
         self._configure(config, render_mode, overrides)
@@ -108,6 +110,7 @@ class GridParallelEnv(GridEnvParts, ParallelEnv):
         observations = {a: self._observe(i) for i, a in enumerate(names)}
         rewards = {a: float(self._pending[i]) * self.config.reward_scale for i, a in enumerate(names)}
         self._pending.fill(0.0)
+        assert self.model is not None
         info = system_info(self.model)
         masks = self._masks
         infos = {a: {**info, "decides": i in deciding, "action_mask": masks[i].copy()} for i, a in enumerate(names)}
@@ -117,6 +120,7 @@ class GridParallelEnv(GridEnvParts, ParallelEnv):
 
     # ------------------------------------------------------------------ PettingZoo
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
+        """Start an episode on a fresh grid drawn from ``seed``, and run it to the first round of jobs to place."""
         self._new_model(seed)
         n = self.config.agents
         self._queues: list[list[Job]] = [[] for _ in range(n)]
@@ -129,6 +133,7 @@ class GridParallelEnv(GridEnvParts, ParallelEnv):
         return observations, infos
 
     def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+        """Each deciding agent sends its next job where its action says; the model runs on to the next round."""
         if self.model is None:
             raise RuntimeError("call reset() before step()")
         if not self.agents:

@@ -70,6 +70,7 @@ class PolicyDecider:
         self.decisions = 0
 
     def bind(self, view: GridView) -> None:
+        """Check the policy fits the grid (its M, one policy per agent if several), and keep its view."""
         if view.resources != self.observer.resources:
             raise ValueError(
                 f"resources: the policy's observer has M = {self.observer.resources}, the grid {view.resources}"
@@ -82,26 +83,32 @@ class PolicyDecider:
         view.step_ended.connect(self.end_step)
 
     def message(self, agent: int) -> None:
+        """Nothing to share: the policies read the observation only."""
         return None
 
     def receive(self, agent: int, message: object) -> None:
+        """Nothing to read: no agent sends a message."""
         pass
 
     def assign(self, agent: int, lengths: np.ndarray) -> Iterator[tuple[int, int]]:
+        """Each of ``agent``'s jobs in turn, observed as the environment would, to the resource its policy picks."""
         policy = self._policy if self._policies is None else self._policies[agent]
+        assert policy is not None  # one policy, or one per agent
         observe, view, jobs, m = self.observer.observe, self._view, self.jobs, self.observer.resources
         who = f"scheduler_{agent}"
         for pos in range(len(lengths)):
             obs = observe(view, float(lengths[pos]), len(lengths) - pos, jobs.unfinished[agent], agent)
-            resource = resource_index(policy(obs), m, who)  # type: ignore[misc]
+            resource = resource_index(policy(obs), m, who)
             self.decisions += 1
             jobs.submitted(agent, resource)
             yield pos, resource
 
     def completed(self, event: GridCompletion) -> None:
+        """Book a completion, as the environment does for its rewards."""
         self.jobs.completed(event.agent, event.resource, event.record)
 
     def end_step(self, step: int) -> None:
+        """Close the step's book of completions."""
         self.jobs.end_step()
 
     def __repr__(self) -> str:

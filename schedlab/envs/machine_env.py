@@ -51,7 +51,7 @@ import simpy
 from schedlab.envs.machine_jobs import SyntheticJobs, TraceWindows
 from schedlab.envs.machine_obs import MachineObserver
 from schedlab.model.contracts.machine import MachineView, Policy
-from schedlab.model.core.fields import number, validate
+from schedlab.model.core.fields import number, validate, whole
 from schedlab.model.core.job import Job
 from schedlab.model.records.job_record import JobRecord
 from schedlab.processes.machine import Machine
@@ -126,8 +126,7 @@ class MachineEnvConfig:
             if not (isinstance(cap, int | float) and math.isfinite(cap) and cap > 0):
                 raise ValueError(f"resources[{name!r}] must be a finite capacity > 0, got {cap!r}")
         cpus = self.machine_cpus  # checks cpus, and that a workload without a size got one
-        if isinstance(cpus, bool) or not isinstance(cpus, int | np.integer) or cpus < 1:
-            raise ValueError(f"cpus must be a whole number >= 1, got {cpus!r}")
+        whole("cpus", cpus, 1)
         self.observer  # checks runtime, and a time_scale taken from the workload  # noqa: B018
 
     @property
@@ -143,6 +142,7 @@ class MachineEnvConfig:
 
     @property
     def machine_cpus(self) -> int:
+        """The machine's CPUs: ``cpus``, else the workload's own size (an error names the workload when it has none)."""
         if self.cpus is not None:
             return self.cpus
         cpus = getattr(self.jobs, "cpus", None)
@@ -152,6 +152,7 @@ class MachineEnvConfig:
 
     @property
     def observer(self) -> MachineObserver:
+        """The observer for these resources, window, time scale (the workload's by default) and runtime view."""
         scale = self.time_scale if self.time_scale is not None else getattr(self.jobs, "time_scale", 1.0)
         return MachineObserver(tuple(self.resources), self.window, scale, self.runtime)
 
@@ -252,7 +253,7 @@ class MachineEnv(gym.Env[np.ndarray, np.int64]):
     sees the same observations, for scenarios.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 4}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 4}  # type: ignore[misc]  # gymnasium.Env annotates it as an instance variable; it is class data (ruff: ClassVar)
 
     def __init__(
         self, config: MachineEnvConfig | None = None, *, render_mode: str | None = None, **overrides: Any
@@ -317,6 +318,7 @@ class MachineEnv(gym.Env[np.ndarray, np.int64]):
 
     # ------------------------------------------------------------------ Gymnasium
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+        """A new episode: ``options["jobs"]`` or the workload's draw from ``seed``, run to the first decision."""
         super().reset(seed=seed)
         options = options or {}
         jobs = list(options["jobs"]) if "jobs" in options else list(self.workload(self.np_random))
@@ -333,6 +335,7 @@ class MachineEnv(gym.Env[np.ndarray, np.int64]):
         return self._observe(), self._info(invalid=False)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """Start the window slot's job (or wait), then run the machine to the next decision or the end."""
         machine = self.machine
         if machine is None:
             raise RuntimeError("call reset() before step()")

@@ -23,6 +23,7 @@ from functools import lru_cache
 import numpy as np
 
 from schedlab.model.core.distributions import Exponential, UniformInt
+from schedlab.model.core.fields import is_int
 from schedlab.model.core.job import Job
 from schedlab.model.core.workloads import poisson_workload
 from schedlab.model.formats.swf.reader import read_swf
@@ -61,7 +62,7 @@ class SyntheticJobs:
     def __post_init__(self) -> None:
         for key in ("count", "cpus", "max_width"):
             value = getattr(self, key)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            if not is_int(value, 1):
                 raise ValueError(f"SyntheticJobs: {key} must be a whole number >= 1, got {value!r}")
         if self.max_width > self.cpus:
             raise ValueError(f"SyntheticJobs: max_width={self.max_width} is more than cpus={self.cpus}")
@@ -74,6 +75,7 @@ class SyntheticJobs:
 
     @property
     def time_scale(self) -> float:
+        """The time scale of observations: the mean run time, so times read in multiples of it."""
         return float(self.mean_runtime)
 
     def __call__(self, rng: np.random.Generator) -> list[Job]:
@@ -115,7 +117,7 @@ class TraceWindows:
     length: int = 128
 
     def __post_init__(self) -> None:
-        if isinstance(self.length, bool) or not isinstance(self.length, int) or self.length < 1:
+        if not is_int(self.length, 1):
             raise ValueError(f"TraceWindows: length must be a whole number >= 1, got {self.length!r}")
         if not os.path.isfile(self.path):
             raise FileNotFoundError(f"TraceWindows: no SWF file at {os.fspath(self.path)!r}")

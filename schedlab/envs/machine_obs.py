@@ -42,12 +42,13 @@ import math
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, SupportsIndex
 
 import numpy as np
 from gymnasium import spaces
 
 from schedlab.model.contracts.machine import MachineView
+from schedlab.model.core.fields import whole
 
 __all__ = ["RUNTIME_VIEWS", "MachineObserver"]
 
@@ -78,8 +79,7 @@ class MachineObserver:
     runtime: Literal["estimate", "runtime"] = "estimate"
 
     def __post_init__(self) -> None:
-        if isinstance(self.window, bool) or not isinstance(self.window, int) or self.window < 1:
-            raise ValueError(f"window must be a whole number >= 1, got {self.window!r}")
+        whole("window", self.window, 1)
         if not (isinstance(self.time_scale, int | float) and math.isfinite(self.time_scale) and self.time_scale > 0):
             raise ValueError(f"time_scale must be a finite number > 0, got {self.time_scale!r}")
         if self.runtime not in RUNTIME_VIEWS:
@@ -88,6 +88,7 @@ class MachineObserver:
     # ------------------------------------------------------------------ layout
     @property
     def n_resources(self) -> int:
+        """Resources per job in the observation: CPUs, then each named resource."""
         return 1 + len(self.resources)
 
     @property
@@ -97,21 +98,26 @@ class MachineObserver:
 
     @property
     def wait_action(self) -> int:
+        """The action that starts nothing (the last one, after the window slots)."""
         return self.window
 
     @property
     def slot_size(self) -> int:
+        """Values per window slot: the job's resources and four time features."""
         return self.n_resources + 4
 
     @property
     def size(self) -> int:
+        """Length of the observation vector."""
         r = self.n_resources
         return r + self.window * self.slot_size + 1 + r + 1
 
     def observation_space(self) -> spaces.Box:
+        """The observation: ``size`` values in [0, 1]."""
         return spaces.Box(0.0, 1.0, shape=(self.size,), dtype=np.float32)
 
     def action_space(self) -> spaces.Discrete:
+        """One action per window slot, and wait."""
         return spaces.Discrete(self.n_actions)
 
     def slots(self, obs: np.ndarray) -> np.ndarray:
@@ -190,10 +196,8 @@ class MachineObserver:
         An invalid action is taken as wait, or, where waiting is masked out too (an idle
         machine), as the oldest window job that fits.
         """
-        try:
-            a = operator.index(action)  # ints and numpy integers; 1.0 or "1" are invalid, not coerced
-        except TypeError:
-            a = -1
+        # ints and numpy integers; 1.0 or "1" are invalid, not coerced
+        a = operator.index(action) if isinstance(action, SupportsIndex) else -1
         if 0 <= a < len(mask) and mask[a]:
             return (None if a == self.wait_action else a), True
         if mask[self.wait_action]:

@@ -35,6 +35,7 @@ from pettingzoo.utils.conversions import parallel_to_aec
 
 from schedlab.envs.network_obs import EnvRule, NetworkAgentsConfig, NetworkObserver, SteppedNetwork, network_model
 from schedlab.model.contracts.network import Ship
+from schedlab.model.core.fields import is_int
 from schedlab.model.core.streams import Streams
 from schedlab.model.records.job_record import JobRecord
 
@@ -80,16 +81,18 @@ class NetworkAgentsEnv(ParallelEnv):
         self._root: np.random.SeedSequence | None = None
 
     def observation_space(self, agent: str) -> Any:
+        """Agent ``agent``'s observation space (the same object each call: PettingZoo seeds it)."""
         return self.observation_spaces[agent]
 
     def action_space(self, agent: str) -> Any:
+        """Agent ``agent``'s actions: keep the job, or ship it to a neighbour."""
         return self.action_spaces[agent]
 
     # ------------------------------------------------------------------ the model
     def _completed(self, event: tuple[int, JobRecord]) -> None:
         server, record = event
         assert self.model is not None
-        self._done_step[server * self.config.classes + self.model.job_class(record)] += 1.0  # type: ignore[arg-type]
+        self._done_step[server * self.config.classes + self.model.job_class(record)] += 1.0
 
     def _step_ended(self, step: int) -> None:
         done = self._done_step
@@ -131,7 +134,7 @@ class NetworkAgentsEnv(ParallelEnv):
         rewards = {name: float(self._pending[a]) * self.config.reward_scale for a, name in enumerate(names)}
         self._pending.fill(0.0)
         executed, arrived = model.executed(), model.arrived
-        info = {"step": self._step, "executed": executed, "arrived": arrived}
+        info: dict[str, float] = {"step": self._step, "executed": executed, "arrived": arrived}
         info["efficiency"] = executed / arrived if arrived else float("nan")
         if done and model.curve:
             info["efficiency"] = model.curve[-1]
@@ -143,6 +146,7 @@ class NetworkAgentsEnv(ParallelEnv):
 
     # ------------------------------------------------------------------ PettingZoo
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
+        """A new episode on a fresh network drawn from ``seed`` (or the next child of the last seed)."""
         if seed is not None:
             self._root = sequence = np.random.SeedSequence(seed)
         else:
@@ -168,6 +172,7 @@ class NetworkAgentsEnv(ParallelEnv):
         self._step = step + 1
 
     def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+        """Apply every deciding agent's action, then run the network to the next decisions."""
         model = self.model
         if model is None:
             raise RuntimeError("call reset() before step()")
@@ -213,6 +218,7 @@ class NetworkAgentsEnv(ParallelEnv):
         return np.concatenate([self.model.loads(), q / (q + 1)]).astype(np.float32)
 
     def close(self) -> None:
+        """End the episode: no agent is left."""
         self.agents = []
 
     def records(self) -> list[JobRecord]:
@@ -229,7 +235,7 @@ def _action(action: Any, mask: np.ndarray, who: str) -> int:
     """``action`` as keep (0) or a neighbour's index; a masked-out one (past the server's degree) keeps the job."""
     if isinstance(action, np.ndarray) and action.shape in ((), (1,)):
         action = action.reshape(())[()]
-    if isinstance(action, bool | np.bool_) or not isinstance(action, int | np.integer) or not 0 <= action < len(mask):
+    if not is_int(action, 0) or action >= len(mask):  # numpy's bool is no integer either
         raise ValueError(f"action of {who}: {action!r} is not an action in 0..{len(mask) - 1}")
     return int(action) if mask[action] else 0
 

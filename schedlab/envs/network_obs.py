@@ -92,13 +92,16 @@ class NetworkAgentsConfig:
 
     @property
     def classes(self) -> int:
+        """Job classes: one per subset of the resources, ``2 ** resources``."""
         return 2**self.resources
 
     @property
     def agents(self) -> int:
+        """Agents: one per (server, job class)."""
         return self.servers * self.classes
 
     def agent_names(self) -> list[str]:
+        """The agents' names, ``server_s_class_c``, server by server."""
         return [f"server_{s}_class_{c}" for s in range(self.servers) for c in range(self.classes)]
 
 
@@ -135,12 +138,15 @@ class EnvRule:
         self.ships: list[Ship] = []
 
     def bind(self, network: Any) -> None:
+        """Keep the network the environment's agents ship on."""
         self.network = network
 
     def begin_run(self, run: int) -> None:
+        """Nothing to prepare: the agents act through the environment."""
         pass
 
     def decide(self, network: Any) -> list[Ship]:
+        """The ships the agents chose since the last call, handed over once."""
         ships, self.ships = self.ships, []
         return ships
 
@@ -184,9 +190,11 @@ class NetworkObserver:
         self.n_actions = 1 + self.degree
 
     def observation_space(self) -> gym.spaces.Box:
+        """One agent's observation: ``size`` values in [0, 1]."""
         return gym.spaces.Box(0.0, 1.0, shape=(self.size,), dtype=np.float32)
 
     def action_space(self) -> gym.spaces.Discrete:
+        """One agent's actions: keep the job or ship it along a link."""
         return gym.spaces.Discrete(self.n_actions)
 
     def bind(self, network: ServerNetwork) -> None:
@@ -201,6 +209,7 @@ class NetworkObserver:
             self._masks[s, : 1 + len(nb)] = 1
 
     def mask(self, server: int) -> np.ndarray:
+        """The actions open to an agent of ``server`` (a copy: the caller may change it)."""
         return self._masks[server].copy()
 
     def observe(self, server: int, job: Job | None, loads: np.ndarray) -> np.ndarray:

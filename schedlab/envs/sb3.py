@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import supersuit as ss
 from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
+from stable_baselines3.common.vec_env.base_vec_env import VecEnvStepReturn
 
 from schedlab.envs.grid_obs import GridAgentsConfig
 from schedlab.envs.grid_parallel import GridParallelEnv
@@ -47,21 +48,23 @@ class MaskedVecEnv(VecEnvWrapper):
         n = int(getattr(self.action_space, "n", 0))
         self._masks = np.ones((self.num_envs, n), dtype=bool)
 
-    def seed(self, seed: int | None = None) -> list[None]:  # type: ignore[override]
+    def seed(self, seed: int | None = None) -> list[None]:
         """Keep ``seed`` for the next reset (SuperSuit's env cannot be seeded apart from reset)."""
         self._seed = seed
         return [None] * self.num_envs
 
     def reset(self) -> np.ndarray:
+        """Reset every copy of the game with the kept seed (copy ``c`` with ``seed + c``), and read the first masks."""
         # SuperSuit's SB3 wrapper would call the missing ``seed``: reset the concatenated env beneath it
-        inner = self.venv.venv  # type: ignore[attr-defined]
+        inner = self.venv.venv  # type: ignore[attr-defined]  # SuperSuit's SB3 wrapper holds the concatenated env
         obs, infos = inner.reset(seed=self._seed)
         self._seed = None  # later resets draw fresh episodes (the environments spawn child seeds)
-        self.venv.reset_infos = infos  # type: ignore[attr-defined]
+        self.venv.reset_infos = infos
         self._read_masks(infos)
         return obs
 
-    def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict]]:
+    def step_wait(self) -> VecEnvStepReturn:
+        """The step's results, with the masks the agents' infos carry kept for :meth:`action_masks`."""
         obs, rewards, dones, infos = self.venv.step_wait()
         self._read_masks(infos)
         return obs, rewards, dones, infos
@@ -76,16 +79,19 @@ class MaskedVecEnv(VecEnvWrapper):
         return self._masks.copy()
 
     def env_method(self, method_name: str, *args: Any, indices: Any = None, **kwargs: Any) -> list[Any]:
+        """Call ``method_name`` on the entries; ``action_masks`` is answered here (SuperSuit's env has none)."""
         if method_name == "action_masks":  # what sb3-contrib's get_action_masks asks each entry for
             return list(self.action_masks())
         return self.venv.env_method(method_name, *args, indices=indices, **kwargs)
 
     def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
+        """An attribute of the entries; ``render_mode`` is answered here (SuperSuit's env cannot be asked)."""
         if attr_name == "render_mode":  # SuperSuit's concatenated env has no get_attr to ask
             return [self.venv.render_mode] * self.num_envs
         return self.venv.get_attr(attr_name, indices)
 
     def has_attr(self, attr_name: str) -> bool:
+        """Whether the entries have ``attr_name``; ``action_masks`` they do, through this wrapper."""
         return attr_name == "action_masks" or self.venv.has_attr(attr_name)
 
 

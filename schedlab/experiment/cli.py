@@ -207,6 +207,9 @@ def _run(args: argparse.Namespace) -> int:
           f"{' (quick)' if results.quick else ''}")
     if results.run_info.get("resumed_tasks"):
         print(f"resumed: {results.run_info['resumed_tasks']} replication(s) read back from {out}")
+    if results.run_info.get("foreign_tasks"):
+        print(f"refused: {results.run_info['foreign_tasks']} task file(s) in {out} written by another run; "
+              "those replications were run again")
     print(results.table())
     records = "records and " if results.job_records is not None else ""
     print(f"saved {out}{os.sep}summary.json, summary.csv, replications.csv, {records}manifest.json")
@@ -259,22 +262,27 @@ def _replay(args: argparse.Namespace) -> int:
     scenario = load_scenario(trace_scenario.__file__)
     cfg = scenario.config(overrides)
     out = Path(args.out) if args.out else Path("results") / "replay"
-    check_out(out, overwrite=args.overwrite or not args.out)  # the default folder is replaced by each run
-    for name in cfg.traces:  # what was read, kept and dropped, and why: skips are counted, never silent
-        loaded = trace_scenario.load_log(cfg, name)
-        if cfg.platform:
-            print(f"{loaded.report}; {platform_line(cfg.platform)}")
-        else:
-            print(f"{loaded.report}; machine {loaded.procs} "
-                  f"{'nodes' if cfg.compat == 'rlscheduler' else 'processors'}")
-    results = run(scenario, overrides=overrides, reps=cfg.n_windows, executor=args.executor, workers=args.workers)
-    for row in results.rows:
-        row["windows"] = cfg.n_windows
-    print(f"replay: {cfg.n_windows} window(s) of {cfg.length} jobs, compat {cfg.compat}, walltime {cfg.walltime}")
-    print(results.table())
-    for line in left_out(results.records, cfg.length):
-        print(line)
-    results.save(out)
+    # the default folder is replaced by each run; the lock keeps a second replay (or run) out of it till saved
+    lock = check_out(out, overwrite=args.overwrite or not args.out, settings="replay")
+    try:
+        for name in cfg.traces:  # what was read, kept and dropped, and why: skips are counted, never silent
+            loaded = trace_scenario.load_log(cfg, name)
+            if cfg.platform:
+                print(f"{loaded.report}; {platform_line(cfg.platform)}")
+            else:
+                print(f"{loaded.report}; machine {loaded.procs} "
+                      f"{'nodes' if cfg.compat == 'rlscheduler' else 'processors'}")
+        results = run(scenario, overrides=overrides, reps=cfg.n_windows, executor=args.executor, workers=args.workers)
+        for row in results.rows:
+            row["windows"] = cfg.n_windows
+        print(f"replay: {cfg.n_windows} window(s) of {cfg.length} jobs, compat {cfg.compat}, walltime {cfg.walltime}")
+        print(results.table())
+        for line in left_out(results.records, cfg.length):
+            print(line)
+        results.save(out, lock=lock)
+    finally:
+        if lock is not None:
+            lock.release()
     print(f"saved {out}{os.sep}summary.json, summary.csv, replications.csv (per window), records and manifest.json")
     if args.batsim_jobs:
         _batsim_jobs(out)

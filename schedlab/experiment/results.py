@@ -144,13 +144,15 @@ class Results:
         out += ["  ".join(c.rjust(w) for c, w in zip(line, widths, strict=True)) for line in lines]
         return "\n".join(out)
 
-    def save(self, out_dir: str | Path) -> Path:
+    def save(self, out_dir: str | Path, *, lock: Any = None) -> Path:
         """Write summary.json/csv, replications.csv, records (Parquet or CSV) and manifest.json, atomically.
 
         The files are written into a fresh folder that then replaces ``out_dir`` whole
         (see :mod:`schedlab.experiment.store`): nothing of an earlier run stays beside
         them, and a symlink inside ``out_dir`` is never followed. A folder holding
-        files schedlab did not write is refused.
+        files schedlab did not write is refused. ``lock`` is the run's hold on
+        ``out_dir`` (an :class:`~schedlab.experiment.out_lock.OutLock`): it is carried to
+        the new folder before the swap.
         """
         from schedlab.experiment.store import OutError, _owned, replace_dir
 
@@ -159,7 +161,7 @@ class Results:
             raise OutError(f"{out} is a symlink; give the folder it points to")
         if out.is_dir() and any(out.iterdir()) and not _owned(out):
             raise OutError(f"{out} holds files that schedlab did not write; choose an empty or new folder")
-        replace_dir(out, self._write)
+        replace_dir(out, self._write, lock)
         return out
 
     def _write(self, out: Path) -> None:
@@ -215,7 +217,7 @@ def _plain_csv(rows: Sequence[Mapping[str, Any]]) -> str | None:
     names = list(rows[0])
     columns: list[list[str]] = []
     for name in names:
-        values = [row.get(name) for row in rows]
+        values: list[Any] = [row.get(name) for row in rows]  # one type, the first's, or none of this
         kind = type(values[0])
         if kind not in (float, int, str, bool) or any(type(v) is not kind for v in values):
             return None

@@ -10,28 +10,34 @@ Results come back in task order whatever order they finished in.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import itertools
 import math
 import os
-import sys
 import time
 import traceback
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import Executor, Future, as_completed
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import simpy
 
+from schedlab.experiment.executors import ExecutorName, open_executor, progress_bar
 from schedlab.experiment.results import Results, aggregate
 from schedlab.experiment.run_records import RunRecords
+from schedlab.experiment.run_settings import (
+    WORK_LIMIT,
+    ExperimentError,
+    RunSettings,
+    Task,
+    _sweep_points,
+    check_work,
+    estimate_work,
+)
 from schedlab.experiment.scenario import Scenario, config_dict, load_scenario, make_config
-from schedlab.experiment.seeding import replication_seeds
 from schedlab.model.analysis import metrics
 from schedlab.model.core.streams import Streams
 from schedlab.model.records.job_record import Status
@@ -39,35 +45,19 @@ from schedlab.model.records.log import RecordLog
 from schedlab.model.records.table import records_frame
 from schedlab.processes.model import Model
 
-__all__ = ["ExperimentError", "build_model", "run", "run_task", "standard_metrics", "sweep_cells"]
+__all__ = [
+    "WORK_LIMIT", "ExperimentError", "RunSettings", "Task", "TaskResult", "build_model", "check_work", "estimate_work",
+    "run", "run_task", "standard_metrics", "sweep_cells",
+]
 
-ExecutorName = Literal["serial", "process", "dask"]
-
-
-class ExperimentError(RuntimeError):
-    """A replication failed; the message names the cell and replication, and the cause."""
-
-    def __init__(self, message: str, details: str = "") -> None:
-        super().__init__(message)
-        self.details = details
-
-
-@dataclass(frozen=True)
-class Task:
-    """One replication of one cell: everything a worker needs, and nothing else."""
-
-    scenario_path: str
-    overrides: Mapping[str, Any]
-    quick: bool
-    cell_index: int
-    cell: Mapping[str, Any]
-    rep: int
-    seed: np.random.SeedSequence
-    keep_records: bool
+#: the name tests and older code import (a context manager: see executors.open_executor)
+_executor = open_executor
 
 
 @dataclass(frozen=True)
 class TaskResult:
+    """One replication of one cell, as the process that ran it hands it back: metrics, records, files, time."""
+
     cell_index: int
     rep: int
     metrics: dict[str, float]
@@ -119,7 +109,8 @@ def run_task(task: Task) -> TaskResult:
         scenario = load_scenario(task.scenario_path)
         cfg = _cell_config(scenario, task)
         model = build_model(scenario, cfg, task.cell, task.seed, rep=task.rep).run()
-        measured = dict((scenario.measure or standard_metrics)(model))
+        # metrics, and maybe "files" (name -> text, bytes or DataFrame): Any until each is read
+        measured: dict[str, Any] = dict((scenario.measure or standard_metrics)(model))
         files = _files(measured.pop("files", None) or {})
         values = {}
         for name, value in measured.items():
@@ -151,12 +142,8 @@ def _files(given: Mapping[str, Any]) -> dict[str, bytes]:
 
 def sweep_cells(scenario: Scenario, cfg: Any, grid: Mapping[str, Sequence[Any]] | None) -> list[dict[str, Any]]:
     """The cells of a run: each point of the sweep ``grid`` (config fields) times the scenario's cells."""
-    points: list[dict[str, Any]] = [{}]
-    if grid:
-        names = list(grid)
-        points = [dict(zip(names, combo, strict=True)) for combo in itertools.product(*(grid[n] for n in names))]
     out = []
-    for point in points:
+    for point in _sweep_points(grid):
         where = f"scenario {scenario.name!r}"
         point_cfg = make_config(scenario.config_type, {**config_dict(cfg), **point}, where=where)
         for cell in scenario.cells(point_cfg):
@@ -167,109 +154,101 @@ def sweep_cells(scenario: Scenario, cfg: Any, grid: Mapping[str, Sequence[Any]] 
     return out
 
 
-def _watch_parent(parent: int) -> None:
-    """In a pool worker: exit when the process that started the pool is gone (SIGKILL leaves no orphans)."""
-    import threading
+@dataclass
+class _Saving:
+    """A run's hold on ``out``: the lock, and the journal of its finished tasks."""
 
-    def watch() -> None:
-        while True:
-            time.sleep(0.5)
-            if os.getppid() != parent:  # re-parented: the run's process died without shutting the pool down
-                os._exit(1)
-
-    threading.Thread(target=watch, name="schedlab-parent-watch", daemon=True).start()
+    out: Path
+    lock: Any
+    journal: Any
 
 
-def _stop_pool(pool: Executor) -> None:
-    """Cancel what has not started and stop the workers now (Ctrl-C must not wait for every task)."""
-    workers = list((getattr(pool, "_processes", None) or {}).values())  # before shutdown forgets them
-    pool.shutdown(wait=False, cancel_futures=True)
-    for proc in workers:
-        with contextlib.suppress(Exception):
-            proc.terminate()
+def _claim_out(settings: RunSettings, out: str | Path, *, resume: bool, overwrite: bool) -> _Saving:
+    """Take ``out`` for this run before any work: checked, locked, its journal opened (or read back)."""
+    import hashlib
+    import json
+
+    from schedlab.experiment.store import Journal, check_out
+
+    identity = settings.identity()
+    digest = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:16]
+    out = Path(out)
+    lock = check_out(out, overwrite=overwrite, resume=resume, settings=digest)
+    assert lock is not None  # with settings, check_out takes the folder
+    try:
+        return _Saving(out, lock, Journal(out, identity, resume=resume, lock=lock))
+    except BaseException:
+        lock.release()
+        raise
 
 
-@contextmanager
-def _executor(kind: ExecutorName | Executor, workers: int | None, address: str | None) -> Iterator[Executor | None]:
-    if isinstance(kind, Executor):
-        yield kind
-        return
-    if kind == "serial":
-        yield None
-        return
-    n = workers or os.cpu_count() or 1
-    if kind == "process":
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor  # imported by pool runs only: 10-18 ms
+def _execute(todo: Iterable[Task], total: int, already: int, finished: Callable[[TaskResult], None], *,
+             executor: ExecutorName | Executor, workers: int | None, address: str | None,
+             progress: bool | None) -> None:
+    """Run ``todo`` on the executor, calling ``finished`` with each result as it comes back."""
+    with open_executor(executor, workers, address) as pool, progress_bar(total, progress) as bar:
+        bar.update(already)
+        if pool is None:
+            for task in todo:
+                finished(run_task(task))
+                bar.update()
+            return
+        from concurrent.futures.process import BrokenProcessPool
 
-        # spawn: workers start clean (no forked threads or torch state); tasks carry all they need
-        pool = ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_watch_parent, initargs=(os.getpid(),))
         try:
-            yield pool
-        except BaseException:
-            _stop_pool(pool)
-            raise
-        pool.shutdown(wait=True)
-        return
-    if kind == "dask":
-        try:
-            from dask.distributed import Client, LocalCluster
-            from distributed.security import Security
-        except ImportError:
+            for result in _pooled(pool, todo, window=4 * (workers or os.cpu_count() or 1) + 16):
+                finished(result)
+                bar.update()
+        except BrokenProcessPool as exc:
             raise ExperimentError(
-                "--executor dask needs the dask extra: pip install 'schedlab[dask]'"
-            ) from None
-        if address:
-            # TLS and credentials come from Dask's own config (distributed.comm.tls.*), as `dask` reads them.
-            # Results come back unpickled: connect only to a scheduler you trust.
-            with Client(address, security=Security()) as client:
-                yield client.get_executor()
-        else:
-            with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
-                    Client(cluster) as client:
-                yield client.get_executor()
-        return
-    raise ExperimentError(f"unknown executor {kind!r}; choose serial, process or dask")
+                "a worker process died. Called from a script? The pool starts workers with 'spawn', which "
+                "re-imports the script: put the call under `if __name__ == '__main__':`, or use "
+                "executor='serial'"
+            ) from exc
 
 
-class _NoBar:
-    """A progress bar nobody sees: what tqdm does when disabled, without importing it (16-44 ms)."""
+def _pooled(pool: Executor, todo: Iterable[Task], window: int) -> Iterator[TaskResult]:
+    """Results of ``todo`` in completion order, at most ``window`` tasks submitted at a time.
 
-    def __enter__(self) -> _NoBar:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-    def update(self, n: int = 1) -> None:
-        pass
-
-
-def _progress(total: int, show: bool | None) -> Any:
-    # None: shown only when stderr is a terminal (tqdm's disable=None)
-    if show is False or (show is None and not (sys.stderr is not None and sys.stderr.isatty())):
-        return _NoBar()
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, unit="rep", leave=False)
-
-
-#: work units (the product of a config's ``work=True`` fields, times replications) a run may need without ``force``
-WORK_LIMIT = 1e12
+    A bounded window keeps a forced, huge run from making all its futures at once;
+    on Ctrl-C or a failed task, nothing more is started.
+    """
+    pending: set[Future[TaskResult]] = set()
+    tasks = iter(todo)
+    try:
+        while True:
+            for task in itertools.islice(tasks, window - len(pending)):
+                pending.add(pool.submit(run_task, task))
+            if not pending:
+                return
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in done:
+                yield fut.result()
+    except BaseException:
+        for fut in pending:
+            fut.cancel()
+        raise
 
 
-def estimate_work(scenario: Scenario, cfg: Any, sweep: Mapping[str, Sequence[Any]] | None, reps: int) -> float:
-    """A run's size before it starts: replications times each sweep point's declared work fields."""
-    from schedlab.model.core.fields import work_units
-
-    if not sweep:
-        return work_units(cfg) * reps
-    names = list(sweep)
-    points = [dict(zip(names, combo, strict=True)) for combo in itertools.product(*(sweep[n] for n in names))]
-    where = f"scenario {scenario.name!r}"
-    return float(sum(work_units(make_config(scenario.config_type, {**config_dict(cfg), **p}, where=where))
-                     for p in points) * reps)
+def _outcome(settings: RunSettings, cells: list[dict[str, Any]], results: list[TaskResult],
+             run_info: dict[str, Any]) -> Results:
+    """The aggregated rows, the replications, the records and the measures' files of a finished run."""
+    results.sort(key=lambda r: (r.cell_index, r.rep))
+    rows = aggregate(cells, [[r.metrics for r in results if r.cell_index == i] for i in range(len(cells))])
+    replications = [{**cells[r.cell_index], "rep": r.rep, **r.metrics} for r in results]
+    # the tasks' records as they came back: a DataFrame is made only when one is read or must be saved
+    records = RunRecords([(r.records, cells[r.cell_index], r.rep) for r in results if r.records is not None]) \
+        if settings.keep_records else None
+    # one flat folder: a report globs series/*.csv; the prefix keeps two tasks' names apart
+    files = {f"series/cell{r.cell_index}-rep{r.rep}-{name}": data for r in results for name, data in r.files.items()}
+    return Results(
+        scenario=settings.scenario.name, seed=settings.seed, reps=settings.reps, quick=settings.quick,
+        config=config_dict(settings.cfg), rows=rows, replications=replications, job_records=records,
+        run_info={**run_info, "sweep": dict(settings.sweep), "cells": len(cells),
+                  "seed_entropy": np.random.SeedSequence(settings.seed).entropy,
+                  "script": str(settings.scenario.path)},
+        extra_files=files,
+    )
 
 
 def run(
@@ -292,6 +271,11 @@ def run(
     force: bool = False,
 ) -> Results:
     """Run every (cell, replication) of a scenario and aggregate each cell into one row.
+
+    The steps, each its own function: :meth:`RunSettings.make` (config, replications),
+    :func:`check_work` (the estimate, before any seed or task exists), ``out`` claimed
+    (checked, locked, journal opened), the tasks run on the executor, the results
+    aggregated and saved.
 
     Parameters
     ----------
@@ -321,100 +305,46 @@ def run(
     on_result
         Called with each task's result as it finishes (in completion order).
     out
-        Save here: checked before any work, each finished task journaled as it
+        Save here: checked and locked before any work (a second run on the same
+        folder is refused while this one lives), each finished task journaled as it
         completes, the results written atomically at the end.
     resume
         With ``out``: run only the tasks missing from ``out``'s journal (the same run
-        only: same script, settings, seed and schedlab version, else refused).
+        only: same script, settings, seed and schedlab version, else refused; task
+        files of another run id are refused and run again).
     overwrite
-        With ``out``: replace an earlier run's results there (refused otherwise).
+        With ``out``: replace an earlier run's results there (refused otherwise, and
+        while another run holds the folder).
     force
-        Run even when the estimated work exceeds :data:`WORK_LIMIT`.
+        Run even when the estimated work reaches :data:`WORK_LIMIT`.
     """
-    from schedlab.experiment.store import Journal, check_out, run_identity, script_digest
+    settings = RunSettings.make(scenario, overrides=overrides, sweep=sweep, reps=reps, seed=seed, quick=quick,
+                                keep_records=keep_records)
+    work = check_work(settings, force=force)
+    saving = _claim_out(settings, out, resume=resume, overwrite=overwrite) if out is not None else None
+    try:
+        cells = sweep_cells(settings.scenario, settings.cfg, settings.sweep)
+        done = saving.journal.done() if saving is not None and resume else {}
+        results: list[TaskResult] = list(done.values())
 
-    scn = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
-    overrides = dict(overrides or {})
-    cfg = scn.config(overrides, quick=quick)
-    n_reps = scn.default_reps(cfg) if reps is None else reps
-    seeds = replication_seeds(seed, n_reps)
-    work = estimate_work(scn, cfg, sweep, n_reps)
-    if work > WORK_LIMIT and not force:
-        raise ExperimentError(
-            f"this run is estimated at {work:.3g} work units (replications x the config's work fields), over "
-            f"the limit of {WORK_LIMIT:.0e}: it would likely run out of memory or time. Lower them, or add --force"
-        )
-    journal = None
-    if out is not None:
-        out = Path(out)
-        check_out(out, overwrite=overwrite, resume=resume)
-        identity = run_identity(
-            script=str(scn.path), digest=script_digest(scn.path), config=config_dict(cfg),
-            sweep={k: list(v) for k, v in (sweep or {}).items()}, seed=seed, reps=n_reps, quick=quick,
-            keep_records=keep_records,
-        )
-        journal = Journal(out, identity, resume=resume)
-    cells = sweep_cells(scn, cfg, sweep)
-    tasks = [
-        Task(str(scn.path), overrides, quick, i, cell, r, seeds[r], keep_records)
-        for i, cell in enumerate(cells)
-        for r in range(n_reps)
-    ]
-    done = journal.done() if journal is not None and resume else {}
-    results: list[TaskResult] = [done[(t.cell_index, t.rep)] for t in tasks if (t.cell_index, t.rep) in done]
-    todo = [t for t in tasks if (t.cell_index, t.rep) not in done]
-    began = time.perf_counter()
+        def finished(result: TaskResult) -> None:
+            results.append(result)
+            if saving is not None:
+                saving.journal.add(result)  # before anything else: a kill after this line loses nothing
+            if on_result:
+                on_result(result)
 
-    def finished(result: TaskResult, bar: Any) -> None:
-        results.append(result)
-        if journal is not None:
-            journal.add(result)  # before anything else: a kill after this line loses nothing
-        bar.update()
-        if on_result:
-            on_result(result)
-
-    with _executor(executor, workers, address) as pool, _progress(len(tasks), progress) as bar:
-        bar.update(len(results))
-        if pool is None:
-            for task in todo:
-                finished(run_task(task), bar)
-        else:
-            from concurrent.futures.process import BrokenProcessPool
-
-            try:
-                futures: list[Future[TaskResult]] = [pool.submit(run_task, t) for t in todo]
-                try:
-                    for fut in as_completed(futures):
-                        finished(fut.result(), bar)
-                except BaseException:
-                    for fut in futures:  # Ctrl-C or a failed task: nothing more is started
-                        fut.cancel()
-                    raise
-            except BrokenProcessPool as exc:
-                raise ExperimentError(
-                    "a worker process died. Called from a script? The pool starts workers with 'spawn', which "
-                    "re-imports the script: put the call under `if __name__ == '__main__':`, or use "
-                    "executor='serial'"
-                ) from exc
-    elapsed = time.perf_counter() - began
-    results.sort(key=lambda r: (r.cell_index, r.rep))
-    rows = aggregate(cells, [[r.metrics for r in results if r.cell_index == i] for i in range(len(cells))])
-    replications = [{**cells[r.cell_index], "rep": r.rep, **r.metrics} for r in results]
-    # the tasks' records as they came back: a DataFrame is made only when one is read or must be saved
-    records = RunRecords([(r.records, cells[r.cell_index], r.rep) for r in results if r.records is not None]) \
-        if keep_records else None
-    executor_name = executor if isinstance(executor, str) else type(executor).__name__
-    # one flat folder: a report globs series/*.csv; the prefix keeps two tasks' names apart
-    files = {f"series/cell{r.cell_index}-rep{r.rep}-{name}": data for r in results for name, data in r.files.items()}
-    outcome = Results(
-        scenario=scn.name, seed=seed, reps=n_reps, quick=quick, config=config_dict(cfg),
-        rows=rows, replications=replications, job_records=records,
-        run_info={"executor": executor_name, "workers": workers, "seconds": elapsed,
-                  "sweep": {k: list(v) for k, v in (sweep or {}).items()}, "cells": len(cells),
-                  "seed_entropy": np.random.SeedSequence(seed).entropy, "script": str(scn.path),
-                  "resumed_tasks": len(done), "estimated_work": work},
-        extra_files=files,
-    )
-    if out is not None:
-        outcome.save(out)
-    return outcome
+        began = time.perf_counter()
+        todo = (t for t in settings.tasks(cells) if (t.cell_index, t.rep) not in done)
+        _execute(todo, len(cells) * settings.reps, len(done), finished, executor=executor, workers=workers,
+                 address=address, progress=progress)
+        run_info = {"executor": executor if isinstance(executor, str) else type(executor).__name__,
+                    "workers": workers, "seconds": time.perf_counter() - began, "resumed_tasks": len(done),
+                    "foreign_tasks": saving.journal.foreign if saving is not None else 0, "estimated_work": work}
+        outcome = _outcome(settings, cells, results, run_info)
+        if saving is not None:
+            outcome.save(saving.out, lock=saving.lock)
+        return outcome
+    finally:
+        if saving is not None:
+            saving.lock.release()

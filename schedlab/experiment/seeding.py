@@ -17,13 +17,22 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["replication_seeds"]
+from schedlab.model.core.fields import whole
+
+__all__ = ["replication_seed", "replication_seeds"]
+
+
+def replication_seed(seed: int, rep: int) -> np.random.SeedSequence:
+    """The SeedSequence of replication ``rep`` of a run seeded with ``seed``, made on demand.
+
+    It is the ``rep``-th child that ``SeedSequence(seed).spawn`` would give (same
+    entropy, spawn key ``(rep,)``), without making the ``rep`` before it: a run's
+    seeds cost nothing until its tasks are made, so a huge replication count is
+    estimated, and refused, before any memory goes to it.
+    """
+    return np.random.SeedSequence(whole("seed", seed, 0), spawn_key=(whole("rep", rep, 0),))
 
 
 def replication_seeds(seed: int, reps: int) -> list[np.random.SeedSequence]:
     """The SeedSequences of replications ``0..reps-1`` of a run seeded with ``seed``."""
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise ValueError(f"seed must be a whole number >= 0, got {seed!r}")
-    if isinstance(reps, bool) or not isinstance(reps, int | np.integer) or reps < 1:
-        raise ValueError(f"reps must be a whole number >= 1, got {reps!r}")
-    return np.random.SeedSequence(int(seed)).spawn(int(reps))
+    return [replication_seed(seed, r) for r in range(whole("reps", reps, 1))]

@@ -34,12 +34,24 @@ __all__ = ["ApproximatorConfig", "EchoStateNetwork", "MLPApproximator", "QApprox
 class QApproximator(Protocol):
     """What :class:`~schedlab.learners.sarsa.Sarsa` needs of an approximator."""
 
-    def features(self, x: torch.Tensor) -> torch.Tensor: ...
-    def predict(self, z: torch.Tensor) -> torch.Tensor: ...
-    def commit(self, z: torch.Tensor) -> None: ...
-    def fit(self, z: torch.Tensor, y: torch.Tensor) -> None: ...
-    def state_dict(self) -> dict[str, Any]: ...
-    def load_state_dict(self, state: dict[str, Any]) -> None: ...
+    def features(self, x: torch.Tensor) -> torch.Tensor:
+        """The features ``z`` of a batch of state-action vectors ``x``: what :meth:`predict` and :meth:`fit` read."""
+        ...
+    def predict(self, z: torch.Tensor) -> torch.Tensor:
+        """``Q`` of each row of features ``z``."""
+        ...
+    def commit(self, z: torch.Tensor) -> None:
+        """The chosen action's features ``z``: an approximator with memory moves on to them."""
+        ...
+    def fit(self, z: torch.Tensor, y: torch.Tensor) -> None:
+        """Re-fit on every example so far: features ``z`` and their targets ``y``."""
+        ...
+    def state_dict(self) -> dict[str, Any]:
+        """Everything a copy needs to predict and train as this one does."""
+        ...
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Take over a :meth:`state_dict`."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -122,24 +134,30 @@ class EchoStateNetwork:
         self.h = torch.zeros(n)
 
     def features(self, x: torch.Tensor) -> torch.Tensor:
+        """The reservoir state each row of ``x`` would drive the network to, then ``x`` and a bias."""
         h = torch.sigmoid(x @ self.w_in.T + self.h @ self.w.T)
         return torch.cat([h, x, torch.ones(len(x), 1)], dim=1)
 
     def predict(self, z: torch.Tensor) -> torch.Tensor:
+        """The linear readout of the readout columns of ``z`` (in float64, as it was fit)."""
         return (z[:, self.readout].double() @ self.w_out).float()
 
     def commit(self, z: torch.Tensor) -> None:
+        """The reservoir moves on to the chosen row's state: the memory of the decisions made."""
         self.h = z[: self.config.units].clone()
 
     def fit(self, z: torch.Tensor, y: torch.Tensor) -> None:
+        """Ridge regression of the readout on ``(z, y)``, solved in float64."""
         a = z[:, self.readout].double()
         gram = a.T @ a + self.config.ridge * torch.eye(a.shape[1], dtype=torch.float64)
         self.w_out = torch.linalg.solve(gram, a.T @ y.double())
 
     def state_dict(self) -> dict[str, Any]:
+        """The reservoir, input and readout weights and the reservoir state."""
         return {"w": self.w, "w_in": self.w_in, "readout": self.readout, "w_out": self.w_out, "h": self.h}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Take over a :meth:`state_dict`."""
         self.w, self.w_in, self.readout = state["w"], state["w_in"], state["readout"]
         self.w_out, self.h = state["w_out"], state["h"]
 
@@ -168,16 +186,20 @@ class MLPApproximator:
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.mlp_learning_rate)
 
     def features(self, x: torch.Tensor) -> torch.Tensor:
+        """``x`` itself: the network sees the state-action vector as it is."""
         return x
 
     def predict(self, z: torch.Tensor) -> torch.Tensor:
+        """The network's output for each row of ``z``, without gradients."""
         with torch.no_grad():
             return self.net(z).squeeze(1)
 
     def commit(self, z: torch.Tensor) -> None:
+        """Nothing: the network has no memory of past decisions."""
         pass  # no memory: Q depends on the current state and action only
 
     def fit(self, z: torch.Tensor, y: torch.Tensor) -> None:
+        """``epochs`` more passes of Adam over ``(z, y)`` in shuffled mini-batches (a warm start)."""
         for _ in range(self.config.epochs):
             order = torch.randperm(len(z), generator=self._g)
             for start in range(0, len(z), 256):
@@ -188,6 +210,7 @@ class MLPApproximator:
                 self.optimizer.step()
 
     def state_dict(self) -> dict[str, Any]:
+        """The network's and the optimizer's state and the shuffling generator's, so a copy trains on identically."""
         return {
             "net": self.net.state_dict(),
             "optimizer": self.optimizer.state_dict(),
@@ -195,6 +218,7 @@ class MLPApproximator:
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Take over a :meth:`state_dict`."""
         self.net.load_state_dict(state["net"])
         self.optimizer.load_state_dict(state["optimizer"])
         self._g.set_state(state["generator"])

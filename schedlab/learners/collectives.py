@@ -23,8 +23,9 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from schedlab.learners.utilities import UTILITIES
+from schedlab.learners.utilities import UTILITIES, RunState
 from schedlab.model.contracts.network import RunOutcome, random_vectors
+from schedlab.model.core.fields import whole
 
 __all__ = ["CollectiveLearner", "VectorLearner"]
 
@@ -83,15 +84,14 @@ class VectorLearner:
         temperature: float = 0.2,
     ) -> None:
         for name, value, low in (("runs", runs, 1), ("warmup", warmup, 0), ("candidates", candidates, 1)):
-            if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
-                raise ValueError(f"{name} must be a whole number >= {low}, got {value!r}")
-        for name, value in (("sigma", sigma), ("alpha_t", alpha_t), ("alpha_p", alpha_p)):
-            if not value >= 0:
-                raise ValueError(f"{name} must be >= 0, got {value!r}")
+            whole(name, value, low)
+        for name, rate in (("sigma", sigma), ("alpha_t", alpha_t), ("alpha_p", alpha_p)):
+            if not rate >= 0:
+                raise ValueError(f"{name} must be >= 0, got {rate!r}")
         if not temperature > 0:
             raise ValueError(f"temperature must be > 0, got {temperature!r}")
         self.mask = np.asarray(mask, dtype=bool)
-        self.agents, self.actions = self.mask.shape
+        self.agents, self.actions = (int(n) for n in self.mask.shape)
         self.rng = rng
         self.warmup, self.candidates = int(warmup), int(candidates)
         self.sigma, self.alpha_t, self.alpha_p, self.temperature = sigma, alpha_t, alpha_p, temperature
@@ -207,7 +207,7 @@ class CollectiveLearner:
     def __init__(
         self,
         agents: _Agents,
-        utility: str | Callable[[RunOutcome], np.ndarray],
+        utility: str | Callable[[RunState], np.ndarray],
         learner: VectorLearner,
     ) -> None:
         if isinstance(utility, str):

@@ -43,7 +43,7 @@ import torch
 from torch import nn
 
 from schedlab.learners.replay_buffer import ReplayBuffer, store_n_step
-from schedlab.model.core.fields import number, validate
+from schedlab.model.core.fields import items, number, validate
 
 if TYPE_CHECKING:
     import gymnasium as gym
@@ -82,11 +82,11 @@ class DQNConfig:
     #: environment steps between optimisation steps
     train_every: int = 4
     #: widths of the hidden layers
-    hidden: tuple[int, ...] = (128, 64)
+    hidden: tuple[int, ...] = items((128, 64), low=1)
     #: rewards are multiplied by this before learning (keeps Q values near 1)
-    reward_scale: float = 0.1
+    reward_scale: float = number(0.1, gt=0)
     #: gradient norm clip
-    max_grad_norm: float = 10.0
+    max_grad_norm: float = number(10.0, gt=0)
     #: double DQN targets: the policy network picks a', the target network values it
     double: bool = True
     #: dueling head: Q = V(s) + A(s, a) - mean_a A(s, a)
@@ -140,6 +140,8 @@ class QNetwork(nn.Module):
     carry the small differences between actions.
     """
 
+    scale: torch.Tensor  # 1 / the observation bounds: a buffer (it moves with the module, it is not trained)
+
     def __init__(
         self, obs_dim: int, n_actions: int, hidden: tuple[int, ...], obs_high: np.ndarray, *, dueling: bool = False
     ) -> None:
@@ -159,6 +161,7 @@ class QNetwork(nn.Module):
         self.net = nn.Sequential(*layers)
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        """Q of every action for a batch of observations (with dueling: value plus centred advantages)."""
         x = self.net(obs * self.scale)
         if self.value is None:
             return x
@@ -207,6 +210,7 @@ class DQN:
 
     @torch.no_grad()
     def q_values(self, obs: np.ndarray) -> np.ndarray:
+        """Q of every action for one observation, without gradients."""
         return self.policy(torch.as_tensor(obs, dtype=torch.float32).unsqueeze(0))[0].numpy()
 
     def act(self, obs: np.ndarray, mask: np.ndarray | None = None) -> int:
@@ -377,13 +381,13 @@ def train(
         if cfg.discount == "time":
             discount = cfg.gamma ** (float(next_info["time"]) - float(info["time"]))
         # n-step returns: a transition enters the buffer once n rewards (or the episode's end) follow it
-        pending.append((obs, action, reward * cfg.reward_scale, discount))
+        pending.append((obs, action, float(reward) * cfg.reward_scale, discount))
         if terminated or truncated:
             while pending:
                 store_n_step(buffer, pending, next_obs, next_mask, terminated)
         elif len(pending) == cfg.n_step:
             store_n_step(buffer, pending, next_obs, next_mask, False)
-        ep_return += reward
+        ep_return += float(reward)
         ep_length += 1
         obs, info, mask = next_obs, next_info, next_mask
         if terminated or truncated:

@@ -14,6 +14,8 @@ import itertools
 import math
 from collections.abc import Sequence
 
+from schedlab.model.core.fields import is_int
+
 __all__ = ["FuzzyRulebase"]
 
 
@@ -54,7 +56,7 @@ class FuzzyRulebase:
     """
 
     def __init__(self, inputs: int = 3) -> None:
-        if isinstance(inputs, bool) or not isinstance(inputs, int) or inputs < 1:
+        if not is_int(inputs, 1):
             raise ValueError(f"FuzzyRulebase: inputs must be a whole number >= 1, got {inputs!r}")
         self.inputs = inputs
         self.labels: tuple[str, ...] = tuple("".join(c) for c in itertools.product("SL", repeat=inputs))

@@ -94,6 +94,7 @@ class OrdinalSharing:
     shares = True
 
     def bind(self, view: GridView) -> None:
+        """Fresh tables for the grid's N x M: utilities at -1, no job outstanding or finished."""
         n, m = view.agents, view.resources
         self.utility = np.full((n, m), -1.0)
         self.outstanding = np.zeros((n, m))
@@ -107,9 +108,11 @@ class OrdinalSharing:
         view.step_ended.connect(self.end_step)
 
     def message(self, agent: int) -> np.ndarray:
+        """A copy of ``agent``'s utility row: what its turn carries to its successors."""
         return self._rows[agent].copy()
 
     def receive(self, agent: int, messages: Sequence[np.ndarray]) -> None:
+        """Blend the predecessors' rows into ``agent``'s, by the sharing factor beta."""
         row = self._rows[agent]
         row *= 1.0 - self.beta
         if len(messages) == 1:
@@ -121,6 +124,7 @@ class OrdinalSharing:
             row += self.beta * np.mean(messages, axis=0)
 
     def assign(self, agent: int, lengths: np.ndarray) -> Iterator[tuple[int, int]]:
+        """Each job to the greedy resource of ``agent``'s row, updating the row at once (eq. 3 with reward -1)."""
         row, outstanding = self._rows[agent], self._outstanding_rows[agent]
         keep, step, rng = 1.0 - self.alpha, self.alpha, self._rng
         reach = None if self._reach is None else self._reach[agent]

@@ -52,6 +52,7 @@ class ReplayBuffer:
         discount: float,
         next_mask: np.ndarray | None = None,
     ) -> None:
+        """Store a transition (its n-step reward and discount), over the oldest once the buffer is full."""
         i = self.pos
         if self.obs.dtype == np.uint8 and not (_whole_bytes(obs) and _whole_bytes(next_obs)):
             raise ValueError(

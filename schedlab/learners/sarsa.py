@@ -181,6 +181,7 @@ class Sarsa:
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Take over a :meth:`state_dict`: the approximator, the training window and the open decisions."""
         self.approximator.load_state_dict(state["approximator"])
         self.decisions, self.examples, self._since_fit = state["decisions"], state["examples"], state["since_fit"]
         self._z = deque(state["z"], maxlen=self.config.window) if len(state["y"]) else deque(maxlen=self.config.window)
@@ -195,6 +196,7 @@ class Sarsa:
         self.rng.bit_generator.state = _rng_from(state["rng"])
 
     def save(self, path: str) -> None:
+        """Write :meth:`state_dict` to ``path`` (``torch.save``)."""
         torch.save(self.state_dict(), path)
 
     def load(self, path: str) -> None:

@@ -53,6 +53,7 @@ class SimpleLearning:
         self.efficiency = np.empty((0, 0))
 
     def bind(self, view: GridView) -> None:
+        """Fresh efficiency tables (N x M zeros), and which resources each agent reaches."""
         self.efficiency = np.zeros((view.agents, view.resources))
         self._m = view.resources
         reach = view.topology.reach
@@ -62,12 +63,15 @@ class SimpleLearning:
         view.completed.connect(self.completed)
 
     def message(self, agent: int) -> None:
+        """Nothing: the learners are independent."""
         return None  # independent learners: nothing travels on the ring
 
     def receive(self, agent: int, messages: object) -> None:
+        """Nothing to read: no message travels."""
         pass
 
     def assign(self, agent: int, lengths: np.ndarray) -> Iterator[Assign]:
+        """Each job to a resource: a random reachable one with probability epsilon, else the most efficient."""
         row, rng, eps, m = self.efficiency[agent], self._rng, self.epsilon, self._m
         reachable = None if self._reachable is None else self._reachable[agent]
         reach = None if self._reach is None else self._reach[agent]

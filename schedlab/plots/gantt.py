@@ -114,13 +114,13 @@ def gantt(
     -------
     matplotlib.figure.Figure
     """
-    items = list(source)
+    items: list[Any] = list(source)  # all trace entries, all segments or all records: the first tells which
     if items and isinstance(items[0], TraceEntry):
-        segments = segments_from_trace(items)  # type: ignore[arg-type]
+        segments = segments_from_trace(items)
     elif items and isinstance(items[0], Segment):
-        segments = items  # type: ignore[assignment]
+        segments = items
     else:
-        segments = segments_from_records(items)  # type: ignore[arg-type]
+        segments = segments_from_records(items)
     if ax is None:
         fig = new_figure(8.0, max(2.5, 0.22 * min(max_jobs, len({s.job for s in segments})) + 1.2))
         ax = fig.axes[0]
@@ -287,10 +287,10 @@ def node_gantt(
 
     names = {}
     if platform is not None:
-        for name, queue in platform.queues.items():
+        for name, spec in platform.queues.items():
             names[name] = name
-            if queue.swf_id is not None:
-                names[str(queue.swf_id)] = f"{queue.swf_id} ({name})"
+            if spec.swf_id is not None:
+                names[str(spec.swf_id)] = f"{spec.swf_id} ({name})"
     handles = [Patch(color=colours[q], label=f"queue {names.get(q, q)}" if q else "no queue") for q in queues]
     if handles:
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7, frameon=False)

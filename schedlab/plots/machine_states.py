@@ -32,7 +32,9 @@ def computing_count(busy: Iterable[tuple[str, float, float]]) -> tuple[np.ndarra
             changes += [(start, 1, machine), (end, -1, machine)]
     changes.sort(key=lambda c: (c[0], c[1]))  # at one time, ends before starts
     holders: dict[str, int] = {}
-    times, counts, computing = [], [], 0
+    times: list[float] = []
+    counts: list[int] = []
+    computing = 0
     for t, step, machine in changes:
         before = holders.get(machine, 0)
         holders[machine] = before + step

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from schedlab.model.records.job_record import JobRecord
 from schedlab.plots.factors import metric_vs_factor, split_columns
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 __all__ = ["DrawnRun", "allocations_of", "drawn_run", "plot_results", "processor_states", "run_facts_of"]
 
 
-def _records(folder: Path) -> object | None:
+def _records(folder: Path) -> pd.DataFrame | None:
     import pandas as pd
 
     for name, read in (("records.parquet", pd.read_parquet), ("records.csv", pd.read_csv)):

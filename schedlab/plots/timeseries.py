@@ -54,12 +54,12 @@ def occupancy(source: Iterable[JobRecord] | Iterable[TraceEntry]) -> dict[str, t
     trace of a run with preemption or squeezing: records cannot tell when a job held
     fewer CPUs than it asked for, or none.
     """
-    items = list(source)
+    items: list[Any] = list(source)  # all records or all trace entries: the first tells which
     if items and isinstance(items[0], TraceEntry):
-        return _from_trace(items)  # type: ignore[arg-type]
+        return _from_trace(items)
     busy: list[tuple[float, float]] = []
     queue: list[tuple[float, float]] = []
-    for r in items:  # type: ignore[assignment]
+    for r in items:
         if math.isnan(r.submit):
             continue
         queue.append((r.submit, 1.0))

@@ -163,9 +163,9 @@ class Conservative:
                 self.promised.setdefault(job, slot)
         due = sorted((slot, job) for job, slot in plan.items() if slot[0] <= now)
         fits, ends = view.fits, self._ends
-        for slot, job in due:
+        for (promised, _order), job in due:
             if fits(job):
-                if slot[0] != now:  # late (see below): it holds processors past what the profile carved
+                if promised != now:  # late (see below): it holds processors past what the profile carved
                     self._stuck = True
                 del plan[job]
                 ends[job] = now + job.requested_time  # the slot it held in the profile

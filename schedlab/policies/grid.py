@@ -22,6 +22,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from schedlab.model.contracts.grid import Assign, GridView
+from schedlab.model.core.fields import is_int
 
 __all__ = ["DecentralisedMinMin", "LeastLoaded", "RandomSelection"]
 
@@ -52,10 +53,12 @@ class RandomSelection(_Stateless):
         self._rng = rng
 
     def bind(self, view: GridView) -> None:
+        """Keep how many resources there are, and which ones each agent reaches."""
         self._m = view.resources
         self._reachable = _reachable(view)
 
     def assign(self, agent: int, lengths: np.ndarray) -> Iterator[Assign]:
+        """Each job to a resource drawn uniformly from those ``agent`` reaches."""
         if self._reachable is None:
             picks = self._rng.integers(self._m, size=len(lengths))
             return (Assign(pos, j) for pos, j in enumerate(picks.tolist()))
@@ -71,11 +74,13 @@ class LeastLoaded(_Stateless):
         self._rng = rng
 
     def bind(self, view: GridView) -> None:
+        """Keep the view, whose LoR it reads, and which resources each agent cannot reach."""
         self._view = view
         reach = view.topology.reach
         self._out_of_reach = None if reach.all() else ~reach
 
     def assign(self, agent: int, lengths: np.ndarray) -> Iterator[Assign]:
+        """Each job in turn to a reachable resource of least LoR as ``agent`` sees it (ties drawn at random)."""
         view, rng, hidden = self._view, self._rng, self._out_of_reach
         for pos in range(len(lengths)):
             lor = view.seen_lor(agent)  # read again for each job: the previous one may already be queued
@@ -102,11 +107,12 @@ class DecentralisedMinMin(_Stateless):
     """
 
     def __init__(self, period: int = 5) -> None:
-        if isinstance(period, bool) or not isinstance(period, int) or period < 1:
+        if not is_int(period, 1):
             raise ValueError(f"period (DMMS refresh, in steps) must be a whole number >= 1, got {period!r}")
         self.period = period
 
     def bind(self, view: GridView) -> None:
+        """Start each agent's ready times from the grid's, and refresh them at the step ends."""
         self._view = view
         self._steps = 0
         self.ready = np.tile(np.asarray(view.busy_until, dtype=float), (view.agents, 1))
@@ -121,6 +127,7 @@ class DecentralisedMinMin(_Stateless):
             self.ready[:] = self._view.busy_until  # the information service's refresh, to every agent
 
     def assign(self, agent: int, lengths: np.ndarray) -> Iterator[Assign]:
+        """Min-Min over ``agent``'s jobs: the job of earliest completion goes first, to that resource; repeat."""
         view = self._view
         now, caps = view.now, view.capacities
         ready = np.maximum(self.ready[agent], now)

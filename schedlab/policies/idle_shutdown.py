@@ -24,10 +24,10 @@ cores that are on).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from schedlab.model.contracts.machine import Action, Policy, Preempt, Resize, Start
+from schedlab.model.contracts.machine import Action, Preempt, Resize, Start
 from schedlab.model.contracts.power import SwitchOff, SwitchOn, WakeAt
 
 __all__ = ["IdleShutdown"]
@@ -41,12 +41,13 @@ class IdleShutdown:
     Parameters
     ----------
     inner
-        The job policy (``make_policy("fcfs", "easy")``, ...).
+        The job policy (``make_policy("fcfs", "easy")``, a cluster's ``NodeEASY``, ...): a
+        machine's or a cluster's policy, so typed by what it is called with, any view.
     timeout
         Seconds a node stays on and idle before it is switched off (>= 0).
     """
 
-    def __init__(self, inner: Policy, timeout: float) -> None:
+    def __init__(self, inner: Callable[[Any], Any], timeout: float) -> None:
         if not (isinstance(timeout, int | float) and math.isfinite(timeout) and timeout >= 0):
             raise ValueError(f"IdleShutdown: timeout must be a finite number of seconds >= 0, got {timeout!r}")
         self.inner = inner

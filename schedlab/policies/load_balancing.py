@@ -91,12 +91,15 @@ class LoadBalancing:
         self._distance = np.zeros((0, 0))
 
     def bind(self, network: NetworkView) -> None:
+        """Keep the hop distances of the network's graph: jobs go to the nearest least-loaded server."""
         self._distance = hop_distances(network.graph)
 
     def begin_run(self, run: int) -> None:
+        """Nothing: the rule keeps no state between runs."""
         pass
 
     def decide(self, network: NetworkView) -> list[Ship]:
+        """Each server loaded above the mean (by the tolerance) ships its heaviest job to a nearest least-loaded one."""
         loads = network.loads()
         mean = loads.mean()
         if mean <= 0:
@@ -108,6 +111,7 @@ class LoadBalancing:
             if not waiting:
                 continue
             job = heaviest(waiting, network.capacities[i].tolist())
+            assert job is not None  # waiting is not empty
             others = low[low != i]
             if others.size == 0:
                 continue

@@ -18,14 +18,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from schedlab.model.contracts.machine import MachineView, Start
 from schedlab.model.core.job import Job
 
+if TYPE_CHECKING:
+    import numpy as np
+
 __all__ = ["Tetris", "alignment"]
 
 
-def alignment(demand: Sequence[float], free: Sequence[float], capacity: Sequence[float] | None = None) -> float:
+def alignment(
+    demand: Sequence[float] | np.ndarray,
+    free: Sequence[float] | np.ndarray,
+    capacity: Sequence[float] | np.ndarray | None = None,
+) -> float:
     """Tetris's alignment score: the dot product of a job's demand and the free resources.
 
     With ``capacity``, both vectors are first taken as fractions of it, so that no

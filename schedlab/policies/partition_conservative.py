@@ -71,7 +71,7 @@ class PartitionConservative(Backfilling):
     :class:`~schedlab.model.contracts.placement.ClusterView`). See the module's docstring.
     """
 
-    def _starts(self, view: ClusterView) -> Iterator[Start]:  # type: ignore[override]
+    def _starts(self, view: ClusterView) -> Iterator[Start]:  # type: ignore[override]  # it runs on a Cluster, whose view is a ClusterView
         now = view.now
         queue: Sequence[Job] = list(self.order.rank(view.waiting, now))  # a copy: starting jobs changes the queue
         allowed = [view.allowed_nodes(job) for job in queue]

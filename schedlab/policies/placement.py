@@ -37,7 +37,7 @@ __all__ = [
 ]
 
 
-def _spread(job: Job, rooms: Iterable[tuple[int, int]]) -> Allocation | None:
+def _spread(job: Job, rooms: Iterable[tuple[int, int]]) -> dict[int, int] | None:
     """Take cores from ``(node, room)`` in the given order until the job has all of them."""
     need = job.cpus
     out: dict[int, int] = {}
@@ -58,6 +58,7 @@ class FirstFitPlacement:
     exclusive = False
 
     def place(self, job: Job, nodes: Sequence[NodeState], allowed: Sequence[int]) -> Allocation | None:
+        """The first allowed node that can hold the job whole, else cores from the nodes in order."""
         # Two passes at most, each stopping early: a job one node could hold scans for the
         # first node with room; a wider one takes nodes in order until it has its cores:
         # placement is asked at every start and backfilling test, so it must not weigh
@@ -97,6 +98,7 @@ class BestFitPlacement:
     exclusive = False
 
     def place(self, job: Job, nodes: Sequence[NodeState], allowed: Sequence[int]) -> Allocation | None:
+        """The node left with the fewest free cores that holds the job whole, else the fewest nodes."""
         rooms = [(i, room(nodes[i], job)) for i in allowed]
         whole = [(nodes[i].free_cores - job.cpus, i) for i, free in rooms if free >= job.cpus]
         if whole:
@@ -128,6 +130,7 @@ class ExclusivePlacement:
     exclusive = True
 
     def place(self, job: Job, nodes: Sequence[NodeState], allowed: Sequence[int]) -> Allocation | None:
+        """Whole idle nodes, in order, until they have the job's cores and other resources."""
         cores = 0
         held: dict[str, float] = {}
         out: dict[int, int] = {}
@@ -154,6 +157,7 @@ class PackPlacement:
     exclusive = False
 
     def place(self, job: Job, nodes: Sequence[NodeState], allowed: Sequence[int]) -> Allocation | None:
+        """Cores from partly used nodes first, least room first; idle nodes last, so they stay whole."""
         rooms = [(i, room(nodes[i], job)) for i in allowed]
         rooms.sort(key=lambda item: (nodes[item[0]].idle, item[1], item[0]))
         return _spread(job, rooms)
@@ -163,7 +167,7 @@ class PackPlacement:
 
 
 #: the placement rules by the names the command line and platform files use
-PLACEMENTS = {
+PLACEMENTS: dict[str, type[FirstFitPlacement | BestFitPlacement | ExclusivePlacement | PackPlacement]] = {
     "first-fit": FirstFitPlacement, "best-fit": BestFitPlacement, "exclusive": ExclusivePlacement,
     "pack": PackPlacement,
 }

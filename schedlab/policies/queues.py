@@ -25,7 +25,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from schedlab.model.contracts.machine import MachineView, Order, Policy, Score, Start
+from schedlab.model.contracts.machine import MachineView, Order, Score, Start
+from schedlab.model.contracts.placement import ClusterPolicy
 from schedlab.model.core.job import Job
 from schedlab.model.formats.platform import Platform, Queue
 from schedlab.policies.batch import make_policy
@@ -137,7 +138,9 @@ class WeightedRoundRobin:
 QUEUE_POLICIES = ("none", "strict", "wrr")
 
 
-def make_queue_policy(platform: Platform, queues: str = "none", score: str = "fcfs", backfill: str = "none") -> Policy:
+def make_queue_policy(
+    platform: Platform, queues: str = "none", score: str = "fcfs", backfill: str = "none"
+) -> ClusterPolicy:
     """The policy ``schedlab replay --platform`` runs: a score and a backfilling, across queues as ``queues`` says.
 
     ``none`` is one queue in the score's order; ``strict`` is :class:`StrictPriority`'s

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from schedlab.model.contracts.network import NetworkView, Ship, random_vectors, whole
+from schedlab.model.contracts.network import NetworkView, Ship, random_vectors
+from schedlab.model.core.fields import whole
 from schedlab.model.core.job import Job
 
 __all__ = ["RandomVectors", "ShippingAgents"]
@@ -74,10 +75,12 @@ class ShippingAgents:
         self._targets = self.targets.tolist()
 
     def bind(self, network: NetworkView) -> None:
+        """Check the agents were built for this network's servers."""
         if len(self.neighbours) != network.n:
             raise ValueError(f"agents: built for {len(self.neighbours)} servers, the network has {network.n}")
 
     def begin_run(self, run: int) -> None:
+        """Nothing: the vectors stay as set (by ``set_vectors``, a learner or RAND)."""
         pass  # the vectors stay as set (by set_vectors, a learner or RAND)
 
     def decide(self, network: NetworkView) -> list[Ship | tuple[int, Job, int]]:
@@ -121,10 +124,13 @@ class RandomVectors:
         self.rng = rng
 
     def bind(self, network: NetworkView) -> None:
+        """Bind the agents RAND decides through."""
         self.agents.bind(network)
 
     def begin_run(self, run: int) -> None:
+        """Draw every agent's vector uniformly from its simplex for the run."""
         self.agents.set_vectors(random_vectors(self.agents.mask, self.rng))
 
     def decide(self, network: NetworkView) -> list[Ship | tuple[int, Job, int]]:
+        """The agents' ships, by the run's random vectors."""
         return self.agents.decide(network)

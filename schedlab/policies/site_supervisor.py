@@ -47,6 +47,7 @@ class EarliestDeadlineFirst:
     estimate: RuntimeEstimate
 
     def pick(self, jobs: Sequence[Job]) -> int:
+        """The index of the job whose deadline, by the estimated run time, comes first."""
         return min(range(len(jobs)), key=lambda i: _deadline(jobs[i], self.estimate))
 
     def __call__(self, view: MachineView) -> Start | None:

@@ -19,11 +19,11 @@ applies each action before the scheduler looks again.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from schedlab.model.contracts.machine import Action, MachineView, Policy, Preempt, Resize, Start
+from schedlab.model.contracts.machine import Action, MachineView, Preempt, Resize, Start
 from schedlab.model.core.job import Job
 from schedlab.policies.machine_state import (
     RunningSet,
@@ -35,11 +35,16 @@ from schedlab.policies.ordering import BestFit
 
 __all__ = ["AggressiveScheduler", "UtilityScheduler", "ValueFunction", "grow_back"]
 
+#: the plain order of step 1: a policy that answers one action at a time (or None), as BestFit does
+OneAction = Callable[[MachineView], Action | None]
+
 
 class ValueFunction(Protocol):
     """The value of a machine state ``(x1, x2, x3)``, e.g. a TD learner's estimate."""
 
-    def value(self, x: Sequence[float]) -> float: ...
+    def value(self, x: Sequence[float]) -> float:
+        """The value of state ``x``."""
+        ...
 
 
 def grow_back(view: MachineView) -> Iterator[Action]:
@@ -52,7 +57,7 @@ def grow_back(view: MachineView) -> Iterator[Action]:
             yield Resize(run.job, min(run.job.cpus, run.cpus + free))
 
 
-def _schedule_plainly(view: MachineView, order: Policy) -> Iterator[Action]:
+def _schedule_plainly(view: MachineView, order: OneAction) -> Iterator[Action]:
     """Step 1: start jobs by ``order`` until none fits; no preemption, no squeezing."""
     while (action := order(view)) is not None:
         yield action
@@ -96,7 +101,7 @@ class UtilityScheduler:
     preempt: bool = True
     oversubscribe: bool = True
     max_job_length: float = 10.0
-    order: Policy = field(default_factory=BestFit)
+    order: OneAction = field(default_factory=BestFit)
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.max_job_length) and self.max_job_length > 0):
@@ -124,13 +129,13 @@ class UtilityScheduler:
                 if plan is not None:
                     victims, job = plan
                     for victim in running.slots[:victims]:
-                        yield Preempt(victim.job)  # type: ignore[arg-type]
+                        yield Preempt(victim.job)  # type: ignore[arg-type]  # a running job's slot has its job
                     yield Start(job)
                     acted = True
             if self.oversubscribe and view.free > 0 and view.waiting:
-                job = self._best_squeeze(view, self._running(view))
-                if job is not None:
-                    yield Start(job, view.free)
+                squeezed = self._best_squeeze(view, self._running(view))
+                if squeezed is not None:
+                    yield Start(squeezed, view.free)
                     acted = True
         if self._observer is not None:
             self._observer(self._running(view).features(), acted=acted, considered=considered, started=started)
@@ -185,7 +190,7 @@ class AggressiveScheduler:
 
     preempt: bool = True
     oversubscribe: bool = True
-    order: Policy = field(default_factory=BestFit)
+    order: OneAction = field(default_factory=BestFit)
 
     def __call__(self, view: MachineView) -> Iterator[Action]:
         return self._decide(view)
@@ -200,7 +205,7 @@ class AggressiveScheduler:
                 victims = running.victims(remaining_unit_utility(job_slot(view, job, job.cpus)), job.cpus)
                 if victims is not None:
                     for victim in running.slots[:victims]:
-                        yield Preempt(victim.job)  # type: ignore[arg-type]
+                        yield Preempt(victim.job)  # type: ignore[arg-type]  # a running job's slot has its job
                     yield Start(job)
         if self.oversubscribe and view.waiting and view.free > 0:
             job = _smallest(view.waiting)

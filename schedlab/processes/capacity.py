@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import simpy
 
+from schedlab.model.core.fields import is_whole
 from schedlab.processes.tracing import Tracer
 
 __all__ = ["CapacityAccount"]
@@ -56,7 +57,7 @@ class CapacityAccount:
         if getattr(self, "processors", None) is not None:
             raise ValueError(f"machine {self.name!r}: elastic capacity with processor ids (allocation=) "
                              "is not modelled: which ids would go?")
-        if isinstance(cpus, bool) or int(cpus) != cpus or not self.busy <= cpus <= self.max_capacity:
+        if not is_whole(cpus) or not self.busy <= cpus <= self.max_capacity:
             raise ValueError(f"machine {self.name!r} at t={self.env.now}: cannot set capacity to {cpus!r}: "
                              f"it must be a whole number from the {self.busy} cpus in use "
                              f"to max_capacity={self.max_capacity}")

@@ -32,12 +32,12 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from operator import attrgetter
-from typing import Literal
+from typing import Literal, cast
 
 import simpy
 
 from schedlab.model.contracts.machine import Policy
-from schedlab.model.contracts.placement import Allocation, NodeState, Placement, share
+from schedlab.model.contracts.placement import Allocation, ClusterPolicy, NodeState, Placement, share
 from schedlab.model.contracts.processor_map import ProcessorMap, first_fit
 from schedlab.model.core.job import Job
 from schedlab.model.formats.platform import Platform
@@ -112,7 +112,7 @@ class Cluster(Machine):
         self,
         env: simpy.Environment,
         platform: Platform,
-        policy: Policy,
+        policy: ClusterPolicy,
         placement: Placement,
         *,
         name: str = "cluster",
@@ -120,8 +120,9 @@ class Cluster(Machine):
         batch_decisions: bool = False,
         walltime: Literal["run-on", "kill"] = "run-on",
     ) -> None:
-        super().__init__(env, platform.cores, policy, name=name, resources=platform.resources, oversize=oversize,
-                         batch_decisions=batch_decisions, walltime=walltime)
+        # Machine calls its policy with self.view, which is here a ClusterView (set below)
+        super().__init__(env, platform.cores, cast(Policy, policy), name=name, resources=platform.resources,
+                         oversize=oversize, batch_decisions=batch_decisions, walltime=walltime)
         self.platform = platform
         self.placement = placement
         self.view = ClusterPolicyView(self)
@@ -137,7 +138,7 @@ class Cluster(Machine):
         self._first_core = [0]
         for n in self.nodes[:-1]:
             self._first_core.append(self._first_core[-1] + n.cores)
-        self._cores_of: dict[Job, list[tuple[int, list[int]]]] = {}
+        self._cores_of: dict[Job, list[tuple[int, Sequence[int]]]] = {}
         # fits() then start() place the same job on the same state: the plan is kept in between
         self._version = 0
         self._plan_of: tuple[Job, int, Allocation | None] | None = None
@@ -241,9 +242,11 @@ class Cluster(Machine):
         self._version += 1
 
     def resize(self, job: Job, cpus: int) -> None:
+        """Refused: a cluster does not resize running jobs (a policy asking for it gets a PolicyError)."""
         raise PolicyError(f"cluster {self.name!r}: job {job.id}: a cluster does not resize running jobs")
 
     def set_capacity(self, cpus: int) -> None:
+        """Refused: a cluster's size is its platform's nodes."""
         raise ValueError(f"cluster {self.name!r}: a cluster's size is its platform's nodes; it cannot be set")
 
     def _release(self, run: Running) -> None:
@@ -316,7 +319,7 @@ class Cluster(Machine):
                 f"waiting={len(self.waiting)}, running={len(self.running)})")
 
 
-def cluster_model(env: simpy.Environment, jobs: Sequence[Job], platform: Platform, policy: Policy,
+def cluster_model(env: simpy.Environment, jobs: Sequence[Job], platform: Platform, policy: ClusterPolicy,
                   placement: Placement, *, batch_decisions: bool = False,
                   walltime: Literal["run-on", "kill"] = "run-on") -> Model:
     """A model that replays ``jobs`` (in submit order) on an idle cluster of ``platform``'s nodes.

@@ -1,8 +1,8 @@
 """Brokers taking turns, and the clock of the time-stepped grid (seed 003).
 
 N scheduler agents (brokers) share M resources (:class:`~schedlab.processes.grid_resources.GridResources`),
-placed on a topology (:class:`~schedlab.model.contracts.grid.GridTopology`: latency, reach, the
-sharing graph). Time advances in unit steps; inside step t the phases are explicit
+placed on a topology (:class:`~schedlab.model.contracts.grid.GridTopology`: the resources'
+capacities, latency, reach, the sharing graph). Time advances in unit steps; inside step t the phases are explicit
 and ordered:
 
 1. *arrivals* (the clock): each agent's new jobs of the step land in its job buffer;
@@ -36,14 +36,15 @@ a given step.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Generator
+from typing import Any
 
-import networkx as nx
 import numpy as np
 import simpy
 
 from schedlab.model.analysis import metrics
-from schedlab.model.contracts.grid import GridDecider, GridTopology, JobSource, ring_order
+from schedlab.model.contracts.grid import GridDecider, GridTopology, JobSource
+from schedlab.model.core.fields import is_int, whole
 from schedlab.model.core.job import Job, new_job, trusted_job
 from schedlab.model.records.job_record import JobRecord
 from schedlab.processes.grid_resources import GridModelView, GridResources, GridSeries
@@ -80,6 +81,7 @@ class Mailbox(simpy.Store):
         return event
 
     def post(self, item: object) -> None:
+        """Deliver ``item``: to the waiting reader at once, else into the box."""
         reader = self._reader
         if reader is not None:  # the reader is waiting: hand the item over at once, as a get would
             self._reader = None
@@ -103,7 +105,7 @@ class SchedulerAgent:
         self.buffer: list[Job] = []
         self.process = model.env.process(self._run())
 
-    def _run(self):  # type: ignore[no-untyped-def]
+    def _run(self) -> Generator[simpy.Event, Any, None]:
         model, i = self.model, self.index
         decider, submit = model.decider, model.submitter(i)
         inbox, inbox_wait, outbox_post = self.inbox.items, self.inbox.wait, self.outbox.post
@@ -143,16 +145,18 @@ class SchedulerAgent:
 
 
 class GridModel:
-    """N brokers on a topology, M FIFO resources, a decider, stepped ``steps`` times.
+    """N brokers and M FIFO resources on a topology, a decider, stepped ``steps`` times.
 
     Parameters
     ----------
     env
         The SimPy environment.
-    capacities
-        Capacity of each resource (M of them).
-    agents
-        Number of scheduler agents N.
+    topology
+        The grid: N brokers, M resources and their capacities, latency, reach and the
+        sharing graph. :meth:`GridTopology.complete(agents, capacities, sharing=ring)
+        <schedlab.model.contracts.grid.GridTopology.complete>` is the paper's grid (no
+        latency; sharing by default along the ring 0 -> 1 -> ... -> N-1 -> 0);
+        :func:`schedlab.topologies.grid_topology` reduces any NetworkX graph to one.
     decider
         The agents' decision rule (a :class:`~schedlab.model.contracts.grid.GridDecider`).
     jobs
@@ -160,12 +164,6 @@ class GridModel:
     steps
         The horizon: how many steps to run; ``None`` runs for ever, which needs a
         system load (eq. 7) below 1.
-    ring
-        Directed cycle over the agents, the sharing ring (default 0 -> 1 -> ... -> N-1 -> 0).
-    topology
-        Where brokers and resources sit: latency, reach and the sharing graph
-        (:func:`schedlab.topologies.grid_topology`). Default: the complete grid with no
-        latency, sharing along ``ring``.
     record_every
         Sample ALoR, max/std LoR and ATPT every this many steps (and at the last).
     keep_records
@@ -186,40 +184,26 @@ class GridModel:
     def __init__(
         self,
         env: simpy.Environment,
-        capacities: Sequence[float] | np.ndarray,
-        agents: int,
+        topology: GridTopology,
         decider: GridDecider,
         jobs: JobSource,
         *,
         steps: int | None,
-        ring: nx.DiGraph | None = None,
-        topology: GridTopology | None = None,
         record_every: int = 1,
         keep_records: bool = True,
     ) -> None:
-        if isinstance(agents, bool) or not isinstance(agents, int | np.integer) or agents < 1:
-            raise ValueError(f"agents: need N >= 1 scheduler agents, got {agents!r}")
-        if steps is not None and (isinstance(steps, bool) or not isinstance(steps, int | np.integer) or steps < 1):
+        if not isinstance(topology, GridTopology):
+            raise TypeError(f"topology must be a GridTopology (GridTopology.complete(agents, capacities) or "
+                            f"topologies.grid_topology(graph)), got {type(topology).__name__}")
+        if steps is not None and not is_int(steps, 1):
             raise ValueError(f"steps: the horizon must be a whole number >= 1 (or None), got {steps!r}")
-        if isinstance(record_every, bool) or not isinstance(record_every, int) or record_every < 1:
-            raise ValueError(f"record_every must be a whole number >= 1, got {record_every!r}")
+        whole("record_every", record_every, 1)
         self.env = env
-        self.agents = int(agents)
-        latency = 0.0 if topology is None else float(topology.latency.max())
-        self.resources = GridResources(env, capacities, keep_history=latency if latency > 0 else None,
-                                       keep_records=keep_records)
-        m = len(self.resources.servers)
-        if topology is None:
-            if ring is not None:
-                ring_order(ring, self.agents)  # ring= must be one directed cycle (any sharing graph: topology=)
-            topology = GridTopology.complete(self.agents, m, sharing=ring)
-        elif ring is not None:
-            raise ValueError("give the sharing ring in the topology (topologies.grid_topology(..., sharing=ring)), "
-                             "not both ring= and topology=")
-        if (topology.agents, topology.resources) != (self.agents, m):
-            raise ValueError(f"topology: built for {topology.agents} brokers x {topology.resources} resources, "
-                             f"the grid has {self.agents} x {m}")
+        self.agents = topology.agents
         self.topology = topology
+        latency = float(topology.latency.max())
+        self.resources = GridResources(env, topology.capacities, keep_history=latency if latency > 0 else None,
+                                       keep_records=keep_records)
         self.steps = steps
         self.jobs = jobs
         mean = getattr(jobs, "mean_length", None)
@@ -248,6 +232,13 @@ class GridModel:
         self.step_started = env.event()
         self.shares = bool(getattr(decider, "shares", True))
         self._turns: list[int] = []
+        self._start_agents()
+        self._next_id = 0
+        self.clock = env.process(self._clock())
+
+    def _start_agents(self) -> None:
+        """The brokers' processes, their turn mailboxes and the sharing graph's message board."""
+        env, topology, decider = self.env, self.topology, self.decider
         self.successors: list[list[int]] = [[] for _ in range(self.agents)]
         for i, preds in enumerate(topology.predecessors):
             for p in preds:
@@ -256,7 +247,7 @@ class GridModel:
         #: message, taken off when the receiver reads it
         self.board: dict[tuple[int, int], object] = {}
         boxes = [Mailbox(env) for _ in range(self.agents)]  # boxes[k]: the inbox of order[k]
-        self.agent_list: list[SchedulerAgent] = [None] * self.agents  # type: ignore[list-item]
+        self.agent_list: list[SchedulerAgent] = [None] * self.agents  # type: ignore[list-item]  # each filled in just below
         for k, i in enumerate(self.order):
             nxt = (k + 1) % self.agents
             self.agent_list[i] = SchedulerAgent(self, i, boxes[k], boxes[nxt], first=k == 0 and self.shares)
@@ -269,10 +260,8 @@ class GridModel:
                     if place[p] >= place[i]:
                         self.board[p, i] = decider.message(p)
             boxes[0].post(None)  # the first agent's first turn
-        self._next_id = 0
-        self.clock = env.process(self._clock())
 
-    def submitter(self, agent: int):  # type: ignore[no-untyped-def]
+    def submitter(self, agent: int) -> Callable[[int, Job], None]:
         """How broker ``agent`` sends a job: at once on a complete grid, else checked and over its links."""
         if self.topology.is_complete:
             return self.resources.submit  # the paper's grid: nothing to check, nothing in flight
@@ -319,7 +308,7 @@ class GridModel:
         if self._turns:
             self.agent_list[self._turns.pop()].inbox.post(None)
 
-    def _clock(self):  # type: ignore[no-untyped-def]
+    def _clock(self) -> Generator[simpy.Event, Any, None]:
         env, emit, series, every = self.env, self.step_ended.emit, self.series, self.record_every
         series.sample()
         step = 0
@@ -343,4 +332,5 @@ class GridModel:
         return self.clock
 
     def all_records(self) -> list[JobRecord]:
+        """Every resource's records, completed and not."""
         return self.resources.all_records()

@@ -25,7 +25,13 @@ import numpy as np
 import simpy
 
 from schedlab.model.analysis import metrics
-from schedlab.model.contracts.grid import SERIES_COLUMNS, GridCompletion, GridTopology, resource_name
+from schedlab.model.contracts.grid import (
+    SERIES_COLUMNS,
+    GridCompletion,
+    GridTopology,
+    checked_capacities,
+    resource_name,
+)
 from schedlab.model.core.job import Job
 from schedlab.model.records.job_record import JobRecord, Status
 from schedlab.model.records.log import RecordLog
@@ -37,23 +43,14 @@ __all__ = ["GridModelView", "GridResources", "GridSeries", "GridServer"]
 
 
 class GridServer(Server):
-    """A :class:`Server` that schedules only the events a process must wait on, and tells its grid directly.
+    """A grid resource: a :class:`Server` that admits every job, keeps light records, and tells its grid directly.
 
-    A grid runs hundreds of thousands of jobs, and a plain ``Server`` spends three
-    scheduled events on each: the put, the get and the service timeout. Here a submitted
-    job is appended to the queue, or handed at once to the server if it is idle, and a
-    server that finishes a job takes the next waiting one at once: only the timeout (and,
-    for an idle server, the wake-up) is scheduled. The idle server waits on a plain
-    ``simpy.Event``, not the queue's ``get()``: a ``StoreGet`` books itself in the
-    store's queues, and a wake-up through it cost 4.9 us against 0.8 us (a ping-pong of
-    100,000 hand-overs, best of 3, the 2-core dev machine). A grid resource has a speed
-    and nothing else to check, so every job is admitted, in order. Times, order and
-    records are those of ``Server``: a job still starts the instant the previous one
-    ends or it arrives.
-
-    At each completion it emits its own ``completed`` signal (a ``JobRecord``, made only
-    when someone listens) and then ``grid_completed`` (a
-    :class:`~schedlab.model.contracts.grid.GridCompletion` for resource ``index``).
+    A grid runs hundreds of thousands of jobs. A grid resource has a speed and nothing
+    else to check, so every job is admitted, in order (``admits_all``: the loop never
+    asks ``fits``). At each completion (its ``_finish``) it emits its own ``completed``
+    signal (a ``JobRecord``, made only when someone listens) and then
+    ``grid_completed`` (a :class:`~schedlab.model.contracts.grid.GridCompletion` for
+    resource ``index``).
 
     Its records are a :class:`~schedlab.model.records.log.RecordLog` (columns the garbage
     collector does not walk), or none at all with ``keep_records=False``: a grid run
@@ -61,58 +58,30 @@ class GridServer(Server):
     steps: GC 4.6 of 21.3 s, RSS 297 MiB against 70 MiB without them).
     """
 
+    admits_all = True
+
     def __init__(self, env: simpy.Environment, speed: float = 1.0, *, name: str = "server",
                  keep_records: bool = True, index: int = 0,
                  grid_completed: Signal[GridCompletion] | None = None) -> None:
         super().__init__(env, speed, name=name)
-        self.records = RecordLog()  # type: ignore[assignment]
+        self.records: RecordLog = RecordLog()  # type: ignore[assignment]  # Server's list, as columns: read-only, filled by add()
         self.keep_records = keep_records
         self.index = index
         self.grid_completed = grid_completed
-        #: the event the idle server waits on, None while it serves
-        self._idle: simpy.Event | None = None
+        self._log = self.records.add if keep_records else None
+        self._grid_emit = grid_completed.emit if grid_completed is not None else None
 
-    def submit(self, job: Job, front: bool = False) -> None:
+    def _finish(self, job: Job, start: float, end: float) -> None:
+        name = self.name
+        if self._log is not None:
+            self._log(job, name, Status.COMPLETED, start, end, end - start)
         if self._trace is not None:
-            self._trace(self.env.now, self.name, "submit", f"job {job.id} at the {'front' if front else 'back'}")
-        idle = self._idle
-        if idle is not None:  # the server waits for work: the job starts now
-            self._idle = None
-            idle.succeed(job)
-        elif front:
-            self.queue.items.appendleft(job)
-        else:
-            self.queue.items.append(job)
-
-    def _serve(self):  # type: ignore[no-untyped-def]
-        env, items, speed, name, index = self.env, self.queue.items, self.speed, self.name, self.index
-        log = self.records.add if self.keep_records else None
-        trace = self._trace
-        listeners, emit = self.completed._receivers, self.completed.emit
-        grid_emit = self.grid_completed.emit if self.grid_completed is not None else None
-        while True:
-            if items:
-                job = items.popleft()
-            else:
-                self._idle = wake = simpy.Event(env)
-                job = yield wake
-            now = env.now
-            self.current, self._current_start = job, now
-            duration = job.runtime / speed
-            self.current_end = now + duration
-            if trace is not None:
-                trace(now, name, "start", f"job {job.id}")
-            yield env.timeout(duration)
-            end = env.now
-            self.current, self.current_end = None, math.nan
-            if log is not None:
-                log(job, name, Status.COMPLETED, now, end, end - now)
-            if trace is not None:
-                trace(end, name, "complete", f"job {job.id}")
-            if listeners:
-                emit(job_record(job, name, Status.COMPLETED, start=now, end=end, cpu_time=end - now))
-            if grid_emit is not None:
-                grid_emit(GridCompletion(job.origin, index, job, now, end))
+            self._trace(end, name, "complete", f"job {job.id}")
+        completed = self.completed
+        if completed.receivers:
+            completed.emit(job_record(job, name, Status.COMPLETED, start=start, end=end, cpu_time=end - start))
+        if self._grid_emit is not None:
+            self._grid_emit(GridCompletion(job.origin, self.index, job, start, end))  # type: ignore[arg-type]  # a grid job's origin is its broker, never None
 
 
 class GridModelView:
@@ -133,7 +102,7 @@ class GridModelView:
         self._grid = grid
         self.agents = agents
         self.resources = len(grid.servers)
-        self.topology = topology if topology is not None else GridTopology.complete(agents, self.resources)
+        self.topology = topology if topology is not None else GridTopology.complete(agents, grid.capacities)
         self.capacities: np.ndarray = grid.capacities.view()
         self.capacities.flags.writeable = False
         #: absolute time each resource's queue empties (read-only; ``lor()`` is the load)
@@ -144,6 +113,7 @@ class GridModelView:
 
     @property
     def now(self) -> float:
+        """The simulated time."""
         return self._env.now
 
     def lor(self) -> np.ndarray:
@@ -184,12 +154,7 @@ class GridResources:
 
     def __init__(self, env: simpy.Environment, capacities: Sequence[float] | np.ndarray, *,
                  keep_history: float | None = None, keep_records: bool = True) -> None:
-        caps = np.array(capacities, dtype=float)
-        if caps.ndim != 1 or caps.size < 1:
-            raise ValueError(f"resources: need at least one resource (M >= 1), got {caps.size} capacities")
-        if not np.all(np.isfinite(caps) & (caps > 0)):
-            bad = int(np.flatnonzero(~(np.isfinite(caps) & (caps > 0)))[0])
-            raise ValueError(f"resources: capacity of resource {bad} must be finite and > 0, got {float(caps[bad])!r}")
+        caps = checked_capacities(capacities)
         self.env = env
         self.capacities = caps
         self.busy_until = np.zeros(caps.size)
@@ -223,14 +188,14 @@ class GridResources:
         self.servers[resource].submit(job)
 
     def _remember(self, resource: int, now: float, busy: float) -> None:
-        times, values = self.history[resource]  # type: ignore[index]
+        times, values = self.history[resource]  # type: ignore[index]  # called only while history is kept
         if times[-1] == now:
             values[-1] = busy
         else:
             times.append(now)
             values.append(busy)
         # forget what no broker can look back to any more (keep the last change before that)
-        cut = bisect_right(times, now - self.horizon) - 1  # type: ignore[operator]
+        cut = bisect_right(times, now - self.horizon) - 1  # type: ignore[operator]  # history is kept: so is its horizon
         if cut > 64:
             del times[:cut], values[:cut]
 
@@ -241,13 +206,14 @@ class GridResources:
     def lor_at(self, when: np.ndarray) -> np.ndarray:
         """LoR of resource j as it was at ``when[j]`` (a past time per resource), from the history."""
         out = np.empty(len(self.servers))
-        for j, (times, values) in enumerate(self.history):  # type: ignore[arg-type]
+        for j, (times, values) in enumerate(self.history):  # type: ignore[arg-type]  # needs keep_history: without it there is no history to read
             t = float(when[j])
             k = bisect_right(times, t) - 1
             out[j] = max(values[k] - t, 0.0) if k >= 0 else 0.0
         return out
 
     def all_records(self) -> list[JobRecord]:
+        """Every server's records, completed and not, server by server."""
         out: list[JobRecord] = []
         for server in self.servers:
             out.extend(server.all_records())
@@ -280,6 +246,7 @@ class GridSeries:
         return self.tpt_total / self.completed if self.completed else math.nan
 
     def sample(self) -> None:
+        """Add a row for now: the LoR summary (mean, max, spread), ATPT, completions and submissions so far."""
         grid = self._grid
         summary = metrics.load_summary(grid.lor())
         self._rows.append(
@@ -303,4 +270,5 @@ class GridSeries:
         return np.array([row[k] for row in self._rows], dtype=float)
 
     def as_dict(self) -> dict[str, np.ndarray]:
+        """The series as ``{column: array}``, for a DataFrame or a plot."""
         return {name: self.column(name) for name in self.COLUMNS}

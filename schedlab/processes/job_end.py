@@ -88,6 +88,7 @@ class JobEnding:
     _trace: Tracer | None
 
     def decide(self) -> None:
+        """Ask the policy for its actions: the host Machine's ``decide``, declared here for the mix-in."""
         raise NotImplementedError
 
     def _account(self) -> None:  # CapacityAccount's

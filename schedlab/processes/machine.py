@@ -30,6 +30,7 @@ import simpy
 
 from schedlab.model.contracts.machine import Action, Policy, Preempt, Resize, Start
 from schedlab.model.contracts.processor_map import AllocationRule
+from schedlab.model.core.fields import is_whole
 from schedlab.model.core.job import Job
 from schedlab.model.records.job_record import JobRecord, Status
 from schedlab.model.records.log import RecordLog
@@ -122,8 +123,7 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds):
         walltime: Literal["run-on", "kill"] = "run-on",
         allocation: str | AllocationRule | None = None,
     ) -> None:
-        if not isinstance(capacity, int | float) or not math.isfinite(capacity) or int(capacity) != capacity \
-                or capacity < 1:
+        if not is_whole(capacity, 1):
             raise ValueError(f"machine {name!r}: capacity must be a whole number >= 1, got {capacity!r}")
         if oversize not in ("reject", "raise"):
             raise ValueError(f"machine {name!r}: oversize must be 'reject' or 'raise', got {oversize!r}")
@@ -258,7 +258,7 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds):
                     self.start(answer.job, answer.cpus)
                 elif isinstance(answer, _ONE_ANSWER) or not hasattr(answer, "__iter__"):
                     budget -= 1
-                    apply(answer)  # an action, or something that is not: apply() names it
+                    apply(answer)  # type: ignore[arg-type]  # an action, or something that is not: apply() names it
                 else:
                     for action in answer:  # lazily: a generator sees each action's effect
                         apply(action)
@@ -292,7 +292,7 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds):
         if cpus is None:
             n = job.cpus  # a whole number >= 1: Job checked it
         else:
-            if int(cpus) != cpus or not 1 <= cpus <= job.cpus:
+            if not is_whole(cpus, 1) or cpus > job.cpus:
                 raise PolicyError(
                     f"machine {self.name!r}: job {job.id} asks for {job.cpus} cpus; cannot start it on {cpus}"
                 )
@@ -359,7 +359,7 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds):
     def resize(self, job: Job, cpus: int) -> None:
         """Squeeze running ``job`` onto fewer CPUs, or grow it back (at most what it asked for)."""
         run = self._running_state(job)
-        if int(cpus) != cpus or not 1 <= cpus <= job.cpus:
+        if not is_whole(cpus, 1) or cpus > job.cpus:
             raise PolicyError(f"machine {self.name!r}: job {job.id} asks for {job.cpus} cpus; cannot resize to {cpus}")
         if cpus - run.cpus > self.free:
             raise PolicyError(f"machine {self.name!r}: growing job {job.id} to {cpus} cpus needs "

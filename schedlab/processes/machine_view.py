@@ -24,18 +24,46 @@ __all__ = ["PolicyView", "ViewedMachine"]
 
 
 class ViewedMachine(Protocol):
-    """What :class:`PolicyView` reads of the machine it shows (``Machine`` has all of it)."""
+    """What :class:`PolicyView` reads of the machine it shows (``Machine`` has all of it), read-only."""
 
-    name: str
-    env: simpy.Environment
-    capacity: int
-    free: int
-    waiting: Sequence[Job]
-    running: Sequence[Running]
-    resources: Mapping[str, float]
-    used: Mapping[str, float]
-    _suspended: Mapping[Job, Running]
-    fits: Callable[..., bool]
+    @property
+    def name(self) -> str:
+        """The machine's name."""
+        ...
+    @property
+    def env(self) -> simpy.Environment:
+        """Its SimPy environment (the view's ``now``)."""
+        ...
+    @property
+    def capacity(self) -> int:
+        """Its CPUs."""
+        ...
+    @property
+    def free(self) -> int:
+        """Its idle CPUs."""
+        ...
+    @property
+    def waiting(self) -> Sequence[Job]:
+        """Its queue, in arrival order."""
+        ...
+    @property
+    def running(self) -> Sequence[Running]:
+        """Its running jobs."""
+        ...
+    @property
+    def resources(self) -> Mapping[str, float]:
+        """Capacities of its other named resources."""
+        ...
+    @property
+    def used(self) -> Mapping[str, float]:
+        """How much of each other resource its running jobs hold."""
+        ...
+    @property
+    def _suspended(self) -> Mapping[Job, Running]: ...
+    @property
+    def fits(self) -> Callable[..., bool]:
+        """Whether a job would start now (the view's ``fits``)."""
+        ...
 
 
 class PolicyView:
@@ -57,6 +85,7 @@ class PolicyView:
     used = property(attrgetter("_m.used"))  # how much of each is held now
 
     def is_suspended(self, job: Job) -> bool:
+        """Whether waiting ``job`` was preempted, with work done."""
         return job in self._m._suspended
 
     def remaining(self, job: Job) -> float:

@@ -60,8 +60,8 @@ class Model:
         if self.stations and all(_keeps_log(station) for station in self.stations):
             log = RecordLog()
             for station in self.stations:
-                log.extend(station.records)  # type: ignore[attr-defined]
-                log.extend(station.snapshot())  # type: ignore[attr-defined]
+                log.extend(station.records)  # type: ignore[attr-defined]  # a Machine or Server: _keeps_log said so
+                log.extend(station.snapshot())  # type: ignore[attr-defined]  # (the same)
             return log
         out: list[JobRecord] = []
         for station in self.stations:
@@ -74,7 +74,6 @@ class Model:
 
 def _keeps_log(station: object) -> bool:
     """A station whose ``all_records()`` is its RecordLog then its snapshot, as Machine's and Server's are."""
-    kind = type(station)
     return (isinstance(getattr(station, "records", None), RecordLog)
-            and ((isinstance(station, Machine) and kind.all_records is Machine.all_records)
-                 or (isinstance(station, Server) and kind.all_records is Server.all_records)))
+            and ((isinstance(station, Machine) and type(station).all_records is Machine.all_records)
+                 or (isinstance(station, Server) and type(station).all_records is Server.all_records)))

@@ -31,14 +31,16 @@ itself is the :class:`~schedlab.model.contracts.network.NetworkView` the rule re
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
+from typing import Any
 
 import networkx as nx
 import numpy as np
 import simpy
 
-from schedlab.model.contracts.network import TOUCHES, RunOutcome, ShippingRule, job_classes, whole
+from schedlab.model.contracts.network import TOUCHES, RunOutcome, ShippingRule, job_classes
 from schedlab.model.contracts.routing import next_hops
+from schedlab.model.core.fields import whole
 from schedlab.model.core.job import Job, frozen_demands, trusted_job
 from schedlab.model.records.job_record import JobRecord, Status
 from schedlab.model.records.table import job_record
@@ -188,8 +190,8 @@ class ServerNetwork:
         self.clock = env.process(self._clock())
 
     # ------------------------------------------------------------------ bookkeeping
-    def job_class(self, job: Job) -> int:
-        """The agent class of a job of the current run."""
+    def job_class(self, job: Job | JobRecord) -> int:
+        """The agent class of a job of the current run (or of its record)."""
         return self._classes[job.id - self._first_id]
 
     def touch(self, agent: int, job: Job) -> None:
@@ -197,15 +199,16 @@ class ServerNetwork:
         self._decided_agents.append(agent)
         self._decided_ids.append(job.id)
 
-    def _completion_receiver(self, server: int):  # type: ignore[no-untyped-def]
-        emit, listeners, name = self.completed.emit, self.completed._receivers, self.servers[server].name
+    def _completion_receiver(self, server: int) -> Callable[[Job, float, float], None]:
+        signal, name = self.completed, self.servers[server].name
 
         def completed(job: Job, start: float, end: float) -> None:
             index = job.id - self._first_id
             self._executed[index] = 1
             self._where[index] = server
-            if listeners:  # most runs have none: a learning experiment completes millions of jobs
-                emit((server, job_record(job, name, Status.COMPLETED, start=start, end=end, cpu_time=end - start)))
+            if signal.receivers:  # most runs have none: a learning experiment completes millions of jobs
+                record = job_record(job, name, Status.COMPLETED, start=start, end=end, cpu_time=end - start)
+                signal.emit((server, record))
 
         return completed
 
@@ -222,12 +225,15 @@ class ServerNetwork:
         return np.array([server.load() for server in self.servers])
 
     def in_transit(self) -> int:
+        """Jobs on the links or about to leave: shipped, not yet arrived."""
         return sum(len(batch) for batch in self.links.items) + len(self._outgoing)
 
     def queued(self) -> int:
+        """Jobs waiting in the servers' queues."""
         return sum(len(s.queue.items) for s in self.servers)
 
     def running(self) -> int:
+        """Servers running a job now."""
         return sum(s.running is not None for s in self.servers)
 
     def executed(self) -> int:
@@ -360,7 +366,7 @@ class ServerNetwork:
         """
         return None
 
-    def _clock(self):  # type: ignore[no-untyped-def]
+    def _clock(self) -> Generator[simpy.Event, Any, None]:
         env, rule, step_ended = self.env, self.rule, self.step_ended
         for run in range(self.runs):
             self.run = run
@@ -397,6 +403,7 @@ class ServerNetwork:
         return self.clock
 
     def all_records(self) -> list[JobRecord]:
+        """Every server's records, completed and not, server by server."""
         out: list[JobRecord] = []
         for server in self.servers:
             out.extend(server.all_records())

@@ -27,7 +27,7 @@ import simpy
 
 from schedlab.model.contracts.machine import Action, Policy
 from schedlab.model.contracts.placement import Placement
-from schedlab.model.contracts.power import NodePowerState, PowerState, SwitchOff, SwitchOn, WakeAt
+from schedlab.model.contracts.power import NodePowerState, PowerAction, PowerState, SwitchOff, SwitchOn, WakeAt
 from schedlab.model.core.job import Job
 from schedlab.model.formats.platform import Platform
 from schedlab.processes.cluster import Cluster, ClusterPolicyView
@@ -60,9 +60,11 @@ class PoweredCluster(Cluster):
     :class:`~schedlab.processes.machine.PolicyError`.
     """
 
-    def __init__(self, env: simpy.Environment, platform: Platform, policy: Policy, placement: Placement,
-                 **options: object) -> None:
-        super().__init__(env, platform, policy, placement, **options)  # type: ignore[arg-type]
+    def __init__(self, env: simpy.Environment, platform: Platform, policy: Policy, placement: Placement, *,
+                 name: str = "cluster", oversize: Literal["reject", "raise"] = "reject",
+                 batch_decisions: bool = False, walltime: Literal["run-on", "kill"] = "run-on") -> None:
+        super().__init__(env, platform, policy, placement, name=name, oversize=oversize,
+                         batch_decisions=batch_decisions, walltime=walltime)
         self.view = PoweredClusterView(self)
         now = float(env.now)
         self._index = {n.name: i for i, n in enumerate(self.nodes)}
@@ -78,8 +80,12 @@ class PoweredCluster(Cluster):
     def power(self) -> dict[str, NodePowerState]:
         """Each node's :class:`~schedlab.model.contracts.power.NodePowerState`, by name."""
         return {n.name: NodePowerState(self._state[i], self._state_since[i], n.jobs, self._idle_since[i], n.cores,
-                                       self._power[i] is not None and self._power[i].can_switch)  # type: ignore[union-attr]
+                                       self._can_switch(i))
                 for i, n in enumerate(self.nodes)}
+
+    def _can_switch(self, i: int) -> bool:
+        power = self._power[i]
+        return power is not None and power.can_switch
 
     # ------------------------------------------------------------------ jobs keep the idle times
     def start(self, job: Job, cpus: int | None = None) -> None:
@@ -96,17 +102,16 @@ class PoweredCluster(Cluster):
                 self._idle_since[i] = now
 
     # ------------------------------------------------------------------ power actions
-    def apply(self, action: Action) -> None:  # type: ignore[override]
+    def apply(self, action: Action | PowerAction) -> None:
         """Carry out a job action, as a cluster does, or a power action."""
-        kind = type(action)
-        if kind is SwitchOff:
-            for name in action.nodes:  # type: ignore[union-attr]
+        if isinstance(action, SwitchOff):
+            for name in action.nodes:
                 self.switch_off(name)
-        elif kind is SwitchOn:
-            for name in action.nodes:  # type: ignore[union-attr]
+        elif isinstance(action, SwitchOn):
+            for name in action.nodes:
                 self.switch_on(name)
-        elif kind is WakeAt:
-            self.wake_at(action.time)  # type: ignore[union-attr]
+        elif isinstance(action, WakeAt):
+            self.wake_at(action.time)
         else:
             super().apply(action)
 
@@ -126,7 +131,7 @@ class PoweredCluster(Cluster):
         """Switch node ``name`` off: it must be on, idle, and of a type that gives its ``off`` watts."""
         i = self._node(name, "switch off")
         node, power = self.nodes[i], self._power[i]
-        if power is None or not power.can_switch:
+        if power is None or power.off is None:
             raise PolicyError(f"cluster {self.name!r}: node {name!r} cannot be switched off: its type gives no "
                               "power.off")
         if self._state[i] != "on" or node.jobs:
@@ -146,9 +151,10 @@ class PoweredCluster(Cluster):
         if self._state[i] != "off":
             raise PolicyError(f"cluster {self.name!r} at t={self.env.now}: node {name!r} is {self._state[i]}; "
                               "only a node that is off can be switched on")
+        power = self._power[i]
+        assert power is not None  # only a node whose type gives power.off was switched off
         self._enter(i, "switching_on")
-        self.env.timeout(self._power[i].switch_on.seconds).callbacks.append(  # type: ignore[union-attr]
-            lambda _e: self._switched(i, "on"))
+        self.env.timeout(power.switch_on.seconds).callbacks.append(lambda _e: self._switched(i, "on"))
 
     def _switched(self, i: int, state: PowerState) -> None:
         self._enter(i, state)

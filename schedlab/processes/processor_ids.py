@@ -19,13 +19,16 @@ machine, ids or not (measured: benchmarks/README.md).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import simpy
 
 from schedlab.model.contracts.processor_map import ALLOCATIONS, AllocationRule, ProcessorMap
 from schedlab.model.core.job import Job
 from schedlab.model.formats.procset import format_procset
+
+if TYPE_CHECKING:
+    from schedlab.processes.running import Running
 
 __all__ = ["ALLOCATION_COLUMNS", "ProcessorIds"]
 
@@ -42,10 +45,22 @@ class ProcessorIds:
     #: the processors, free or busy (None: the machine counts CPUs only)
     processors: ProcessorMap | None
 
+    if TYPE_CHECKING:  # the host Machine's, which _init_ids wraps on the instance
+
+        def start(self, job: Job, cpus: int | None = None) -> None:
+            """Start (or resume) waiting ``job`` (Machine's)."""
+            ...
+
+        def resize(self, job: Job, cpus: int) -> None:
+            """Squeeze or grow running ``job`` (Machine's)."""
+            ...
+
+        def _release(self, run: Running) -> None: ...
+
     def _init_ids(self, allocation: str | AllocationRule | None) -> None:
         self.processors = None
         self._rule: AllocationRule | None = None
-        self._held: dict[Job, tuple[list[int], float]] = {}
+        self._held: dict[Job, tuple[Sequence[int], float]] = {}
         # closed segments: (job id, its ids, start, end), the ids formatted when read
         self._segments: list[tuple[Any, Sequence[int], float, float]] = []
         if allocation is None:
@@ -62,7 +77,7 @@ class ProcessorIds:
                              f"(map, n) -> ids, got {allocation!r}")
         self.processors = ProcessorMap(self.max_capacity)
         # the class's methods, wrapped on this instance only (see the module's docstring)
-        start, resize, release = self.start, self.resize, self._release  # type: ignore[attr-defined]
+        start, resize, release = self.start, self.resize, self._release
         procs, held, segments, env = self.processors, self._held, self._segments, self.env
 
         def start_with_ids(job: Job, cpus: int | None = None) -> None:
@@ -82,13 +97,13 @@ class ProcessorIds:
             procs.give_back(ids)
             segments.append((job.id, ids, since, float(env.now)))  # formatted when read
 
-        self.start = start_with_ids  # type: ignore[method-assign]
-        self.resize = resize_with_ids  # type: ignore[method-assign]
-        self._release = release_with_ids  # type: ignore[method-assign]
+        self.start = start_with_ids  # type: ignore[method-assign]  # on this instance only: see the module's docstring
+        self.resize = resize_with_ids  # type: ignore[method-assign]  # (the same)
+        self._release = release_with_ids  # type: ignore[method-assign]  # (the same)
 
     def _ids_by_rule(self, procs: ProcessorMap, n: int) -> Sequence[int]:
         """``n`` ids by the rule, marked busy; a rule that gives the wrong count, or a busy id, is named."""
-        ids = self._rule(procs, n)  # type: ignore[misc]
+        ids = self._rule(procs, n)  # type: ignore[misc]  # set whenever ids are kept, the only time this runs
         if type(ids) is not range:
             ids = list(ids)
         if len(ids) != n:

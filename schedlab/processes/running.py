@@ -70,14 +70,17 @@ class Running:
 
     @property
     def rate(self) -> float:
+        """Work done per unit of time: the share of its requested CPUs the job holds."""
         return self.cpus / self.job.cpus
 
     def remaining(self, now: float) -> float:
+        """Full-allocation work still to do at ``now``."""
         if self.cpus == 0:
             return self._remaining
         return max(0.0, self._remaining - (now - self.started) * self.rate)
 
     def expected_end(self, now: float) -> float:
+        """When it ends at its current rate (``inf`` while suspended, holding no CPU)."""
         if self.cpus == 0:
             return math.inf
         return self.started + self._remaining / self.rate
@@ -117,9 +120,11 @@ class RunningSet(Sequence[Running]):
         self._runs: dict[Running, None] = {}
 
     def append(self, run: Running) -> None:
+        """Add a running job, after the others."""
         self._runs[run] = None
 
     def remove(self, run: Running) -> None:
+        """Take a running job out, keeping the others' order."""
         del self._runs[run]
 
     def __iter__(self) -> Iterator[Running]:
@@ -143,7 +148,7 @@ class RunningSet(Sequence[Running]):
             return list(self) == list(other)
         return NotImplemented
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # unhashable, as a list: it compares by content
 
     def __repr__(self) -> str:
         return f"RunningSet({list(self._runs)!r})"

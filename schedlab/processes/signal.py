@@ -17,29 +17,43 @@ T = TypeVar("T")
 
 
 class Signal(Generic[T]):
-    """Receivers called synchronously, in the order they connected."""
+    """Receivers called synchronously, in the order they connected.
 
-    __slots__ = ("_receivers",)
+    Attributes
+    ----------
+    receivers
+        The connected receivers, in order, as a tuple: read it, never assign it
+        (:meth:`connect` and :meth:`disconnect` replace it). A sender on a hot path
+        tests it before building a value nobody would hear (``if signal.receivers:``),
+        which is a plain attribute read where ``bool(signal)`` is a method call. A
+        receiver connected or disconnected during an emission takes part from the next.
+    """
+
+    __slots__ = ("receivers",)
 
     def __init__(self) -> None:
-        self._receivers: list[Callable[[T], object]] = []
+        self.receivers: tuple[Callable[[T], object], ...] = ()
 
     def connect(self, receiver: Callable[[T], object]) -> Callable[[T], object]:
         """Call ``receiver(value)`` at every emission; returns it (usable as a decorator)."""
         if not callable(receiver):
             raise TypeError(f"a receiver must be callable, got {receiver!r}")
-        self._receivers.append(receiver)
+        self.receivers = (*self.receivers, receiver)
         return receiver
 
     def disconnect(self, receiver: Callable[[T], object]) -> None:
-        self._receivers.remove(receiver)
+        """Stop calling ``receiver`` (its first connection, if it connected twice); ValueError if it is not here."""
+        receivers = list(self.receivers)
+        receivers.remove(receiver)
+        self.receivers = tuple(receivers)
 
     def emit(self, value: T) -> None:
-        for receiver in self._receivers:
+        """Call every receiver with ``value``, in the order they connected."""
+        for receiver in self.receivers:
             receiver(value)
 
     def __bool__(self) -> bool:
-        return bool(self._receivers)
+        return bool(self.receivers)
 
     def __len__(self) -> int:
-        return len(self._receivers)
+        return len(self.receivers)

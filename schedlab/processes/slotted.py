@@ -33,9 +33,11 @@ from collections.abc import Generator, Mapping, Sequence
 
 import numpy as np
 import simpy
+from simpy.events import EventPriority
 
 from schedlab.model.contracts.machine import MachineView
 from schedlab.model.contracts.slotted import Agent, SlottedStep
+from schedlab.model.core.fields import is_int, is_whole, whole
 from schedlab.model.core.job import Job
 from schedlab.model.records.job_record import JobRecord
 from schedlab.processes.machine import Machine
@@ -45,13 +47,13 @@ from schedlab.processes.source import Source
 __all__ = ["SlottedMachine", "drive"]
 
 #: SimPy priorities below NORMAL (1): reserved starts after completions, the tick last
-_RESERVED, _TICK = 2, 3
+_RESERVED, _TICK = EventPriority(2), EventPriority(3)
 
 
 class _Late(simpy.events.Event):
     """An event at ``now + delay`` processed after the normal events of that instant."""
 
-    def __init__(self, env: simpy.Environment, delay: float, priority: int) -> None:
+    def __init__(self, env: simpy.Environment, delay: float, priority: EventPriority) -> None:
         super().__init__(env)
         self._ok = True
         self._value = None
@@ -98,11 +100,10 @@ class SlottedMachine:
         if not self.names:
             raise ValueError("capacities: need at least one resource")
         for r, cap in capacities.items():
-            if isinstance(cap, bool) or not isinstance(cap, int | np.integer) or cap <= 0:
+            if not is_int(cap, 1):
                 raise ValueError(f"capacity of {r!r} must be a whole number > 0, got {cap!r}")
         for what, value in (("horizon", horizon), ("slots", slots), ("backlog", backlog)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{what} must be a whole number >= 1, got {value!r}")
+            whole(what, value, 1)
         self.sim = sim
         self.cap = np.array([capacities[r] for r in self.names], dtype=np.int64)
         self.horizon, self.slots, self.backlog_cap = horizon, slots, backlog
@@ -137,7 +138,7 @@ class SlottedMachine:
 
     def _check(self, job: Job) -> None:
         length = job.runtime
-        if length != int(length) or job.submit != int(job.submit):
+        if not is_whole(length) or not is_whole(job.submit):
             raise ValueError(
                 f"job {job.id}: a time-stepped machine needs whole-number submit and length, "
                 f"got submit={job.submit} runtime={job.runtime}"
@@ -183,6 +184,7 @@ class SlottedMachine:
     # ------------------------------------------------------------------ the scheduler's side
     @property
     def now(self) -> int:
+        """The current time slot."""
         return int(self.sim.now)
 
     @property
@@ -210,6 +212,7 @@ class SlottedMachine:
         return max(0, len(self.queue) - self.slots)
 
     def length(self, job: Job) -> int:
+        """``job``'s length in slots."""
         return self._len[job]
 
     def demand(self, job: Job) -> np.ndarray:
@@ -263,7 +266,7 @@ class SlottedMachine:
         if offset == 0:
             self.machine.start(job)
         else:  # a reservation: started by an event that comes after that instant's completions
-            _Late(self.sim, offset, _RESERVED).callbacks.append(lambda _e, job=job: self.machine.start(job))
+            _Late(self.sim, offset, _RESERVED).callbacks.append(lambda _e: self.machine.start(job))
         return True
 
     def end_step(self) -> float:
@@ -287,6 +290,7 @@ class SlottedMachine:
         return self.area / (self.cap * steps) if steps > 0 else np.full(len(self.names), math.nan)
 
     def records(self) -> list[JobRecord]:
+        """Every job's record: completed ones, then those running or waiting."""
         return self.machine.all_records()
 
     # ------------------------------------------------------------------ the observation

@@ -14,7 +14,11 @@ __all__ = ["Source", "Submittable"]
 
 
 class Submittable(Protocol):
-    def submit(self, job: Job) -> None: ...
+    """Anything a :class:`Source` submits jobs to: a machine, a server, a queue."""
+
+    def submit(self, job: Job) -> None:
+        """Take ``job`` at its arrival."""
+        ...
 
 
 class Source:

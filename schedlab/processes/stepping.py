@@ -93,7 +93,7 @@ def _owner(process: Process) -> str:
 def _job(event: simpy.Event) -> str:
     """The job an event carries as its value (a machine's allocation and end events do), or ``the job``."""
     job = getattr(getattr(event, "_value", None), "job", None)  # _value: SimPy's field behind .value
-    return f"job {job.id}" if hasattr(job, "id") else "the job"
+    return f"job {job.id}" if job is not None and hasattr(job, "id") else "the job"
 
 
 def _call(callback: Any, event: simpy.Event) -> str:
@@ -117,7 +117,8 @@ def _event_name(event: simpy.Event) -> str:
 
 def describe_event(event: simpy.Event) -> str:
     """A short, readable description of a SimPy event and of whom it will wake, in public names."""
-    waiting = [cb.__self__ for cb in (event.callbacks or []) if isinstance(getattr(cb, "__self__", None), Process)]
+    owners = [getattr(cb, "__self__", None) for cb in (event.callbacks or [])]  # a bound method's object, else None
+    waiting = [owner for owner in owners if isinstance(owner, Process)]
     wakes = f" -> wakes {', '.join(_owner(p) for p in waiting)}" if waiting else ""
     # a component's method called back directly (a Machine ends its jobs so): say what it does
     calls = [_call(cb, event) for cb in (event.callbacks or [])

@@ -56,6 +56,7 @@ class TraceLog:
 
     @staticmethod
     def format(entries: list[TraceEntry]) -> str:
+        """``entries`` as a table: time, process, action and detail, one line each."""
         header = f"{'time':>12}  {'process':<14} {'action':<10} detail"
         return "\n".join([header, *map(str, entries)])
 

@@ -49,6 +49,7 @@ from schedlab.model.formats.traces import (
     COMPATS,
     LoadedTrace,
     NativeSchedule,
+    check_traces,
     evaluate,
     load_trace,
     pick_windows,
@@ -72,6 +73,8 @@ WALLTIMES = ("kill", "run-on")
 
 @dataclass(frozen=True)
 class Config:
+    """The replay's settings: which logs, policies, backfilling, windows, and how jobs are read."""
+
     #: SWF logs, by path or by name in traces_dir (e.g. UniLu-Gaia-2014-1)
     traces: tuple[str, ...] = ("UniLu-Gaia-2014-1",)
     #: priority orders: fcfs, sjf (by requested time), smallest, f1, wfp3, unicep
@@ -140,9 +143,13 @@ class Config:
                              "give a platform whose nodes give power.off")
         if self.length < 1 or (not self.starts and self.windows < 1):
             raise ValueError("need length >= 1 and windows >= 1 (or explicit starts)")
+        check_traces(self.traces, self.traces_dir)
+        if self.platform and not Path(self.platform).expanduser().is_file():
+            raise ValueError(f"platform={self.platform!r} is not a file (a platform TOML; '' for none)")
 
     @property
     def n_windows(self) -> int:
+        """How many windows a trace is replayed on: the given starts, else ``windows``."""
         return len(self.starts) if self.starts else self.windows
 
 
@@ -181,6 +188,7 @@ def load_batsim(path: str, procs: int | None = None) -> LoadedTrace:
 
 
 def cells(cfg: Config) -> list[dict]:
+    """The scenario's cells: every trace x policy x backfill, and a ``native`` row where a log records its waits."""
     out = []
     for name in cfg.traces:
         for policy in cfg.policies:
@@ -192,6 +200,7 @@ def cells(cfg: Config) -> list[dict]:
 
 
 def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> Model:
+    """The model of one cell and replication: window r of the cell's trace, under its policy (or as recorded)."""
     trace = load_log(cfg, cell["trace"])
     starts = pick_windows(len(trace.jobs), cfg.length, starts=cfg.starts or None, count=cfg.windows,
                           seed=window_seed(cfg, streams))
@@ -208,10 +217,11 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
         if cfg.idle_shutdown is not None:  # nodes switched off and on: a powered cluster
             model = powered_cluster_model(env, [platform.swf_job(job) for job in jobs], platform,
                                           IdleShutdown(policy, cfg.idle_shutdown), make_placement(cfg.placement),
-                                          walltime=cfg.walltime)  # type: ignore[arg-type]
+                                          walltime=cfg.walltime)  # type: ignore[arg-type]  # checked in Config
         else:
             model = cluster_model(env, [platform.swf_job(job) for job in jobs], platform, policy,
-                                  make_placement(cfg.placement), walltime=cfg.walltime)  # type: ignore[arg-type]
+                                  make_placement(cfg.placement),
+                                  walltime=cfg.walltime)  # type: ignore[arg-type]  # checked in Config
         model.parts.update(procs=platform.cores, window_start=lo)
         return model
     else:
@@ -224,7 +234,7 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
 
 def window_seed(cfg: Config, streams: Streams) -> int:
     """The seed of the window draw: ``window_seed`` if set, else the run's seed (``--seed``)."""
-    return cfg.window_seed if cfg.window_seed is not None else int(streams.seed.entropy)
+    return cfg.window_seed if cfg.window_seed is not None else int(streams.seed.entropy)  # type: ignore[arg-type]  # a run's Streams are made from its int seed
 
 
 def _energy(cluster: Any, records: Any) -> tuple[dict[str, float], str]:
@@ -247,6 +257,7 @@ def _energy(cluster: Any, records: Any) -> tuple[dict[str, float], str]:
 
 
 def measure(model: Model) -> dict[str, Any]:
+    """The replication's metrics (``evaluate``), and on a cluster its placements as a file."""
     out: dict[str, Any] = evaluate(model.records(), model["procs"])
     out["files"] = run_facts(model["procs"]) if "procs" in model.parts else {}  # `schedlab plot`'s capacity
     if "cluster" in model.parts:  # which nodes each job ran on: series/...-placements.csv, for `schedlab plot`

@@ -6,12 +6,14 @@ The topology is the grid contract's :class:`~schedlab.model.contracts.grid.GridT
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import networkx as nx
 import numpy as np
 
 from schedlab.model.contracts.grid import GridTopology
+from schedlab.model.core.fields import is_int
+from schedlab.topologies.grid import grid_capacities
 
 __all__ = ["grid_endpoints", "grid_topology"]
 
@@ -72,9 +74,10 @@ def _direct(graph: nx.Graph, agent: object, m: int) -> bool:
 
 
 def grid_topology(
-    graph: nx.Graph, *, hops: int | None = None, sharing: nx.Graph | None = None, name: str | None = None
+    graph: nx.Graph, *, hops: int | None = None, sharing: nx.Graph | None = None, name: str | None = None,
+    capacities: Sequence[float] | np.ndarray | None = None,
 ) -> GridTopology:
-    """The latency, reach and sharing graph of brokers and resources placed on ``graph``.
+    """The capacities, latency, reach and sharing graph of brokers and resources placed on ``graph``.
 
     Parameters
     ----------
@@ -97,13 +100,16 @@ def grid_topology(
         Default: the ordinal ring 0 -> 1 -> ... -> N-1 -> 0.
     name
         A label kept on the topology (default the graph's ``name``, else ``"graph"``).
+    capacities
+        The resources' capacities, in resource order; default: the ``capacity``
+        attribute of each resource node (:func:`~schedlab.topologies.grid_capacities`).
 
     Returns
     -------
     GridTopology
         ``latency[b, r]``: the shortest-path latency from broker b to resource r
         (``weight="latency"``); ``reach[b, r]``: r is connected to b (and within
-        ``hops`` links). Pass it to ``GridModel(..., topology=...)``.
+        ``hops`` links); ``capacities``. A ``GridModel`` runs on it: ``GridModel(env, topology, ...)``.
 
     Raises
     ------
@@ -125,8 +131,8 @@ def grid_topology(
 
     On a graph where every broker has a zero-latency link to every resource (the
     paper's complete grid, :func:`~schedlab.topologies.bipartite_grid`) the result is
-    :meth:`GridTopology.complete`, and a ``GridModel`` on it gives the same records,
-    bit for bit, as one built without a topology.
+    :meth:`GridTopology.complete` with the same capacities, and a ``GridModel`` on it
+    gives the same records, bit for bit.
 
     References
     ----------
@@ -144,17 +150,17 @@ def grid_topology(
     >>> g.add_edge(("agent", 0), "site", latency=0.5)
     >>> g.add_edge("site", ("resource", 0), latency=0.0)
     >>> g.add_edge("site", ("resource", 1), latency=2.0)
-    >>> topo = grid_topology(g)
+    >>> topo = grid_topology(g, capacities=[100.0, 400.0])
     >>> topo.latency.tolist(), topo.reach.tolist()
     ([[0.5, 2.5]], [[True, True]])
-    >>> grid_topology(g, hops=1)
+    >>> grid_topology(g, hops=1, capacities=[100.0, 400.0])
     Traceback (most recent call last):
     ...
     ValueError: graph: broker ('agent', 0) reaches no resource within hops=1
     """
     if not isinstance(graph, nx.Graph):
         raise TypeError(f"graph must be a networkx graph, got {type(graph).__name__}")
-    if hops is not None and (isinstance(hops, bool) or not isinstance(hops, int | np.integer) or hops < 1):
+    if hops is not None and not is_int(hops, 1):
         raise ValueError(f"hops must be a whole number >= 1 (or None: no limit), got {hops!r}")
     n, m = grid_endpoints(graph)
     weight = _link_latency(graph)
@@ -175,7 +181,9 @@ def grid_topology(
         if not reach[i].any():
             limit = "" if hops is None else f" within hops={hops}"
             raise ValueError(f"graph: broker ('agent', {i}) reaches no resource{limit}")
-    base = GridTopology.complete(n, m)
+    base = GridTopology.complete(n, grid_capacities(graph) if capacities is None else capacities)
+    if base.resources != m:
+        raise ValueError(f"capacities: the graph has {m} resources, got {base.resources} capacities")
     label = name if name is not None else (graph.name or "graph")
     if sharing is None:
         order, preds = base.order, base.predecessors
@@ -185,4 +193,4 @@ def grid_topology(
         directed = sharing if sharing.is_directed() else sharing.to_directed()
         shared = GridTopology.with_sharing(base, directed)
         order, preds = shared.order, shared.predecessors
-    return GridTopology(n, m, latency, reach, order, preds, label)
+    return GridTopology(n, m, latency, reach, order, preds, base.capacities, label)

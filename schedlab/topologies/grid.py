@@ -7,15 +7,14 @@ import math
 import networkx as nx
 import numpy as np
 
+from schedlab.model.core.fields import whole
 from schedlab.model.core.workloads import as_generator
 
 __all__ = ["bipartite_grid", "grid_capacities", "ordinal_ring", "resource_capacities"]
 
 
 def _count(name: str, value: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-        raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
-    return int(value)
+    return whole(name, value, 1)
 
 
 def ordinal_ring(n: int) -> nx.DiGraph:
@@ -134,8 +133,8 @@ def bipartite_grid(
     m = _count("resources (M)", resources)
     if (capacities is None) == (capacity_range is None):
         raise ValueError("give exactly one of capacity_range=(C_min, C_max) or capacities=")
-    if capacities is None:
-        caps = resource_capacities(m, capacity_range, seed)  # type: ignore[arg-type]
+    if capacity_range is not None:
+        caps = resource_capacities(m, capacity_range, seed)
     else:
         caps = np.asarray(capacities, dtype=float)
         if caps.shape != (m,):

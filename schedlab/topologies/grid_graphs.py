@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import networkx as nx
 import numpy as np
 
+from schedlab.model.core.fields import is_int
 from schedlab.model.core.workloads import as_generator
 from schedlab.topologies.grid import _count, resource_capacities
 
@@ -31,7 +32,12 @@ def _range(name: str, bounds: tuple[float, float]) -> tuple[float, float]:
     return low, high
 
 
-def _capacities(m: int, capacity_range, capacities, seed) -> np.ndarray:  # type: ignore[no-untyped-def]
+def _capacities(
+    m: int,
+    capacity_range: tuple[float, float],
+    capacities: Sequence[float] | np.ndarray | None,
+    seed: int | np.random.Generator | None,
+) -> np.ndarray:
     if capacities is None:
         return resource_capacities(m, capacity_range, seed)
     caps = np.asarray(capacities, dtype=float)
@@ -137,7 +143,9 @@ def hierarchical_grid(
     per_site = _count("resources_per_site", resources_per_site)
     if latency is None:
         lat = (1.0,) * len(levels) + (0.0,)
-    elif isinstance(latency, int | float | np.number) and not isinstance(latency, bool):
+    elif isinstance(latency, bool):
+        raise ValueError(f"latency must be a number or one per level, got {latency!r}")
+    elif isinstance(latency, int | float | np.number):
         lat = (float(latency),) * (len(levels) + 1)
     else:
         lat = tuple(float(x) for x in latency)
@@ -147,7 +155,7 @@ def hierarchical_grid(
         raise ValueError(f"latency: every value must be finite and >= 0, got {lat}")
     lowest = len(levels) - 1  # the lowest broker level
     agents_at = lowest if agent_level is None else agent_level
-    if isinstance(agents_at, bool) or not isinstance(agents_at, int | np.integer) or not 0 <= agents_at <= lowest:
+    if not is_int(agents_at, 0) or agents_at > lowest:
         raise ValueError(f"agent_level must be a broker level in 0..{lowest}, got {agent_level!r}")
     sites = math.prod(levels)
     caps = _capacities(sites * per_site, capacity_range, capacities, seed).tolist()

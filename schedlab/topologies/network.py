@@ -13,6 +13,7 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 
+from schedlab.model.core.fields import is_int, whole
 from schedlab.model.core.workloads import as_generator
 
 __all__ = ["scale_free_network", "small_world_ring", "torus_network"]
@@ -73,12 +74,11 @@ def small_world_ring(
     >>> nx.is_connected(g), min(d for _, d in g.degree) >= 2, max(d for _, d in g.degree) <= 4
     (True, True, True)
     """
-    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 3:
+    if not is_int(n, 3):
         raise ValueError(f"n (servers) must be a whole number >= 3, got {n!r}")
     if not 0 <= shortcut_prob <= 1:
         raise ValueError(f"shortcut_prob must be in [0, 1], got {shortcut_prob!r}")
-    if isinstance(max_degree, bool) or not isinstance(max_degree, int | np.integer) or max_degree < 2:
-        raise ValueError(f"max_degree must be a whole number >= 2, got {max_degree!r}")
+    whole("max_degree", max_degree, 2)
     rng = as_generator(seed)
     n = int(n)
     graph = nx.Graph()
@@ -92,12 +92,6 @@ def small_world_ring(
         if free:
             graph.add_edge(i, free[int(rng.integers(len(free)))], kind="shortcut")
     return graph
-
-
-def _whole(name: str, value: int, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
-        raise ValueError(f"{name} must be a whole number >= {low}, got {value!r}")
-    return int(value)
 
 
 def torus_network(rows: int, cols: int) -> nx.Graph:
@@ -134,8 +128,8 @@ def torus_network(rows: int, cols: int) -> nx.Graph:
     >>> g.number_of_nodes(), sorted({d for _, d in g.degree}), g.nodes[12]["pos"]
     (50, [4], (1, 2))
     """
-    r = _whole("rows", rows, 3)
-    c = _whole("cols", cols, 3)
+    r = whole("rows", rows, 3)
+    c = whole("cols", cols, 3)
     grid = nx.grid_2d_graph(r, c, periodic=True)
     graph = nx.Graph(name=f"torus({r}x{c})")
     graph.add_nodes_from((i * c + j, {"pos": (i, j)}) for i in range(r) for j in range(c))
@@ -185,8 +179,8 @@ def scale_free_network(n: int, m: int = 2, *, seed: int | np.random.Generator | 
     >>> nx.is_connected(g), sorted(g.nodes) == list(range(50)), min(d for _, d in list(g.degree)[3:])
     (True, True, 2)
     """
-    size = _whole("n (servers)", n, 2)
-    links = _whole("m (links per new server)", m, 1)
+    size = whole("n (servers)", n, 2)
+    links = whole("m (links per new server)", m, 1)
     if links >= size:
         raise ValueError(f"m (links per new server) must be below n = {size}, got {m!r}")
     graph = nx.barabasi_albert_graph(size, links, seed=as_generator(seed))

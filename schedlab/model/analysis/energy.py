@@ -67,6 +67,7 @@ def energy(rows: Iterable[tuple[Any, str, str, str, int, float, float]], platfor
     if missing:
         raise ValueError(f"energy: platform {platform.name!r}: node type(s) {', '.join(missing)} give no power "
                          "(nodes.<type>.power = {idle = W, full = W})")
+    watts_of = {name: p for name, p in power.items() if p is not None}  # every type's: checked just above
     span = end - start
     busy: dict[str, float] = {}  # core-seconds held per node
     per_job: dict[Any, float] = {}
@@ -75,28 +76,28 @@ def energy(rows: Iterable[tuple[Any, str, str, str, int, float, float]], platfor
     for job, _queue, node, _kind, cores, t0, t1 in rows:
         held = max(0.0, min(t1, end) - max(t0, start)) * cores
         busy[node] = busy.get(node, 0.0) + held
-        watts = power[kind_of[node]]
-        per_job[job] = per_job.get(job, 0.0) + watts.full * held / cores_of[node]  # type: ignore[union-attr]
+        watts = watts_of[kind_of[node]]
+        per_job[job] = per_job.get(job, 0.0) + watts.full * held / cores_of[node]
     away: dict[str, float] = {}  # seconds not on, per node
     extra: dict[str, float] = {}  # joules off and switching, per node
     for node, state, t0, t1 in states:
-        watts = power[kind_of[node]]
+        watts = watts_of[kind_of[node]]
         inside = max(0.0, min(t1, end) - max(t0, start))
         away[node] = away.get(node, 0.0) + inside
         if state == "off":
-            joules = watts.off * inside  # type: ignore[union-attr,operator]
+            joules = (watts.off or 0.0) * inside  # a node that was off gives its off watts
         else:
-            switch = watts.switch_off if state == "switching_off" else watts.switch_on  # type: ignore[union-attr]
+            switch = watts.switch_off if state == "switching_off" else watts.switch_on
             if switch.seconds > 0:  # its watts, over the part of it inside the span
                 joules = switch.joules / switch.seconds * inside
             else:
                 joules = switch.joules if start <= t0 <= end else 0.0
         extra[node] = extra.get(node, 0.0) + joules
     per_node = {}
-    for node in platform.nodes:
-        watts = power[node.kind]
-        on = span - away.get(node.name, 0.0)
-        per_node[node.name] = (watts.idle * on + (watts.full - watts.idle) * busy.get(node.name, 0.0) / node.cores  # type: ignore[union-attr]
-                               + extra.get(node.name, 0.0))
+    for spec in platform.nodes:
+        watts = watts_of[spec.kind]
+        on = span - away.get(spec.name, 0.0)
+        per_node[spec.name] = (watts.idle * on + (watts.full - watts.idle) * busy.get(spec.name, 0.0) / spec.cores
+                               + extra.get(spec.name, 0.0))
     total = sum(per_node.values())
     return EnergyReport(total, per_node, per_job, total / span, total * span, span)

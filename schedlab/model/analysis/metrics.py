@@ -241,7 +241,9 @@ def processing_efficiency(records: Iterable[JobRecord], start: float, end: float
     return done / entered if entered > 0 else math.nan
 
 
-def system_load(rates: Sequence[float], mean_length: float, capacities: Sequence[float]) -> float:
+def system_load(
+    rates: Sequence[float] | np.ndarray, mean_length: float, capacities: Sequence[float] | np.ndarray
+) -> float:
     """Expected system load ``gamma = sum_j J_av * xi_j / sum_i C_i`` (seed 003 eq. 7), as a fraction.
 
     ``rates[j]`` is agent j's job arrival rate per unit of time (xi_j), ``mean_length``

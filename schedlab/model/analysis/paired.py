@@ -18,7 +18,7 @@ from scipy import stats
 __all__ = ["paired_difference"]
 
 
-def paired_difference(a: Sequence[float], b: Sequence[float]) -> tuple[float, float, int]:
+def paired_difference(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray) -> tuple[float, float, int]:
     """Mean of ``a - b`` over the pairs where both are finite, its 95% t half-width, and the pairs used.
 
     Examples

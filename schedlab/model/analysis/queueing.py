@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import math
 
+from schedlab.model.core.fields import is_whole
+
 __all__ = ["erlang_b", "erlang_c", "erlang_c_wait", "mm1_wait"]
 
 
 def _check(c: int, arrival_rate: float, service_rate: float) -> float:
-    if int(c) != c or c < 1:
+    if not is_whole(c, 1):
         raise ValueError(f"number of servers c must be a whole number >= 1, got {c!r}")
     for name, value in (("arrival_rate", arrival_rate), ("service_rate", service_rate)):
         if not (math.isfinite(value) and value > 0):
@@ -26,7 +28,7 @@ def erlang_b(c: int, offered_load: float) -> float:
 
     Computed by the stable recursion ``B(k) = a B(k-1) / (k + a B(k-1))``, ``B(0) = 1``.
     """
-    if isinstance(c, bool) or int(c) != c or c < 1:
+    if not is_whole(c, 1):
         raise ValueError(f"number of servers c must be a whole number >= 1, got {c!r}")
     if not (math.isfinite(offered_load) and offered_load >= 0):
         raise ValueError(f"offered load must be finite and >= 0, got {offered_load!r}")

@@ -12,8 +12,9 @@ runs the turns, the resources and the clock; this module holds, as plain data:
 - :class:`GridDecider`: the decision hooks a rule or learner implements;
 - :class:`GridCompletion` and the model's signals (``completed``, ``step_ended``):
   what learners subscribe to, in :meth:`GridDecider.bind`;
-- :class:`GridTopology`: a topology reduced to what a run needs (latency, reach,
-  the sharing graph), built from any NetworkX graph by :mod:`schedlab.topologies.grid`;
+- :class:`GridTopology`: a topology reduced to what a run needs (the resources'
+  capacities, latency, reach, the sharing graph), built from any NetworkX graph by
+  :mod:`schedlab.topologies.grid`;
 - :class:`PoissonJobs`: the paper's workload.
 
 A policy or learner written against these types runs on any grid, on any topology.
@@ -30,6 +31,7 @@ import networkx as nx
 import numpy as np
 
 from schedlab.model.contracts.signals import Subscribable
+from schedlab.model.core.fields import is_int
 from schedlab.model.core.job import Job
 from schedlab.model.records.job_record import JobRecord, Status
 from schedlab.model.records.table import job_record
@@ -43,6 +45,7 @@ __all__ = [
     "GridView",
     "JobSource",
     "PoissonJobs",
+    "checked_capacities",
     "resource_name",
     "ring_order",
 ]
@@ -94,9 +97,13 @@ class GridView(Protocol):
     """
 
     @property
-    def agents(self) -> int: ...
+    def agents(self) -> int:
+        """Number of brokers (N)."""
+        ...
     @property
-    def resources(self) -> int: ...
+    def resources(self) -> int:
+        """Number of resources (M)."""
+        ...
     @property
     def capacities(self) -> np.ndarray:
         """Each resource's capacity (length processed per unit of time), read-only."""
@@ -106,9 +113,13 @@ class GridView(Protocol):
         """When each resource's queue empties, counting the jobs that reached it (read-only)."""
         ...
     @property
-    def now(self) -> float: ...
+    def now(self) -> float:
+        """The simulated time."""
+        ...
     @property
-    def topology(self) -> GridTopology: ...
+    def topology(self) -> GridTopology:
+        """Who reaches which resource, with what latency, and who shares with whom."""
+        ...
     @property
     def completed(self) -> Subscribable[GridCompletion]:
         """Emitted at each completion, at its time."""
@@ -191,9 +202,11 @@ class PoissonJobs:
 
     @property
     def mean_length(self) -> float:
+        """The mean job length, ``(low + high) / 2``: the J_av of the system load."""
         return (self.low + self.high) / 2
 
     def lengths(self, step: int, agents: int) -> list[list[float]]:
+        """Step ``step``'s new jobs, per agent: a Poisson count each, uniform lengths in ``[low, high)``."""
         counts = self._arrivals.poisson(self.rate, agents).tolist()
         drawn = self._lengths.uniform(self.low, self.high, sum(counts)).tolist()
         out, k = [], 0
@@ -201,6 +214,18 @@ class PoissonJobs:
             out.append(drawn[k : k + c])
             k += c
         return out
+
+
+def checked_capacities(capacities: Sequence[float] | np.ndarray) -> np.ndarray:
+    """``capacities`` as a float array, checked: M >= 1 of them, each finite and > 0 (a one-line error)."""
+    caps = np.array(capacities, dtype=float)
+    if caps.ndim != 1 or caps.size < 1:
+        raise ValueError(f"resources: need at least one resource (M >= 1), got {caps.size} capacities")
+    good = np.isfinite(caps) & (caps > 0)
+    if not good.all():
+        bad = int(np.flatnonzero(~good)[0])
+        raise ValueError(f"resources: capacity of resource {bad} must be finite and > 0, got {float(caps[bad])!r}")
+    return caps
 
 
 def ring_order(ring: nx.DiGraph, agents: int) -> list[int]:
@@ -228,14 +253,14 @@ def _sharing_order(sharing: nx.DiGraph, agents: int) -> tuple[tuple[int, ...], t
         raise ValueError(f"sharing: nodes must be the agents 0..{agents - 1}, got {sorted(sharing.nodes)[:10]}...")
     if all(sharing.out_degree(i) == 1 and sharing.in_degree(i) == 1 for i in range(agents)):
         try:
-            order = ring_order(sharing, agents)
+            ring: list[int] = ring_order(sharing, agents)
         except ValueError:
-            order = []
-        if order:
-            preds = [()] * agents
-            for k, i in enumerate(order):
-                preds[i] = (order[k - 1],)
-            return tuple(order), tuple(preds)
+            ring = []
+        if ring:
+            before: list[tuple[int, ...]] = [()] * agents
+            for k, i in enumerate(ring):
+                before[i] = (ring[k - 1],)
+            return tuple(ring), tuple(before)
     if not nx.is_weakly_connected(sharing):
         raise ValueError("sharing: the graph must connect every agent (weakly connected)")
     seen = dict.fromkeys(nx.bfs_tree(sharing.to_undirected(as_view=True), 0))
@@ -256,6 +281,9 @@ class GridTopology:
     ----------
     agents, resources
         N brokers and M resources.
+    capacities
+        ``(M,)`` processing capacity of each resource (length processed per unit of
+        time), finite and > 0: what a grid graph's resource nodes carry as ``capacity``.
     latency
         ``(N, M)`` time a job sent by broker b takes to reach resource r (the
         shortest path over the links' ``latency``); a broker also sees a
@@ -275,11 +303,18 @@ class GridTopology:
     reach: np.ndarray
     order: tuple[int, ...]
     predecessors: tuple[tuple[int, ...], ...]
+    capacities: np.ndarray
     #: any extra description a builder wants to keep (e.g. the graph's name)
     name: str = field(default="complete")
 
     def __post_init__(self) -> None:
         n, m = self.agents, self.resources
+        if not is_int(n, 1):
+            raise ValueError(f"agents: need N >= 1 scheduler agents, got {n!r}")
+        caps = checked_capacities(self.capacities)
+        if caps.size != m:
+            raise ValueError(f"topology: {m} resources, but {caps.size} capacities")
+        object.__setattr__(self, "capacities", caps)
         if self.latency.shape != (n, m) or self.reach.shape != (n, m):
             raise ValueError(f"topology: latency and reach need shape (N={n}, M={m}), "
                              f"got {self.latency.shape} and {self.reach.shape}")
@@ -290,14 +325,15 @@ class GridTopology:
             raise ValueError(f"topology: broker {int(lonely[0])} reaches no resource")
         if sorted(self.order) != list(range(n)) or len(self.predecessors) != n:
             raise ValueError(f"topology: the turn order must name each of the {n} brokers once")
-        for array in (self.latency, self.reach):
+        for array in (self.latency, self.reach, caps):
             array.flags.writeable = False
 
     def is_same_as(self, other: GridTopology) -> bool:
-        """Same sizes, latencies, reach, turn order and sharing graph."""
+        """Same sizes, capacities, latencies, reach, turn order and sharing graph."""
         return (
             (self.agents, self.resources, self.order, self.predecessors)
             == (other.agents, other.resources, other.order, other.predecessors)
+            and np.array_equal(self.capacities, other.capacities)
             and np.array_equal(self.latency, other.latency)
             and np.array_equal(self.reach, other.reach)
         )
@@ -314,18 +350,26 @@ class GridTopology:
         return all(self.predecessors[i] == (order[k - 1],) for k, i in enumerate(order))
 
     @classmethod
-    def complete(cls, agents: int, resources: int, sharing: nx.DiGraph | None = None) -> GridTopology:
-        """Every broker reaches every resource at once; brokers share along ``sharing`` (default the ring 0..N-1)."""
+    def complete(cls, agents: int, capacities: Sequence[float] | np.ndarray,
+                 sharing: nx.DiGraph | None = None) -> GridTopology:
+        """N brokers, each reaching every resource at once (the paper's grid); they share along ``sharing``.
+
+        ``capacities`` are the M resources'; ``sharing`` defaults to the ring 0 -> 1 -> ... -> N-1 -> 0.
+        """
+        if not is_int(agents, 1):
+            raise ValueError(f"agents: need N >= 1 scheduler agents, got {agents!r}")
+        caps = checked_capacities(capacities)
+        resources = caps.size
         if sharing is None:
-            order = tuple(range(agents))
-            preds = tuple((order[k - 1],) for k in range(agents))
+            order: tuple[int, ...] = tuple(range(agents))
+            preds: tuple[tuple[int, ...], ...] = tuple((order[k - 1],) for k in range(agents))
         else:
             order, preds = _sharing_order(sharing, agents)
         return cls(agents, resources, np.zeros((agents, resources)), np.ones((agents, resources), dtype=bool),
-                   order, preds)
+                   order, preds, caps)
 
     @classmethod
     def with_sharing(cls, base: GridTopology, sharing: nx.DiGraph) -> GridTopology:
         """``base`` with brokers sharing along ``sharing`` instead."""
         order, preds = _sharing_order(sharing, base.agents)
-        return cls(base.agents, base.resources, base.latency, base.reach, order, preds, base.name)
+        return cls(base.agents, base.resources, base.latency, base.reach, order, preds, base.capacities, base.name)

@@ -13,7 +13,7 @@ start jobs in its ranking. A :data:`Score` is the short way to write one.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import NamedTuple, Protocol, runtime_checkable
 
 from schedlab.model.core.job import Job
@@ -55,13 +55,17 @@ class RunningView(Protocol):
     """A running job as a policy sees it."""
 
     @property
-    def job(self) -> Job: ...
+    def job(self) -> Job:
+        """The job."""
+        ...
     @property
     def cpus(self) -> int:
         """CPUs allocated now."""
         ...
     @property
-    def first_start(self) -> float: ...
+    def first_start(self) -> float:
+        """When the job first started: its wait ended there."""
+        ...
     @property
     def started(self) -> float:
         """When the current allocation began (last start, resume or resize)."""
@@ -86,17 +90,29 @@ class MachineView(Protocol):
     """
 
     @property
-    def name(self) -> str: ...
+    def name(self) -> str:
+        """The machine's name."""
+        ...
     @property
-    def now(self) -> float: ...
+    def now(self) -> float:
+        """The simulated time."""
+        ...
     @property
-    def capacity(self) -> int: ...
+    def capacity(self) -> int:
+        """The machine's CPUs."""
+        ...
     @property
-    def free(self) -> int: ...
+    def free(self) -> int:
+        """Its idle CPUs."""
+        ...
     @property
-    def waiting(self) -> Sequence[Job]: ...
+    def waiting(self) -> Sequence[Job]:
+        """The waiting jobs, in arrival order (preempted ones too)."""
+        ...
     @property
-    def running(self) -> Sequence[RunningView]: ...
+    def running(self) -> Sequence[RunningView]:
+        """The running jobs."""
+        ...
     @property
     def resources(self) -> Mapping[str, float]:
         """Capacities of the machine's other named resources (memory...)."""
@@ -116,8 +132,9 @@ class MachineView(Protocol):
         ...
 
 
-#: a policy: called with the view, returns the next action or ``None`` (nothing more now)
-Policy = Callable[[MachineView], Action | None]
+#: a policy: called with the view, returns the next action, or several at once (an iterable,
+#: applied in order), or ``None`` (nothing more now)
+Policy = Callable[[MachineView], Action | Iterable[Action] | None]
 
 
 #: a score: maps a waiting job and the decision's time to a number; lower starts first

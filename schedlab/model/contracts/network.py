@@ -35,18 +35,10 @@ __all__ = [
     "ShippingRule",
     "job_classes",
     "random_vectors",
-    "whole",
 ]
 
 #: what makes an agent "touch" a job (I_k^eta = 1), see :class:`~schedlab.processes.network.ServerNetwork`
 TOUCHES = ("visit", "decision")
-
-
-def whole(name: str, value: int, low: int) -> int:
-    """``value`` as an int, checked to be a whole number >= ``low`` (a one-line error naming ``name``)."""
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
-        raise ValueError(f"{name} must be a whole number >= {low}, got {value!r}")
-    return int(value)
 
 
 class Ship(NamedTuple):

@@ -19,16 +19,16 @@ they can (see :mod:`schedlab.policies.placement`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from schedlab.model.contracts.machine import MachineView
+from schedlab.model.contracts.machine import Action, MachineView
 from schedlab.model.core.job import Job
 
 __all__ = [
-    "Allocation", "ClusterView", "NodeState", "Placement", "copy_nodes", "fits_one_node", "hold", "let_go", "room",
-    "share",
+    "Allocation", "ClusterPolicy", "ClusterView", "NodeState", "Placement", "copy_nodes", "fits_one_node", "hold",
+    "let_go", "room", "share",
 ]
 
 #: cores per node, ``{node index: cores}``: where a started job runs
@@ -111,7 +111,9 @@ class Placement(Protocol):
 
     exclusive: bool
 
-    def place(self, job: Job, nodes: Sequence[NodeState], allowed: Sequence[int]) -> Allocation | None: ...
+    def place(self, job: Job, nodes: Sequence[NodeState], allowed: Sequence[int]) -> Allocation | None:
+        """The cores to take on each node for ``job``, among ``allowed``; ``None`` if it cannot start now."""
+        ...
 
 
 class ClusterView(MachineView, Protocol):
@@ -122,13 +124,17 @@ class ClusterView(MachineView, Protocol):
     """
 
     @property
-    def nodes(self) -> Sequence[NodeState]: ...
+    def nodes(self) -> Sequence[NodeState]:
+        """Each node's state now (read-only)."""
+        ...
     @property
     def allocations(self) -> Mapping[Job, Allocation]:
         """Where each running job is: ``{job: {node index: cores}}``."""
         ...
     @property
-    def placement(self) -> Placement: ...
+    def placement(self) -> Placement:
+        """The cluster's placement rule, for a policy to place jobs on copies of the nodes."""
+        ...
     def allowed_nodes(self, job: Job) -> tuple[int, ...]:
         """The nodes ``job`` may run on (its partition's)."""
         ...
@@ -170,3 +176,8 @@ def let_go(nodes: Sequence[NodeState], job: Job, alloc: Allocation, exclusive: b
             node.free_cores += cores
             for r, a in share(job, cores).items():
                 node.free[r] = node.free.get(r, 0.0) + a
+
+
+#: a policy for a cluster: called with its :class:`ClusterView` (nodes and placements too), it answers
+#: as a :data:`~schedlab.model.contracts.machine.Policy` does. Every machine policy is also one.
+ClusterPolicy = Callable[[ClusterView], Action | Iterable[Action] | None]

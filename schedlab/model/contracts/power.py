@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal, NamedTuple, Protocol
 
-__all__ = ["NodePowerState", "PowerState", "PowerView", "SwitchOff", "SwitchOn", "WakeAt"]
+__all__ = ["NodePowerState", "PowerAction", "PowerState", "PowerView", "SwitchOff", "SwitchOn", "WakeAt"]
 
 #: a node's power state (Batsim's host states: computing and idle are both ``on``)
 PowerState = Literal["on", "switching_off", "off", "switching_on"]
@@ -65,6 +65,10 @@ class WakeAt:
     """Ask the policy again at time ``time`` (at or after now)."""
 
     time: float
+
+
+#: what a powered cluster applies besides a machine's actions
+PowerAction = SwitchOff | SwitchOn | WakeAt
 
 
 class NodePowerState(NamedTuple):

@@ -74,6 +74,7 @@ class ProcessorMap:
 
     @property
     def free(self) -> int:
+        """How many processors are free now, counted from the map."""
         return self.size - sum(self.busy)
 
 

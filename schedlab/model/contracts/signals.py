@@ -20,4 +20,6 @@ T = TypeVar("T")
 class Subscribable(Protocol[T]):
     """A signal a learner connects to: ``receiver(value)`` is called at every emission, in connection order."""
 
-    def connect(self, receiver: Callable[[T], object]) -> Callable[[T], object]: ...
+    def connect(self, receiver: Callable[[T], object]) -> Callable[[T], object]:
+        """Call ``receiver`` at every emission from now on; returns it (usable as a decorator)."""
+        ...

@@ -20,10 +20,14 @@ __all__ = ["Distribution", "Exponential", "Fixed", "Uniform", "UniformInt", "as_
 class Distribution(Protocol):
     """Anything that draws ``n`` values from a Generator and knows its mean."""
 
-    def draw(self, rng: np.random.Generator, n: int) -> np.ndarray: ...
+    def draw(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """``n`` values drawn from ``rng``."""
+        ...
 
     @property
-    def mean(self) -> float: ...
+    def mean(self) -> float:
+        """The distribution's mean, for loads and rates computed before any draw."""
+        ...
 
 
 def _check(cond: bool, what: str) -> None:
@@ -41,10 +45,12 @@ class Fixed:
         _check(math.isfinite(self.value), f"Fixed: value must be finite, got {self.value!r}")
 
     def draw(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """``n`` times the value (``rng`` is not drawn from)."""
         return np.full(n, self.value, dtype=float)
 
     @property
     def mean(self) -> float:
+        """The value itself."""
         return float(self.value)
 
 
@@ -61,10 +67,12 @@ class Exponential:
         )
 
     def draw(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """``n`` exponential draws of this mean."""
         return rng.exponential(self.mean, n)
 
     @classmethod
     def from_rate(cls, rate: float) -> Exponential:
+        """The exponential of rate ``rate`` (mean ``1 / rate``), as queueing texts give it."""
         _check(math.isfinite(rate) and rate > 0, f"Exponential: rate must be finite and > 0, got {rate!r}")
         return cls(1.0 / rate)
 
@@ -83,10 +91,12 @@ class Uniform:
         )
 
     def draw(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """``n`` uniform draws in ``[low, high)``."""
         return rng.uniform(self.low, self.high, n)
 
     @property
     def mean(self) -> float:
+        """``(low + high) / 2``."""
         return (self.low + self.high) / 2
 
 
@@ -104,10 +114,12 @@ class UniformInt:
         )
 
     def draw(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """``n`` uniform whole numbers in ``[low, high]``, both ends included."""
         return rng.integers(self.low, self.high, n, endpoint=True)
 
     @property
     def mean(self) -> float:
+        """``(low + high) / 2``."""
         return (self.low + self.high) / 2
 
 

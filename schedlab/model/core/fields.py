@@ -20,15 +20,24 @@ rule of its type, so nothing numeric is ever unchecked:
 
 - ``float``: finite (``inf`` and ``nan`` are refused), ``>= 0`` and at most ``10**9``;
 - ``int``: ``>= 0`` and at most ``10**9``;
-- a tuple whose default is not empty: not empty, and each number in it as above.
+- a tuple whose default is not empty: not empty, and each number in it as above;
+- ``str``: anything (a name or a path), unless declared with :func:`text`, which
+  can refuse the empty string or what does not match a pattern.
 
 ``10**9`` (:data:`SANE`) is more jobs, CPUs, steps or seconds than any run can take; a
 value beyond it is a typo or a probe, and would run until memory or time is gone. A
 field that may be negative, infinite, larger or empty says so:
 ``number(-1.0, low=None)``, ``number(math.inf, finite=False, high=None)``,
-``number(0, high=INT_MAX)`` (a seed), ``items((), nonempty=False)``. Fields marked
+``number(0, high=INT_MAX)`` (a seed), ``items((), nonempty=False)``;
+``text("auto", pattern=r"auto|[0-9]*", what='"auto", "" or a queue number')``. Fields marked
 ``work=True`` scale the work of one replication (jobs, steps, customers); a runner
 multiplies them to estimate a run's size before it starts (see :func:`work_units`).
+
+Outside configs, a constructor's whole-number argument is checked with the same rule
+through one helper: :func:`is_int` (a whole number by type, as a count or an index is),
+:func:`is_whole` (by value: ``4.0`` passes, as a CPU count computed in floats may be)
+and :func:`whole` (the check and its one-line error, ``steps must be a whole number >= 1,
+got 0``).
 """
 
 from __future__ import annotations
@@ -36,17 +45,56 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
+import re
 import typing
 from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
-    "INT_MAX", "SANE", "Check", "FieldValueError", "items", "number", "validate", "validate_values", "work_units",
+    "INT_MAX", "SANE", "Check", "FieldValueError", "is_int", "is_whole", "items", "number", "text", "validate",
+    "validate_values", "whole", "work_units",
 ]
 
 INT_MAX = 2**63 - 1
 #: the upper bound of a number that declares none
 SANE = 10**9
+
+
+def is_int(value: Any, low: float | None = None) -> bool:
+    """Whether ``value`` is a whole number by type (an ``int`` or a numpy integer, never a ``bool``), >= ``low``.
+
+    Counts, sizes and indices take this rule: ``3.0`` is refused, since a float there
+    is more often a mistake (a rate or a time in the wrong argument) than a count.
+    """
+    # the exact type first: an int is by far the most common, and an ABC check costs ~1 us
+    if type(value) is not int and (isinstance(value, bool) or not isinstance(value, numbers.Integral)):
+        return False
+    return low is None or value >= low  # type: ignore[operator]  # ints and numpy integers compare with floats (Integral's stub says no)
+
+
+def is_whole(value: Any, low: float | None = None) -> bool:
+    """Whether ``value`` is a whole number by value (an integer, or a finite float like ``4.0``), >= ``low``.
+
+    For numbers that arrive as floats but must hold whole values: CPU counts set by a
+    policy, a capacity read from a file. A ``bool``, ``nan`` and ``inf`` are refused.
+    """
+    kind = type(value)
+    if kind is float:  # the exact types first (an ABC check costs ~1 us): nan and inf are not integers
+        if not value.is_integer():
+            return False
+    elif kind is not int:
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            return False
+        if not isinstance(value, numbers.Integral) and not (math.isfinite(value) and float(value).is_integer()):
+            return False
+    return low is None or value >= low
+
+
+def whole(name: str, value: Any, low: int = 0) -> int:
+    """``value`` as an ``int``, checked by :func:`is_int` to be >= ``low``; else a one-line error naming ``name``."""
+    if not is_int(value, low):
+        raise ValueError(f"{name} must be a whole number >= {low}, got {value!r}")
+    return int(value)
 
 
 class FieldValueError(ValueError):
@@ -65,9 +113,15 @@ class Check:
     finite: bool = True  #: refuse inf and nan
     nonempty: bool = True  #: a tuple field must hold at least one item
     work: bool = False  #: the field scales the work of one replication
+    #: a text field: the empty string is refused (``nonempty``) and a value must match ``pattern`` (whole)
+    pattern: str | None = None
+    #: what ``pattern`` accepts, in words, for the message
+    what: str = ""
 
     def problem(self, value: Any) -> str | None:
         """Why ``value`` is refused, or None when it is accepted."""
+        if isinstance(value, str):
+            return self._text_problem(value)
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
             return None  # not a number: types are the parser's business
         x = float(value) if not isinstance(value, int) else value
@@ -75,7 +129,7 @@ class Check:
             return "is not a number (nan)"
         if self.finite and isinstance(x, float) and math.isinf(x):
             return "must be finite"
-        if self.integer and not float(x).is_integer():
+        if self.integer and not is_whole(x):
             return "must be a whole number"
         if isinstance(value, int) and abs(value) > INT_MAX:
             return f"is out of range (|value| <= {INT_MAX})"
@@ -87,6 +141,15 @@ class Check:
             return f"must be <= {self.high:g}"
         if self.lt is not None and not x < self.lt:
             return f"must be < {self.lt:g}"
+        return None
+
+    def _text_problem(self, value: str) -> str | None:
+        if self.pattern is None and not self.what:
+            return None  # a text field without a declared rule: any name or path
+        if self.nonempty and not value.strip():
+            return f"must not be empty{f' (give {self.what})' if self.what else ''}"
+        if self.pattern is not None and not re.fullmatch(self.pattern, value):
+            return f"must be {self.what or f'of the form {self.pattern}'}"
         return None
 
 
@@ -123,6 +186,26 @@ def items(default: tuple[Any, ...], *, nonempty: bool = True, low: float | None 
           gt: float | None = None, lt: float | None = None, help: str | None = None) -> Any:
     """A tuple field: not empty unless ``nonempty=False``; numbers in it are checked like :func:`number`'s."""
     check = Check(low=low, high=high, gt=gt, lt=lt, nonempty=nonempty)
+    return dataclasses.field(default=default, metadata=_meta(check, help))
+
+
+def text(default: str, *, nonempty: bool = False, pattern: str | None = None, what: str = "",
+         help: str | None = None) -> Any:
+    """A text field (a name, a path, a spec) and what it accepts.
+
+    Parameters
+    ----------
+    default
+        The field's default value.
+    nonempty
+        Refuse the empty string (and blanks).
+    pattern
+        A regular expression the whole value must match (the empty string too, unless
+        ``nonempty``: write ``|`` alternatives that include it where it means something).
+    what
+        What the field takes, in words, for the message (``"a log's path or name"``).
+    """
+    check = Check(nonempty=nonempty, pattern=pattern, what=what or ("a value" if nonempty else ""))
     return dataclasses.field(default=default, metadata=_meta(check, help))
 
 

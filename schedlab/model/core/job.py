@@ -12,6 +12,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, make_dataclass
 from types import MappingProxyType
+from typing import Any
 
 from schedlab.model.core.utility import TimeUtility
 
@@ -111,6 +112,8 @@ class Job:
             raise JobError(f"job {self.id}: submit time must be finite and >= 0, got {submit!r}")
         if not 0 < runtime < _INF:
             raise JobError(f"job {self.id}: runtime must be finite and > 0, got {runtime!r}")
+        # fields.is_whole's rule, written out: once per job, and a numpy cpus count (a trace's) is compared
+        # here without the ABC check is_whole makes of a type other than int or float
         if not 1 <= cpus < _INF or int(cpus) != cpus:  # nan and inf fail the first test, not int()
             raise JobError(f"job {self.id}: cpus must be a whole number >= 1, got {cpus!r}")
         if self.estimate is not None and not (self.estimate > 0):
@@ -135,7 +138,7 @@ class Job:
     def __setstate__(self, state: dict[str, object]) -> None:
         for name, value in state.items():
             object.__setattr__(self, name, value)
-        object.__setattr__(self, "demands", frozen_demands(state["demands"]))  # type: ignore[arg-type]
+        object.__setattr__(self, "demands", frozen_demands(state["demands"]))  # type: ignore[arg-type]  # __getstate__ wrote a dict
 
     @property
     def requested_time(self) -> float:
@@ -168,7 +171,8 @@ class Job:
 # the swap stays: it is the cheapest of them (measured: benchmarks/README.md). The
 # workloads (model/core/workloads), the grid's arrivals and the server network's arrivals
 # make their jobs this way, hundreds of thousands a run.
-_JobDraft = make_dataclass("_JobDraft", [f.name for f in fields(Job)], slots=True)
+# (typed Any: a class built at run time, whose fields mypy cannot see)
+_JobDraft: Any = make_dataclass("_JobDraft", [f.name for f in fields(Job)], slots=True)
 if _JobDraft.__slots__ != Job.__slots__:  # the __class__ assignment would fail on the first job
     raise TypeError("Job's slots changed: _JobDraft must keep the same layout")
 
@@ -201,7 +205,7 @@ def trusted_job(
     draft = _JobDraft(id, submit, runtime, cpus, demands, estimate, job_class, group, weight, utility, origin,
                       partition)
     draft.__class__ = Job
-    return draft  # type: ignore[return-value]  # a Job now (no typing.cast: a call per job)
+    return draft  # a Job now (_JobDraft is typed Any, so no typing.cast: a call per job)
 
 
 def new_job(

@@ -20,7 +20,9 @@ __all__ = ["Constant", "LinearDecay", "TimeUtility", "final_utility"]
 class TimeUtility(Protocol):
     """Anything with ``unit(response_time) -> float`` in [0, 1]."""
 
-    def unit(self, response_time: float) -> float: ...
+    def unit(self, response_time: float) -> float:
+        """The utility per unit of work of a job that completes ``response_time`` after its submission."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +56,7 @@ class LinearDecay:
             raise ValueError(f"LinearDecay: exponent must be finite and > 0, got {self.exponent!r}")
 
     def unit(self, response_time: float) -> float:
+        """1 up to the ideal time, then ``(2 - t / ideal) ** exponent`` down to 0 at twice the ideal."""
         f = 2.0 - response_time / self.ideal
         if f >= 1.0:
             return 1.0
@@ -83,6 +86,7 @@ class Constant:
             raise ValueError(f"Constant: a unit utility is in [0, 1], got {self.value!r}")
 
     def unit(self, response_time: float) -> float:
+        """The same value, whatever the response time."""
         return self.value
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from schedlab.model.core.distributions import Distribution, as_distribution
+from schedlab.model.core.fields import is_whole
 from schedlab.model.core.job import Job, _new_job
 from schedlab.model.core.utility import TimeUtility
 
@@ -136,7 +137,7 @@ def poisson_workload(
     if isinstance(rate, bool) or not isinstance(rate, numbers.Real) or not (math.isfinite(rate) and rate > 0):
         raise WorkloadError(f"arrival rate must be a finite number > 0, got {rate!r}")
     rate = float(rate)
-    if count is not None and (int(count) != count or count < 0):
+    if count is not None and not is_whole(count, 0):
         raise WorkloadError(f"count must be a whole number >= 0, got {count!r}")
     mix = list(classes) if classes else [JobClass("", 1.0, runtime, cpus)]
     class_p = _probabilities([c.share for c in mix], "class shares")

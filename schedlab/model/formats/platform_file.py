@@ -18,6 +18,7 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
 
+from schedlab.model.core.fields import is_int
 from schedlab.model.formats.platform import (
     Node,
     NodePower,
@@ -59,7 +60,7 @@ class _Where:
                                  f"unknown key; expected one of {', '.join(allowed)}", show=False)
 
     def whole(self, value: Any, key: str, low: int) -> int:
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        if not is_int(value, low):
             raise self.error(key, f"must be a whole number >= {low}", value)
         return value
 
@@ -222,7 +223,7 @@ def _queue(at: _Where, name: str, raw: Any, partitions: Mapping[str, Partition],
     table = at.table(raw, key)
     at.known(table, key, _QUEUE)
     priority = table.get("priority", 0)
-    if isinstance(priority, bool) or not isinstance(priority, int):
+    if not is_int(priority):
         raise at.error(f"{key}.priority", "must be a whole number", priority)
     weight = at.amount(table.get("weight", 1.0), f"{key}.weight", positive=True)
     limit = at.amount(table["max_runtime"], f"{key}.max_runtime", positive=True) if "max_runtime" in table \

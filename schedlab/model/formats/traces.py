@@ -28,8 +28,18 @@ from schedlab.model.records.job_record import JobRecord, Status
 from schedlab.model.records.table import job_record
 
 __all__ = [
-    "BSLD_THRESHOLD", "COMPATS", "LoadedTrace", "NativeSchedule", "evaluate", "load_trace", "pick_windows",
+    "BSLD_THRESHOLD",
+    "COMPATS",
+    "TRACES_DIR",
+    "LoadedTrace",
+    "NativeSchedule",
+    "check_traces",
+    "evaluate",
+    "load_trace",
+    "pick_windows",
+    "trace_name_problem",
     "trace_path",
+    "traces_dir_problem",
 ]
 
 COMPATS = ("none", "rlscheduler")
@@ -152,6 +162,7 @@ class NativeSchedule:
                                            cpu_time=job.cpus * job.runtime))
 
     def all_records(self) -> list[JobRecord]:
+        """The records of the jobs as they ran (a copy)."""
         return list(self.records)
 
 
@@ -191,6 +202,53 @@ def evaluate(records: Sequence[JobRecord], procs: int) -> dict[str, float]:
         "jobs": float(len(done)),
         "killed": float(len(killed)),
     }
+
+
+#: where a config looks logs up by default (relative to the working folder: beside the repository)
+TRACES_DIR = "../shared/traces"
+
+
+def traces_dir_problem(folder: str) -> str | None:
+    """Why ``folder`` cannot be a config's traces folder (None when it can).
+
+    The default, :data:`TRACES_DIR`, may be absent (a machine without the logs: the
+    loader says so when a log is read); any other folder must exist.
+    """
+    if not folder.strip():
+        return "is empty: give the folder logs are looked up in"
+    if folder != TRACES_DIR and not Path(folder).expanduser().is_dir():
+        return "is not a folder"
+    return None
+
+
+def check_traces(names: tuple[str, ...] | list[str], folder: str | None) -> None:
+    """Raise ValueError naming the first of ``names`` (or ``folder``) that cannot be a log (a config's check)."""
+    if folder is not None and (why := traces_dir_problem(folder)):
+        raise ValueError(f"traces_dir={folder!r} {why}")
+    for name in names:
+        if why := trace_name_problem(name, Path(folder).expanduser() if folder is not None else None):
+            raise ValueError(f"trace {name!r} {why}")
+
+
+def trace_name_problem(name_or_path: str, root: Path | None = None) -> str | None:
+    """Why ``name_or_path`` cannot name a trace (None when it can): a config's check, before any work.
+
+    A path to a file, or a log's name in ``root`` (default ``../shared/traces``),
+    passes. Where ``root`` is not a folder at all (a machine without the logs) the
+    name is left to :func:`trace_path`, which says so when the trace is read.
+    """
+    if not name_or_path.strip():
+        return "is empty: give a log's path, or its name in the traces folder"
+    base = root or Path.cwd().parent / "shared" / "traces"
+    try:
+        trace_path(name_or_path, base)
+    except FileNotFoundError:
+        if not base.is_dir():
+            return None
+        logs = sorted(f.name.removesuffix(".gz").removesuffix(".swf") for f in base.iterdir()
+                      if f.name.endswith((".swf", ".swf.gz", ".json")))
+        return f"is neither a file nor a log in {base} (it holds: {', '.join(logs) or 'no logs'})"
+    return None
 
 
 def trace_path(name_or_path: str, root: Path | None = None) -> Path:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from schedlab.model.core.fields import items, number, validate
+from schedlab.model.core.fields import is_int, items, number, validate
 from schedlab.model.core.job import Job
 
 __all__ = ["DeepRMJobs"]
@@ -73,7 +73,7 @@ class DeepRMJobs:
         if not self.capacities:
             raise ValueError("capacities: need at least one resource")
         for name, cap in self.capacities.items():
-            if isinstance(cap, bool) or not isinstance(cap, int | np.integer) or cap <= 0:
+            if not is_int(cap, 1):
                 raise ValueError(f"capacity of {name!r} must be a whole number > 0, got {cap!r}")
         for what, (lo, hi) in (("short_len", self.short_len), ("long_len", self.long_len)):
             if not (isinstance(lo, int) and isinstance(hi, int) and 1 <= lo <= hi):

@@ -14,6 +14,7 @@ import statistics
 from collections import deque
 from typing import Protocol
 
+from schedlab.model.core.fields import is_int
 from schedlab.model.core.job import Job
 from schedlab.model.records.job_record import JobRecord
 
@@ -23,16 +24,20 @@ __all__ = ["MedianRuntime", "OracleRuntime", "RuntimeEstimate"]
 class RuntimeEstimate(Protocol):
     """A scheduler's belief of a job's execution time."""
 
-    def estimate(self, job: Job) -> float: ...
+    def estimate(self, job: Job) -> float:
+        """The execution time the scheduler expects of ``job``."""
+        ...
 
 
 class OracleRuntime:
     """Perfect knowledge: the job's true execution time."""
 
     def estimate(self, job: Job) -> float:
+        """The job's true execution time."""
         return job.runtime
 
     def observe(self, record: JobRecord) -> None:
+        """Nothing to learn: the oracle already knows."""
         pass  # nothing to learn
 
     def __repr__(self) -> str:
@@ -60,7 +65,7 @@ class MedianRuntime:
     """
 
     def __init__(self, window: int, default: float | dict[str, float]) -> None:
-        if isinstance(window, bool) or not isinstance(window, int) or window < 1:
+        if not is_int(window, 1):
             raise ValueError(f"MedianRuntime: the window must hold at least 1 job, got {window!r}")
         self.window = window
         self.default = default
@@ -76,6 +81,7 @@ class MedianRuntime:
         self._median.pop(record.job_class, None)
 
     def estimate(self, job: Job) -> float:
+        """The median measured time of the job's class over the window, or the default before any."""
         cached = self._median.get(job.job_class)
         if cached is not None:
             return cached

@@ -27,6 +27,8 @@ import math
 
 import numpy as np
 
+from schedlab.model.core.fields import whole
+
 __all__ = ["fluid_bound", "paper_estimate", "throughput_bound"]
 
 
@@ -92,8 +94,7 @@ def fluid_bound(capacities: np.ndarray, m: int, r: float, steps: int, *, whole_s
 def _lp(caps: np.ndarray, classes: np.ndarray, counts: np.ndarray, steps: int, whole_steps: bool) -> float:
     from scipy.optimize import linprog  # scipy is a dependency; imported here to keep the import of schedlab light
 
-    if not (isinstance(steps, int | np.integer) and steps >= 1):
-        raise ValueError(f"steps must be a whole number >= 1, got {steps!r}")
+    whole("steps", steps, 1)
     if caps.ndim != 2 or classes.shape[1] != caps.shape[1]:
         raise ValueError(f"capacities {caps.shape} and requirements {classes.shape}: need the same K columns")
     fits = (classes[None, :, 1:] <= caps[:, None, 1:]).all(axis=2)  # (servers, classes)

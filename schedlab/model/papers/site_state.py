@@ -66,10 +66,12 @@ class SiteFeatures:
 
     @property
     def state_size(self) -> int:
+        """Length of the state vector: four quantities, one per group, and two more with ``oldest``."""
         return 4 + len(self.groups) + 2 * self.oldest
 
     @property
     def action_size(self) -> int:
+        """Length of an action's vector: two quantities, one per group, and one more with ``waited``."""
         return 2 + len(self.groups) + self.waited
 
     def _t(self, t: float) -> float:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -94,7 +94,7 @@ def log_segment(
     jobs = [
         dataclasses.replace(tagged(j, j.group if j.group in largest else "rest"), submit=j.submit - t0) for j in window
     ]
-    work: Counter[str] = Counter()
+    work: defaultdict[str, float] = defaultdict(float)
     for j in jobs:
         work[j.group] += j.cpus * j.runtime
     total = sum(work.values())

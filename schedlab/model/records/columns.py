@@ -10,6 +10,7 @@ reads the log's private arrays (``_times``, ``_ids``, ``_labels``, ``_extra``,
 from __future__ import annotations
 
 from array import array
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from schedlab.model.records import arrow_arrays
@@ -43,6 +44,10 @@ class RecordColumns:
 
     def _column(self, name: str) -> array[Any]:
         raise NotImplementedError
+
+    if TYPE_CHECKING:  # RecordLog, a Sequence of records, has it
+
+        def __iter__(self) -> Iterator[JobRecord]: ...
 
     # -- columns ---------------------------------------------------------------------------
 

@@ -79,6 +79,7 @@ class JobRecord(NamedTuple):
 
     @property
     def completed(self) -> bool:
+        """Whether the job ran to its end (not rejected, killed at its time limit, waiting or running)."""
         return self.status is Status.COMPLETED
 
 

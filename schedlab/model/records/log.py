@@ -139,7 +139,7 @@ class RecordLog(RecordColumns, Sequence[JobRecord]):
         for record in records:
             self.append(record)
 
-    def _log(self, id, job_class, group, origin, where, submit, start, end, runtime,  # type: ignore[no-untyped-def]
+    def _log(self, id, job_class, group, origin, where, submit, start, end, runtime,
              estimate, cpus, cpu_time, weight, preemptions, resizes, utility, status) -> None:
         if not (type(submit) is type(start) is type(end) is type(runtime) is type(estimate) is type(cpu_time)
                 is type(weight) is type(utility) is float
@@ -178,7 +178,7 @@ class RecordLog(RecordColumns, Sequence[JobRecord]):
             self._ids = array("q", self._ids)
             self._ids.append(id)
 
-    def _log_optional(self, start, end, runtime, estimate, cpu_time, weight, utility,  # type: ignore[no-untyped-def]
+    def _log_optional(self, start, end, runtime, estimate, cpu_time, weight, utility,
                       origin, cpus, preemptions, resizes, code) -> None:
         """Store each optional field of the record being logged (row ``self._n``) that is not the usual one.
 
@@ -282,7 +282,7 @@ class RecordLog(RecordColumns, Sequence[JobRecord]):
             same_usual = name in ("estimate", "cpu_time", "utility", "origin", "preemptions", "resizes") or (
                 name == "cpus" and other._cpus == self._cpus) or (
                 name == "weight" and (other._weight is None) is (self._weight is None)
-                and (other._weight is None or _same_float(other._weight, self._weight)))  # type: ignore[arg-type]
+                and (other._weight is None or _same_float(other._weight, self._weight)))  # type: ignore[arg-type]  # both None or neither, tested just before
             if name not in self._extra and name not in other._extra and (same_usual or other._n == 0):
                 continue
             self._stored(name).extend(other._column(name))
@@ -334,7 +334,7 @@ class RecordLog(RecordColumns, Sequence[JobRecord]):
         if not self._n:
             return
         if not extra and not whole:  # every optional field the usual one: the common case, written out
-            job_class, group, where, status = self._labels[self._code]  # type: ignore[index]
+            job_class, group, where, status = self._labels[self._code]  # type: ignore[index]  # a log with records has a code
             cpus, weight = self._cpus, self._weight
             for (submit, start, end, runtime), id in zip(times, ids, strict=True):
                 cpu_time = (end - start) * cpus
@@ -412,7 +412,7 @@ class RecordLog(RecordColumns, Sequence[JobRecord]):
             return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
         return NotImplemented
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # unhashable, as a list: it compares by content
 
     def __add__(self, other: Iterable[JobRecord]) -> list[JobRecord]:
         return [*self, *other]

@@ -63,6 +63,9 @@ class DropReason(StrEnum):
 
     FIELD_COUNT = "wrong number of fields"
     NON_NUMERIC = "non-numeric field"
+    #: fields separated by whitespace other than space and tab (NBSP, U+3000, U+2028, U+001C-1F, \v, \f):
+    #: ``str.split`` would read them as spaces, and the strict reader refuses them
+    SEPARATOR = "separator other than space or tab"
     #: a number too large for any SWF quantity (|value| >= 2**63): it would overflow floats and arrays
     OUT_OF_RANGE = "number out of range"
     RUN_TIME = "run time <= 0"

@@ -146,12 +146,12 @@ class SWFTrace:
         processors, negative submit time) is still dropped, and counted.
         """
         self.report = report = self._new_report()
-        return (job for _, job in self._scan(report, make_jobs=True))  # type: ignore[misc]
+        return (job for _, job in self._scan(report, make_jobs=True))  # type: ignore[misc]  # make_jobs=True: every job is made
 
     def pairs(self) -> Iterator[tuple[SWFRecord, Job]]:
         """Each kept record with its job, as :meth:`jobs` keeps them (for the fields a Job lacks, e.g. wait)."""
         self.report = report = self._new_report()
-        return self._scan(report, make_jobs=True)  # type: ignore[return-value]
+        return self._scan(report, make_jobs=True)  # type: ignore[return-value]  # make_jobs=True: every job is made
 
     def load(self) -> list[Job]:
         """All the jobs at once: ``list(trace.jobs())``."""
@@ -164,85 +164,96 @@ class SWFTrace:
         return f"SWFTrace({os.fspath(self.path)!r}, max_procs={self.header.max_procs})"
 
     def _scan(self, report: DropReport, *, make_jobs: bool) -> Iterator[tuple[SWFRecord, Job | None]]:
-        path, strict, clean, compat = os.fspath(self.path), self._strict, self._clean, self._compat
-        statuses, start, end = self._statuses, self._start, self._end
+        """Each record that passes every check, with its job (``make_jobs``); every other line counted."""
         lo, hi = self._index if self._index is not None else (0, None)
-        width = self._width if clean else None
-        # A job wider than the header's machine contradicts the file (an error under strict);
-        # wider than a machine_procs= the user chose is just a filter.
-        width_is_error = strict and self._machine_procs is None
-        check_job = clean or make_jobs
-        groups, classes = self.header.group_labels, self.header.class_labels
-        drop = report.drop
-        passed = 0  # records past every check but the index range: the position of the next one
         if hi is not None and hi <= lo:
             report.finished = True
             return
-        number = 0
-        stream = _open_text(self.path)
+        groups, classes = self.header.group_labels, self.header.class_labels
+        passed = 0  # records past every check but the index range: the position of the next one
+        for number, text in self._data_lines(report):
+            record = self._record(text, number, report)
+            if record is None:
+                continue
+            procs, run = _procs_and_runtime(record, self._compat)
+            reason = self._drop_reason(record, procs, run, number, check_job=self._clean or make_jobs)
+            if reason is None and passed < lo:
+                passed += 1
+                reason = DropReason.INDEX
+            if reason is not None:
+                report.drop(reason, number)
+                continue
+            passed += 1
+            report.kept += 1
+            yield record, (_job(record, procs, run, self._compat, groups, classes) if make_jobs else None)
+            if hi is not None and passed >= hi:
+                return  # the range is done: the rest of the file need not be read
+        report.finished = True
+
+    def _data_lines(self, report: DropReport) -> Iterator[tuple[int, str]]:
+        """(line number, stripped text) of each data line, counted as read; comments are skipped anywhere."""
+        path, number = os.fspath(self.path), 0
         try:
-            with stream:
+            with _open_text(self.path) as stream:
                 for number, raw in enumerate(stream, 1):
                     text = raw.strip()
-                    if not text or text[0] == ";":
-                        continue  # comments are tolerated anywhere; only those before the data are the header
-                    report.read += 1
-                    if strict and (odd := _ODD_SPACE.search(text)):
-                        raise _error(path, number, None, None,
-                                     f"separates fields with U+{ord(odd[0]):04X}: SWF fields are separated by "
-                                     "spaces or tabs")
-                    try:
-                        values = _parse_values(text)
-                    except _BadLine as bad:
-                        if strict:
-                            name = SWF_FIELDS[bad.index] if bad.index is not None else None
-                            raise _error(path, number, name, bad.value, bad.problem) from None
-                        drop(bad.reason, number)
-                        continue
-                    record = SWFRecord(*values, line=number)
-                    procs, run = _procs_and_runtime(record, compat)
-                    if check_job:
-                        if run <= 0:
-                            drop(DropReason.RUN_TIME, number)
-                            continue
-                        if procs <= 0:
-                            drop(DropReason.PROCS, number)
-                            continue
-                        if procs != int(procs):
-                            drop(DropReason.FRACTIONAL_PROCS, number)
-                            continue
-                        if record.submit_time < 0:
-                            drop(DropReason.SUBMIT, number)
-                            continue
-                    if width is not None and procs > width:
-                        if width_is_error:
-                            name = "requested_procs" if record.allocated_procs == -1 else "allocated_procs"
-                            raise _error(
-                                path, number, name, procs,
-                                f"processors: job {record.job_number} is wider than the machine (MaxProcs {width})",
-                            )
-                        drop(DropReason.TOO_WIDE, number)
-                        continue
-                    if statuses is not None and record.status not in statuses:
-                        drop(DropReason.STATUS, number)
-                        continue
-                    submit = record.submit_time
-                    if (start is not None and submit < start) or (end is not None and submit >= end):
-                        drop(DropReason.TIME_WINDOW, number)
-                        continue
-                    if passed < lo:
-                        passed += 1
-                        drop(DropReason.INDEX, number)
-                        continue
-                    passed += 1
-                    job = _job(record, procs, run, compat, groups, classes) if make_jobs else None
-                    report.kept += 1
-                    yield record, job
-                    if hi is not None and passed >= hi:
-                        return  # the range is done: the rest of the file need not be read
+                    if text and text[0] != ";":  # only comments before the data are the header
+                        report.read += 1
+                        yield number, text
         except _STREAM_ERRORS as exc:
             raise _error(path, number + 1, None, None, f"cannot be read further: {exc}") from exc
-        report.finished = True
+
+    def _record(self, text: str, number: int, report: DropReport) -> SWFRecord | None:
+        """The line's record; None for a malformed line (counted), or SWFError under strict."""
+        path = os.fspath(self.path)
+        # isprintable() is False for every whitespace but the space: the regex runs on few lines
+        if not text.isprintable() and (odd := _ODD_SPACE.search(text)):
+            # str.split() would take it as a space: the lenient reader must not read what strict refuses
+            if self._strict:
+                raise _error(path, number, None, None, f"separates fields with U+{ord(odd[0]):04X}: SWF fields "
+                             "are separated by spaces or tabs")
+            report.drop(DropReason.SEPARATOR, number)
+            return None
+        try:
+            return SWFRecord(*_parse_values(text), line=number)  # type: ignore[arg-type,misc]  # 18 fields (_parse_values counted them); a job number may parse as a float
+        except _BadLine as bad:
+            if self._strict:
+                name = SWF_FIELDS[bad.index] if bad.index is not None else None
+                raise _error(path, number, name, bad.value, bad.problem) from None
+            report.drop(bad.reason, number)
+            return None
+
+    def _drop_reason(self, record: SWFRecord, procs: float, run: float, number: int, *,
+                     check_job: bool) -> DropReason | None:
+        """Why cleaning or a filter drops ``record`` (None: kept); SWFError for a job wider than the header's machine.
+
+        Cleaning comes first (a record that cannot be a job), then the machine's
+        width, then the filters the caller asked for, in this order.
+        """
+        if check_job:
+            if run <= 0:
+                return DropReason.RUN_TIME
+            if procs <= 0:
+                return DropReason.PROCS
+            if procs != int(procs):
+                return DropReason.FRACTIONAL_PROCS
+            if record.submit_time < 0:
+                return DropReason.SUBMIT
+        width = self._width if self._clean else None
+        if width is not None and procs > width:
+            # wider than the header's machine contradicts the file (an error under strict);
+            # wider than a machine_procs= the user chose is just a filter
+            if self._strict and self._machine_procs is None:
+                name = "requested_procs" if record.allocated_procs == -1 else "allocated_procs"
+                raise _error(os.fspath(self.path), number, name, procs,
+                             f"processors: job {record.job_number} is wider than the machine (MaxProcs {width})")
+            return DropReason.TOO_WIDE
+        if self._statuses is not None and record.status not in self._statuses:
+            return DropReason.STATUS
+        submit = record.submit_time
+        if (self._start is not None and submit < self._start) or (self._end is not None and submit >= self._end):
+            return DropReason.TIME_WINDOW
+        return None
 
 
 def read_swf(

@@ -77,6 +77,7 @@ def _number(token: str, index: int) -> int | float:
     # Only plain ASCII numbers: int() and float() would also take "1_000", "nan" or Arabic
     # digits, none of which is SWF.
     if token.isascii() and "_" not in token:
+        value: int | float
         try:
             value = int(token)
         except ValueError:
@@ -105,7 +106,7 @@ def _parse_values(text: str) -> list[int | float]:
         )
     if text.isascii() and "_" not in text:
         try:  # the common case, all integers, at C speed
-            values = list(map(int, tokens))
+            values: list[int | float] = list(map(int, tokens))
         except ValueError:
             pass
         else:
@@ -130,7 +131,7 @@ def _procs_and_runtime(record: SWFRecord, compat: str | None) -> tuple[int | flo
 def _label(code: int | float, labels: Mapping[int, str]) -> str:
     if code == -1:
         return ""
-    return labels.get(code, str(code)) if labels else str(code)  # type: ignore[call-overload]
+    return labels.get(code, str(code)) if labels else str(code)  # type: ignore[arg-type]  # a float code is just not found
 
 
 def _job(

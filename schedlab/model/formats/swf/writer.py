@@ -29,7 +29,7 @@ def _format(value: object) -> str:
     """An SWF number: ints as ints, integral floats as ints, other floats by ``repr``."""
     if isinstance(value, Integral):
         return str(int(value))
-    number = float(value)  # type: ignore[arg-type]
+    number = float(value)  # type: ignore[arg-type]  # anything else float() refuses, with its own error
     if not math.isfinite(number):
         raise ValueError(f"SWF numbers must be finite, got {value!r}")
     if number.is_integer() and abs(number) < _EXACT_INT:
@@ -132,7 +132,7 @@ def _open_output(path: str | os.PathLike[str]) -> IO[str]:
         raw = open(path, "wb")  # noqa: SIM115 - closed with the wrapper
         packed = gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0)
         text = io.TextIOWrapper(packed, encoding="utf-8", newline="\n")
-        text._schedlab_raw = raw  # type: ignore[attr-defined]
+        text._schedlab_raw = raw  # type: ignore[attr-defined]  # the file rides on the wrapper, for _close_output
         return text
     return open(path, "w", encoding="utf-8", newline="\n")  # the caller closes it
 
