@@ -48,7 +48,7 @@ from schedlab.model.core.job import Job
 from schedlab.model.core.streams import Streams
 from schedlab.model.formats.platform import NodePower, Switch
 from schedlab.model.formats.platform_file import parse_platform
-from schedlab.model.formats.traces import evaluate, load_trace, trace_path
+from schedlab.model.formats.traces import check_traces, evaluate, load_trace, trace_path
 from schedlab.policies.batch import make_policy
 from schedlab.policies.idle_shutdown import IdleShutdown
 from schedlab.policies.placement import FirstFitPlacement
@@ -78,6 +78,7 @@ class Config:
     failures: bool = False
 
     def __post_init__(self) -> None:
+        check_traces([self.trace], self.traces_dir)  # a log that is not there stops here, in one line
         if self.failures:
             raise ValueError("failures=true: node failures (issue 25 item 4) are not in this version of schedlab "
                              "yet; run with failures=false")
