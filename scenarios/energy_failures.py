@@ -56,8 +56,9 @@ from schedlab.processes import Model
 from schedlab.processes.power import powered_cluster_model
 
 #: Batsim's cluster_energy_128.xml, pstate 0 and its sleep pstates 13:14:15 (watts x seconds = joules)
-POWER = NodePower(idle=95.0, full=190.738, off=9.75, switch_off=Switch(6.1, 616.08),
-                  switch_on=Switch(151.52, 18966.4228))
+POWER = NodePower(
+    idle=95.0, full=190.738, off=9.75, switch_off=Switch(6.1, 616.08), switch_on=Switch(151.52, 18966.4228)
+)
 POLICIES = ("fcfs", "easy")
 SHUTDOWN = {"always on": False, "idle shutdown": True}
 
@@ -80,8 +81,10 @@ class Config:
     def __post_init__(self) -> None:
         check_traces([self.trace], self.traces_dir)  # a log that is not there stops here, in one line
         if self.failures:
-            raise ValueError("failures=true: node failures (issue 25 item 4) are not in this version of schedlab "
-                             "yet; run with failures=false")
+            raise ValueError(
+                "failures=true: node failures (issue 25 item 4) are not in this version of schedlab "
+                "yet; run with failures=false"
+            )
 
 
 QUICK = dict(length=256, replications=3)
@@ -94,10 +97,24 @@ def REPS(cfg: Config) -> int:
 def platform(nodes: int) -> Any:
     """``nodes`` one-core nodes with Batsim's :data:`POWER`."""
     p = POWER
-    return parse_platform({"name": f"batsim-energy-{nodes}", "nodes": {"host": {"count": nodes, "cores": 1, "power": {
-        "idle": p.idle, "full": p.full, "off": p.off,
-        "switch_off": {"seconds": p.switch_off.seconds, "joules": p.switch_off.joules},
-        "switch_on": {"seconds": p.switch_on.seconds, "joules": p.switch_on.joules}}}}})
+    return parse_platform(
+        {
+            "name": f"batsim-energy-{nodes}",
+            "nodes": {
+                "host": {
+                    "count": nodes,
+                    "cores": 1,
+                    "power": {
+                        "idle": p.idle,
+                        "full": p.full,
+                        "off": p.off,
+                        "switch_off": {"seconds": p.switch_off.seconds, "joules": p.switch_off.joules},
+                        "switch_on": {"seconds": p.switch_on.seconds, "joules": p.switch_on.joules},
+                    },
+                }
+            },
+        }
+    )
 
 
 def cells(cfg: Config) -> list[dict]:
@@ -134,9 +151,15 @@ def measure(model: Model) -> dict[str, Any]:
     start, end = min(r.submit for r in ran), max(r.end for r in ran)
     report = energy(cluster.placement_rows(), model["platform"], start, end, cluster.power_rows())
     boots = sum(1 for _node, state, _a, _b in cluster.power_rows() if state == "switching_on")
-    return {"energy_mj": report.total / 1e6, "mean_power_kw": report.mean_power / 1e3, "boots": float(boots),
-            "utilization": row["utilization"], "wait_h": row["wait"] / 3600,
-            "bounded_slowdown": row["bounded_slowdown"], "jobs_hit": 0.0}
+    return {
+        "energy_mj": report.total / 1e6,
+        "mean_power_kw": report.mean_power / 1e3,
+        "boots": float(boots),
+        "utilization": row["utilization"],
+        "wait_h": row["wait"] / 3600,
+        "bounded_slowdown": row["bounded_slowdown"],
+        "jobs_hit": 0.0,
+    }
 
 
 def machine_states_figure(cfg: Config, seed: int = 0, *, zoom: bool = False) -> Any:
@@ -160,8 +183,9 @@ def machine_states_figure(cfg: Config, seed: int = 0, *, zoom: bool = False) -> 
         at, nodes = max(boots.items(), key=lambda b: (b[1], -b[0]))  # the most nodes; the first such time
         start, end = max(0.0, at - 1800.0), min(end, at + 1800.0)
         title = f"EASY + idle shutdown, window 0: {nodes} nodes boot at t = {at:,.0f} s"
-    return machine_states(busy, [n.name for n in cluster.nodes], start=start, end=end, states=states,
-                          time_unit="s", title=title)
+    return machine_states(
+        busy, [n.name for n in cluster.nodes], start=start, end=end, states=states, time_unit="s", title=title
+    )
 
 
 def report(results: Results, out: Any) -> list[Path]:
@@ -173,10 +197,12 @@ def report(results: Results, out: Any) -> list[Path]:
     for p in POLICIES:
         on, off = by[(p, "always on")], by[(p, "idle shutdown")]
         saved = sorted(1 - w["idle shutdown"] / w["always on"] for (q, _), w in windows.items() if q == p)
-        print(f"{p}: idle shutdown saves {100 * (1 - off['energy_mj'] / on['energy_mj']):.1f}% of the mean energy "
-              f"(per window {100 * saved[0]:.1f}% to {100 * saved[-1]:.1f}%, {len(saved)} windows); "
-              f"wait {on['wait_h']:.3g} h -> {off['wait_h']:.3g} h, bounded slowdown "
-              f"{on['bounded_slowdown']:.3g} -> {off['bounded_slowdown']:.3g}")
+        print(
+            f"{p}: idle shutdown saves {100 * (1 - off['energy_mj'] / on['energy_mj']):.1f}% of the mean energy "
+            f"(per window {100 * saved[0]:.1f}% to {100 * saved[-1]:.1f}%, {len(saved)} windows); "
+            f"wait {on['wait_h']:.3g} h -> {off['wait_h']:.3g} h, bounded slowdown "
+            f"{on['bounded_slowdown']:.3g} -> {off['bounded_slowdown']:.3g}"
+        )
     cfg = Config(**{k: v for k, v in results.config.items() if k in {f.name for f in dataclasses.fields(Config)}})
     target = Path(out)
     target.mkdir(parents=True, exist_ok=True)

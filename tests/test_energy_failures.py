@@ -42,7 +42,11 @@ def test_the_platform_is_batsims_cluster_energy_128():
 
 def test_one_row_per_policy_and_power_setting(quick):
     assert [(r["policy"], r["power"]) for r in quick.rows] == [
-        ("fcfs", "always on"), ("fcfs", "idle shutdown"), ("easy", "always on"), ("easy", "idle shutdown")]
+        ("fcfs", "always on"),
+        ("fcfs", "idle shutdown"),
+        ("easy", "always on"),
+        ("easy", "idle shutdown"),
+    ]
     assert all(r["jobs_hit"] == 0 for r in quick.replications)  # failures are off (not on main yet)
 
 
@@ -92,8 +96,12 @@ def test_the_machine_state_chart_adds_up(quick):
         fig = module.machine_states_figure(cfg, quick.seed)
     finally:
         os.chdir(here)
-    assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == \
-        ["computing", "switching", "switched off", "idle"]
+    assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == [
+        "computing",
+        "switching",
+        "switched off",
+        "idle",
+    ]
     ax = fig.axes[0]
     top = ax.collections[-1]  # idle: from the stacked states up to 128
     assert np.allclose(top.get_paths()[0].vertices[:, 1].max(), 128)
@@ -105,8 +113,12 @@ def test_the_machine_state_chart_adds_up(quick):
 
     os.chdir(ROOT)
     try:
-        model = module.build(simpy.Environment(), cfg, {"policy": "easy", "power": "idle shutdown"},
-                             Streams(replication_seeds(quick.seed, 1)[0], 0)).run()
+        model = module.build(
+            simpy.Environment(),
+            cfg,
+            {"policy": "easy", "power": "idle shutdown"},
+            Streams(replication_seeds(quick.seed, 1)[0], 0),
+        ).run()
     finally:
         os.chdir(here)
     cluster = model["cluster"]

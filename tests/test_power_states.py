@@ -19,9 +19,23 @@ from schedlab.processes.machine import PolicyError
 from schedlab.processes.power import PoweredCluster, powered_cluster_model
 
 #: two nodes of 4 cores: 100 W idle, 200 W full, 10 W off; 5 s and 600 J to switch off, 20 s and 3,000 J to boot
-PLATFORM = parse_platform({"nodes": {"n": {"count": 2, "cores": 4, "power": {
-    "idle": 100, "full": 200, "off": 10,
-    "switch_off": {"seconds": 5, "joules": 600}, "switch_on": {"seconds": 20, "joules": 3000}}}}})
+PLATFORM = parse_platform(
+    {
+        "nodes": {
+            "n": {
+                "count": 2,
+                "cores": 4,
+                "power": {
+                    "idle": 100,
+                    "full": 200,
+                    "off": 10,
+                    "switch_off": {"seconds": 5, "joules": 600},
+                    "switch_on": {"seconds": 20, "joules": 3000},
+                },
+            }
+        }
+    }
+)
 JOBS = [Job(1, 0.0, 10.0, cpus=3), Job(2, 5.0, 20.0, cpus=2), Job(3, 60.0, 10.0, cpus=5)]
 
 
@@ -49,10 +63,15 @@ def test_idle_shutdown_computed_by_hand_to_the_joule(backfill):
     cluster = model["cluster"]
     # idle again from 90, both switch off after the run's last job
     assert set(cluster.power_rows(running=False)) == {
-        ("n-0", "switching_off", 20.0, 25.0), ("n-0", "off", 25.0, 60.0), ("n-0", "switching_on", 60.0, 80.0),
+        ("n-0", "switching_off", 20.0, 25.0),
+        ("n-0", "off", 25.0, 60.0),
+        ("n-0", "switching_on", 60.0, 80.0),
         ("n-0", "switching_off", 100.0, 105.0),
-        ("n-1", "switching_off", 35.0, 40.0), ("n-1", "off", 40.0, 60.0), ("n-1", "switching_on", 60.0, 80.0),
-        ("n-1", "switching_off", 100.0, 105.0)}
+        ("n-1", "switching_off", 35.0, 40.0),
+        ("n-1", "off", 40.0, 60.0),
+        ("n-1", "switching_on", 60.0, 80.0),
+        ("n-1", "switching_off", 100.0, 105.0),
+    }
     job3 = next(r for r in model.records() if r.id == 3)
     assert (job3.start, job3.wait) == (80.0, 20.0)
     report = energy(cluster.placement_rows(), PLATFORM, 0.0, 90.0, cluster.power_rows())
@@ -109,6 +128,7 @@ def test_the_policy_that_switches_must_ask_what_the_contract_allows():
 def test_an_energy_policy_of_ones_own_through_the_view():
     """The extension point: any callable reading ``view.power`` and returning power actions.
     This one switches n-1 off at its first decision (job 1, t = 1) and never boots it; jobs run on n-0 alone."""
+
     def n1_stays_off(view):
         if view.power["n-1"].state == "on" and view.power["n-1"].jobs == 0:
             return SwitchOff("n-1")
@@ -124,11 +144,13 @@ def test_switching_needs_off_watts_in_the_platform_file():
     with pytest.raises(PlatformError, match=r"nodes\.n\.power\.switch_on: needs power\.off"):
         parse_platform({"nodes": {"n": {"cores": 4, "power": {"idle": 1, "full": 2, "switch_on": {"seconds": 1}}}}})
     with pytest.raises(PlatformError, match=r"nodes\.n\.power\.switch_off\.watts: unknown key"):
-        parse_platform({"nodes": {"n": {"cores": 4, "power": {"idle": 1, "full": 2, "off": 0,
-                                                              "switch_off": {"watts": 1}}}}})
+        parse_platform(
+            {"nodes": {"n": {"cores": 4, "power": {"idle": 1, "full": 2, "off": 0, "switch_off": {"watts": 1}}}}}
+        )
     with pytest.raises(PlatformError, match=r"nodes\.n\.power\.switch_off\.seconds: must be a finite number >= 0"):
-        parse_platform({"nodes": {"n": {"cores": 4, "power": {"idle": 1, "full": 2, "off": 0,
-                                                              "switch_off": {"seconds": -6.1}}}}})
+        parse_platform(
+            {"nodes": {"n": {"cores": 4, "power": {"idle": 1, "full": 2, "off": 0, "switch_off": {"seconds": -6.1}}}}}
+        )
 
 
 def test_batsims_cluster_energy_128_values_load(tmp_path):
@@ -142,8 +164,10 @@ def test_batsims_cluster_energy_128_values_load(tmp_path):
     assert power.switch_off.joules == pytest.approx(616.08, rel=1e-9)
     assert power.switch_on.joules == pytest.approx(18966.4228, rel=1e-9)
     bad = tmp_path / "bad.xml"
-    bad.write_text('<platform><cluster id="c" speed="1Mf, 1f"><prop id="watt_per_state" value="1:2, 3:3"/>'
-                   '<prop id="sleep_pstates" value="1:1:1"/></cluster></platform>')
+    bad.write_text(
+        '<platform><cluster id="c" speed="1Mf, 1f"><prop id="watt_per_state" value="1:2, 3:3"/>'
+        '<prop id="sleep_pstates" value="1:1:1"/></cluster></platform>'
+    )
     with pytest.raises(BatsimPlatformError, match=r"bad\.xml: cluster 'c': property watt_off is missing"):
         batsim_node_power(bad)
     bad.write_text("<platform><cluster")
@@ -166,8 +190,12 @@ def test_machine_states_with_power_states():
     assert at[60.0] == {"computing": 0, "switching": 2, "switched off": 0}  # both boot
     assert at[80.0] == {"computing": 2, "switching": 0, "switched off": 0}
     fig = machine_states(busy, ["n-0", "n-1"], start=0.0, end=105.0, states=cluster.power_rows())
-    assert [x.get_text() for x in fig.axes[0].get_legend().get_texts()] == \
-        ["computing", "switching", "switched off", "idle"]
+    assert [x.get_text() for x in fig.axes[0].get_legend().get_texts()] == [
+        "computing",
+        "switching",
+        "switched off",
+        "idle",
+    ]
 
 
 def test_schedlab_replay_with_idle_shutdown_gives_the_same_joules(tmp_path, capsys):
@@ -178,16 +206,43 @@ def test_schedlab_replay_with_idle_shutdown_gives_the_same_joules(tmp_path, caps
     from schedlab.experiment.cli import main
 
     log = tmp_path / "three.swf"
-    log.write_text("; MaxProcs: 8\n" + "".join(
-        f"{i} {s} -1 {r} {c} -1 -1 {c} {r} -1 1 1 1 -1 -1 -1 -1 -1\n"
-        for i, s, r, c in [(1, 0, 10, 3), (2, 5, 20, 2), (3, 60, 10, 5)]))
+    log.write_text(
+        "; MaxProcs: 8\n"
+        + "".join(
+            f"{i} {s} -1 {r} {c} -1 -1 {c} {r} -1 1 1 1 -1 -1 -1 -1 -1\n"
+            for i, s, r, c in [(1, 0, 10, 3), (2, 5, 20, 2), (3, 60, 10, 5)]
+        )
+    )
     platform = tmp_path / "powered.toml"
-    platform.write_text("[nodes.n]\ncount = 2\ncores = 4\npower = { idle = 100, full = 200, off = 10, "
-                        "switch_off = { seconds = 5, joules = 600 }, switch_on = { seconds = 20, joules = 3000 } }\n")
+    platform.write_text(
+        "[nodes.n]\ncount = 2\ncores = 4\npower = { idle = 100, full = 200, off = 10, "
+        "switch_off = { seconds = 5, joules = 600 }, switch_on = { seconds = 20, joules = 3000 } }\n"
+    )
     out = tmp_path / "out"
-    assert main(["replay", str(log), "--platform", str(platform), "--start", "0", "--length", "3",
-                 "--backfill", "none", "--executor", "serial", "--no-native", "--out", str(out),
-                 "--idle-shutdown", "10"]) == 0
+    assert (
+        main(
+            [
+                "replay",
+                str(log),
+                "--platform",
+                str(platform),
+                "--start",
+                "0",
+                "--length",
+                "3",
+                "--backfill",
+                "none",
+                "--executor",
+                "serial",
+                "--no-native",
+                "--out",
+                str(out),
+                "--idle-shutdown",
+                "10",
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     with (out / "replications.csv").open() as stream:
         row = next(csv.DictReader(stream))
@@ -197,9 +252,28 @@ def test_schedlab_replay_with_idle_shutdown_gives_the_same_joules(tmp_path, caps
     from schedlab.plots.results import plot_results
 
     assert (out / "series" / "cell0-rep0-power.csv").read_text().splitlines()[:2] == [
-        "node,state,start,end", "n-0,switching_off,20.0,25.0"]
+        "node,state,start,end",
+        "n-0,switching_off,20.0,25.0",
+    ]
     drawn = plot_results(out)
     assert any(p.name == "machine_states.png" for p in drawn)  # computing, switching, switched off, idle
-    assert main(["replay", str(log), "--start", "0", "--length", "3", "--executor", "serial", "--out",
-                 str(tmp_path / "none"), "--idle-shutdown", "10"]) != 0  # no platform: nothing to switch off
+    assert (
+        main(
+            [
+                "replay",
+                str(log),
+                "--start",
+                "0",
+                "--length",
+                "3",
+                "--executor",
+                "serial",
+                "--out",
+                str(tmp_path / "none"),
+                "--idle-shutdown",
+                "10",
+            ]
+        )
+        != 0
+    )  # no platform: nothing to switch off
     assert "idle_shutdown switches a platform's nodes off" in capsys.readouterr().err

@@ -60,11 +60,28 @@ class PoweredCluster(Cluster):
     :class:`~schedlab.processes.machine.PolicyError`.
     """
 
-    def __init__(self, env: simpy.Environment, platform: Platform, policy: Policy, placement: Placement, *,
-                 name: str = "cluster", oversize: Literal["reject", "raise"] = "reject",
-                 batch_decisions: bool = False, walltime: Literal["run-on", "kill"] = "run-on") -> None:
-        super().__init__(env, platform, policy, placement, name=name, oversize=oversize,
-                         batch_decisions=batch_decisions, walltime=walltime)
+    def __init__(
+        self,
+        env: simpy.Environment,
+        platform: Platform,
+        policy: Policy,
+        placement: Placement,
+        *,
+        name: str = "cluster",
+        oversize: Literal["reject", "raise"] = "reject",
+        batch_decisions: bool = False,
+        walltime: Literal["run-on", "kill"] = "run-on",
+    ) -> None:
+        super().__init__(
+            env,
+            platform,
+            policy,
+            placement,
+            name=name,
+            oversize=oversize,
+            batch_decisions=batch_decisions,
+            walltime=walltime,
+        )
         self.view = PoweredClusterView(self)
         now = float(env.now)
         self._index = {n.name: i for i, n in enumerate(self.nodes)}
@@ -79,9 +96,12 @@ class PoweredCluster(Cluster):
     @property
     def power(self) -> dict[str, NodePowerState]:
         """Each node's :class:`~schedlab.model.contracts.power.NodePowerState`, by name."""
-        return {n.name: NodePowerState(self._state[i], self._state_since[i], n.jobs, self._idle_since[i], n.cores,
-                                       self._can_switch(i))
-                for i, n in enumerate(self.nodes)}
+        return {
+            n.name: NodePowerState(
+                self._state[i], self._state_since[i], n.jobs, self._idle_since[i], n.cores, self._can_switch(i)
+            )
+            for i, n in enumerate(self.nodes)
+        }
 
     def _can_switch(self, i: int) -> bool:
         power = self._power[i]
@@ -89,6 +109,7 @@ class PoweredCluster(Cluster):
 
     # ------------------------------------------------------------------ jobs keep the idle times
     def start(self, job: Job, cpus: int | None = None) -> None:
+        """Start ``job`` as a cluster does; its nodes are no longer idle."""
         super().start(job, cpus)
         for i in self.allocations[job]:
             self._idle_since[i] = None
@@ -132,11 +153,14 @@ class PoweredCluster(Cluster):
         i = self._node(name, "switch off")
         node, power = self.nodes[i], self._power[i]
         if power is None or power.off is None:
-            raise PolicyError(f"cluster {self.name!r}: node {name!r} cannot be switched off: its type gives no "
-                              "power.off")
+            raise PolicyError(
+                f"cluster {self.name!r}: node {name!r} cannot be switched off: its type gives no power.off"
+            )
         if self._state[i] != "on" or node.jobs:
-            raise PolicyError(f"cluster {self.name!r} at t={self.env.now}: node {name!r} is {self._state[i]} with "
-                              f"{node.jobs} job(s); only an idle node that is on can be switched off")
+            raise PolicyError(
+                f"cluster {self.name!r} at t={self.env.now}: node {name!r} is {self._state[i]} with "
+                f"{node.jobs} job(s); only an idle node that is on can be switched off"
+            )
         self._enter(i, "switching_off")
         self._idle_since[i] = None
         node.free_cores = 0  # nothing is placed on it until it is on again
@@ -149,8 +173,10 @@ class PoweredCluster(Cluster):
         """Boot node ``name``: it must be off."""
         i = self._node(name, "switch on")
         if self._state[i] != "off":
-            raise PolicyError(f"cluster {self.name!r} at t={self.env.now}: node {name!r} is {self._state[i]}; "
-                              "only a node that is off can be switched on")
+            raise PolicyError(
+                f"cluster {self.name!r} at t={self.env.now}: node {name!r} is {self._state[i]}; "
+                "only a node that is off can be switched on"
+            )
         power = self._power[i]
         assert power is not None  # only a node whose type gives power.off was switched off
         self._enter(i, "switching_on")
@@ -189,8 +215,11 @@ class PoweredCluster(Cluster):
         rows = list(self._power_rows)
         if running:
             now = float(self.env.now)
-            rows += [(n.name, self._state[i], self._state_since[i], now)
-                     for i, n in enumerate(self.nodes) if self._state[i] != "on"]
+            rows += [
+                (n.name, self._state[i], self._state_since[i], now)
+                for i, n in enumerate(self.nodes)
+                if self._state[i] != "on"
+            ]
         return rows
 
     def power_csv(self) -> str:
@@ -199,8 +228,15 @@ class PoweredCluster(Cluster):
         return "\n".join(lines) + "\n"
 
 
-def powered_cluster_model(env: simpy.Environment, jobs: Sequence[Job], platform: Platform, policy: Policy,
-                          placement: Placement, *, walltime: Literal["run-on", "kill"] = "run-on") -> Model:
+def powered_cluster_model(
+    env: simpy.Environment,
+    jobs: Sequence[Job],
+    platform: Platform,
+    policy: Policy,
+    placement: Placement,
+    *,
+    walltime: Literal["run-on", "kill"] = "run-on",
+) -> Model:
     """A model that replays ``jobs`` on a :class:`PoweredCluster` of ``platform``'s nodes, all on at the start.
 
     The cluster is ``model["cluster"]``, as :func:`~schedlab.processes.cluster.cluster_model` names it.

@@ -76,8 +76,10 @@ def batsim_node_power(path: str | Path, cluster: str | None = None) -> NodePower
         raise BatsimPlatformError(f"{where}: {error}") from None
     speeds = [_flops(s, f"{where}: speed") for s in chosen.get("speed", "").split(",")]
     if max(off_state, down, boot) >= min(len(speeds), len(watts)):
-        raise BatsimPlatformError(f"{where}: sleep_pstates {off_state}:{down}:{boot} name pstates beyond the "
-                                  f"{min(len(speeds), len(watts))} given")
+        raise BatsimPlatformError(
+            f"{where}: sleep_pstates {off_state}:{down}:{boot} name pstates beyond the "
+            f"{min(len(speeds), len(watts))} given"
+        )
 
     def switch(k: int) -> Switch:  # one flop at pstate k's speed, at its watts
         seconds = 1.0 / speeds[k]
