@@ -16,9 +16,10 @@ on). The table: energy (MJ) and mean power (kW) from the first submission to the
 end, the nodes' boots, utilization, wait (hours), bounded slowdown (10 s) and the jobs
 hit by node failures.
 
-Node failures (issue 25 item 4) are being built on another branch and are not on main
-yet: ``failures`` is a setting that is off, and ``failures=true`` says so and stops.
-``jobs_hit`` is therefore 0 in every cell.
+Node failures (issue 25 item 4, ``schedlab replay --failures/--mtbf``) are replayed on one
+machine of the log's processors, not yet on a platform's nodes, so they cannot run on the
+powered cluster here: ``failures`` is a setting that is off, ``failures=true`` says so and
+stops, and ``jobs_hit`` is 0 in every cell.
 
 ``report`` draws the machine states (computing, idle, switching, switched off) of the
 first window under EASY with idle shutdown: ``machine_states.png``, and the hour around
@@ -75,15 +76,15 @@ class Config:
     replications: int = number(10, low=2)
     #: seconds a node stays idle before idle shutdown switches it off
     idle_timeout: float = number(1800.0)
-    #: node failures (issue 25 item 4): not on main yet, so off
+    #: node failures (issue 25 item 4): they run on a machine, not yet on a powered cluster's nodes, so off
     failures: bool = False
 
     def __post_init__(self) -> None:
         check_traces([self.trace], self.traces_dir)  # a log that is not there stops here, in one line
         if self.failures:
             raise ValueError(
-                "failures=true: node failures (issue 25 item 4) are not in this version of schedlab "
-                "yet; run with failures=false"
+                "failures=true: node failures are replayed on one machine of the log's processors "
+                "(schedlab replay --failures/--mtbf), not yet on a powered cluster's nodes; run with failures=false"
             )
 
 

@@ -71,8 +71,9 @@ _ZERO = {  # what 0 means where it is accepted
     "lambda_s": "fair share only", "pretrain": "no pre-training", "pool_pretrain": "no pre-training",
     "weight_decay": "no weight decay", "train_time": "no training: the test of an untrained learner",
     "starts": "one window, at job 0", "idle_timeout": "idle shutdown switches a node off as soon as it is idle",
-    "energy_weight": "energy left out of the reward (the default)", "monitoring_queue": "queue 0",
-    "train_seed": _SEED, "window_seed": _SEED,
+    "energy_weight": "energy left out of the reward (the default)",
+    "failure_epoch": "documented: the failure log's times as they are",
+    "mtbf": "documented: no random failures", "monitoring_queue": "queue 0", "train_seed": _SEED, "window_seed": _SEED,
 }
 #: field -> {value (or "*": any): why it is meant}; an accepted value not here is a defect of the probe's rules
 MEANT: dict[str, dict[str, str]] = {
@@ -84,6 +85,8 @@ MEANT: dict[str, dict[str, str]] = {
     "starts": {"": "no explicit starts: windows drawn from window_seed", "0": _ZERO["starts"]},
     "walltime": {"": "documented: kill, or run-on under compat rlscheduler"},
     "platform": {"": "documented: no platform, one machine of the log's processors"},
+    "failures": {"": "documented: no failure log"},
+    "failure_cluster": {"": "documented: every cluster's lines of the failure log"},
     "trace_reading": {"": "documented: the paper's reading"},
     "monitoring_queue": {"": "documented: no monitoring queue", "0": _ZERO["monitoring_queue"]},
     "half_life": {v: "inf keeps the rate constant; a huge half-life is the same"

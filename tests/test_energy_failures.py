@@ -47,7 +47,9 @@ def test_one_row_per_policy_and_power_setting(quick):
         ("easy", "always on"),
         ("easy", "idle shutdown"),
     ]
-    assert all(r["jobs_hit"] == 0 for r in quick.replications)  # failures are off (not on main yet)
+    assert all(
+        r["jobs_hit"] == 0 for r in quick.replications
+    )  # failures are off (they do not run on a powered cluster yet)
 
 
 def test_always_on_energy_is_the_utilization_read_in_watts(quick):
@@ -77,7 +79,9 @@ def test_idle_shutdown_saves_energy_and_keeps_the_work(quick):
 
 
 def test_failures_are_a_setting_that_is_off_and_says_why():
-    with pytest.raises(Exception, match=r"node failures \(issue 25 item 4\) are not in this version"):
+    with pytest.raises(
+        Exception, match=r"failures=true: node failures are replayed on one machine of the log's processors"
+    ):
         _run(quick=True, overrides={"failures": True})
 
 

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def starts(policy, compat="none"):
     trace = load_trace(str(EXAMPLE), compat)
     env = simpy.Environment()
-    model = replay_model(env, trace.jobs, trace.procs, policy, batch_decisions=compat == "rlscheduler")
+    model = replay_model(env, trace.jobs, trace.procs, policy, compat=compat)
     model.run()
     return {r.id: r.start for r in model.records()}
 
@@ -225,7 +225,7 @@ def test_rlscheduler_sjf_without_backfilling_matches_an_independent_reading_of_i
     for lo in pick_windows(len(trace.jobs), 1024, count=2, seed=3):
         window = list(trace.jobs[lo : lo + 1024])
         policy = make_policy("sjf", "none", "rlscheduler")
-        records = replay_model(simpy.Environment(), window, trace.procs, policy, batch_decisions=True).run().records()
+        records = replay_model(simpy.Environment(), window, trace.procs, policy, compat="rlscheduler").run().records()
         assert {r.id: r.start for r in records} == _rlscheduler_sjf(window, trace.procs)
 
 

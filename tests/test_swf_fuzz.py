@@ -76,7 +76,7 @@ def _read_all(path: str, strict: bool, compat: str | None) -> None:
         loaded = load_trace.__wrapped__(path, compat or "none", strict)
         env = simpy.Environment()
         replay_model(env, loaded.jobs[:6], loaded.procs, make_policy("fcfs", "easy", compat or "none"),
-                     batch_decisions=compat == "rlscheduler").run()
+                     compat=compat or "none").run()
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -175,5 +175,5 @@ def test_a_huge_machine_under_rlscheduler_compat_replays(tmp_path):
     loaded = load_trace.__wrapped__(path, "rlscheduler", False)
     env = simpy.Environment()
     model = replay_model(env, loaded.jobs, loaded.procs, make_policy("fcfs", "none", "rlscheduler"),
-                         batch_decisions=True).run()
+                         compat="rlscheduler").run()
     assert len(model.records()) == 2

@@ -12,6 +12,12 @@ with the agent as its scheduler, fed synthetic jobs (``SyntheticJobs``), windows
 SWF log (``TraceWindows``) or any ``jobs(rng)``; ``AgentPolicy`` runs a trained agent
 back inside scenarios as an ordinary machine policy.
 
+``RLSchedulerEnv`` (``schedlab/RLScheduler-v0``) is RLScheduler's protocol over the same
+Machine: sequences of a real log, the agent picks which waiting job the machine commits
+to next, the reward is minus the sequence's mean bounded slowdown. ``KernelPolicy`` and
+``MaskableKernelPolicy`` (:mod:`schedlab.envs.kernel_policy`, the rl extra) are its
+permutation-invariant SB3 policies: schedlab's way to learn a queue order.
+
 ``GridAgentsEnv`` is seed 003's grid as a PettingZoo AEC environment (the N schedulers
 are the agents, one decision per job, in the model's turn order) and ``GridParallelEnv``
 the same grid behind the Parallel API (every agent with a job acts at once: the route
@@ -42,16 +48,21 @@ __all__ = [
     "GridAgentsEnv",
     "GridObserver",
     "GridParallelEnv",
+    "KernelPolicy",
     "MachineEnv",
     "MachineEnvConfig",
     "MachineObserver",
+    "MaskableKernelPolicy",
     "NetworkAgentsConfig",
     "NetworkAgentsEnv",
     "PolicyDecider",
+    "RLSchedulerConfig",
+    "RLSchedulerEnv",
     "SyntheticJobs",
     "TraceWindows",
     "agent_machine",
     "grid_model",
+    "kernel_layout",
     "least_loaded",
     "network_aec_env",
     "random_resource",
@@ -60,7 +71,7 @@ __all__ = [
 #: env steps after which ``gymnasium.make`` truncates an episode (a TimeLimit): far above a default
 #: episode's steps (DeepRM: at most max_time=1000 waits plus one placement per job; Machine: a start per
 #: job and a wait per event), so they only stop an agent that loops, in an environment made with other settings
-MAX_EPISODE_STEPS = {"schedlab/DeepRM-v0": 5_000, "schedlab/Machine-v0": 10_000}
+MAX_EPISODE_STEPS = {"schedlab/DeepRM-v0": 5_000, "schedlab/Machine-v0": 10_000, "schedlab/RLScheduler-v0": 10_000}
 
 if "schedlab/DeepRM-v0" not in gym.registry:
     gym.register(
@@ -75,6 +86,12 @@ if "schedlab/Machine-v0" not in gym.registry:
         max_episode_steps=MAX_EPISODE_STEPS["schedlab/Machine-v0"],
     )
 
+if "schedlab/RLScheduler-v0" not in gym.registry:
+    gym.register(
+        id="schedlab/RLScheduler-v0",
+        entry_point="schedlab.envs.rlscheduler_env:RLSchedulerEnv",
+        max_episode_steps=MAX_EPISODE_STEPS["schedlab/RLScheduler-v0"],
+    )
 
 #: names imported on first use: the grid's pieces (and PettingZoo, for the environments) load only when asked for
 _LAZY = {
@@ -87,6 +104,11 @@ _LAZY = {
     "GridObserver": "schedlab.envs.grid_obs",
     "grid_model": "schedlab.envs.grid_obs",
     "PolicyDecider": "schedlab.envs.grid_policy",
+    "RLSchedulerConfig": "schedlab.envs.rlscheduler_env",
+    "RLSchedulerEnv": "schedlab.envs.rlscheduler_env",
+    "KernelPolicy": "schedlab.envs.kernel_policy",
+    "MaskableKernelPolicy": "schedlab.envs.kernel_policy",
+    "kernel_layout": "schedlab.envs.kernel_policy",
     "least_loaded": "schedlab.envs.grid_policy",
     "random_resource": "schedlab.envs.grid_policy",
 }

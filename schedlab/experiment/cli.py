@@ -90,6 +90,11 @@ def _parser(script: str | None = None) -> argparse.ArgumentParser:
     window.add_argument("--windows", type=int, default=None, metavar="N", help="N windows drawn from --seed")
     replay.add_argument("--length", type=int, default=1024, metavar="L", help="jobs per window (default 1024)")
     replay.add_argument("--seed", type=int, default=0, help="seed of the window draw (default 0)")
+    replay.add_argument("--draw", choices=("schedlab", "rlscheduler"), default="schedlab",
+                        help="how --windows are drawn from --seed: schedlab's draw, or RLScheduler's test script's "
+                             "(its published tables: --seed 1 --windows 10 --length 1024 --draw-within 10000)")
+    replay.add_argument("--draw-within", type=int, default=0, metavar="N",
+                        help="with --draw rlscheduler: draw among the first N jobs (its batch_job_slice; 0: all)")
     replay.add_argument("--compat", choices=("none", "rlscheduler"), default="none",
                         help="rlscheduler: RLScheduler's loader, node allocation and scheduling loop")
     replay.add_argument("--walltime", choices=("kill", "run-on"), default=None,
@@ -110,6 +115,17 @@ def _parser(script: str | None = None) -> argparse.ArgumentParser:
     replay.add_argument("--idle-shutdown", type=float, default=None, metavar="SECONDS",
                         help="with --platform whose nodes give power.off: switch a node off after SECONDS idle, "
                              "boot it when the queue needs it (docs/energy.md)")
+    replay.add_argument("--failures", default=None, metavar="FILE",
+                        help="replay node failures from a failure log in Alea's format (time, cluster, duration, "
+                             "machine ids; docs/traces.md)")
+    replay.add_argument("--mtbf", type=float, default=0.0, metavar="S",
+                        help="seeded random node failures: mean seconds between failures of a node (default: none)")
+    replay.add_argument("--repair", type=float, default=3600.0, metavar="S",
+                        help="seconds a randomly failed node stays down (default 3600)")
+    replay.add_argument("--node-size", type=int, default=1, metavar="N",
+                        help="processors per node, the unit a failure takes down (default 1)")
+    replay.add_argument("--on-node-fail", choices=("requeue", "drop"), default="requeue",
+                        help="a job a node failure kills is requeued (same id, started over) or dropped")
     replay.add_argument("--executor", choices=("serial", "process", "dask"), default="process")
     replay.add_argument("--workers", type=int, default=None)
     replay.add_argument("--out", default=None, metavar="DIR", help="where to save results (default: results/replay)")
@@ -232,6 +248,7 @@ def _batsim_jobs(out: Path) -> None:
 
 
 def _replay(args: argparse.Namespace) -> int:
+    from schedlab.experiment.published import published_lines
     from schedlab.experiment.runner import run
     from schedlab.experiment.scenario import load_scenario
     from schedlab.experiment.store import check_out
@@ -245,11 +262,18 @@ def _replay(args: argparse.Namespace) -> int:
         "platform": str(Path(args.platform).resolve()) if args.platform else "",
         "placement": args.placement, "queues": args.queues, "walltime": args.walltime or "", "procs": args.procs,
         "idle_shutdown": args.idle_shutdown,
+        "draw": args.draw, "draw_within": args.draw_within,
+        "failures": str(Path(args.failures).resolve()) if args.failures else "", "mtbf": args.mtbf,
+        "repair": args.repair, "node_size": args.node_size, "on_node_fail": args.on_node_fail,
     }
     if args.platform:
         from schedlab.model.formats.platform_file import load_platform
 
         load_platform(args.platform)  # a bad file stops here, with its one-line error
+    if args.failures:
+        from schedlab.model.formats.failures import read_failure_log
+
+        read_failure_log(args.failures)  # a bad line stops here, with its one-line error
     if args.start is not None:
         overrides["starts"] = (args.start,)
     elif args.starts is not None:
@@ -278,6 +302,8 @@ def _replay(args: argparse.Namespace) -> int:
         print(f"replay: {cfg.n_windows} window(s) of {cfg.length} jobs, compat {cfg.compat}, walltime {cfg.walltime}")
         print(results.table())
         for line in left_out(results.records, cfg.length):
+            print(line)
+        for line in published_lines(results.rows, cfg):
             print(line)
         results.save(out, lock=lock)
     finally:

@@ -29,7 +29,7 @@ from operator import attrgetter
 
 from schedlab.model.contracts.machine import MachineView, Order, Score, Start
 from schedlab.model.core.job import Job
-from schedlab.policies.scoring import as_order
+from schedlab.policies.scoring import SCORES, as_order, scores_of
 
 __all__ = ["EASY", "Backfilling", "Committed", "reservation"]
 
@@ -156,13 +156,36 @@ class Committed:
     end, by their requested time, strictly before the committed job's shadow time —
     computed once, when it first blocked. Spare processors are not used. Stateful: one
     per run. ``order`` is read as :class:`Backfilling` reads it.
+
+    ``reading`` says how a score *name* is read: ``"rlscheduler"`` (the default) reads
+    WFP3 and UNICEP as RLScheduler computes them
+    (:func:`~schedlab.policies.scoring.wfp3_rlscheduler`), ``"textbook"`` as
+    :data:`~schedlab.policies.scoring.SCORES` does. An order or a callable is used as given.
     """
 
-    def __init__(self, order: Order | Score | str = "fcfs", backfill: bool = False) -> None:
-        self.order = as_order(order)
+    def __init__(self, order: Order | Score | str = "fcfs", backfill: bool = False,
+                 reading: str = "rlscheduler") -> None:
+        scores = scores_of(reading)
+        if isinstance(order, str):
+            if order not in SCORES:
+                raise ValueError(f"unknown score {order!r}; choose from {', '.join(SCORES)}")
+            self.label = order
+            self.order = as_order(scores[order])
+        else:
+            self.order = as_order(order)
+            self.label = str(self.order)
         self.backfill = backfill
+        self.reading = reading
         self._head: Job | None = None
         self._shadow: float | None = None
+
+    def choose(self, view: MachineView) -> Job | None:
+        """The waiting job to commit to next: the lowest score (the first of equals in arrival order).
+
+        A subclass may choose otherwise (an agent does); ``None`` means no answer yet:
+        the policy then starts nothing more at this decision.
+        """
+        return self.order.rank(view.waiting, view.now)[0]  # a stable ranking's first: the lowest score
 
     def __call__(self, view: MachineView) -> Iterator[Start]:
         now = view.now
@@ -170,8 +193,10 @@ class Committed:
             if self._head is None:
                 if not view.waiting:
                     return
-                self._head = self.order.rank(view.waiting, now)[0]  # a stable ranking's first: the lowest score
-                self._shadow = None
+                head = self.choose(view)
+                if head is None:
+                    return
+                self._head, self._shadow = head, None
             if not view.fits(self._head):
                 break
             head, self._head = self._head, None
@@ -186,4 +211,4 @@ class Committed:
                 yield Start(job)
 
     def __repr__(self) -> str:
-        return f"Committed({str(self.order)!r}, backfill={self.backfill})"
+        return f"Committed({self.label!r}, backfill={self.backfill}, reading={self.reading!r})"

@@ -31,7 +31,10 @@ from dataclasses import dataclass
 from schedlab.model.contracts.machine import MachineView, Order, Score, Start
 from schedlab.model.core.job import Job
 
-__all__ = ["SCORES", "Priority", "as_order", "f1", "fcfs", "sjf", "smallest", "unicep", "wfp3"]
+__all__ = [
+    "RLSCHEDULER_SCORES", "SCORES", "Priority", "as_order", "f1", "fcfs", "scores_of", "sjf", "smallest", "unicep",
+    "unicep_rlscheduler", "wfp3", "wfp3_rlscheduler",
+]
 
 
 def fcfs(job: Job, now: float) -> float:
@@ -81,8 +84,45 @@ def unicep(job: Job, now: float) -> float:
     return -(now - job.submit) / (math.log2(job.cpus + 1e-6) * job.requested_time)
 
 
-#: the scores by name, as the CLI and scenarios spell them
+# RLScheduler's WFP3 and UNICEP (HPCSimPickJobs.py, wfp_score and uni_score) take the wait as
+# scheduled_time - submit_time, and a queued job's scheduled_time is still -1: the "wait" is
+# -(submit + 1), fixed per job, not the time waited. Its published heuristic columns measured
+# these scores; they are kept apart from the textbook ones, for --compat rlscheduler only.
+_RLS_WAIT_OFFSET = -1.0
+
+
+def wfp3_rlscheduler(job: Job, now: float) -> float:
+    """RLScheduler's WFP3: :func:`wfp3` with the wait read as ``-1 - submit`` (its unset scheduled time).
+
+    That makes ``((1 + s) / r)^3 * n``: early, long, narrow jobs first, whatever the clock.
+    """
+    wait = _RLS_WAIT_OFFSET - job.submit
+    return -((wait / job.requested_time) ** 3) * job.cpus
+
+
+def unicep_rlscheduler(job: Job, now: float) -> float:
+    """RLScheduler's UNICEP: ``-(w + 1e-15) / (log2(n + 1e-15) * r)`` with ``w = -1 - submit``.
+
+    Fixed per job (see :func:`wfp3_rlscheduler`); a 1-processor job divides by about
+    1.4e-15 and so comes last.
+    """
+    wait = _RLS_WAIT_OFFSET - job.submit
+    return -(wait + 1e-15) / (math.log2(job.cpus + 1e-15) * job.requested_time)
+
+
+#: the scores by name, as the CLI and scenarios spell them (the textbook readings)
 SCORES: dict[str, Score] = {"fcfs": fcfs, "sjf": sjf, "smallest": smallest, "f1": f1, "wfp3": wfp3, "unicep": unicep}
+#: the same names read as RLScheduler computes them (what its published heuristic columns measured)
+RLSCHEDULER_SCORES: dict[str, Score] = {**SCORES, "wfp3": wfp3_rlscheduler, "unicep": unicep_rlscheduler}
+
+
+def scores_of(reading: str) -> dict[str, Score]:
+    """The score table of a reading: ``"textbook"`` (:data:`SCORES`) or ``"rlscheduler"``."""
+    if reading == "textbook":
+        return SCORES
+    if reading == "rlscheduler":
+        return RLSCHEDULER_SCORES
+    raise ValueError(f"unknown score reading {reading!r}; choose from textbook, rlscheduler")
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 
 import simpy
-from simpy.events import URGENT, Timeout
+from simpy.events import NORMAL, URGENT, Timeout
 
 from schedlab.model.core.job import Job
 from schedlab.model.records.job_record import JobRecord, Status
@@ -43,6 +43,9 @@ from schedlab.processes.signal import Signal
 from schedlab.processes.tracing import Tracer, step_label
 
 __all__ = ["JobEnding"]
+
+#: priority of a job's end under ``Machine(ends_last=True)``: after the instant's NORMAL events (arrivals)
+LATE = NORMAL + 1
 
 #: relative slack within which a job's end and its time limit count as the same time
 _ROUNDING = 1e-9
@@ -86,6 +89,7 @@ class JobEnding:
     _busy_area: float
     _last_change: float
     _trace: Tracer | None
+    _end_priority: int
 
     def decide(self) -> None:
         """Ask the policy for its actions: the host Machine's ``decide``, declared here for the mix-in."""
@@ -106,11 +110,16 @@ class JobEnding:
         # job's run time and remaining work are sums of booked pieces, an ulp or so apart.
         if to_finish - to_limit > _ROUNDING * to_limit:
             # (max: a job preempted at the very instant of its limit may be an ulp past it)
-            end = Timeout(self.env, max(0.0, to_limit), run)
-            end.callbacks.append(self._kill_at_limit)
+            delay, then = max(0.0, to_limit), self._kill_at_limit
         else:
-            end = Timeout(self.env, to_finish, run)
-            end.callbacks.append(self._complete)
+            delay, then = to_finish, self._complete
+        if self._end_priority == NORMAL:
+            end = Timeout(self.env, delay, run)
+        else:  # what Timeout does, at the later priority: after the instant's arrivals
+            end = simpy.Event(self.env)
+            end._ok, end._value = True, run
+            self.env.schedule(end, self._end_priority, delay)
+        end.callbacks.append(then)
         run.event = end
 
     @step_label("completes {job}")

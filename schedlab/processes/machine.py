@@ -14,9 +14,12 @@ At each change the machine books the work done so far in the job's
 at the new rate. Under ``walltime="kill"`` the end is the earlier of two events: the
 job's work is done, or its time limit is reached.
 
-A job's end is one SimPy ``Timeout`` whose callback completes (or kills) the job;
+A plain job's end is one SimPy ``Timeout`` whose callback completes (or kills) the job;
 the job is not a SimPy process. :mod:`schedlab.processes.job_end` explains how, why,
-and what it bought, measured (``JobEnding``, which ``Machine`` mixes in).
+and what it bought, measured (``JobEnding``, which ``Machine`` mixes in). A
+:class:`~schedlab.model.core.job.ProcessJob` carries a process body, which the machine
+runs as a SimPy process and interrupts when the job's allocation changes
+(:mod:`schedlab.processes.job_body`).
 """
 
 from __future__ import annotations
@@ -36,8 +39,10 @@ from schedlab.model.records.job_record import JobRecord, Status
 from schedlab.model.records.log import RecordLog
 from schedlab.model.records.table import job_record
 from schedlab.processes.capacity import CapacityAccount
-from schedlab.processes.job_end import JobEnding, _Allocated  # private: the event is no API
+from schedlab.processes.job_body import JobBodies
+from schedlab.processes.job_end import LATE, NORMAL, JobEnding, _Allocated  # private: the event is no API
 from schedlab.processes.machine_view import PolicyView
+from schedlab.processes.node_faults import NodeFaults, OnNodeFail
 from schedlab.processes.processor_ids import ProcessorIds
 from schedlab.processes.running import Running, RunningSet
 from schedlab.processes.signal import Signal
@@ -54,7 +59,7 @@ class PolicyError(RuntimeError):
     """A policy asked for something the machine cannot do."""
 
 
-class Machine(CapacityAccount, JobEnding, ProcessorIds):
+class Machine(CapacityAccount, JobEnding, ProcessorIds, JobBodies, NodeFaults):
     """``capacity`` CPUs (and optional other resources) shared by jobs, run by a policy.
 
     Parameters
@@ -82,6 +87,11 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds):
         Decide once per instant instead of at every event: arrivals and completions
         at the same simulated time are all taken in before the policy is asked (as
         RLScheduler's simulator does). By default the policy is asked at each event.
+    ends_last
+        At an instant, jobs end after every arrival of that instant is queued (by
+        default the events keep the order they were scheduled in). With decisions at
+        every event this is RLScheduler's loop (``compat="rlscheduler"``): a job
+        submitted when another ends joins the queue before the CPUs come back.
     walltime
         What happens to a job that reaches its time limit (:meth:`time_limit`):
         ``"run-on"`` (the default) lets it run to its end; ``"kill"`` kills it there,
@@ -93,6 +103,11 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds):
         ``"first-fit"`` (the lowest contiguous block, else the lowest free ids),
         ``"lowest"``, or a rule function ``(ProcessorMap, n) -> ids``. Default ``None``:
         CPUs are counted, not named.
+    node_size, on_node_fail
+        Node failures (:mod:`schedlab.processes.node_faults`; they need ``allocation``):
+        node ``k`` is processors ``k * node_size`` onwards; a job a failure kills is
+        requeued (``"requeue"``: same id, started over) or dropped (``"drop"``: a
+        ``NODE_FAIL`` record). Failures come from :meth:`inject_failures` or :meth:`fail_nodes`.
 
     Attributes
     ----------
@@ -122,6 +137,9 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds):
         batch_decisions: bool = False,
         walltime: Literal["run-on", "kill"] = "run-on",
         allocation: str | AllocationRule | None = None,
+        ends_last: bool = False,
+        node_size: int = 1,
+        on_node_fail: OnNodeFail = "requeue",
     ) -> None:
         if not is_whole(capacity, 1):
             raise ValueError(f"machine {name!r}: capacity must be a whole number >= 1, got {capacity!r}")
@@ -156,6 +174,7 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds):
         self._seq = 0
         self._deciding = False
         self._batch = batch_decisions
+        self._end_priority = LATE if ends_last else NORMAL  # read by JobEnding._plan_end
         self._decision_pending = False
         self._busy_area = 0.0  # CapacityAccount's integrals
         self._last_change = env.now
@@ -163,6 +182,8 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds):
         self._capacity_since = env.now
         self._trace = tracer_of(env)
         self._init_ids(allocation)
+        self._init_faults(node_size, on_node_fail)
+        self._init_bodies()
 
     # ------------------------------------------------------------------ queries
     def fits(self, job: Job, cpus: int | None = None) -> bool:
@@ -334,7 +355,8 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds):
                 if a > 0:
                     used[r] += a
         self.running.append(run)
-        run.event = _Allocated(env, run, self._plan_end)
+        # a plain job's end is one Timeout (job_end.py); a ProcessJob's body runs as a process (job_body.py)
+        run.event = _Allocated(env, run, self._plan_end) if job.__class__ is Job else self._allocated(run)
         if self._trace is not None:
             verb = "resume" if resumed else "start"
             self._trace(now, self.name, verb, f"job {job.id} on {n}/{job.cpus} cpus")
@@ -348,6 +370,7 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds):
         self._release(run)
         run.cpus = 0
         run.preemptions += 1
+        self._interrupt_body(run, "preempt")
         self._suspended[job] = run
         # Back to its place in arrival order; the queue is sorted by arrival, so bisect.
         arrival = self._arrival_seq
@@ -372,7 +395,9 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds):
         self.free -= cpus - run.cpus
         run.cpus = int(cpus)
         run.resizes += 1
-        run.event = _Allocated(self.env, run, self._plan_end)  # re-plan the end at the new rate
+        # re-plan the end at the new rate (a body: a new incarnation on the new allocation)
+        run.event = (_Allocated(self.env, run, self._plan_end) if job.__class__ is Job
+                     else self._allocated(run, "resize"))
         if self._trace is not None:
             self._trace(now, self.name, "resize", f"job {job.id} to {cpus}/{job.cpus} cpus")
 
@@ -380,7 +405,8 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds):
     # A job's end (_plan_end, _complete, _kill_at_limit, _leave, _release): JobEnding, in
     # job_end.py. The CPUs had over time (busy, busy_time, capacity_time, set_capacity,
     # _account): CapacityAccount, in capacity.py. Processor ids (allocation_rows, allocated):
-    # ProcessorIds, in processor_ids.py.
+    # ProcessorIds, in processor_ids.py. Node failures (fail_nodes, repair_nodes, inject_failures):
+    # NodeFaults, in node_faults.py.
 
     # ------------------------------------------------------------------ internals
     def _running_state(self, job: Job) -> Running:

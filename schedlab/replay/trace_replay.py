@@ -41,9 +41,12 @@ import numpy as np
 import simpy
 
 from schedlab.model.analysis.energy import energy
+from schedlab.model.analysis.failures import availability, failure_conservation, jobs_hit, lost_cpu_hours
+from schedlab.model.core.failures import NodeFailure, random_failures
 from schedlab.model.core.fields import INT_MAX, items, number
 from schedlab.model.core.streams import Streams
 from schedlab.model.formats.batsim import read_batsim_workload
+from schedlab.model.formats.failures import read_failure_log
 from schedlab.model.formats.platform_file import cached_platform
 from schedlab.model.formats.traces import (
     COMPATS,
@@ -55,6 +58,8 @@ from schedlab.model.formats.traces import (
     pick_windows,
     trace_path,
 )
+from schedlab.model.papers.rlscheduler_draw import rlscheduler_starts
+from schedlab.model.records.node_fail import NODE_KILL_COLUMNS, NodeOutage
 from schedlab.model.records.run_facts import run_facts
 from schedlab.policies.batch import BACKFILLS, make_policy
 from schedlab.policies.idle_shutdown import IdleShutdown
@@ -67,6 +72,8 @@ from schedlab.processes.power import powered_cluster_model
 from schedlab.processes.replay import replay_model
 
 NAME = "trace_replay"
+#: how window starts are drawn
+DRAWS = ("schedlab", "rlscheduler")
 #: what a job that reaches its requested time does (Machine's walltime)
 WALLTIMES = ("kill", "run-on")
 
@@ -91,6 +98,11 @@ class Config:
     window_seed: int | None = number(None, high=INT_MAX)
     #: loader and machine semantics: none (schedlab's) or rlscheduler (Zhang et al. SC20)
     compat: str = "none"
+    #: how windows are drawn: schedlab (uniform, distinct, from the seed's stream) or rlscheduler
+    #: (its test script's draw from the same seed: gym's 2019 seeding, a start in [L, N - L - 1))
+    draw: str = "schedlab"
+    #: with draw rlscheduler: draw among the first N jobs (RLScheduler's batch_job_slice; 0: all)
+    draw_within: int = number(0, low=0)
     #: stop at the first malformed line instead of skipping and counting it
     strict: bool = False
     #: a job that reaches its requested time: kill (as Slurm, PBS and OAR do) or run-on (runs to its end);
@@ -112,6 +124,22 @@ class Config:
     #: with a platform whose nodes give power.off: switch a node off after this many idle seconds, boot it when
     #: the queue needs it (IdleShutdown); none: every node stays on
     idle_shutdown: float | None = number(None, low=0)
+    #: a failure log in Alea's format (time, cluster, duration, machine ids; docs/traces.md); none: no log
+    failures: str = ""
+    #: subtracted from the failure log's times (Alea's start epoch of the data set)
+    failure_epoch: float = number(0.0, high=1e10)  # a Unix time (Alea subtracts ~1.2e9)
+    #: keep only this cluster's lines of the failure log (empty: every line)
+    failure_cluster: str = ""
+    #: mean time between failures of one node, in seconds, for seeded random failures (0: none)
+    mtbf: float = number(0.0)
+    #: the Weibull shape of the times between failures (1: exponential)
+    failure_shape: float = number(1.0, gt=0)
+    #: seconds a failed node stays down (random failures)
+    repair: float = number(3600.0, gt=0)
+    #: processors per node: node k is processors k*node_size onwards (failures take whole nodes)
+    node_size: int = number(1, low=1)
+    #: a job a node failure kills: requeue (same id, started over) or drop (a node_fail record)
+    on_node_fail: str = "requeue"
 
     def __post_init__(self) -> None:
         for p in self.policies:
@@ -141,6 +169,18 @@ class Config:
         if self.idle_shutdown is not None and not self.platform:
             raise ValueError("idle_shutdown switches a platform's nodes off: "
                              "give a platform whose nodes give power.off")
+        if self.draw not in DRAWS:
+            raise ValueError(f"unknown draw {self.draw!r}; choose from {', '.join(DRAWS)}")
+        if self.on_node_fail not in ("requeue", "drop"):
+            raise ValueError(f"unknown on_node_fail {self.on_node_fail!r}; choose from requeue, drop")
+        if self.failure_cluster and not self.failures:
+            raise ValueError(f"failure_cluster={self.failure_cluster!r} picks a cluster of a failure log: "
+                             "give the log (failures=FILE)")
+        if self.failures:
+            read_failure_log(self.failures)  # a missing file or a bad line stops here, in one line
+        if (self.failures or self.mtbf) and (self.platform or self.compat != "none"):
+            raise ValueError("node failures are replayed on one machine of the log's processors: "
+                             "use them without a platform and with compat none")
         if self.length < 1 or (not self.starts and self.windows < 1):
             raise ValueError("need length >= 1 and windows >= 1 (or explicit starts)")
         check_traces(self.traces, self.traces_dir)
@@ -202,8 +242,7 @@ def cells(cfg: Config) -> list[dict]:
 def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> Model:
     """The model of one cell and replication: window r of the cell's trace, under its policy (or as recorded)."""
     trace = load_log(cfg, cell["trace"])
-    starts = pick_windows(len(trace.jobs), cfg.length, starts=cfg.starts or None, count=cfg.windows,
-                          seed=window_seed(cfg, streams))
+    starts = window_starts(cfg, len(trace.jobs), window_seed(cfg, streams))
     r = streams.replication
     if r >= len(starts):
         raise ValueError(f"replication {r} has no window: there are {len(starts)}; run with reps <= windows")
@@ -226,10 +265,40 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
         return model
     else:
         policy = make_policy(cell["policy"], cell["backfill"], cfg.compat)
-        model = replay_model(env, jobs, trace.procs, policy, batch_decisions=cfg.compat == "rlscheduler",
-                             walltime=cfg.walltime, allocation="first-fit")  # type: ignore[arg-type]  # checked in Config
+        model = replay_model(env, jobs, trace.procs, policy, compat=cfg.compat,
+                             walltime=cfg.walltime, allocation="first-fit",  # type: ignore[arg-type]  # checked in Config
+                             node_size=cfg.node_size,
+                             on_node_fail=cfg.on_node_fail)  # type: ignore[arg-type]  # checked in Config
+        failures = window_failures(cfg, jobs, model["machine"].node_count, streams)
+        if failures:
+            model["machine"].inject_failures(failures)
+            model.parts["failures"] = True
     model.parts.update(procs=trace.procs, window_start=lo)
     return model
+
+
+def window_starts(cfg: Config, n_jobs: int, seed: int) -> list[int]:
+    """The windows' first jobs: the given starts, or drawn from ``seed`` as ``cfg.draw`` says."""
+    if cfg.draw == "rlscheduler" and not cfg.starts:
+        return rlscheduler_starts(n_jobs, cfg.length, cfg.windows, seed, cfg.draw_within)
+    return pick_windows(n_jobs, cfg.length, starts=cfg.starts or None, count=cfg.windows, seed=seed)
+
+
+def window_failures(cfg: Config, jobs: Any, nodes: int, streams: Streams) -> list[NodeFailure]:
+    """The node failures of a window: the failure log's (in the log's time), then seeded random ones.
+
+    Random failures are drawn from the ``failures`` stream over the window's span: from
+    its first submission to its last submission plus its longest requested time.
+    """
+    out: list[NodeFailure] = []
+    if cfg.failures:
+        out += read_failure_log(cfg.failures, epoch=cfg.failure_epoch, cluster=cfg.failure_cluster or None).failures
+    if cfg.mtbf and len(jobs):
+        first = jobs[0].submit
+        horizon = jobs[-1].submit - first + max(j.requested_time for j in jobs)
+        out += random_failures(streams["failures"], nodes, max(horizon, 1.0), cfg.mtbf, cfg.repair,
+                               shape=cfg.failure_shape, start=first)
+    return sorted(out, key=lambda f: f.time)
 
 
 def window_seed(cfg: Config, streams: Streams) -> int:
@@ -271,4 +340,31 @@ def measure(model: Model) -> dict[str, Any]:
             out["files"]["power.csv"] = model["cluster"].power_csv()
     elif getattr(model.parts.get("machine"), "processors", None) is not None:  # which processors: its Gantt chart
         out["files"]["allocations.csv"] = model["machine"].allocations_csv()
+    if model.parts.get("failures"):
+        out.update(_failures(model["machine"], model.records()))
+        out["files"]["node_kills.csv"] = _csv(NODE_KILL_COLUMNS, model["machine"].node_kills)
+        out["files"]["node_outages.csv"] = _csv(NodeOutage._fields, model["machine"].node_outages)
     return out
+
+
+def _failures(machine: Any, records: Any) -> dict[str, float]:
+    """What the failures cost, after checking that they lost no job and ran none twice.
+
+    ``availability`` is over the span ``evaluate`` uses (first submission to last end).
+    """
+    records = list(records)
+    kills = machine.node_kills
+    balance = failure_conservation([r.id for r in records], records, kills)
+    ended = [r.end for r in records if r.end == r.end]
+    first = min(r.submit for r in records)
+    last = max(ended) if ended else first
+    return {
+        "kills": float(balance.kills), "restarts": float(balance.restarts), "dropped": float(balance.dropped),
+        "jobs_hit": float(jobs_hit(kills)), "lost_cpu_hours": lost_cpu_hours(kills),
+        "availability": availability(machine.node_outages, machine.max_capacity, first, last) if last > first
+        else float("nan"),
+    }
+
+
+def _csv(columns: tuple[str, ...], rows: list[Any]) -> str:
+    return ",".join(columns) + "\n" + "".join(",".join(map(str, row)) + "\n" for row in rows)

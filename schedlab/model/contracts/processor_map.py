@@ -16,18 +16,24 @@ from collections.abc import Callable, Sequence
 
 __all__ = ["ALLOCATIONS", "AllocationRule", "ProcessorMap", "first_fit", "lowest_free"]
 
-_FREE, _BUSY = 0, 1
+_FREE, _BUSY, _DOWN = 0, 1, 2
 
 
 class ProcessorMap:
-    """``size`` processors, ids ``0 .. size - 1``, each free or busy."""
+    """``size`` processors, ids ``0 .. size - 1``, each free, busy or down.
 
-    __slots__ = ("_ones", "busy", "size")
+    A processor of a failed node is *down* (byte 2): no rule finds it free, and
+    :meth:`take` refuses it, until :meth:`set_up` (:mod:`schedlab.processes.node_faults`).
+    """
+
+    __slots__ = ("_ones", "busy", "down", "size")
 
     def __init__(self, size: int) -> None:
         self.size = size
-        #: one byte per processor: 1 where busy
+        #: one byte per processor: 0 free, 1 busy, 2 down
         self.busy = bytearray(size)
+        #: how many processors are down now
+        self.down = 0
         self._ones = b"\x01" * size  # sliced to mark a block busy in one C call
 
     def block(self, n: int) -> int:
@@ -55,12 +61,14 @@ class ProcessorMap:
         busy = self.busy
         if type(ids) is range and ids.step == 1:
             a, b = ids.start, ids.stop
-            if 0 <= a <= b <= self.size and busy.find(_BUSY, a, b) < 0:
+            if 0 <= a <= b <= self.size and busy.find(_BUSY, a, b) < 0 and (
+                    not self.down or busy.find(_DOWN, a, b) < 0):
                 busy[a:b] = self._ones[: b - a]
                 return
         for i in ids:
             if not 0 <= i < self.size or busy[i]:
-                raise ValueError(f"processor {i} is {'busy' if 0 <= i < self.size else 'not on this machine'}")
+                what = ("down" if busy[i] == _DOWN else "busy") if 0 <= i < self.size else "not on this machine"
+                raise ValueError(f"processor {i} is {what}")
             busy[i] = _BUSY
 
     def give_back(self, ids: Sequence[int]) -> None:
@@ -72,10 +80,28 @@ class ProcessorMap:
         for i in ids:
             busy[i] = _FREE
 
+    def set_down(self, ids: Sequence[int]) -> None:
+        """Mark free ``ids`` down (a failed node's, once its jobs are killed); ValueError if one is busy."""
+        busy = self.busy
+        for i in ids:
+            if busy[i] == _BUSY:
+                raise ValueError(f"processor {i} is busy: kill its job before taking it down")
+            if busy[i] == _FREE:
+                busy[i] = _DOWN
+                self.down += 1
+
+    def set_up(self, ids: Sequence[int]) -> None:
+        """Mark down ``ids`` free again (the node is repaired)."""
+        busy = self.busy
+        for i in ids:
+            if busy[i] == _DOWN:
+                busy[i] = _FREE
+                self.down -= 1
+
     @property
     def free(self) -> int:
-        """How many processors are free now, counted from the map."""
-        return self.size - sum(self.busy)
+        """How many processors are free now, counted from the map (down ones are not free)."""
+        return self.busy.count(_FREE)
 
 
 #: a rule: the map and a count -> the ids to take (the machine marks them busy)

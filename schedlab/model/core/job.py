@@ -9,14 +9,14 @@ nothing about SimPy: the processes in :mod:`schedlab.processes` decide when it r
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field, fields, make_dataclass
 from types import MappingProxyType
 from typing import Any
 
 from schedlab.model.core.utility import TimeUtility
 
-__all__ = ["Job", "JobError", "frozen_demands", "new_job", "trusted_job"]
+__all__ = ["Job", "JobBody", "JobError", "ProcessJob", "frozen_demands", "new_job", "trusted_job", "with_body"]
 
 
 class JobError(ValueError):
@@ -159,6 +159,39 @@ class Job:
     def __repr__(self) -> str:
         extra = f", class={self.job_class!r}" if self.job_class else ""
         return f"Job(id={self.id}, submit={self.submit:g}, runtime={self.runtime:g}, cpus={self.cpus}{extra})"
+
+
+#: a job's process body: ``body(env, alloc)`` returns a generator of SimPy events (what the job
+#: does on its allocation; :mod:`schedlab.processes.job_body` says what ``alloc`` holds)
+JobBody = Callable[[Any, Any], Generator[Any, Any, Any]]
+
+
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class ProcessJob(Job):
+    """A :class:`Job` that carries a process body: what it does on the CPUs it is given.
+
+    A machine runs ``body(env, alloc)`` as a SimPy process when the job gets CPUs, and
+    the job completes when the body returns (:mod:`schedlab.processes.job_body`).
+    ``runtime`` is still what the job tells the scheduler it needs (its records and
+    backfilling read it); the body decides how long it really runs. A body to be run
+    in a process pool must pickle: a module-level function, not a lambda.
+    """
+
+    body: JobBody | None = None
+
+    def __post_init__(self) -> None:
+        Job.__post_init__(self)
+        if not callable(self.body):
+            raise JobError(f"job {self.id}: body must be a function (env, alloc) -> generator, got {self.body!r}")
+
+    # Job's pickling (its demands are a read-only proxy); slots=True would write its own
+    __getstate__ = Job.__getstate__
+    __setstate__ = Job.__setstate__
+
+
+def with_body(job: Job, body: JobBody) -> ProcessJob:
+    """``job`` (every field kept) carrying ``body``: a log's job given what it does."""
+    return ProcessJob(**{f.name: getattr(job, f.name) for f in fields(Job)}, body=body)
 
 
 # Making jobs fast. Workload generators and time-stepped models make jobs by the million.

@@ -51,6 +51,7 @@ JOBS_CSV_COLUMNS = (
 DELAY_TYPES = ("delay", "DelayProfile")
 #: a record's status -> Batsim's final state
 FINAL_STATES = {Status.COMPLETED: "COMPLETED_SUCCESSFULLY", Status.TIMEOUT: "COMPLETED_WALLTIME_REACHED",
+                Status.NODE_FAIL: "COMPLETED_KILLED",
                 Status.REJECTED: "REJECTED"}
 
 

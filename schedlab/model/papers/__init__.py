@@ -6,5 +6,7 @@
 - :mod:`.estimates`: runtime estimates, oracle or estimated (seed 001);
 - :mod:`.responsive_tables`: the tables of seed 001's reproduction;
 - :mod:`.deeprm_jobs`: DeepRM job sequences (seed 002);
-- :mod:`.ring_bounds`: bounds on the server network's efficiency G (seed 004).
+- :mod:`.ring_bounds`: bounds on the server network's efficiency G (seed 004);
+- :mod:`.rlscheduler_draw`: RLScheduler's draw of window starts (Zhang et al., SC 2020);
+- :mod:`.rlscheduler_published`: RLScheduler's published table (Zhang et al., SC 2020).
 """

@@ -33,6 +33,9 @@ class Status(StrEnum):
     RUNNING = "running"
     #: killed when it reached its time limit (walltime), as Slurm's TIMEOUT state
     TIMEOUT = "timeout"
+    #: killed by the failure of a node it ran on, and not requeued (Slurm's NODE_FAIL state);
+    #: a requeued job has no record of the kill: the machine's ``node_kills`` list it
+    NODE_FAIL = "node_fail"
 
 
 class JobRecord(NamedTuple):

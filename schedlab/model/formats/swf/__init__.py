@@ -26,4 +26,6 @@ the module that defines it (``from schedlab.model.formats.swf.reader import read
 - :mod:`.header`: ``SWFHeader``;
 - :mod:`.reader`: ``SWFTrace``, ``read_swf``;
 - :mod:`.writer`: ``write_swf``.
+- :mod:`.schedule`: ``schedule_records``, a run's schedule (node failures' partial executions
+  included) as records for ``write_swf``.
 """

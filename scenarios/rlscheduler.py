@@ -1,0 +1,255 @@
+"""RLScheduler's experiment (Zhang et al., SC 2020): a kernel policy learns a queue order on a real log.
+
+Training: sb3-contrib's MaskablePPO with schedlab's kernel policy
+(:mod:`schedlab.envs.kernel_policy`) on ``schedlab/RLScheduler-v0`` episodes of 256
+consecutive jobs of the log, each on an empty machine (:mod:`schedlab.envs.rlscheduler_env`),
+once per training seed; one model per log serves both backfilling settings, as in
+RLScheduler (it trains with ``train_backfill``). Each model goes into
+``out_dir/<log>/seed<k>.zip`` with ``seed<k>.json`` (settings, learning curve, CPU
+seconds). ``model=shipped`` (the default) uses the models shipped with schedlab for the
+four logs of the paper when they exist (and trains where none is shipped);
+``model=train`` always trains; any other value is a folder holding ``seed<k>.zip``.
+
+Evaluation: the published protocol, RLScheduler's test script's windows (seed 1, 10
+windows of 1,024 jobs, SDSC-SP2 and HPC2N within their first 10,000 jobs), each on an
+empty machine, RLScheduler's loop without and with EASY backfilling. Cells are policy x
+backfill: ``rl`` (one cell per training seed, greedy), and FCFS, WFP3, UNICEP, SJF, F1
+(WFP3 and UNICEP in RLScheduler's reading, as its table). ``report`` prints the table:
+RL as mean ± half the range over seeds, beside RLScheduler's published RL and the best
+heuristic, and writes ``rlscheduler_table.csv``.
+
+    schedlab run scenarios/rlscheduler.py --quick
+    schedlab run scenarios/rlscheduler.py --set log=SDSC-SP2-1998-4.2-cln
+    schedlab run scenarios/rlscheduler.py --set model=train --set train_steps=200000 --set seeds=0,1,2
+"""
+
+from __future__ import annotations
+
+import csv
+import sys
+import time
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import simpy
+
+import schedlab.envs
+from schedlab.envs.rlscheduler_env import SCORE_TYPES, ModelChooser, RLSchedulerConfig
+from schedlab.envs.rlscheduler_obs import log_features
+from schedlab.envs.rlscheduler_train import TrainSettings, load_model, save_model, train
+from schedlab.experiment import cli_main
+from schedlab.model.core.fields import number, validate
+from schedlab.model.core.streams import Streams
+from schedlab.model.formats.traces import evaluate
+from schedlab.model.papers.rlscheduler_draw import rlscheduler_starts
+from schedlab.model.papers.rlscheduler_published import LOGS, PUBLISHED_BSLD, best_heuristic
+from schedlab.policies.backfilling import Committed
+from schedlab.processes import Model
+from schedlab.processes.replay import replay_model
+
+HEURISTICS = ("fcfs", "wfp3", "unicep", "sjf", "f1")
+#: where the models shipped with schedlab are (package data: schedlab/envs/trained/<log>/seed<k>.zip)
+SHIPPED = Path(schedlab.envs.__file__).resolve().parent / "trained"
+
+
+@dataclass(frozen=True)
+class Config:
+    #: the log, by name in traces_dir (the paper's: lublin_256, SDSC-SP2-1998-4.2-cln, HPC2N-2002-2.2-cln,
+    #: lublin_256_new2) or by path
+    log: str = "lublin_256"
+    #: where logs named without a path are found
+    traces_dir: str = "../shared/traces"
+    #: backfilling settings evaluated: none, easy
+    backfills: tuple[str, ...] = ("none", "easy")
+    #: the policies evaluated beside rl
+    heuristics: tuple[str, ...] = HEURISTICS
+    #: what the reward measures: bsld, wait, turnaround, utilization
+    score_type: str = "bsld"
+    #: training seeds (one model each)
+    seeds: tuple[int, ...] = (0, 1, 2)
+    #: shipped (the package's models where they exist), train, or a folder of seed<k>.zip
+    model: str = "shipped"
+    #: environment steps of training per seed
+    train_steps: int = number(100_000, low=1, work=True)
+    #: episodes during training run with EASY backfilling (RLScheduler trains one model, without)
+    train_backfill: bool = False
+    #: PPO's learning rate
+    learning_rate: float = number(3e-4, gt=0, high=1)
+    #: torch device for training: cpu (the default: a small network is fastest there) or cuda
+    device: str = "cpu"
+    #: evaluation windows, their length, and the seed of their draw (RLScheduler's test script's)
+    windows: int = number(10, low=1, work=True)
+    length: int = number(1024, low=2, work=True)
+    eval_seed: int = number(1, low=0)
+    #: draw the windows among the first N jobs (0: the paper's setting for this log, else all)
+    draw_within: int = number(0, low=0)
+    #: where trained models go (empty: results/rlscheduler_models)
+    out_dir: str = ""
+    #: evaluate the models trained on this other log instead (generalisation; empty: log's own)
+    trained_on: str = ""
+
+    def __post_init__(self) -> None:
+        validate(self)
+        if self.score_type not in SCORE_TYPES:
+            raise ValueError(f"score_type must be one of {', '.join(SCORE_TYPES)}, got {self.score_type!r}")
+        bad = sorted(set(self.backfills) - {"none", "easy"}) + sorted(set(self.heuristics) - set(HEURISTICS))
+        if bad:
+            raise ValueError(f"unknown backfills or heuristics {bad}: backfills none, easy; "
+                             f"heuristics {', '.join(HEURISTICS)}")
+        if self.device not in ("cpu", "cuda", "auto"):
+            raise ValueError(f"device must be cpu, cuda or auto, got {self.device!r}")
+        n = len(self.env_config(False).trace.jobs)  # the log exists and holds the episodes
+        n = min(n, self.within) if self.within else n
+        if self.length >= n - self.length - 1:  # and the windows (drawn only when the run starts)
+            raise ValueError(f"length {self.length}: windows are drawn among {n} jobs of {self.log!r}; "
+                             f"they need more than {2 * self.length + 1}")
+        TrainSettings(steps=self.train_steps, learning_rate=self.learning_rate)  # one-line errors, before training
+
+    @property
+    def within(self) -> int:
+        paper = {log.trace: log.draw_within for log in LOGS}
+        return self.draw_within or paper.get(self.log, 0)
+
+    def env_config(self, backfill: bool) -> RLSchedulerConfig:
+        return RLSchedulerConfig(log=self.log, backfill=backfill, score_type=self.score_type,
+                                 draw_within=self.within, traces_dir=self.traces_dir)
+
+    def starts(self) -> list[int]:
+        n = len(self.env_config(False).trace.jobs)
+        return rlscheduler_starts(n, self.length, self.windows, self.eval_seed, self.within)
+
+    @property
+    def model_log(self) -> str:
+        """The log the evaluated models were trained on."""
+        return Path(self.trained_on or self.log).name.split(".swf")[0]
+
+    def model_dir(self) -> Path:
+        return Path(self.out_dir or "results/rlscheduler_models") / self.model_log
+
+
+QUICK = dict(windows=2, length=256, seeds=(0,), train_steps=2048, heuristics=("sjf", "f1"))
+
+
+def REPS(cfg: Config) -> int:
+    """One replication per evaluation window."""
+    return cfg.windows
+
+
+def model_path(cfg: Config, seed: int) -> Path:
+    """Where seed ``seed``'s model is: shipped, trained in this run, or in the given folder."""
+    name = f"seed{seed}.zip"
+    if cfg.model == "shipped":
+        shipped = SHIPPED / cfg.model_log / name
+        if shipped.is_file() and cfg.score_type == "bsld":
+            return shipped
+        return cfg.model_dir() / name
+    if cfg.model == "train":
+        return cfg.model_dir() / name
+    return Path(cfg.model) / name
+
+
+def _train_missing(cfg: Config) -> None:
+    import torch
+
+    torch.set_num_threads(1)  # a small network: one thread is fastest and leaves the other cores free
+    for seed in cfg.seeds:
+        path = model_path(cfg, seed)
+        if path.is_file() and cfg.model != "train":
+            continue
+        if cfg.model not in ("shipped", "train") or cfg.trained_on:
+            raise ValueError(f"model {path}: no such file")
+        settings = TrainSettings(steps=cfg.train_steps, seed=seed, learning_rate=cfg.learning_rate,
+                                 device=cfg.device, eval_every=max(4096, cfg.train_steps // 5))
+        env_cfg = cfg.env_config(cfg.train_backfill)
+        clock = time.process_time()
+
+        def show(point: dict[str, float], seed: int = seed, score: str = env_cfg.score_type) -> None:
+            print(f"rlscheduler: {cfg.log} seed {seed}: step {point['step']:>7}, validation {score} "
+                  f"{point['validation']:.2f}, {point['cpu_s']:.0f} CPU s", file=sys.stderr, flush=True)
+
+        model, curve = train(env_cfg, settings, progress=show)
+        save_model(model, path.parent, env_cfg, settings, curve, name=path.stem)
+        print(f"rlscheduler: saved {path} ({time.process_time() - clock:.0f} CPU s)", file=sys.stderr)
+
+
+def cells(cfg: Config) -> list[dict]:
+    _train_missing(cfg)
+    out = []
+    for backfill in cfg.backfills:
+        out += [{"policy": "rl", "seed": s, "backfill": backfill} for s in cfg.seeds]
+        out += [{"policy": h, "seed": -1, "backfill": backfill} for h in cfg.heuristics]
+    return out
+
+
+@cache
+def _model(path: str, cfg: Config):
+    import torch
+
+    torch.set_num_threads(1)
+    return load_model(Path(path), cfg.env_config(False), other_log=bool(cfg.trained_on))
+
+
+def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> Model:
+    env_cfg = cfg.env_config(cell["backfill"] == "easy")
+    trace = env_cfg.trace
+    start = cfg.starts()[streams.replication]
+    jobs = trace.jobs[start : start + cfg.length]
+    if cell["policy"] == "rl":
+        features = log_features(str(env_cfg.path), trace.procs * trace.procs_per_node)
+        policy = ModelChooser(_model(str(model_path(cfg, cell["seed"])), cfg), features, env_cfg.queue,
+                              env_cfg.backfill)
+    else:
+        policy = Committed(cell["policy"], env_cfg.backfill)
+    model = replay_model(env, jobs, trace.procs, policy, compat="rlscheduler")
+    model.parts.update(procs=trace.procs, window_start=start)
+    return model
+
+
+def measure(model: Model) -> dict[str, float]:
+    return evaluate(model.records(), model["procs"])
+
+
+def report(results, out: Path) -> list[Path]:
+    """The table: RL over seeds (mean ± half range), published RL, the heuristics, the best of them."""
+    reps = results.replications
+    trace = next((log.trace for log in LOGS if log.trace == results.config["log"]), results.config["log"])
+    rows = []
+    for backfill in dict.fromkeys(r["backfill"] for r in reps):
+        def mean(policy: str, seed: int | None = None, backfill: str = backfill) -> float:
+            values = [r["bounded_slowdown"] for r in reps if r["policy"] == policy and r["backfill"] == backfill
+                      and (seed is None or r["seed"] == seed)]
+            return float(np.mean(values)) if values else float("nan")
+
+        seeds = sorted({r["seed"] for r in reps if r["policy"] == "rl"})
+        per_seed = [mean("rl", s) for s in seeds]
+        row = {"log": trace, "trained_on": results.config.get("trained_on") or trace, "backfill": backfill,
+               "rl_mean": np.mean(per_seed) if per_seed else np.nan,
+               "rl_half_range": (max(per_seed) - min(per_seed)) / 2 if per_seed else np.nan,
+               "rl_seeds": " ".join(f"{v:.2f}" for v in per_seed)}
+        heur = {h: mean(h) for h in dict.fromkeys(r["policy"] for r in reps if r["policy"] != "rl")}
+        row |= {h: v for h, v in heur.items()}
+        if heur:
+            best = min(heur, key=heur.get)
+            row |= {"best_heuristic": best, "best_value": heur[best]}
+        published = PUBLISHED_BSLD.get(backfill, {}).get(trace)
+        if published:
+            row["published_rl"] = published["rl"]
+            row["published_best"] = "{} {:.2f}".format(*best_heuristic(backfill, trace))
+        rows.append(row)
+    path = Path(out) / "rlscheduler_table.csv"
+    with open(path, "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(dict.fromkeys(k for r in rows for k in r)))
+        writer.writeheader()
+        writer.writerows(rows)
+    for row in rows:
+        print(f"{row['log']} (models of {row['trained_on']}) {row['backfill']}: "
+              f"rl {row['rl_mean']:.2f} ± {row['rl_half_range']:.2f} "
+              f"(seeds {row['rl_seeds']}); best heuristic {row.get('best_heuristic')} {row.get('best_value', 0):.2f}; "
+              f"published rl {row.get('published_rl', '-')}, published best {row.get('published_best', '-')}")
+    return [path]
+
+
+if __name__ == "__main__":
+    cli_main()

@@ -1,0 +1,98 @@
+"""What RLScheduler's agent sees of the queue: up to ``queue`` waiting jobs, a feature vector each, padded and masked.
+
+Per job, in this order (each in [0, 1), as RLScheduler normalises them):
+
+0. wait so far / 12 hours (clipped);
+1. requested time / the log's longest run time;
+2. processors / the machine's processors;
+3. requested memory / the log's largest (1 where the log has none);
+4. user id / the largest (1 where missing);
+5. group id / the largest (1 where missing);
+6. executable id / the largest (1 where missing);
+7. can start now: ``1 - 1e-5`` if it fits the free processors, else ``1e-5``;
+8. present: 1 for a job, 0 for padding (schedlab's addition: a policy reads its mask
+   from the observation, so plain PPO works too).
+
+Padding rows are RLScheduler's ``[0, 1, 1, 1, 1, 1, 1, 0]`` and a 0 in column 8. The
+maxima are taken over the log's kept jobs. Which jobs are shown: all of them in arrival
+order while at most ``queue`` wait; beyond that, RLScheduler's pick: alternately the
+next shortest-requested and the next narrowest job not yet shown, until ``queue``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from schedlab.model.core.job import Job
+from schedlab.model.formats.swf.reader import read_swf
+
+__all__ = ["FEATURES", "LogFeatures", "log_features", "observe", "visible_jobs"]
+
+#: columns of a job's feature vector
+FEATURES = 9
+MAX_WAIT = 12 * 3600.0
+_TOP = 1.0 - 1e-5
+_PAD = np.array([0, 1, 1, 1, 1, 1, 1, 0, 0], dtype=np.float32)
+
+
+@dataclass(frozen=True)
+class LogFeatures:
+    """A log's per-job static features (columns 1-6), by job id; the waits and fits are added per step."""
+
+    rows: dict[int, np.ndarray]
+    max_procs: int
+
+
+def _norm(values: np.ndarray, top: float) -> np.ndarray:
+    out = np.minimum(values / top, _TOP) if top > 0 else np.zeros_like(values)
+    return np.where(values == -1, 1.0, out)  # RLScheduler: a missing field reads as 1
+
+
+@lru_cache(maxsize=8)
+def log_features(path: str, max_procs: int) -> LogFeatures:
+    """Columns 1-6 of every kept job of the log at ``path`` (read under RLScheduler's loader)."""
+    pairs = list(read_swf(path, compat="rlscheduler", nodes_as_procs=True).pairs())
+    records = [r for r, _ in pairs]
+    run = np.array([r.run_time for r in records], dtype=float)
+    req = np.array([j.requested_time for _, j in pairs], dtype=float)
+    procs = np.array([j.cpus for _, j in pairs], dtype=float)
+    cols = [np.minimum(req / max(run.max(), 1.0), _TOP), np.minimum(procs / max_procs, _TOP)]
+    for name in ("requested_memory", "user_id", "group_id", "executable"):
+        values = np.array([getattr(r, name) for r in records], dtype=float)
+        cols.append(_norm(values, values.max()))
+    table = np.stack(cols, axis=1).astype(np.float32)
+    return LogFeatures({j.id: table[i] for i, (_, j) in enumerate(pairs)}, max_procs)
+
+
+def visible_jobs(waiting: Sequence[Job], queue: int) -> list[Job]:
+    """The jobs shown: all in arrival order up to ``queue``, else RLScheduler's SJF/narrowest interleave."""
+    if len(waiting) <= queue:
+        return list(waiting)
+    by_time = sorted(waiting, key=lambda j: (j.requested_time, j.submit))
+    by_width = sorted(waiting, key=lambda j: (j.cpus, j.submit))
+    shown: list[Job] = []
+    seen: set[int] = set()
+    for a, b in zip(by_time, by_width, strict=True):
+        for job in (a, b):
+            if id(job) not in seen and len(shown) < queue:
+                seen.add(id(job))
+                shown.append(job)
+        if len(shown) >= queue:
+            break
+    return shown
+
+
+def observe(shown: Sequence[Job], now: float, free: int, features: LogFeatures, queue: int) -> np.ndarray:
+    """The flat observation (``queue * FEATURES`` floats) of the ``shown`` jobs at ``now`` with ``free`` processors."""
+    obs = np.tile(_PAD, (queue, 1))
+    for i, job in enumerate(shown):
+        row = obs[i]
+        row[0] = min((now - job.submit) / MAX_WAIT, _TOP)
+        row[1:7] = features.rows[job.id]
+        row[7] = _TOP if job.cpus <= free else 1e-5
+        row[8] = 1.0
+    return obs.reshape(-1)

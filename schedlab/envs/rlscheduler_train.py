@@ -1,0 +1,251 @@
+"""Training a kernel policy on RLScheduler's protocol, and evaluating it there beside the heuristics.
+
+:func:`train` runs sb3-contrib's ``MaskablePPO`` with
+:class:`~schedlab.envs.kernel_policy.MaskableKernelPolicy` on
+:class:`~schedlab.envs.rlscheduler_env.RLSchedulerEnv` episodes; every ``eval_every``
+steps it scores the greedy policy on fixed validation sequences (its learning curve)
+and keeps the best weights. By default it learns from the reward divided by the
+sequence's SJF score (``relative=True``): a sequence's slowdown under any order
+depends mostly on its load, and the ratio keeps one heavy sequence from drowning a
+batch's signal; the environment's own reward is unchanged (``relative=False`` learns
+from it as it is, as RLScheduler does). :func:`evaluate` replays given windows with
+a model (greedy) and returns each window's score.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import simpy
+
+from schedlab.envs.rlscheduler_env import RLSchedulerConfig, RLSchedulerEnv, sequence_score
+from schedlab.policies.backfilling import Committed
+from schedlab.policies.scoring import RLSCHEDULER_SCORES as SCORES
+from schedlab.processes.replay import replay_model
+
+__all__ = ["MODEL_KEYS", "TrainSettings", "evaluate", "heuristic_scores", "load_model", "save_model", "train"]
+
+
+@dataclass(frozen=True)
+class TrainSettings:
+    """PPO's settings (RLScheduler's in brackets where it has one)."""
+
+    steps: int = 100_000
+    seed: int = 0
+    learning_rate: float = 3e-4  # (pi_lr 3e-4)
+    n_steps: int = 2048
+    batch_size: int = 256
+    n_epochs: int = 10
+    gamma: float = 1.0  # (--gamma 1)
+    gae_lambda: float = 0.97  # (lam 0.97)
+    target_kl: float = 0.01  # (target_kl 0.01)
+    relative: bool = True
+    #: first imitate this heuristic's choices (sjf, f1, ...; "best": the better of SJF and F1 on the
+    #: validation sequences; "" for none), then improve on it with PPO
+    imitate: str = "best"
+    #: episodes of the heuristic's choices to imitate, and passes over them
+    imitate_episodes: int = 40
+    imitate_epochs: int = 30
+    eval_every: int = 10_000
+    #: validation sequences (from the training draw's range, fixed by the seed) and their length: the
+    #: evaluation's (1,024), since which order is best differs between 256 and 1,024 jobs
+    validation: int = 4
+    validation_length: int = 1024
+    device: str = "cpu"
+
+    def __post_init__(self) -> None:
+        for name in ("learning_rate", "gamma", "gae_lambda", "target_kl"):
+            value = getattr(self, name)
+            if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
+                raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+        if self.imitate not in ("", "best", *SCORES):
+            raise ValueError(f"imitate must be empty or one of {', '.join(SCORES)}, got {self.imitate!r}")
+        for name in ("steps", "n_steps", "batch_size", "n_epochs", "eval_every", "validation", "validation_length"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
+
+
+def heuristic_scores(cfg: RLSchedulerConfig, policy: str, starts: Sequence[int], length: int) -> list[float]:
+    """Each window's score under a heuristic (RLScheduler's loop and reading), as the environment scores."""
+    trace = cfg.trace
+    out = []
+    for s in starts:
+        jobs = list(trace.jobs[s : s + length])
+        model = replay_model(simpy.Environment(), jobs, trace.procs, Committed(policy, cfg.backfill),
+                             compat="rlscheduler").run()
+        starts_ = {r.id: r.start for r in model.records()}
+        out.append(sequence_score(jobs, starts_, cfg.score_type, trace.procs))
+    return out
+
+
+class _RelativeReward(gym.Wrapper):
+    """The end reward divided by the same sequence's SJF score (a per-sequence baseline; see the module)."""
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
+        obs, reward, done, trunc, info = self.env.step(action)
+        if done:
+            env: RLSchedulerEnv = self.env.unwrapped  # type: ignore[assignment]
+            base = heuristic_scores(env.config, "sjf", [env.start], env.config.sequence)[0]
+            reward = reward / max(base, 1e-9)
+        return obs, reward, done, trunc, info
+
+    def action_masks(self) -> np.ndarray:
+        return self.env.unwrapped.action_masks()  # type: ignore[attr-defined]
+
+
+def evaluate(model: Any, cfg: RLSchedulerConfig, starts: Sequence[int], length: int,
+             deterministic: bool = True) -> list[float]:
+    """Each window's score with ``model`` choosing (greedy unless ``deterministic=False``)."""
+    env = RLSchedulerEnv(cfg)
+    out = []
+    for s in starts:
+        obs, _ = env.reset(options={"start": s, "sequence": length})
+        done = env.done  # a window with no choice at all is over at once
+        while not done:
+            action, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=deterministic)
+            obs, _, done, _, _ = env.step(int(action))
+        out.append(env.score)
+    return out
+
+
+def _imitate(model: Any, cfg: RLSchedulerConfig, settings: TrainSettings, teacher: str) -> None:
+    """Behaviour cloning: fit the policy's logits to a heuristic's choices on training episodes.
+
+    The kernel scores jobs one by one, so a score-based heuristic (SJF's requested time)
+    is in its reach; PPO then starts from that order instead of from noise, which saves
+    most of the steps a small CPU budget has. The episodes come from the training draw.
+    """
+    import torch
+
+    env = RLSchedulerEnv(cfg)
+    env.reset(seed=settings.seed + 10_000)  # episodes apart from PPO's own
+    fn = SCORES[teacher]
+    observations, actions = [], []
+    for _ in range(settings.imitate_episodes):
+        obs, _ = env.reset()
+        done = env.done
+        while not done:
+            shown, now = env._shown, env._machine.env.now
+            action = min(range(len(shown)), key=lambda i: (fn(shown[i], now), i))
+            observations.append(obs)
+            actions.append(action)
+            obs, _, done, _, _ = env.step(action)
+    policy = model.policy
+    x = torch.as_tensor(np.array(observations), device=policy.device)
+    y = torch.as_tensor(actions, device=policy.device)
+    optimizer = torch.optim.Adam(policy.mlp_extractor.scorer.parameters(), lr=3e-3)
+    gen = torch.Generator().manual_seed(settings.seed)
+    for _ in range(settings.imitate_epochs):
+        for idx in torch.randperm(len(y), generator=gen).split(256):
+            logits = policy.mlp_extractor.forward_actor(x[idx])
+            loss = torch.nn.functional.cross_entropy(logits, y[idx])
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+
+
+def train(cfg: RLSchedulerConfig, settings: TrainSettings,
+          progress: Callable[[dict[str, Any]], None] | None = None) -> tuple[Any, list[dict[str, Any]]]:
+    """Train a kernel policy; returns the model (best validation weights) and its learning curve."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    from schedlab.envs.kernel_policy import MaskableKernelPolicy
+
+    env: gym.Env = RLSchedulerEnv(cfg)
+    if settings.relative:
+        env = _RelativeReward(env)
+    model = MaskablePPO(MaskableKernelPolicy, env, learning_rate=settings.learning_rate, n_steps=settings.n_steps,
+                        batch_size=settings.batch_size, n_epochs=settings.n_epochs, gamma=settings.gamma,
+                        gae_lambda=settings.gae_lambda, target_kl=settings.target_kl, seed=settings.seed,
+                        device=settings.device, verbose=0)
+    # validation sequences: fixed by the seed, from the training draw's range
+    rng = np.random.default_rng(np.random.SeedSequence(settings.seed, spawn_key=(0x7A1,)))
+    length = min(settings.validation_length, (cfg.n_jobs - 2) // 2)
+    valid = [int(s) for s in rng.integers(length, cfg.n_jobs - length - 1, size=settings.validation)]
+    curve: list[dict[str, Any]] = []
+    best: dict[str, Any] = {"score": math.inf, "state": None}
+    clock = {"cpu": time.process_time()}
+
+    def check(step: int) -> None:
+        score = float(np.mean(evaluate(model, cfg, valid, length)))
+        if cfg.score_type == "utilization":
+            score = -score
+        point = {"step": step, "validation": abs(score), "cpu_s": time.process_time() - clock["cpu"],
+                 "teacher": best.get("teacher", "")}
+        curve.append(point)
+        if score < best["score"]:
+            best["score"] = score
+            best["state"] = {k: v.clone() for k, v in model.policy.state_dict().items()}
+        if progress is not None:
+            progress(point)
+
+    class _Every(BaseCallback):
+        def _on_step(self) -> bool:
+            if self.num_timesteps % settings.eval_every == 0:
+                check(self.num_timesteps)
+            return True
+
+    if settings.imitate:
+        teacher = settings.imitate
+        if teacher == "best":
+            teacher = min(("sjf", "f1"), key=lambda h: np.mean(heuristic_scores(cfg, h, valid, length)))
+        _imitate(model, cfg, settings, teacher)
+        best["teacher"] = teacher
+    check(0)
+    model.learn(settings.steps, callback=_Every())
+    if not curve or curve[-1]["step"] != model.num_timesteps:
+        check(model.num_timesteps)
+    if best["state"] is not None:
+        model.policy.load_state_dict(best["state"])
+    _ = torch  # torch is SB3's; imported here so that a missing rl extra fails in one place
+    return model, curve
+
+
+#: settings a saved model must share with the environment it is run in
+MODEL_KEYS = ("log", "queue", "score_type")
+
+
+def save_model(model: Any, folder: Path, cfg: RLSchedulerConfig, settings: TrainSettings,
+               curve: list[dict[str, Any]], name: str = "model") -> Path:
+    """``name.zip`` (SB3's) and ``name.json`` (the environment's and PPO's settings, the learning curve)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    model.save(folder / f"{name}.zip")
+    env = {k: getattr(cfg, k) for k in ("log", "backfill", "score_type", "sequence", "queue", "draw_within")}
+    env["log"] = Path(cfg.log).name.removesuffix(".gz").removesuffix(".swf")
+    meta = {"env": env, "train": dataclasses.asdict(settings), "curve": curve}
+    (folder / f"{name}.json").write_text(json.dumps(meta, indent=1))
+    return folder / f"{name}.zip"
+
+
+def load_model(path: Path, cfg: RLSchedulerConfig, device: str = "cpu", other_log: bool = False) -> Any:
+    """A saved model, refused in one line if it was trained with other settings than ``cfg``'s.
+
+    ``other_log`` lets a model trained on one log run on another (generalisation).
+    """
+    from sb3_contrib import MaskablePPO
+
+    path = Path(path)
+    meta_path = path.with_suffix(".json")
+    if not path.is_file():
+        raise ValueError(f"model {path}: no such file")
+    if not meta_path.is_file():
+        raise ValueError(f"model {path}: its settings file {meta_path.name} is missing")
+    saved = json.loads(meta_path.read_text())["env"]
+    here = {k: getattr(cfg, k) for k in MODEL_KEYS}
+    here["log"] = Path(cfg.log).name.removesuffix(".gz").removesuffix(".swf")
+    for key in MODEL_KEYS:
+        if saved.get(key) != here[key] and not (key == "log" and other_log):
+            raise ValueError(f"model {path}: trained with {key}={saved.get(key)!r}, this run has {key}={here[key]!r}")
+    return MaskablePPO.load(path, device=device)

@@ -1,0 +1,106 @@
+"""The models shipped with schedlab (schedlab/envs/trained/) run through a short version of the published protocol.
+
+Each shipped model is evaluated (greedy) on the first two of RLScheduler's published
+windows (1,024 jobs from positions 1981 and 2756, seed 1), without and with EASY
+backfilling, beside SJF on the same windows; the values are those `scenarios/rlscheduler.py`
+measured when the models were trained (its replications.csv), compared with a relative
+tolerance, since a network's arithmetic may differ a little between PyTorch builds and
+one different choice changes a window's schedule from there on.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+import simpy
+
+pytest.importorskip("sb3_contrib")
+
+from schedlab.envs.rlscheduler_env import ModelChooser, RLSchedulerConfig
+from schedlab.envs.rlscheduler_obs import log_features
+from schedlab.envs.rlscheduler_train import heuristic_scores, load_model
+from schedlab.model.formats.traces import evaluate
+from schedlab.model.papers.rlscheduler_published import LOGS
+from schedlab.processes.replay import replay_model
+
+ROOT = Path(__file__).resolve().parents[1]
+TRACES = ROOT.parent / "shared" / "traces"
+TRAINED = ROOT / "schedlab" / "envs" / "trained"
+WINDOWS = (1981, 2756)
+#: (log, seed, backfill) -> bounded slowdown on WINDOWS, as measured at training (scenarios/rlscheduler.py)
+MEASURED = {
+    ("lublin_256", 0, "none"): (314.3362354457281, 202.26461070734626),
+    ("lublin_256", 0, "easy"): (102.3898349371791, 31.176393265124506),
+    ("SDSC-SP2-1998-4.2-cln", 0, "none"): (63.875976989517326, 251.69601875668104),
+    ("SDSC-SP2-1998-4.2-cln", 0, "easy"): (17.443288074334067, 130.08086217370558),
+    ("HPC2N-2002-2.2-cln", 0, "none"): (88.93936042066525, 84.19929562965882),
+    ("HPC2N-2002-2.2-cln", 0, "easy"): (77.1941493202169, 57.92402032034053),
+    ("lublin_256_new2", 0, "none"): (351.91143694553125, 1301.0461633944306),
+    ("lublin_256_new2", 0, "easy"): (59.391433567005265, 117.82508298944154),
+}
+#: relative tolerance: float differences between builds may flip a near-tie between two jobs
+RTOL = 0.05
+
+
+def _config(log: str, backfill: str) -> RLSchedulerConfig:
+    within = next(p.draw_within for p in LOGS if p.trace == log)
+    return RLSchedulerConfig(log=log, backfill=backfill == "easy", draw_within=within, traces_dir=str(TRACES))
+
+
+def _rl(log: str, seed: int, backfill: str) -> list[float]:
+    cfg = _config(log, backfill)
+    model = load_model(TRAINED / log / f"seed{seed}.zip", cfg)
+    trace = cfg.trace
+    features = log_features(str(cfg.path), trace.procs * trace.procs_per_node)
+    out = []
+    for start in WINDOWS:
+        policy = ModelChooser(model, features, cfg.queue, cfg.backfill)
+        jobs = trace.jobs[start : start + 1024]
+        records = replay_model(simpy.Environment(), jobs, trace.procs, policy, compat="rlscheduler").run().records()
+        out.append(evaluate(records, trace.procs)["bounded_slowdown"])
+    return out
+
+
+@pytest.mark.parametrize("key", sorted(MEASURED), ids=lambda k: f"{k[0]}-seed{k[1]}-{k[2]}")
+def test_a_shipped_model_gives_its_measured_table(key):
+    log, seed, backfill = key
+    if not (TRACES / f"{log}.swf.gz").exists():
+        pytest.skip("needs ../shared/traces")
+    got = _rl(log, seed, backfill)
+    sjf = heuristic_scores(_config(log, backfill), "sjf", WINDOWS, 1024)
+    print(f"{log} seed {seed} {backfill}: rl {[round(x, 2) for x in got]} (measured "
+          f"{[round(x, 2) for x in MEASURED[key]]}), sjf {[round(x, 2) for x in sjf]}")
+    assert got == pytest.approx(MEASURED[key], rel=RTOL)
+
+
+def test_every_shipped_model_has_its_settings_and_curve():
+    import json
+
+    zips = sorted(TRAINED.glob("*/seed*.zip"))
+    assert zips, "no model shipped"
+    for path in zips:
+        meta = json.loads(path.with_suffix(".json").read_text())
+        assert meta["env"]["log"] == path.parent.name and meta["env"]["queue"] == 128
+        assert meta["curve"] and all("validation" in point for point in meta["curve"])
+        assert path.stat().st_size < 200_000
+
+
+def test_a_model_is_refused_with_another_logs_settings():
+    cfg = RLSchedulerConfig(log="lublin_256_new2", traces_dir=str(TRACES))
+    with pytest.raises(ValueError, match="trained with log='lublin_256', this run has log='lublin_256_new2'"):
+        load_model(TRAINED / "lublin_256" / "seed0.zip", cfg)
+
+
+def test_the_scenario_evaluates_the_shipped_models_in_its_quick_run(tmp_path):
+    """`schedlab run scenarios/rlscheduler.py --quick` finds the shipped model and trains nothing."""
+    from schedlab.experiment import run
+
+    if importlib.util.find_spec("sb3_contrib") is None or not (TRACES / "lublin_256.swf.gz").exists():
+        pytest.skip("needs the rl extra and ../shared/traces")
+    results = run(ROOT / "scenarios" / "rlscheduler.py", quick=True, executor="serial",
+                  overrides={"traces_dir": str(TRACES), "out_dir": str(tmp_path / "models")})
+    assert not (tmp_path / "models").exists()  # nothing trained: the shipped model was used
+    policies = {(r["policy"], r["backfill"]) for r in results.rows}
+    assert ("rl", "none") in policies and ("sjf", "easy") in policies
