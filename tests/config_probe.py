@@ -70,7 +70,9 @@ _ZERO = {  # what 0 means where it is accepted
     "trace_cores": "documented: 0 is the log's own cores", "procs": "documented: 0 is the header's MaxProcs",
     "lambda_s": "fair share only", "pretrain": "no pre-training", "pool_pretrain": "no pre-training",
     "weight_decay": "no weight decay", "train_time": "no training: the test of an untrained learner",
-    "starts": "one window, at job 0", "failure_epoch": "documented: the failure log's times as they are",
+    "starts": "one window, at job 0", "idle_timeout": "idle shutdown switches a node off as soon as it is idle",
+    "energy_weight": "energy left out of the reward (the default)",
+    "failure_epoch": "documented: the failure log's times as they are",
     "mtbf": "documented: no random failures", "monitoring_queue": "queue 0", "train_seed": _SEED, "window_seed": _SEED,
 }
 #: field -> {value (or "*": any): why it is meant}; an accepted value not here is a defect of the probe's rules

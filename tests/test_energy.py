@@ -46,8 +46,8 @@ def test_stretches_are_cut_to_the_span_and_a_node_without_power_is_named():
         parse_platform({"nodes": {"n": {"cores": 4, "power": {"idle": 100, "full": 50}}}})
     with pytest.raises(PlatformError, match=r"nodes\.n\.power\.idle: is missing"):
         parse_platform({"nodes": {"n": {"cores": 4, "power": {"full": 50}}}})
-    with pytest.raises(PlatformError, match=r"nodes\.n\.power\.off: unknown key"):
-        parse_platform({"nodes": {"n": {"cores": 4, "power": {"idle": 1, "full": 2, "off": 0}}}})
+    with pytest.raises(PlatformError, match=r"nodes\.n\.power\.sleep: unknown key"):
+        parse_platform({"nodes": {"n": {"cores": 4, "power": {"idle": 1, "full": 2, "sleep": 0}}}})
 
 
 def test_schedlab_replay_on_a_platform_with_power_reports_the_same_joules(tmp_path, capsys):

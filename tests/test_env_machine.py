@@ -71,6 +71,22 @@ def test_registered_and_made_by_gymnasium():
     assert env.unwrapped.action_masks().shape == (5,)
 
 
+def test_energy_in_the_reward_computed_by_hand():
+    """The tiny schedule below (0-9 s on 4 CPUs) with CPUs of 10 W idle and 30 W busy: its jobs
+    hold 4 x 3 + 2 x 2 + 1 x 1 + 3 x 4 = 29 CPU-seconds, so the machine draws
+    4 x 10 W x 9 s + 20 W x 29 = 940 J; at 0.01 per joule the return falls from -8.5 to -17.9."""
+    env = MachineEnv(cpus=4, window=3, cpu_power=(10.0, 30.0), energy_weight=0.01)
+    _steps, rewards = run_episode(env, head_first, options={"jobs": TINY})
+    assert env.energy() == pytest.approx(940.0)
+    assert sum(rewards) == pytest.approx(-8.5 - 9.4)
+    # the first step's interval [0, 2]: slowdown -1.0, and 4 x 10 x 2 + 20 x 3 x 2 = 200 J
+    assert rewards[0] == pytest.approx(-1.0 - 2.0)
+    with pytest.raises(ValueError, match=r"energy_weight=0\.5 needs cpu_power"):
+        MachineEnv(cpus=4, energy_weight=0.5)
+    with pytest.raises(ValueError, match="cpu_power must be"):
+        MachineEnv(cpus=4, cpu_power=(30.0, 10.0))
+
+
 def test_the_tiny_sequence_gives_the_hand_worked_fcfs_schedule():
     # t=0 J0 starts (3 of 4 cpus). t=1 J1 (2 cpus) does not fit and blocks the head. t=2 J2
     # fits but is not the head: the agent waits, as at t=3 when J3 (4 cpus) arrives. t=4 J0

@@ -22,6 +22,14 @@ time, times ``reward_scale``:
 - ``"utilization"``: the integral of the busy fraction of the CPUs; the return is the
   CPU utilization times the episode's length.
 
+Energy (``energy_weight``, with ``cpu_power``): each CPU draws ``idle`` watts, and
+``full`` while a job holds it (a one-core node of a platform's power model); the reward
+also loses ``energy_weight`` per joule the machine drew over the step, so the return
+falls by ``energy_weight`` times the episode's energy. On a machine whose CPUs are never
+switched off that energy is the idle power times the episode's length plus the jobs'
+work, so the agent is paid for a shorter schedule; switching nodes off is a powered
+cluster's (:mod:`schedlab.processes.power`), which this environment does not drive.
+
 The episode terminates when every job has arrived and completed: it always does,
 since waiting is only valid while a job runs. ``info`` carries ``time`` (the clock),
 ``action_mask``, ``invalid`` (this step's action was invalid) and ``invalid_actions``
@@ -84,6 +92,10 @@ class MachineEnvConfig:
         Multiplies every reward (e.g. 1/3600 for response times of a trace in seconds).
     trace_window
         Jobs per episode when ``workload`` is an SWF file.
+    cpu_power
+        ``(idle, full)`` watts of one CPU, for ``energy_weight``.
+    energy_weight
+        Reward lost per joule drawn (``0``: energy is not in the reward); needs ``cpu_power``.
     """
 
     workload: Workload | str | os.PathLike[str] | None = None
@@ -95,9 +107,17 @@ class MachineEnvConfig:
     reward: Literal["slowdown", "response", "utilization"] = "slowdown"
     reward_scale: float = number(1.0, gt=0)
     trace_window: int = number(128, low=1, integer=True)
+    cpu_power: tuple[float, float] | None = None
+    energy_weight: float = number(0.0)
 
     def __post_init__(self) -> None:
         validate(self)  # every number finite and in range (model/fields); the rules below relate fields
+        if self.cpu_power is not None:
+            idle, full = self.cpu_power
+            if not (math.isfinite(idle) and math.isfinite(full) and 0 <= idle <= full):
+                raise ValueError(f"cpu_power must be (idle, full) watts with 0 <= idle <= full, got {self.cpu_power!r}")
+        if self.energy_weight > 0 and self.cpu_power is None:
+            raise ValueError(f"energy_weight={self.energy_weight:g} needs cpu_power=(idle, full) watts per CPU")
         if self.reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, got {self.reward!r}")
         for name, cap in dict(self.resources).items():
@@ -284,9 +304,17 @@ class MachineEnv(gym.Env[np.ndarray, np.int64]):
     def _measure(self) -> float:
         """The reward's integral from time 0 to now (unscaled, with the reward's sign)."""
         assert self._integral is not None and self.machine is not None
-        if self.config.reward == "utilization":
-            return self.machine.busy_time() / self.cpus
-        return -self._integral.value()
+        value = (self.machine.busy_time() / self.cpus if self.config.reward == "utilization"
+                 else -self._integral.value())
+        if self.config.energy_weight:
+            value -= self.config.energy_weight * self.energy()
+        return value
+
+    def energy(self) -> float:
+        """Joules the machine drew from time 0 to now: every CPU's idle watts, and what its jobs added."""
+        assert self.machine is not None and self.sim is not None and self.config.cpu_power is not None
+        idle, full = self.config.cpu_power
+        return self.cpus * idle * self.sim.now + (full - idle) * self.machine.busy_time()
 
     # ------------------------------------------------------------------ Gymnasium
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:

@@ -112,6 +112,9 @@ def _parser(script: str | None = None) -> argparse.ArgumentParser:
     replay.add_argument("--queues", default="none", choices=("none", "strict", "wrr"),
                         help="with --platform: across queues, none (one queue), strict priority or weighted "
                              "round robin (default none)")
+    replay.add_argument("--idle-shutdown", type=float, default=None, metavar="SECONDS",
+                        help="with --platform whose nodes give power.off: switch a node off after SECONDS idle, "
+                             "boot it when the queue needs it (docs/energy.md)")
     replay.add_argument("--failures", default=None, metavar="FILE",
                         help="replay node failures from a failure log in Alea's format (time, cluster, duration, "
                              "machine ids; docs/traces.md)")
@@ -258,6 +261,7 @@ def _replay(args: argparse.Namespace) -> int:
         "traces_dir": str(Path.cwd().parent / "shared" / "traces"),
         "platform": str(Path(args.platform).resolve()) if args.platform else "",
         "placement": args.placement, "queues": args.queues, "walltime": args.walltime or "", "procs": args.procs,
+        "idle_shutdown": args.idle_shutdown,
         "draw": args.draw, "draw_within": args.draw_within,
         "failures": str(Path(args.failures).resolve()) if args.failures else "", "mtbf": args.mtbf,
         "repair": args.repair, "node_size": args.node_size, "on_node_fail": args.on_node_fail,

@@ -1,9 +1,11 @@
 """Machine states over time: how many machines compute and how many are idle, as Batsim reports them.
 
 Batsim counts each host's time in the states *computing*, *idle*, *switched off* and
-*switching* on or off. schedlab's nodes are never switched off yet, so a node is
-*computing* while any of its cores is held and *idle* otherwise; the chart stacks the
-two counts over time, and its legend names only the states a run can have. The
+*switching* on or off. A node is *computing* while any of its cores is held, *switched
+off* or *switching* where a powered cluster's power rows say so
+(:meth:`~schedlab.processes.power.PoweredCluster.power_rows`), and *idle* otherwise; the
+chart stacks the counts over time, and its legend names only the states a run can have
+(a cluster without power states is never switched off). The
 machines are a cluster's nodes (its placement table) or, for a machine that gives
 processor ids, its processors (its allocation rows).
 """
@@ -18,7 +20,7 @@ import numpy as np
 from schedlab.plots._mpl import new_figure
 from schedlab.plots.time_axis import time_axis
 
-__all__ = ["computing_count", "machine_states"]
+__all__ = ["computing_count", "machine_states", "state_counts"]
 
 
 def computing_count(busy: Iterable[tuple[str, float, float]]) -> tuple[np.ndarray, np.ndarray]:
@@ -45,9 +47,33 @@ def computing_count(busy: Iterable[tuple[str, float, float]]) -> tuple[np.ndarra
     return np.asarray(times, dtype=float), np.asarray(counts, dtype=float)
 
 
+def _at(t: np.ndarray, times: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """A step function (``counts`` from each of ``times`` on, 0 before) read at ``t``."""
+    if not times.size:
+        return np.zeros_like(t)
+    k = np.searchsorted(times, t, side="right") - 1
+    return np.where(k >= 0, counts[np.maximum(k, 0)], 0.0)
+
+
+def state_counts(busy: Iterable[tuple[str, float, float]],
+                 states: Iterable[tuple[str, str, float, float]] = ()) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Times, and from each on how many machines are ``computing``, ``switching`` and ``switched off``.
+
+    ``states``: ``(machine, state, start, end)`` with state ``off``, ``switching_off`` or
+    ``switching_on``; both switchings count as ``switching``.
+    """
+    stretches = list(states)
+    parts = {"computing": computing_count(busy),
+             "switching": computing_count((m, a, b) for m, s, a, b in stretches if s.startswith("switching")),
+             "switched off": computing_count((m, a, b) for m, s, a, b in stretches if s == "off")}
+    t = np.unique(np.concatenate([times for times, _ in parts.values()]))
+    return t, {name: _at(t, times, counts) for name, (times, counts) in parts.items()}
+
+
 def machine_states(busy: Iterable[tuple[str, float, float]], machines: Sequence[str], *,
                    start: float | None = None, end: float | None = None, title: str = "Machine states",
-                   time_unit: str = "", what: str = "nodes") -> Any:
+                   time_unit: str = "", what: str = "nodes",
+                   states: Iterable[tuple[str, str, float, float]] | None = None) -> Any:
     """Stacked machines computing and idle over time.
 
     Parameters
@@ -61,25 +87,37 @@ def machine_states(busy: Iterable[tuple[str, float, float]], machines: Sequence[
         The span drawn (default: the first and last stretch's).
     what
         What the machines are, for the y label (``"nodes"``, ``"processors"``).
+    states
+        Each stretch a machine was off or switching (``None``: the machines are never
+        switched off, and the legend says so).
     """
     stretches = list(busy)
-    t, computing = computing_count(stretches)
+    powered = states is not None
+    t, counts = state_counts(stretches, states or ())
     first = min([s for _, s, _ in stretches], default=0.0) if start is None else start
     last = max([e for _, _, e in stretches], default=1.0) if end is None else end
-    # the step function over [first, last]: 0 computing before the first stretch
-    t = np.concatenate(([first], t, [last]))
-    computing = np.concatenate(([0.0], computing, [computing[-1] if computing.size else 0.0]))
+    # the step functions over [first, last]: each state's count at first, then from each change on
+    inside = (t > first) & (t < last)
+    grid = np.concatenate(([first], t[inside], [last]))
+    layers = {name: _at(grid, t, c) for name, c in counts.items()}
     axis = time_axis(first, last, time_unit)
     fig = new_figure(9.0, 3.5)
     ax = fig.axes[0]
     total = len(machines)
-    ax.fill_between(axis(t), 0, computing, step="post", color="tab:green", label="computing", linewidth=0)
-    ax.fill_between(axis(t), computing, total, step="post", color="0.85", label="idle", linewidth=0)
+    x = axis(grid)
+    low = np.zeros_like(grid)
+    shown = ("computing", "switching", "switched off") if powered else ("computing",)
+    colours = {"computing": "tab:green", "switching": "tab:orange", "switched off": "tab:blue"}
+    for name in shown:  # idle is what is left on top
+        high = low + layers[name]
+        ax.fill_between(x, low, high, step="post", color=colours[name], label=name, linewidth=0)
+        low = high
+    ax.fill_between(x, low, total, step="post", color="0.85", label="idle", linewidth=0)
     ax.set_ylim(0, max(total, 1))
     ax.set_xlim(axis(first), axis(last))
     ax.set_ylabel(f"{what} ({total})")
     ax.set_xlabel(axis.label)
     ax.set_title(title)
     ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False,
-              title="never switched off\n(not modelled yet)", title_fontsize=7)
+              title=None if powered else "never switched off", title_fontsize=7)
     return fig

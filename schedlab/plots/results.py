@@ -101,7 +101,12 @@ def _node_gantt(folder: Path, target: Path, time_unit: str = "") -> list[Path]:
     from schedlab.plots.machine_states import machine_states
 
     nodes = [n.name for n in platform.nodes] if platform is not None else sorted({r[2] for r in rows})
-    states = machine_states([(r[2], r[5], r[6]) for r in rows], nodes, time_unit=time_unit,
+    power = None  # a powered cluster's off and switching stretches (replay --idle-shutdown saves them)
+    power_tables = sorted((folder / "series").glob("cell0-rep0-*power.csv"))
+    if power_tables:
+        with power_tables[0].open() as stream:
+            power = [(r["node"], r["state"], float(r["start"]), float(r["end"])) for r in csv.DictReader(stream)]
+    states = machine_states([(r[2], r[5], r[6]) for r in rows], nodes, time_unit=time_unit, states=power,
                             title=f"Machine states per node: {label}" if label else "Machine states per node")
     states.savefig(target / "machine_states.png", dpi=100)
     return [path, target / "machine_states.png"]

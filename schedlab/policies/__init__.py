@@ -15,6 +15,8 @@ written against (see docs/models.md):
   (``make_placement`` by name); on a cluster, NodeEASY (EASY reserving nodes),
   PartitionConservative (a profile of free cores per partition) and the multi-queue
   StrictPriority and WeightedRoundRobin (``make_queue_policy``).
+- a powered cluster's energy (:class:`~schedlab.model.contracts.power.PowerView` ->
+  ``SwitchOff``/``SwitchOn``/``WakeAt``): IdleShutdown, around any machine policy.
 - grid (:class:`~schedlab.model.contracts.grid.GridView` -> a resource): RandomSelection (RS),
   LeastLoaded (LLS), DecentralisedMinMin (DMMS).
 - server network (:class:`~schedlab.model.contracts.network.NetworkView` -> ``Ship``):
@@ -33,6 +35,7 @@ from schedlab.policies.backfilling import EASY, Backfilling, Committed, reservat
 from schedlab.policies.batch import BACKFILLS, make_policy
 from schedlab.policies.conservative import Conservative
 from schedlab.policies.conservative_rebuild import RebuildConservative
+from schedlab.policies.idle_shutdown import IdleShutdown
 from schedlab.policies.node_backfilling import NodeEASY
 from schedlab.policies.ordering import FCFS, SJF, BestFit, expected_utility
 from schedlab.policies.packing import Tetris, alignment
@@ -97,6 +100,7 @@ __all__ = [
     "FirstFit",
     "FirstFitPlacement",
     "GreedyReward",
+    "IdleShutdown",
     "InteractiveFirst",
     "LeastLoaded",
     "LoadBalancing",

@@ -62,11 +62,13 @@ from schedlab.model.papers.rlscheduler_draw import rlscheduler_starts
 from schedlab.model.records.node_fail import NODE_KILL_COLUMNS, NodeOutage
 from schedlab.model.records.run_facts import run_facts
 from schedlab.policies.batch import BACKFILLS, make_policy
+from schedlab.policies.idle_shutdown import IdleShutdown
 from schedlab.policies.placement import PLACEMENTS, make_placement
 from schedlab.policies.queues import QUEUE_POLICIES, make_queue_policy
 from schedlab.policies.scoring import SCORES
 from schedlab.processes.cluster import cluster_model
 from schedlab.processes.model import Model
+from schedlab.processes.power import powered_cluster_model
 from schedlab.processes.replay import replay_model
 
 NAME = "trace_replay"
@@ -119,6 +121,9 @@ class Config:
     placement: str = "first-fit"
     #: with a platform: how queues share it: none (one queue, in the policy's order), strict, wrr
     queues: str = "none"
+    #: with a platform whose nodes give power.off: switch a node off after this many idle seconds, boot it when
+    #: the queue needs it (IdleShutdown); none: every node stays on
+    idle_shutdown: float | None = number(None, low=0)
     #: a failure log in Alea's format (time, cluster, duration, machine ids; docs/traces.md); none: no log
     failures: str = ""
     #: subtracted from the failure log's times (Alea's start epoch of the data set)
@@ -161,6 +166,9 @@ class Config:
         if self.platform and self.compat != "none":
             raise ValueError(f"a platform replays the log's processors on nodes; compat {self.compat!r} "
                              "reads jobs as whole nodes: use compat none with a platform")
+        if self.idle_shutdown is not None and not self.platform:
+            raise ValueError("idle_shutdown switches a platform's nodes off: "
+                             "give a platform whose nodes give power.off")
         if self.draw not in DRAWS:
             raise ValueError(f"unknown draw {self.draw!r}; choose from {', '.join(DRAWS)}")
         if self.on_node_fail not in ("requeue", "drop"):
@@ -245,8 +253,14 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
     elif cfg.platform:
         platform = cached_platform(cfg.platform)
         policy = make_queue_policy(platform, cfg.queues, cell["policy"], cell["backfill"])
-        model = cluster_model(env, [platform.swf_job(job) for job in jobs], platform, policy,
-                              make_placement(cfg.placement), walltime=cfg.walltime)  # type: ignore[arg-type]  # checked in Config
+        if cfg.idle_shutdown is not None:  # nodes switched off and on: a powered cluster
+            model = powered_cluster_model(env, [platform.swf_job(job) for job in jobs], platform,
+                                          IdleShutdown(policy, cfg.idle_shutdown), make_placement(cfg.placement),
+                                          walltime=cfg.walltime)  # type: ignore[arg-type]  # checked in Config
+        else:
+            model = cluster_model(env, [platform.swf_job(job) for job in jobs], platform, policy,
+                                  make_placement(cfg.placement),
+                                  walltime=cfg.walltime)  # type: ignore[arg-type]  # checked in Config
         model.parts.update(procs=platform.cores, window_start=lo)
         return model
     else:
@@ -301,9 +315,14 @@ def _energy(cluster: Any, records: Any) -> tuple[dict[str, float], str]:
     ran = [r for r in records if r.end == r.end]  # not nan: it ended
     if not ran or any(t.power is None for t in platform.node_types):
         return {}, ""
-    report = energy(cluster.placement_rows(), platform, min(r.submit for r in records), max(r.end for r in ran))
+    states = cluster.power_rows() if hasattr(cluster, "power_rows") else []  # a powered cluster's off and switching
+    report = energy(cluster.placement_rows(), platform, min(r.submit for r in records), max(r.end for r in ran),
+                    states)
     per_job = "job,joules\n" + "".join(f"{job},{joules!r}\n" for job, joules in report.per_job.items())
-    return {"energy_j": report.total, "mean_power_w": report.mean_power, "edp_js": report.edp}, per_job
+    out = {"energy_j": report.total, "mean_power_w": report.mean_power, "edp_js": report.edp}
+    if hasattr(cluster, "power_rows"):
+        out["boots"] = float(sum(1 for row in states if row[1] == "switching_on"))
+    return out, per_job
 
 
 def measure(model: Model) -> dict[str, Any]:
@@ -317,6 +336,8 @@ def measure(model: Model) -> dict[str, Any]:
         out.update(metrics)
         if per_job:  # each job's joules: --batsim-jobs writes them as consumed_energy
             out["files"]["energy.csv"] = per_job
+        if hasattr(model["cluster"], "power_csv"):  # nodes off and switching: `schedlab plot`'s machine states
+            out["files"]["power.csv"] = model["cluster"].power_csv()
     elif getattr(model.parts.get("machine"), "processors", None) is not None:  # which processors: its Gantt chart
         out["files"]["allocations.csv"] = model["machine"].allocations_csv()
     if model.parts.get("failures"):

@@ -57,7 +57,8 @@ from typing import Any
 
 from schedlab.model.core.job import Job
 
-__all__ = ["SWF_MEMORY_TO_GIB", "Node", "NodePower", "NodeType", "Partition", "Platform", "Queue", "frozen_amounts"]
+__all__ = ["SWF_MEMORY_TO_GIB", "Node", "NodePower", "NodeType", "Partition", "Platform", "Queue", "Switch",
+           "frozen_amounts"]
 
 #: SWF's requested memory (field 10) is kilobytes per processor; a platform's memory is GiB per node
 SWF_MEMORY_TO_GIB = 1.0 / 2**20
@@ -69,15 +70,37 @@ def frozen_amounts(amounts: Mapping[str, float]) -> Mapping[str, float]:
 
 
 @dataclass(frozen=True)
+class Switch:
+    """One power transition of a node (off to on, or on to off): how long it takes and what it costs."""
+
+    seconds: float
+    joules: float
+
+
+@dataclass(frozen=True)
 class NodePower:
     """A node's electrical power, in watts: ``idle`` with no core busy, ``full`` with all of them.
 
     In between, power is linear in the busy cores (``idle + (full - idle) * busy / cores``),
     as SimGrid's host energy model is between its idle and all-cores values.
+
+    A node that gives ``off`` watts can be switched off (Batsim's sleep pstate): it then
+    draws ``off`` watts and runs nothing. Switching off takes ``switch_off`` (seconds,
+    joules) and booting ``switch_on``; while switching the node runs nothing either, and
+    the switch's joules are spread evenly over its seconds (Batsim's virtual shutdown and
+    boot pstates: ``watts = joules / seconds``). ``None``: the node is never switched off.
     """
 
     idle: float
     full: float
+    off: float | None = None
+    switch_off: Switch = field(default_factory=lambda: Switch(0.0, 0.0))
+    switch_on: Switch = field(default_factory=lambda: Switch(0.0, 0.0))
+
+    @property
+    def can_switch(self) -> bool:
+        """Can these nodes be switched off (do they give their ``off`` watts)?"""
+        return self.off is not None
 
 
 @dataclass(frozen=True)

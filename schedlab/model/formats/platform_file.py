@@ -19,7 +19,16 @@ from types import MappingProxyType
 from typing import Any
 
 from schedlab.model.core.fields import is_int
-from schedlab.model.formats.platform import Node, NodePower, NodeType, Partition, Platform, Queue, frozen_amounts
+from schedlab.model.formats.platform import (
+    Node,
+    NodePower,
+    NodeType,
+    Partition,
+    Platform,
+    Queue,
+    Switch,
+    frozen_amounts,
+)
 
 __all__ = ["PlatformError", "cached_platform", "load_platform", "parse_platform"]
 
@@ -69,7 +78,8 @@ class _Where:
 
 _TOP = ("name", "nodes", "partitions", "queues")
 _NODE = ("count", "cores", "memory", "gpus", "resources", "power")
-_POWER = ("idle", "full")
+_POWER = ("idle", "full", "off", "switch_off", "switch_on")
+_SWITCH = ("seconds", "joules")
 _PARTITION = ("nodes", "swf_id", "max_runtime", "default")
 _QUEUE = ("swf_id", "priority", "weight", "max_runtime", "partition", "demands", "walltime")
 
@@ -156,13 +166,24 @@ def _node_type(at: _Where, kind: str, raw: Any) -> NodeType:
     if "power" in table:
         watts = at.table(table["power"], f"{key}.power")
         at.known(watts, f"{key}.power", _POWER)
-        for w in _POWER:
+        for w in _POWER[:2]:
             if w not in watts:
                 raise at.error(f"{key}.power.{w}", "is missing: a node's power needs idle and full watts", show=False)
         idle, full = at.amount(watts["idle"], f"{key}.power.idle"), at.amount(watts["full"], f"{key}.power.full")
         if full < idle:
             raise at.error(f"{key}.power.full", f"must be >= idle ({idle:g} W)", watts["full"])
-        power = NodePower(idle, full)
+        switches = {}
+        for name in ("switch_off", "switch_on"):
+            if name in watts:
+                if "off" not in watts:
+                    raise at.error(f"{key}.power.{name}", "needs power.off: only a node that can be off switches",
+                                   show=False)
+                switch = at.table(watts[name], f"{key}.power.{name}")
+                at.known(switch, f"{key}.power.{name}", _SWITCH)
+                switches[name] = Switch(at.amount(switch.get("seconds", 0.0), f"{key}.power.{name}.seconds"),
+                                        at.amount(switch.get("joules", 0.0), f"{key}.power.{name}.joules"))
+        off = at.amount(watts["off"], f"{key}.power.off") if "off" in watts else None
+        power = NodePower(idle, full, off, **switches)
     return NodeType(kind, count, cores, frozen_amounts(resources), power)
 
 

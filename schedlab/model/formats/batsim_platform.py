@@ -1,0 +1,89 @@
+"""Node power read from a Batsim (SimGrid) platform file: its energy properties, as schedlab's platform gives them.
+
+Batsim encodes a host's power states in SimGrid pstates (Batsim's docs, "Energy
+model"): ``speed`` lists each pstate's flop rate, ``watt_per_state`` (``wattage_per_state``
+in older files) each pstate's ``idle:full`` watts, ``watt_off`` (``wattage_off``) the
+watts when off, and ``sleep_pstates="off:shutdown:boot"`` names three *virtual* pstates:
+the node is off in the first, and shuts down or boots by computing one flop in the
+other two. So a switch lasts ``1 / speed`` seconds at that pstate's watts, and costs
+``watts / speed`` joules. :func:`batsim_node_power` reads one cluster's properties into
+a :class:`~schedlab.model.formats.platform.NodePower` (pstate 0's idle and full watts),
+for a platform file's ``power`` table or a cross-check; it reads only these properties,
+not the network or the hosts' names.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from schedlab.model.formats.platform import NodePower, Switch
+
+__all__ = ["BatsimPlatformError", "batsim_node_power"]
+
+_UNITS = {"": 1.0, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+
+
+class BatsimPlatformError(ValueError):
+    """A Batsim platform file that cannot be read; the message names the file, the cluster and the field."""
+
+
+def _flops(text: str, where: str) -> float:
+    match = re.fullmatch(r"\s*([0-9.eE+-]+)\s*([kMGT]?)f\s*", text)
+    if match is None:
+        raise BatsimPlatformError(f"{where}: a speed must read like 100.0Mf, got {text!r}")
+    return float(match.group(1)) * _UNITS[match.group(2)]
+
+
+def batsim_node_power(path: str | Path, cluster: str | None = None) -> NodePower:
+    """The power of the hosts of ``cluster`` (its ``id``; default: the first with ``sleep_pstates``) in ``path``.
+
+    Raises
+    ------
+    BatsimPlatformError
+        When the file is not XML, the cluster is missing, or a property is missing or
+        unreadable; the one-line message names the file, the cluster and the property.
+    """
+    source = str(path)
+    try:
+        root = ET.parse(path).getroot()
+    except (ET.ParseError, OSError) as error:
+        raise BatsimPlatformError(f"{source}: not a readable XML platform: {error}") from None
+    candidates = [c for c in root.iter("cluster") if cluster is None or c.get("id") == cluster]
+    props = {}
+    for element in candidates:
+        found = {p.get("id"): p.get("value", "") for p in element.findall("prop")}
+        if cluster is not None or "sleep_pstates" in found:
+            props, chosen = found, element
+            break
+    else:
+        raise BatsimPlatformError(f"{source}: no cluster {cluster or 'with a sleep_pstates property'}")
+    where = f"{source}: cluster {chosen.get('id')!r}"
+
+    def prop(*names: str) -> str:
+        for name in names:
+            if name in props:
+                return props[name]
+        raise BatsimPlatformError(f"{where}: property {names[0]} is missing")
+
+    try:
+        states = prop("watt_per_state", "wattage_per_state").split(",")
+        watts = [tuple(float(w) for w in state.split(":")) for state in states]
+        off_state, down, boot = (int(k) for k in prop("sleep_pstates").split(":"))
+        off = float(prop("watt_off", "wattage_off"))
+    except ValueError as error:
+        raise BatsimPlatformError(f"{where}: {error}") from None
+    speeds = [_flops(s, f"{where}: speed") for s in chosen.get("speed", "").split(",")]
+    if max(off_state, down, boot) >= min(len(speeds), len(watts)):
+        raise BatsimPlatformError(
+            f"{where}: sleep_pstates {off_state}:{down}:{boot} name pstates beyond the "
+            f"{min(len(speeds), len(watts))} given"
+        )
+
+    def switch(k: int) -> Switch:  # one flop at pstate k's speed, at its watts
+        seconds = 1.0 / speeds[k]
+        return Switch(seconds, watts[k][0] * seconds)
+
+    idle, full = watts[0][0], watts[0][-1]
+    return NodePower(idle, full, off, switch_off=switch(down), switch_on=switch(boot))
