@@ -50,8 +50,6 @@ def _python310_shim() -> None:
         collections.Mapping = collections.abc.Mapping  # type: ignore[attr-defined]  # AccaSim still reads the alias Python 3.10 removed
 
 
-
-
 def system_config(cores: int, nodes: int) -> dict:
     """AccaSim's system config: ``nodes`` nodes sharing ``cores`` cores as evenly as possible."""
     base, extra = divmod(cores, nodes)
@@ -62,8 +60,13 @@ def system_config(cores: int, nodes: int) -> dict:
     if nodes - extra:
         groups["small"] = {"core": base}
         resources["small"] = nodes - extra
-    return {"system_name": f"gaia-{nodes}x", "start_time": 0, "equivalence": {"processor": {"core": 1}},
-            "groups": groups, "resources": resources}
+    return {
+        "system_name": f"gaia-{nodes}x",
+        "start_time": 0,
+        "equivalence": {"processor": {"core": 1}},
+        "groups": groups,
+        "resources": resources,
+    }
 
 
 def main() -> None:
@@ -141,9 +144,17 @@ def main() -> None:
     t0 = time.perf_counter()
     # Passed as a class: AccaSim 1.1.3 cannot take an instance (it sets the event manager before making it)
     simulator = Simulator(
-        args.swf, config_path, EASYBackfilling(FirstFit()), additional_data=[Collect],
-        RESULTS_FOLDER_PATH=workdir, scheduling_output=False, statistics_output=False, show_statistics=False,
-        pprint_output=False, benchmark_output=False, LOG_LEVEL="WARNING",
+        args.swf,
+        config_path,
+        EASYBackfilling(FirstFit()),
+        additional_data=[Collect],
+        RESULTS_FOLDER_PATH=workdir,
+        scheduling_output=False,
+        statistics_output=False,
+        show_statistics=False,
+        pprint_output=False,
+        benchmark_output=False,
+        LOG_LEVEL="WARNING",
     )
     collect = simulator.mapper.additional_data[0]
     if not args.stream:
@@ -162,11 +173,21 @@ def main() -> None:
 
     peak_traced = tracemalloc.get_traced_memory()[1] if args.tracemalloc else None
     out = {
-        "tool": "accasim", "python": sys.version.split()[0], "nodes": args.nodes, "cores": args.cores,
-        "loaded": simulator.loaded_jobs, "dispatched": simulator.dispatched_jobs, "rejected": simulator.rejected_jobs,
-        "jobs": len(collect.rows), "preload": not args.stream, "load_s": t1 - t0, "sim_s": t2 - t1,
-        "maxrss_kib": peak_rss_kib(), "rss_start_kib": rss_start,
-        "rss_imported_kib": rss_imported, "tracemalloc_peak": peak_traced,
+        "tool": "accasim",
+        "python": sys.version.split()[0],
+        "nodes": args.nodes,
+        "cores": args.cores,
+        "loaded": simulator.loaded_jobs,
+        "dispatched": simulator.dispatched_jobs,
+        "rejected": simulator.rejected_jobs,
+        "jobs": len(collect.rows),
+        "preload": not args.stream,
+        "load_s": t1 - t0,
+        "sim_s": t2 - t1,
+        "maxrss_kib": peak_rss_kib(),
+        "rss_start_kib": rss_start,
+        "rss_imported_kib": rss_imported,
+        "tracemalloc_peak": peak_traced,
     }
     if args.schedule:
         with open(args.schedule, "w") as f:

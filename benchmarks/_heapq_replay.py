@@ -83,7 +83,7 @@ def replay(jobs: Sequence[JobTuple], procs: int, rule: str = "easy", kill: bool 
                     shadow = end
             if shadow < math.inf:
                 extra = available - need
-            for j in queue[k + 1:]:
+            for j in queue[k + 1 :]:
                 if cpus[j] > state["free"]:
                     continue
                 if now + requested[j] <= shadow:
@@ -119,7 +119,7 @@ def replay(jobs: Sequence[JobTuple], procs: int, rule: str = "easy", kill: bool 
                         if available >= cpus[queue[k]]:
                             state["res"] = end
                             break
-                fill = queue[k + 1:]
+                fill = queue[k + 1 :]
             started += prev + fifo
         else:
             started += prev

@@ -66,8 +66,9 @@ def record_decisions(build: Callable[[], object]) -> tuple[Decisions, Completion
     return decisions, completions, grid.resources.capacities.tolist(), decider.utility.copy()
 
 
-def learner_run(learner: GridDecider, decisions: Decisions, completions: Completions, agents: int, resources: int,
-                steps: int) -> float:
+def learner_run(
+    learner: GridDecider, decisions: Decisions, completions: Completions, agents: int, resources: int, steps: int
+) -> float:
     """CPU seconds of ``learner`` alone, no SimPy: the recorded run's turns, jobs and completions fed to its hooks.
 
     The same calls as in the grid model (``receive``, ``assign``, ``message`` in each
@@ -119,8 +120,15 @@ class _View:
         self.step_ended: Signal[int] = Signal()
 
 
-def skeleton_run(decisions: Decisions, capacities: list[float], agents: int, steps: int, *,
-                 parts: bool = False, learner: GridDecider | None = None) -> tuple[float, int]:
+def skeleton_run(
+    decisions: Decisions,
+    capacities: list[float],
+    agents: int,
+    steps: int,
+    *,
+    parts: bool = False,
+    learner: GridDecider | None = None,
+) -> tuple[float, int]:
     """CPU seconds and completions of the bare SimPy model.
 
     ``parts`` adds a Job per job, busy-until and the completion signal; ``learner`` (a fresh

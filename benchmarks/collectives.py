@@ -161,8 +161,10 @@ def main() -> None:
         ref = numpy_reference(neighbours, capacities, args.r, args.M, Streams(args.seed + 1), steps=args.steps,
                               runs=args.runs)  # fmt: skip
         t_ref = min(t_ref, time.process_time() - began)
-    print(f"one 50-server network, (r, M) = ({args.r}, {args.M}), RAND, {args.runs} runs x {args.steps} tau "
-          f"(CPU time, best of {args.repeat}, interleaved)")
+    print(
+        f"one 50-server network, (r, M) = ({args.r}, {args.M}), RAND, {args.runs} runs x {args.steps} tau "
+        f"(CPU time, best of {args.repeat}, interleaved)"
+    )
     print(f"  schedlab (SimPy)    {tau / t_ours:10.0f} tau/s   ({t_ours:.2f} s)")
     print(f"  plain numpy loop    {tau / t_ref:10.0f} tau/s   ({t_ref:.2f} s)")
     print(f"  ratio               {t_ours / t_ref:10.2f} x slower (target: within 2.5x)")

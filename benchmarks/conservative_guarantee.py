@@ -61,10 +61,14 @@ def main() -> None:
     parser.add_argument("--walltime", choices=("kill", "run-on"), default="kill")
     args = parser.parse_args()
     trace = load_trace(str(trace_path(args.trace, Path(args.traces_dir))))
-    print(f"{args.trace}: {args.starts or args.windows} windows of {args.length} jobs (seed {args.seed}), "
-          f"{trace.procs} processors, walltime {args.walltime}, FCFS")
-    print(f"{'start':>7} | {'late: paper':>11} {'rebuild':>8} | {'wait s: paper':>13} {'rebuild':>9} "
-          f"| {'CPU s: paper':>12} {'rebuild':>8}")
+    print(
+        f"{args.trace}: {args.starts or args.windows} windows of {args.length} jobs (seed {args.seed}), "
+        f"{trace.procs} processors, walltime {args.walltime}, FCFS"
+    )
+    print(
+        f"{'start':>7} | {'late: paper':>11} {'rebuild':>8} | {'wait s: paper':>13} {'rebuild':>9} "
+        f"| {'CPU s: paper':>12} {'rebuild':>8}"
+    )
     totals = [0, 0, 0]
     starts = [int(x) for x in args.starts.split(",")] if args.starts else None
     for lo in pick_windows(len(trace.jobs), args.length, starts=starts, count=args.windows, seed=args.seed):
@@ -76,8 +80,10 @@ def main() -> None:
         late_paper = sum(s_paper[job.id] > t for job, t in paper.promised.items())
         late_rebuild = sum(s_rebuild[job.id] > t for job, t in rebuild.promised.items())
         totals = [totals[0] + len(jobs), totals[1] + late_paper, totals[2] + late_rebuild]
-        print(f"{lo:>7} | {late_paper:>11} {late_rebuild:>8} | {w_paper:>13.0f} {w_rebuild:>9.0f} "
-              f"| {t_paper:>12.2f} {t_rebuild:>8.2f}")
+        print(
+            f"{lo:>7} | {late_paper:>11} {late_rebuild:>8} | {w_paper:>13.0f} {w_rebuild:>9.0f} "
+            f"| {t_paper:>12.2f} {t_rebuild:>8.2f}"
+        )
     print(f"late starts: paper {totals[1]} of {totals[0]} jobs, rebuild {totals[2]} of {totals[0]}")
 
 

@@ -121,8 +121,9 @@ def machine_at(rev: str) -> type:
     # machine.py and the modules split out of it since (those the revision has)
     names = ("machine", "running", "job_end", "capacity")
     for name in names:
-        shown = subprocess.run(["git", "show", f"{rev}:schedlab/processes/{name}.py"], cwd=root,
-                               capture_output=True, text=True)
+        shown = subprocess.run(
+            ["git", "show", f"{rev}:schedlab/processes/{name}.py"], cwd=root, capture_output=True, text=True
+        )
         if shown.returncode != 0:
             continue  # not split out yet at rev
         text = shown.stdout
@@ -152,8 +153,9 @@ def schedlab_with(machine: type, label: str) -> Callable[[int, int, int], list[f
     return run
 
 
-def _timed(model: Callable[[int, int, int], list[float]], customers: int, seed: int,
-           servers: int = SERVERS) -> tuple[float, float, float]:
+def _timed(
+    model: Callable[[int, int, int], list[float]], customers: int, seed: int, servers: int = SERVERS
+) -> tuple[float, float, float]:
     """Wall-clock and CPU seconds to build and run ``model``, and its customers' mean wait."""
     gc.collect()  # the previous run's model (cycles and all) goes now, not in this run's time
     begin, cpu = time.perf_counter(), time.process_time()
@@ -188,9 +190,23 @@ def _memory_worker(name: str, customers: int, seed: int, servers: int) -> None:
 def _memory(customers: int, seed: int, servers: int) -> dict[str, dict[str, float]]:
     out = {}
     for name in MODELS:
-        done = subprocess.run([sys.executable, __file__, "--memory-worker", name, "--customers", str(customers),
-                               "--seed", str(seed), "--servers", str(servers)],
-                              capture_output=True, text=True, check=True)
+        done = subprocess.run(
+            [
+                sys.executable,
+                __file__,
+                "--memory-worker",
+                name,
+                "--customers",
+                str(customers),
+                "--seed",
+                str(seed),
+                "--servers",
+                str(servers),
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         out[name] = json.loads(done.stdout.strip().splitlines()[-1])
     return out
 
@@ -200,12 +216,21 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--customers", type=int, default=200_000, help="customers per run (default 200000)")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each model; the best is kept (default 3)")
     parser.add_argument("--seed", type=int, default=1, help="seed of both models' draws (default 1)")
-    parser.add_argument("--profile", type=int, default=0, metavar="N",
-                        help="also print the top N functions of a cProfile of one schedlab run")
+    parser.add_argument(
+        "--profile",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also print the top N functions of a cProfile of one schedlab run",
+    )
     parser.add_argument("--servers", type=int, default=SERVERS, help="c of M/M/c, at rho 0.9 (default 50)")
     parser.add_argument("--no-memory", action="store_true", help="skip the peak-RSS and GC runs")
-    parser.add_argument("--before", metavar="REV", default=None,
-                        help="also time Machine as it was at git revision REV (e.g. HEAD~3), in the same process")
+    parser.add_argument(
+        "--before",
+        metavar="REV",
+        default=None,
+        help="also time Machine as it was at git revision REV (e.g. HEAD~3), in the same process",
+    )
     parser.add_argument("--memory-worker", choices=list(MODELS), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.customers < 1 or args.repeat < 1 or args.servers < 1:
@@ -227,23 +252,33 @@ def main(argv: list[str] | None = None) -> None:
             best_cpu[name] = min(best_cpu[name], cpu)
 
     c = args.servers
-    print(f"M/M/{c}, rho = {RHO:g}, {args.customers} customers, "
-          f"best of {args.repeat} (Python {platform.python_version()}, SimPy {simpy.__version__})")
+    print(
+        f"M/M/{c}, rho = {RHO:g}, {args.customers} customers, "
+        f"best of {args.repeat} (Python {platform.python_version()}, SimPy {simpy.__version__})"
+    )
     for name in models:
-        print(f"  {name:<10} {args.customers / best[name]:>10,.0f} customers/s  ({best[name]:.3f} s wall, "
-              f"{best_cpu[name]:.3f} s CPU)  mean wait {mean_wait[name]:.5f}")
+        print(
+            f"  {name:<10} {args.customers / best[name]:>10,.0f} customers/s  ({best[name]:.3f} s wall, "
+            f"{best_cpu[name]:.3f} s CPU)  mean wait {mean_wait[name]:.5f}"
+        )
     for name in models:
         if name != "raw simpy":
-            print(f"  ratio {name}/raw: {best['raw simpy'] / best[name]:.2f} wall-clock, "
-                  f"{best_cpu['raw simpy'] / best_cpu[name]:.2f} CPU time (target >= 1.0)")
+            print(
+                f"  ratio {name}/raw: {best['raw simpy'] / best[name]:.2f} wall-clock, "
+                f"{best_cpu['raw simpy'] / best_cpu[name]:.2f} CPU time (target >= 1.0)"
+            )
     print(f"  Erlang-C mean wait: {erlang_c_wait(c, RHO * c * SERVICE_RATE, SERVICE_RATE):.5f}")
     if not args.no_memory:
         mem = _memory(args.customers, args.seed, c)
         for name in MODELS:
-            print(f"  {name:<10} peak RSS {mem[name]['rss_mib']:7.1f} MiB   GC {100 * mem[name]['gc_share']:5.1f}% "
-                  f"of {mem[name]['cpu_s']:.1f} s CPU (one run in a fresh process)")
-        print(f"  peak RSS schedlab/raw: {mem['schedlab']['rss_mib'] / mem['raw simpy']['rss_mib']:.2f} "
-              "(target <= 1.5; GC target < 3%)")
+            print(
+                f"  {name:<10} peak RSS {mem[name]['rss_mib']:7.1f} MiB   GC {100 * mem[name]['gc_share']:5.1f}% "
+                f"of {mem[name]['cpu_s']:.1f} s CPU (one run in a fresh process)"
+            )
+        print(
+            f"  peak RSS schedlab/raw: {mem['schedlab']['rss_mib'] / mem['raw simpy']['rss_mib']:.2f} "
+            "(target <= 1.5; GC target < 3%)"
+        )
 
     if args.profile > 0:
         profiler = cProfile.Profile()

@@ -48,14 +48,16 @@ SCENARIO = HERE.parent / "scenarios" / "osl_grid.py"
 def builder(experiment: str, agents: int, steps: int, seed, records: bool = False):
     """A function that builds one OSL cell through the scenario, as ``schedlab run`` does."""
     scenario = load_scenario(SCENARIO)
-    cfg = scenario.config({"steps": steps, "series_dir": "", "experiments": (experiment,), "policies": ("osl",),
-                           "job_records": records})
+    cfg = scenario.config(
+        {"steps": steps, "series_dir": "", "experiments": (experiment,), "policies": ("osl",), "job_records": records}
+    )
     (cell,) = [c for c in scenario.cells(cfg) if c["agents"] == agents]
     return lambda: build_model(scenario, cfg, cell, seed, env=simpy.Environment())
 
 
-def schedlab_run(experiment: str, agents: int, steps: int, seed, profile: int = 0,
-                 records: bool = False) -> tuple[float, float, int, float]:
+def schedlab_run(
+    experiment: str, agents: int, steps: int, seed, profile: int = 0, records: bool = False
+) -> tuple[float, float, int, float]:
     """Build and run one OSL cell through the scenario; returns (CPU seconds, final ALoR, jobs, last/first quarter)."""
     build = builder(experiment, agents, steps, seed, records)
     gc.collect()
@@ -88,8 +90,9 @@ def floor(steps: int, seed, repeat: int) -> None:
     learner_run(alone, decisions, completions, 300, 1000, steps)
     # the bare model with the learner, and the learner alone, decide as schedlab did
     same = np.array_equal(learner.utility, utility) and np.array_equal(alone.utility, utility)
-    times: dict[str, list[float]] = {k: [] for k in ("numpy", "schedlab", "framework", "events", "events+",
-                                                     "floor", "learner")}
+    times: dict[str, list[float]] = {
+        k: [] for k in ("numpy", "schedlab", "framework", "events", "events+", "floor", "learner")
+    }
     for _ in range(repeat):
         gc.collect()
         began = time.process_time()
@@ -99,8 +102,7 @@ def floor(steps: int, seed, repeat: int) -> None:
         times["framework"].append(framework_run(build, decisions))
         times["events"].append(skeleton_run(decisions, capacities, 300, steps)[0])
         times["events+"].append(skeleton_run(decisions, capacities, 300, steps, parts=True)[0])
-        times["floor"].append(skeleton_run(decisions, capacities, 300, steps, parts=True,
-                                           learner=learner_of(build))[0])
+        times["floor"].append(skeleton_run(decisions, capacities, 300, steps, parts=True, learner=learner_of(build))[0])
         times["learner"].append(learner_run(learner_of(build), decisions, completions, 300, 1000, steps))
     best = {k: min(v) for k, v in times.items()}
     ref = best["numpy"]
@@ -118,8 +120,10 @@ def floor(steps: int, seed, repeat: int) -> None:
         per_step = 1000 * best[key] / steps
         print(f"  {what:<64} {best[key]:7.3f} s  {per_step:6.2f} ms/step  {best[key] / ref:5.2f}x numpy")
     inside = best["floor"] - best["events+"]
-    print(f"  the learner inside the bare model (floor - events+): {inside:.3f} s, {inside / best['learner']:.2f}x "
-          f"the learner alone; schedlab / floor: {best['schedlab'] / best['floor']:.2f}")
+    print(
+        f"  the learner inside the bare model (floor - events+): {inside:.3f} s, {inside / best['learner']:.2f}x "
+        f"the learner alone; schedlab / floor: {best['schedlab'] / best['floor']:.2f}"
+    )
     print(f"  the floor's learner and the learner alone end with schedlab's utility tables, bit for bit: {same}")
 
 
@@ -131,8 +135,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--skip-large", action="store_true", help="leave out the (1000, 500) run")
     p.add_argument("--profile", type=int, default=0, metavar="N", help="cProfile schedlab's run, show N lines")
     p.add_argument("--records", action="store_true", help="keep every job's record (the scenario's job_records)")
-    p.add_argument("--floor", action="store_true",
-                   help="split the (300, 1000) run: framework alone, the design's bare SimPy events (_osl_floor.py)")
+    p.add_argument(
+        "--floor",
+        action="store_true",
+        help="split the (300, 1000) run: framework alone, the design's bare SimPy events (_osl_floor.py)",
+    )
     args = p.parse_args(argv)
     seed = replication_seeds(args.seed, 1)[0]
     if args.floor:
@@ -152,10 +159,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"(300, 1000) x {args.steps} steps, OSL, {jobs} jobs; best CPU time of {args.repeat}, interleaved")
     print(f"  numpy loop : {numpy_s:8.2f} s   final ALoR {ref['alor'][-1]:.6f}")
     print(f"  schedlab   : {simpy_s:8.2f} s   final ALoR {alor:.6f}   ({jobs / simpy_s:,.0f} jobs/s)")
-    print(f"  ratio schedlab / numpy: {simpy_s / numpy_s:.2f} (target <= 2.5); same ALoR: {alor == ref['alor'][-1]}"
-          f"; each pair: {', '.join(f'{a / b:.2f}' for a, b in zip(ours, numpy_times, strict=True))}")
-    print(f"  last quarter's time / first quarter's: {', '.join(f'{d:.2f}' for d in drifts)} (flat per step: ~1.0); "
-          f"job records {'' if args.records else 'not '}kept")
+    print(
+        f"  ratio schedlab / numpy: {simpy_s / numpy_s:.2f} (target <= 2.5); same ALoR: {alor == ref['alor'][-1]}"
+        f"; each pair: {', '.join(f'{a / b:.2f}' for a, b in zip(ours, numpy_times, strict=True))}"
+    )
+    print(
+        f"  last quarter's time / first quarter's: {', '.join(f'{d:.2f}' for d in drifts)} (flat per step: ~1.0); "
+        f"job records {'' if args.records else 'not '}kept"
+    )
     if not args.skip_large:
         large_s, alor, jobs, _ = schedlab_run("ratio", 1000, args.steps, seed, records=args.records)
         print(f"(1000, 500) x {args.steps} steps, OSL, {jobs} jobs")

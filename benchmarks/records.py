@@ -73,8 +73,10 @@ def _keep_log(jobs: list[tuple[Job, float, float]]) -> RecordLog:
 
 
 def _keep_tuples(jobs: list[tuple[Job, float, float]]) -> list[Any]:
-    return [job_record(job, "cpus", Status.COMPLETED, start=start, end=end, cpu_time=(end - start) * job.cpus)
-            for job, start, end in jobs]
+    return [
+        job_record(job, "cpus", Status.COMPLETED, start=start, end=end, cpu_time=(end - start) * job.cpus)
+        for job, start, end in jobs
+    ]
 
 
 def _timed(fn: Callable[[], Any]) -> tuple[float, Any]:
@@ -132,8 +134,9 @@ def phases(customers: int) -> None:
         step("journal the task (pickle, write, fsync)")
         rows = aggregate([{}], [[metrics]])
         if hasattr(runner, "RunRecords"):  # the records saved from the log, a DataFrame made only if read
-            results = Results("mmc", 0, 1, False, {}, rows, [{"rep": 0, **metrics}],
-                              runner.RunRecords([(records, {}, 0)]))
+            results = Results(
+                "mmc", 0, 1, False, {}, rows, [{"rep": 0, **metrics}], runner.RunRecords([(records, {}, 0)])
+            )
         else:
             if hasattr(runner, "_records_frame"):
                 records = runner._records_frame(result, {})
@@ -146,8 +149,10 @@ def phases(customers: int) -> None:
     for name, wall, cpu in steps:
         print(f"  {name:<58} {wall:7.3f} s wall {cpu:7.3f} s CPU")
     outside = [s for s in steps if not s[0].startswith("simulate")]
-    print(f"  {'all but the simulation':<58} {sum(s[1] for s in outside):7.3f} s wall "
-          f"{sum(s[2] for s in outside):7.3f} s CPU")
+    print(
+        f"  {'all but the simulation':<58} {sum(s[1] for s in outside):7.3f} s wall "
+        f"{sum(s[2] for s in outside):7.3f} s CPU"
+    )
 
 
 def _child_cpu(cmd: list[str]) -> float:
@@ -170,8 +175,9 @@ def start_to_finish(customers: int, repeat: int) -> None:
         script = Path(tmp) / "mmc_simpy.py"
         script.write_text(SCRIPT)
         for i in range(repeat):
-            ours = _cli("--set", "c=50", "--set", "arrival_rate=45", "--set", f"customers={customers}",
-                        "--out", f"{tmp}/run{i}")
+            ours = _cli(
+                "--set", "c=50", "--set", "arrival_rate=45", "--set", f"customers={customers}", "--out", f"{tmp}/run{i}"
+            )
             best["schedlab"] = min(best["schedlab"], _child_cpu(ours))
             best["script"] = min(best["script"], _child_cpu([sys.executable, str(script), str(customers)]))
     print(f"M/M/50, {customers:,} customers, start to finish, CPU time (user + system), best of {repeat}:")
@@ -186,8 +192,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeat", type=int, default=3, help="interleaved runs of each way; best kept (default 3)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--phases", action="store_true", help="time each step of one mmc run instead")
-    parser.add_argument("--start-to-finish", action="store_true",
-                        help="CPU time of schedlab run mmc against the SimPy script instead")
+    parser.add_argument(
+        "--start-to-finish", action="store_true", help="CPU time of schedlab run mmc against the SimPy script instead"
+    )
     args = parser.parse_args(argv)
     n = args.records
     if args.phases:
@@ -220,13 +227,17 @@ def main(argv: list[str] | None = None) -> None:
 
     mib = 2**20
     print(f"{n:,} records, best of {args.repeat} (one process, interleaved)")
-    print(f"  keep:  RecordLog.add {1e6 * best['log'] / n:.2f} us, {log_bytes / n:.0f} B a record"
-          f"  | JobRecord tuples {1e6 * best['tuples'] / n:.2f} us, {tuple_bytes / n:.0f} B a record"
-          f"  | bytes tuples / log {tuple_bytes / log_bytes:.1f}")
-    print(f"  frame: from the arrays {best['arrays']:.3f} s, peak {arrays_peak / mib:.0f} MiB"
-          f"  | from the tuples {best['rows']:.3f} s, peak {rows_peak / mib:.0f} MiB"
-          f"  | time tuples / arrays {best['rows'] / best['arrays']:.1f}"
-          f"  (the frame itself: {frame_bytes / mib:.0f} MiB)")
+    print(
+        f"  keep:  RecordLog.add {1e6 * best['log'] / n:.2f} us, {log_bytes / n:.0f} B a record"
+        f"  | JobRecord tuples {1e6 * best['tuples'] / n:.2f} us, {tuple_bytes / n:.0f} B a record"
+        f"  | bytes tuples / log {tuple_bytes / log_bytes:.1f}"
+    )
+    print(
+        f"  frame: from the arrays {best['arrays']:.3f} s, peak {arrays_peak / mib:.0f} MiB"
+        f"  | from the tuples {best['rows']:.3f} s, peak {rows_peak / mib:.0f} MiB"
+        f"  | time tuples / arrays {best['rows'] / best['arrays']:.1f}"
+        f"  (the frame itself: {frame_bytes / mib:.0f} MiB)"
+    )
     print(f"  ship:  pickled log {shipped_log / mib:.1f} MiB | pickled frame {shipped_frame / mib:.1f} MiB")
 
 

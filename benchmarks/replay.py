@@ -191,9 +191,20 @@ def worker_schedlab(trace: str, schedule: str, traced: bool, batch: bool, backfi
     peak = tracemalloc.get_traced_memory()[1] if traced else None
     rows = [(r.id, r.submit, r.start, r.end) for r in records if r.status is Status.COMPLETED]
     _write_rows(schedule, rows)
-    return {"tool": "schedlab", "how": how, "jobs": len(rows), "loaded": len(loaded.jobs), "load_s": t1 - t0,
-            "sim_s": t2 - t1, "metrics_s": t3 - t2, "evaluate": measured, "rss_imported_kib": rss_imported,
-            "maxrss_kib": _maxrss_kib(), "tracemalloc_peak": peak, "tracemalloc_load_peak": load_peak}
+    return {
+        "tool": "schedlab",
+        "how": how,
+        "jobs": len(rows),
+        "loaded": len(loaded.jobs),
+        "load_s": t1 - t0,
+        "sim_s": t2 - t1,
+        "metrics_s": t3 - t2,
+        "evaluate": measured,
+        "rss_imported_kib": rss_imported,
+        "maxrss_kib": _maxrss_kib(),
+        "tracemalloc_peak": peak,
+        "tracemalloc_load_peak": load_peak,
+    }
 
 
 # --------------------------------------------------------------------------- heapq reference
@@ -236,8 +247,16 @@ def worker_heapq(swf: str, procs: int, rule: str, schedule: str, traced: bool) -
     rows = [(j[0], j[1], s, s + j[2]) for j, s in zip(jobs, starts, strict=True)]
     peak = tracemalloc.get_traced_memory()[1] if traced else None
     _write_rows(schedule, rows)
-    return {"tool": f"heapq-{rule}", "jobs": len(rows), "load_s": t1 - t0, "sim_s": t2 - t1, "metrics_s": 0.0,
-            "rss_imported_kib": rss_imported, "maxrss_kib": _maxrss_kib(), "tracemalloc_peak": peak}
+    return {
+        "tool": f"heapq-{rule}",
+        "jobs": len(rows),
+        "load_s": t1 - t0,
+        "sim_s": t2 - t1,
+        "metrics_s": 0.0,
+        "rss_imported_kib": rss_imported,
+        "maxrss_kib": _maxrss_kib(),
+        "tracemalloc_peak": peak,
+    }
 
 
 # --------------------------------------------------------------------------- helpers
@@ -269,18 +288,24 @@ def schedule_metrics(path: str) -> dict[str, Any]:
         rows = json.load(f)
     waits = [start - submit for _, submit, start, _ in rows]
     bslds = [max(1.0, (end - submit) / max(end - start, BSLD_THRESHOLD)) for _, submit, start, end in rows]
-    return {"ids": [r[0] for r in rows], "starts": {r[0]: r[2] for r in rows}, "jobs": len(rows),
-            "wait": statistics.fmean(waits) if waits else math.nan,
-            "bsld": statistics.fmean(bslds) if bslds else math.nan}
+    return {
+        "ids": [r[0] for r in rows],
+        "starts": {r[0]: r[2] for r in rows},
+        "jobs": len(rows),
+        "wait": statistics.fmean(waits) if waits else math.nan,
+        "bsld": statistics.fmean(bslds) if bslds else math.nan,
+    }
 
 
 def accasim_check(python: str) -> tuple[bool, str]:
     """Whether AccaSim can be imported by ``python`` (with the driver's one shim); else why not."""
     if not Path(python).is_file():
         return False, f"no AccaSim interpreter at {python} (create the venv: see benchmarks/README.md)"
-    probe = ("import sys, collections, collections.abc; collections.Mapping = collections.abc.Mapping; "
-             "import accasim.base.simulator_class, importlib.metadata as m; "
-             "print(m.version('accasim'), sys.version.split()[0])")
+    probe = (
+        "import sys, collections, collections.abc; collections.Mapping = collections.abc.Mapping; "
+        "import accasim.base.simulator_class, importlib.metadata as m; "
+        "print(m.version('accasim'), sys.version.split()[0])"
+    )
     done = subprocess.run([python, "-c", probe], capture_output=True, text=True, check=False)
     if done.returncode != 0:
         return False, (done.stderr.strip().splitlines() or ["(no message)"])[-1]
@@ -334,10 +359,12 @@ def inprocess_ratio(trace: str, backfill: str, repeat: int, batch: bool) -> str:
         mine = {r.id: r.start for r in model.records()}
         differ = sum(1 for j, s in zip(tuples, starts, strict=True) if mine.get(j[0]) != s)
     n = len(tuples)
-    return (f"in-process, interleaved, best of {repeat}: schedlab {best_s:.2f} s ({best_s / n * 1e6:.1f} us/job), "
-            f"heapq reference {best_h:.2f} s ({best_h / n * 1e6:.1f} us/job); starts that differ: {differ}\n"
-            f"speed schedlab / heapq reference, FCFS + {backfill}, in-process: {best_h / best_s:.2f} "
-            f"(issue 16's target >= 0.75)")
+    return (
+        f"in-process, interleaved, best of {repeat}: schedlab {best_s:.2f} s ({best_s / n * 1e6:.1f} us/job), "
+        f"heapq reference {best_h:.2f} s ({best_h / n * 1e6:.1f} us/job); starts that differ: {differ}\n"
+        f"speed schedlab / heapq reference, FCFS + {backfill}, in-process: {best_h / best_s:.2f} "
+        f"(issue 16's target >= 0.75)"
+    )
 
 
 # --------------------------------------------------------------------------- main
@@ -351,22 +378,39 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--trace", default=str(DEFAULT_TRACE), help="SWF log (default: the shared UniLu-Gaia-2014-1)")
     parser.add_argument("--repeat", type=int, default=3, help="timing runs of each tool; best kept (default 3)")
-    parser.add_argument("--nodes", default="1,151",
-                        help="AccaSim node counts to run, comma-separated (default 1,151); empty for none")
-    parser.add_argument("--accasim-python", default=DEFAULT_ACCASIM_PYTHON,
-                        help="interpreter of the AccaSim venv (default $ACCASIM_PYTHON or ../accasim-venv/bin/python)")
+    parser.add_argument(
+        "--nodes", default="1,151", help="AccaSim node counts to run, comma-separated (default 1,151); empty for none"
+    )
+    parser.add_argument(
+        "--accasim-python",
+        default=DEFAULT_ACCASIM_PYTHON,
+        help="interpreter of the AccaSim venv (default $ACCASIM_PYTHON or ../accasim-venv/bin/python)",
+    )
     parser.add_argument("--no-tracemalloc", action="store_true", help="skip the traced-memory runs")
-    parser.add_argument("--batch-decisions", action="store_true",
-                        help="pass batch_decisions=True to replay_model (where the Machine takes it)")
+    parser.add_argument(
+        "--batch-decisions",
+        action="store_true",
+        help="pass batch_decisions=True to replay_model (where the Machine takes it)",
+    )
     parser.add_argument("--profile", type=int, default=0, metavar="N", help="also cProfile schedlab; print top N")
-    parser.add_argument("--backfill", choices=["easy", "conservative"], default="easy",
-                        help="FCFS + EASY (default; with AccaSim) or conservative backfilling")
-    parser.add_argument("--inprocess", type=int, default=0, metavar="K",
-                        help="also time schedlab and its heapq reference in one process, interleaved, best of K")
+    parser.add_argument(
+        "--backfill",
+        choices=["easy", "conservative"],
+        default="easy",
+        help="FCFS + EASY (default; with AccaSim) or conservative backfilling",
+    )
+    parser.add_argument(
+        "--inprocess",
+        type=int,
+        default=0,
+        metavar="K",
+        help="also time schedlab and its heapq reference in one process, interleaved, best of K",
+    )
     parser.add_argument("--keep", metavar="DIR", help="keep the cleaned SWF and every schedule in DIR")
     # internal: one measurement in a fresh process
-    parser.add_argument("--worker", choices=["schedlab", "heapq-easy", "heapq-accasim", "heapq-conservative"],
-                        help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--worker", choices=["schedlab", "heapq-easy", "heapq-accasim", "heapq-conservative"], help=argparse.SUPPRESS
+    )
     parser.add_argument("--swf", help=argparse.SUPPRESS)
     parser.add_argument("--procs", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--schedule", help=argparse.SUPPRESS)
@@ -374,8 +418,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
 
     if args.worker == "schedlab":
-        print(json.dumps(worker_schedlab(args.trace, args.schedule, args.traced, args.batch_decisions,
-                                         args.backfill)))
+        print(json.dumps(worker_schedlab(args.trace, args.schedule, args.traced, args.batch_decisions, args.backfill)))
         return
     if args.worker:
         print(json.dumps(worker_heapq(args.swf, args.procs, args.worker.split("-")[1], args.schedule, args.traced)))
@@ -412,8 +455,14 @@ def main(argv: list[str] | None = None) -> None:
     if ok and nodes:
         for n in nodes:
             tools[f"AccaSim, {n} node{'s' if n > 1 else ''}"] = [
-                args.accasim_python, str(HERE / "_accasim_driver.py"), swf, "--cores", str(loaded.procs),
-                "--nodes", str(n)]
+                args.accasim_python,
+                str(HERE / "_accasim_driver.py"),
+                swf,
+                "--cores",
+                str(loaded.procs),
+                "--nodes",
+                str(n),
+            ]
         tools["heapq, AccaSim's EASY"] = [*me, "--worker", "heapq-accasim", "--swf", swf, "--procs", str(loaded.procs)]
     elif not ok:
         print(f"NOTE: AccaSim not run: {accasim_note}\n      comparing with the heapq reference only.")
@@ -436,11 +485,15 @@ def main(argv: list[str] | None = None) -> None:
 
     metrics = {name: schedule_metrics(str(work / f"{_slug(name)}.json")) for name in tools}
     ref = metrics["schedlab"]
-    print(f"\nFCFS + {rule} backfilling, whole trace, best of {args.repeat} (each tool in its own process); "
-          f"{accasim_note if ok else 'no AccaSim'}")
+    print(
+        f"\nFCFS + {rule} backfilling, whole trace, best of {args.repeat} (each tool in its own process); "
+        f"{accasim_note if ok else 'no AccaSim'}"
+    )
     print(f"schedlab built with: {best['schedlab']['how']}")
-    head = (f"{'tool':<24}{'jobs':>7}{'load s':>8}{'sim s':>8}{'jobs/s':>9}{'peak RSS MiB':>13}{'(imports)':>10}"
-            f"{'traced MiB':>11}{'mean wait s':>12}{'mean bsld':>10}{'starts != schedlab':>19}")
+    head = (
+        f"{'tool':<24}{'jobs':>7}{'load s':>8}{'sim s':>8}{'jobs/s':>9}{'peak RSS MiB':>13}{'(imports)':>10}"
+        f"{'traced MiB':>11}{'mean wait s':>12}{'mean bsld':>10}{'starts != schedlab':>19}"
+    )
     print(head)
     print("-" * len(head))
     for name in tools:
@@ -448,22 +501,30 @@ def main(argv: list[str] | None = None) -> None:
         same_set = set(m["ids"]) == set(ref["ids"])
         differ = sum(1 for k, s in m["starts"].items() if ref["starts"].get(k) != s) if same_set else "other jobs!"
         traced = b.get("tracemalloc_peak")
-        print(f"{name:<24}{m['jobs']:>7}{b['load_s']:>8.2f}{b['sim_s']:>8.2f}{m['jobs'] / b['sim_s']:>9,.0f}"
-              f"{_mib(b['maxrss_kib']):>13}{_mib(b['rss_imported_kib']):>10}"
-              f"{'-' if traced is None else f'{traced / 2**20:,.0f}':>11}{m['wait']:>12.2f}{m['bsld']:>10.4f}"
-              f"{differ:>19}")
+        print(
+            f"{name:<24}{m['jobs']:>7}{b['load_s']:>8.2f}{b['sim_s']:>8.2f}{m['jobs'] / b['sim_s']:>9,.0f}"
+            f"{_mib(b['maxrss_kib']):>13}{_mib(b['rss_imported_kib']):>10}"
+            f"{'-' if traced is None else f'{traced / 2**20:,.0f}':>11}{m['wait']:>12.2f}{m['bsld']:>10.4f}"
+            f"{differ:>19}"
+        )
     s = best["schedlab"]
     ev = s["evaluate"]
-    print(f"\nschedlab evaluate(): wait {ev['wait']:.2f} s, bounded slowdown {ev['bounded_slowdown']:.4f}, "
-          f"utilization {ev['utilization']:.3f}; metrics took {s['metrics_s']:.2f} s (not in sim s)")
+    print(
+        f"\nschedlab evaluate(): wait {ev['wait']:.2f} s, bounded slowdown {ev['bounded_slowdown']:.4f}, "
+        f"utilization {ev['utilization']:.3f}; metrics took {s['metrics_s']:.2f} s (not in sim s)"
+    )
     total = s["load_s"] + s["sim_s"] + s["metrics_s"]
     for name in tools:
         if name != "schedlab":  # > 1: schedlab is faster
             a = best[name]
-            print(f"time ratio {name} / schedlab: simulation {a['sim_s'] / s['sim_s']:.2f}, "
-                  f"load + simulation (+ schedlab's metrics) {(a['load_s'] + a['sim_s']) / total:.2f}")
-    print(f"speed schedlab / heapq reference, FCFS + {rule}, subprocesses: "
-          f"{best[reference]['sim_s'] / s['sim_s']:.2f} (issue 16's target >= 0.75)")
+            print(
+                f"time ratio {name} / schedlab: simulation {a['sim_s'] / s['sim_s']:.2f}, "
+                f"load + simulation (+ schedlab's metrics) {(a['load_s'] + a['sim_s']) / total:.2f}"
+            )
+    print(
+        f"speed schedlab / heapq reference, FCFS + {rule}, subprocesses: "
+        f"{best[reference]['sim_s'] / s['sim_s']:.2f} (issue 16's target >= 0.75)"
+    )
     counts = {m["jobs"] for m in metrics.values()}
     listed = ", ".join(f"{n} {m['jobs']}" for n, m in metrics.items())
     print(f"job counts: {listed} -> {'all equal' if len(counts) == 1 else 'DIFFERENT'}")

@@ -98,11 +98,15 @@ def main() -> None:
         t = theirs(str(Path(args.rlscheduler)), args.swf, args.episodes, np.random.default_rng(r))
         o = ours(args.log, args.episodes, np.random.default_rng(r), args.ask_single)
         best_t, best_o = min(best_t, t), min(best_o, o)
-        print(f"round {r}: RLScheduler {t[1] / t[0]:.0f} steps/s ({t[0]:.2f} CPU s), "
-              f"schedlab {o[1] / o[0]:.0f} steps/s ({o[0]:.2f} CPU s)")
-    print(f"best of {args.rounds}: RLScheduler {best_t[1] / best_t[0]:.0f} steps/s, "
-          f"schedlab {best_o[1] / best_o[0]:.0f} steps/s; per episode schedlab is "
-          f"{best_t[0] / best_o[0]:.2f}x as fast ({args.episodes} episodes of 256 jobs each)")
+        print(
+            f"round {r}: RLScheduler {t[1] / t[0]:.0f} steps/s ({t[0]:.2f} CPU s), "
+            f"schedlab {o[1] / o[0]:.0f} steps/s ({o[0]:.2f} CPU s)"
+        )
+    print(
+        f"best of {args.rounds}: RLScheduler {best_t[1] / best_t[0]:.0f} steps/s, "
+        f"schedlab {best_o[1] / best_o[0]:.0f} steps/s; per episode schedlab is "
+        f"{best_t[0] / best_o[0]:.2f}x as fast ({args.episodes} episodes of 256 jobs each)"
+    )
 
 
 if __name__ == "__main__":

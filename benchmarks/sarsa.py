@@ -46,8 +46,10 @@ def main() -> None:
     torch.set_num_threads(1)
     runs = {"FIFO": ("FIFO", "esn"), "SARSA+ESN": ("RL", "esn"), "SARSA+MLP": ("RL", "mlp")}
     rate = {}
-    print(f"job elections on the synthetic site, {args.jobs} jobs (Python {platform.python_version()}, "
-          f"torch {torch.__version__}, 1 thread)")
+    print(
+        f"job elections on the synthetic site, {args.jobs} jobs (Python {platform.python_version()}, "
+        f"torch {torch.__version__}, 1 thread)"
+    )
     for name, (setting, approximator) in runs.items():
         elapsed, elections = timed(setting, approximator, args.jobs, args.seed)
         rate[name] = elections / elapsed

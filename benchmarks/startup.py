@@ -45,8 +45,18 @@ HEAVY = ("scipy.stats", "networkx", "torch")
 
 
 def _cli(*args: str) -> list[str]:
-    return [sys.executable, "-c", "import sys; from schedlab.experiment.cli import main; sys.exit(main())",
-            "run", str(MMC), "--reps", "1", "--executor", "serial", *args]
+    return [
+        sys.executable,
+        "-c",
+        "import sys; from schedlab.experiment.cli import main; sys.exit(main())",
+        "run",
+        str(MMC),
+        "--reps",
+        "1",
+        "--executor",
+        "serial",
+        *args,
+    ]
 
 
 def import_seconds(out: Path) -> tuple[float, list[str]]:
@@ -90,21 +100,37 @@ def main(argv: list[str] | None = None) -> int:
         script = Path(tmp) / "mmc_simpy.py"
         script.write_text(SCRIPT.read_text())
         imports, heavy = min(import_seconds(Path(tmp) / f"imp{i}") for i in range(args.repeat))
-        print(f"schedlab run mmc: {imports:.3f} s of imports, best of {args.repeat} (target <= 0.6 s); "
-              f"heavy packages imported: {', '.join(heavy) or 'none'}")
+        print(
+            f"schedlab run mmc: {imports:.3f} s of imports, best of {args.repeat} (target <= 0.6 s); "
+            f"heavy packages imported: {', '.join(heavy) or 'none'}"
+        )
         if args.skip_run:
             return 0
         ours, script_ = [], []
         for i in range(args.repeat):
-            ours.append(timed(_cli("--set", "c=50", "--set", "arrival_rate=45", "--set",
-                                   f"customers={args.customers}", "--out", f"{tmp}/run{i}")))
+            ours.append(
+                timed(
+                    _cli(
+                        "--set",
+                        "c=50",
+                        "--set",
+                        "arrival_rate=45",
+                        "--set",
+                        f"customers={args.customers}",
+                        "--out",
+                        f"{tmp}/run{i}",
+                    )
+                )
+            )
             script_.append(timed([sys.executable, str(script), str(args.customers)]))
     (wall_ours, cpu_ours), (wall_script, cpu_script) = (tuple(map(min, zip(*t, strict=True))) for t in (ours, script_))
     print(f"M/M/50, {args.customers} customers, start to finish, best of {args.repeat} (wall-clock; CPU of the child):")
     print(f"  schedlab run    {wall_ours:7.2f} s  {cpu_ours:7.2f} s CPU")
     print(f"  SimPy script    {wall_script:7.2f} s  {cpu_script:7.2f} s CPU")
-    print(f"  ratio script / schedlab: {wall_script / wall_ours:.2f} wall-clock, {cpu_script / cpu_ours:.2f} CPU "
-          "(target >= 0.9)")
+    print(
+        f"  ratio script / schedlab: {wall_script / wall_ours:.2f} wall-clock, {cpu_script / cpu_ours:.2f} CPU "
+        "(target >= 0.9)"
+    )
     return 0
 
 

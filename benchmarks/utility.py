@@ -34,8 +34,15 @@ SCENARIO = Path(__file__).resolve().parent.parent / "scenarios" / "utility_sched
 
 def timed(policy: str, rate: float, until: float, seed: int) -> tuple[float, dict[str, float]]:
     scenario = load_scenario(SCENARIO)
-    cfg = scenario.config({"policy": policy, "arrival_rate": rate, "train_time": until / 2, "test_time": until / 2,
-                           "learn_during_test": True})
+    cfg = scenario.config(
+        {
+            "policy": policy,
+            "arrival_rate": rate,
+            "train_time": until / 2,
+            "test_time": until / 2,
+            "learn_during_test": True,
+        }
+    )
     gc.collect()
     began = time.perf_counter()
     model = build_model(scenario, cfg, {}, np.random.SeedSequence(seed)).run()
@@ -57,20 +64,33 @@ def main() -> None:
         for policy in best:
             elapsed, measured[policy] = timed(policy, args.rate, args.time, args.seed)
             best[policy] = min(best[policy], elapsed)
-    print(f"utility scheduling, rate {args.rate}, {args.time:.0f} time units, best of {args.repeat} "
-          f"(Python {platform.python_version()})")
+    print(
+        f"utility scheduling, rate {args.rate}, {args.time:.0f} time units, best of {args.repeat} "
+        f"(Python {platform.python_version()})"
+    )
     for policy, elapsed in best.items():
         m = measured[policy]
-        print(f"  {policy:13s} {args.time / elapsed:>12,.0f} time units/s  ({elapsed:.3f} s)  "
-              f"{m['completed']:.0f} jobs completed in the second half, productivity {m['productivity_fraction']:.3f}")
+        print(
+            f"  {policy:13s} {args.time / elapsed:>12,.0f} time units/s  ({elapsed:.3f} s)  "
+            f"{m['completed']:.0f} jobs completed in the second half, productivity {m['productivity_fraction']:.3f}"
+        )
     print(f"  ratio utility-both / best-fit: {best['best-fit'] / best['utility-both']:.2f} (speed)")
     began = time.perf_counter()
-    for policy in ("best-fit", "aggressive-oversubscribe", "aggressive-preempt", "aggressive-both",
-                   "utility-oversubscribe", "utility-preempt", "utility-both"):
+    for policy in (
+        "best-fit",
+        "aggressive-oversubscribe",
+        "aggressive-preempt",
+        "aggressive-both",
+        "utility-oversubscribe",
+        "utility-preempt",
+        "utility-both",
+    ):
         timed(policy, 0.1, 45_000.0, args.seed)
     one = time.perf_counter() - began
-    print(f"  one replication of the default scenario (7 policies, rate 0.1, 45000 units): {one:.2f} s; "
-          f"50 replications on 2 workers: about {50 * one / 2 / 60:.1f} min")
+    print(
+        f"  one replication of the default scenario (7 policies, rate 0.1, 45000 units): {one:.2f} s; "
+        f"50 replications on 2 workers: about {50 * one / 2 / 60:.1f} min"
+    )
 
 
 if __name__ == "__main__":

@@ -232,8 +232,9 @@ def measure(model: Model) -> dict[str, float]:
         _write_curve(Path(cfg.curves_dir), model["cell"], model["rep"], cfg, curve)
     return {
         # the curve goes back with the result, into this run's results folder (series/), for report()
-        "files": {f"{_label(model['cell'], model['rep'], cfg)}.csv":
-                  _curve_frame(model["cell"], model["rep"], cfg, curve)},
+        "files": {
+            f"{_label(model['cell'], model['rep'], cfg)}.csv": _curve_frame(model["cell"], model["rep"], cfg, curve)
+        },
         "efficiency": float(curve[-1]),
         "efficiency_last10": float(curve[-10:].mean()),
         "optimal_estimate": optimal_estimate(network.capacities, network.m, network.r),

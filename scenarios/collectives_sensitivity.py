@@ -40,8 +40,11 @@ PARAMETERS = {"temperature": float, "sigma": float, "candidates": int, "alpha_t"
 @dataclass(frozen=True)
 class Config(base.Config):
     #: settings tried one parameter at a time, "name=v1,v2;name=v1": temperature, sigma, candidates, alpha_t, alpha_p
-    grid: str = fields.text("temperature=0.05,1.0;sigma=0.03,0.3;candidates=5,50;alpha_t=0,0.1;alpha_p=1,20",
-                            nonempty=True, what='"name=v1,v2;name=v1", one parameter or more')
+    grid: str = fields.text(
+        "temperature=0.05,1.0;sigma=0.03,0.3;candidates=5,50;alpha_t=0,0.1;alpha_p=1,20",
+        nonempty=True,
+        what='"name=v1,v2;name=v1", one parameter or more',
+    )
     arrival_probs: tuple[float, ...] = fields.items((0.8,), gt=0, high=1)
     max_requirements: tuple[int, ...] = (8,)
     algorithms: tuple[str, ...] = ("rand", "su", "wlu")

@@ -85,8 +85,10 @@ class Config:
                 raise ValueError(f"policies: unknown policy {p!r}; choose from {', '.join(POLICIES)}")
         check_traces([self.trace], self.traces_dir)
         if self.rho >= 1:
-            raise ValueError(f"rho = arrival_rate / (c * service_rate) = {self.rho:.4g} >= 1: the M/M/c queue "
-                             "grows without end; lower arrival_rate or raise c")
+            raise ValueError(
+                f"rho = arrival_rate / (c * service_rate) = {self.rho:.4g} >= 1: the M/M/c queue "
+                "grows without end; lower arrival_rate or raise c"
+            )
 
     @property
     def rho(self) -> float:
@@ -120,8 +122,13 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
         # the same start for replication r of every policy: common random numbers
         lo = int(streams["window"].integers(0, len(trace.jobs) - cfg.length + 1))
         # processor ids (first fit) for the Gantt chart over processors that `schedlab plot` draws
-        model = replay_model(env, trace.jobs[lo : lo + cfg.length], trace.procs, make_policy(*POLICIES[cell["policy"]]),
-                             allocation="first-fit")
+        model = replay_model(
+            env,
+            trace.jobs[lo : lo + cfg.length],
+            trace.procs,
+            make_policy(*POLICIES[cell["policy"]]),
+            allocation="first-fit",
+        )
         model.parts.update(kind=LOG, procs=trace.procs)
         return model
     machine = Machine(env, cfg.c, FCFS(), name="cpus")
@@ -136,10 +143,13 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
 def measure(model: Model) -> dict[str, Any]:
     if model["kind"] == LOG:
         row = evaluate(model.records(), model["procs"])
-        return {"wait": row["wait"] / 3600, "bounded_slowdown": row["bounded_slowdown"],
-                "utilization": row["utilization"],
-                # `schedlab plot` draws the utilization of the log's processors, and the jobs over them
-                "files": {**run_facts(model["procs"]), "allocations.csv": model["machine"].allocations_csv()}}
+        return {
+            "wait": row["wait"] / 3600,
+            "bounded_slowdown": row["bounded_slowdown"],
+            "utilization": row["utilization"],
+            # `schedlab plot` draws the utilization of the log's processors, and the jobs over them
+            "files": {**run_facts(model["procs"]), "allocations.csv": model["machine"].allocations_csv()},
+        }
     cfg: Config = model["cfg"]
     warm = int(cfg.warmup_fraction * cfg.customers)
     records = model["machine"].records
@@ -164,12 +174,15 @@ def validation(results: Results) -> list[str]:
         elif abs(mean - formula) <= half:
             verdict = "inside the 95% interval"
         else:
-            verdict = (f"OUTSIDE the 95% interval, by {abs(mean - formula) - half:.3g} "
-                       "(a 95% interval misses about 1 time in 20)")
+            verdict = (
+                f"OUTSIDE the 95% interval, by {abs(mean - formula) - half:.3g} "
+                "(a 95% interval misses about 1 time in 20)"
+            )
         lines.append(
             f"validation: M/M/{cfg['c']} at rho = {cfg['arrival_rate'] / (cfg['c'] * cfg['service_rate']):.3g}, "
             f"{results.reps} replications of {cfg['customers']:,} customers: mean wait {mean:.4g} ± {half:.2g} "
-            f"(±{100 * half / formula:.1f}%), Erlang C {formula:.4g}: {verdict}")
+            f"(±{100 * half / formula:.1f}%), Erlang C {formula:.4g}: {verdict}"
+        )
     return lines
 
 
@@ -192,8 +205,9 @@ def paired(results: Results) -> list[str]:
     lines = [f"paired, window by window ({n} windows of {results.config['length']} jobs):"]
     for p in by.columns.drop("fcfs"):
         below, ratio = int(np.sum(by[p] < by["fcfs"])), float(np.median(by[p] / by["fcfs"]))
-        lines.append(f"  {p:8} bounded slowdown below FCFS's in {below} of {n} windows, "
-                     f"median ratio to FCFS {ratio:.2f}")
+        lines.append(
+            f"  {p:8} bounded slowdown below FCFS's in {below} of {n} windows, median ratio to FCFS {ratio:.2f}"
+        )
     return lines
 
 

@@ -246,8 +246,9 @@ def checkpoint(cfg: Config) -> Path:
     """The trained agent's checkpoint: trained now unless this configuration's already exists."""
     from schedlab.learners.dqn_checkpoint import cache_dir, cached_checkpoint  # torch is only needed for the DQN cells
 
-    return cached_checkpoint(cfg.out_dir or cache_dir("machine_rl"), cfg.training_key(), lambda: _train(cfg),
-                             config=dqn_config(cfg))
+    return cached_checkpoint(
+        cfg.out_dir or cache_dir("machine_rl"), cfg.training_key(), lambda: _train(cfg), config=dqn_config(cfg)
+    )
 
 
 def dqn_config(cfg: Config):

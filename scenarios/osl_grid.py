@@ -213,8 +213,11 @@ def measure(model: Model) -> dict[str, float]:
         _write_series(Path(cfg.series_dir), model["cell"], model["rep"], cfg.steps, series)
     return {
         # the series go back with the result, into this run's results folder (series/), for report()
-        "files": {f"{_label(model['cell'])}_s{cfg.steps}_rep{model['rep']}.csv":
-                  _series_frame(model["cell"], model["rep"], cfg.steps, series)},
+        "files": {
+            f"{_label(model['cell'])}_s{cfg.steps}_rep{model['rep']}.csv": _series_frame(
+                model["cell"], model["rep"], cfg.steps, series
+            )
+        },
         "alor_final": float(alor[-1]),
         "alor_mean_last_quarter": float(alor[last_quarter].mean()),
         "lor_max_final": float(series["lor_max"][-1]),

@@ -110,8 +110,11 @@ class Config:
             values = getattr(self, name)
             bad = [v for v in values if v not in allowed]
             if not values or bad:
-                raise ValueError(f"{name}: unknown {bad[0]!r}; choose from {', '.join(allowed)}" if bad
-                                 else f"{name}: need at least one of {', '.join(allowed)}")
+                raise ValueError(
+                    f"{name}: unknown {bad[0]!r}; choose from {', '.join(allowed)}"
+                    if bad
+                    else f"{name}: need at least one of {', '.join(allowed)}"
+                )
         for name in ("capacity_range", "length_range", "sw_latency"):
             pair = getattr(self, name)
             if len(pair) != 2 or not 0 <= pair[0] <= pair[1] or not all(map(math.isfinite, pair)):
@@ -119,8 +122,9 @@ class Config:
         if len(self.tree_latency) != 3 or not all(math.isfinite(x) and x >= 0 for x in self.tree_latency):
             raise ValueError(f"tree_latency must be three finite numbers >= 0, got {self.tree_latency}")
         if self.sw_neighbours % 2 or self.sw_neighbours >= self.agents + self.resources:
-            raise ValueError(f"sw_neighbours must be even and below N + M = {self.agents + self.resources}, "
-                             f"got {self.sw_neighbours}")
+            raise ValueError(
+                f"sw_neighbours must be even and below N + M = {self.agents + self.resources}, got {self.sw_neighbours}"
+            )
 
     @property
     def resources(self) -> int:
@@ -152,11 +156,22 @@ def topology(cfg: Config, name: str, capacities: np.ndarray, rng: np.random.Gene
     if name == "complete":
         return grid_topology(bipartite_grid(n, cfg.resources, capacities=capacities))
     if name == "tree":
-        graph = hierarchical_grid((n, cfg.sites_per_broker), cfg.resources_per_site, capacities=capacities,
-                                  latency=tuple(scale * x for x in cfg.tree_latency))
+        graph = hierarchical_grid(
+            (n, cfg.sites_per_broker),
+            cfg.resources_per_site,
+            capacities=capacities,
+            latency=tuple(scale * x for x in cfg.tree_latency),
+        )
         return grid_topology(graph, hops=hops)
-    graph = small_world_grid(n, cfg.resources, neighbours=cfg.sw_neighbours, shortcut_prob=cfg.sw_shortcut_prob,
-                             capacities=capacities, latency_range=tuple(scale * x for x in cfg.sw_latency), seed=rng)
+    graph = small_world_grid(
+        n,
+        cfg.resources,
+        neighbours=cfg.sw_neighbours,
+        shortcut_prob=cfg.sw_shortcut_prob,
+        capacities=capacities,
+        latency_range=tuple(scale * x for x in cfg.sw_latency),
+        seed=rng,
+    )
     return grid_topology(graph, hops=hops)
 
 
@@ -173,8 +188,9 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
     capacities = resource_capacities(cfg.resources, tuple(cfg.capacity_range), streams["capacities"])
     topo = topology(cfg, cell["topology"], capacities, streams["topology"])
     jobs = PoissonJobs(cfg.xi, *cfg.length_range, streams["arrivals"], streams["lengths"])
-    model = GridModel(env, topo, decider(cfg, cell["policy"], streams), jobs, steps=cfg.steps,
-                      record_every=cfg.record_every)
+    model = GridModel(
+        env, topo, decider(cfg, cell["policy"], streams), jobs, steps=cfg.steps, record_every=cfg.record_every
+    )
     return Model(env, [], until=model.done, parts={"cfg": cfg, "grid": model})
 
 

@@ -106,8 +106,9 @@ class Config:
     #: trace: at most this many jobs from the segment's start (0: all; for tests and quick looks)
     trace_jobs: int = 0
     #: trace: the queue whose short jobs are monitoring jobs ("auto": the test queue, 1, of an EGEE log; "" none)
-    monitoring_queue: str = text("auto", pattern=r"auto|[0-9]{0,4}",
-                                 what='"auto", "" (none) or a queue number (SWF field 15)')
+    monitoring_queue: str = text(
+        "auto", pattern=r"auto|[0-9]{0,4}", what='"auto", "" (none) or a queue number (SWF field 15)'
+    )
     #: trace: the longest run time (s) of a monitoring job
     monitoring_max_runtime: float = number(300.0, gt=0)
     #: trace: cores of the simulated site; 0 for the log's own (wider jobs are rejected and counted)

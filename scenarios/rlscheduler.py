@@ -96,21 +96,29 @@ class Config:
             raise ValueError(f"score_type must be one of {', '.join(SCORE_TYPES)}, got {self.score_type!r}")
         bad = sorted(set(self.backfills) - {"none", "easy"}) + sorted(set(self.heuristics) - set(HEURISTICS))
         if bad:
-            raise ValueError(f"unknown backfills or heuristics {bad}: backfills none, easy; "
-                             f"heuristics {', '.join(HEURISTICS)}")
+            raise ValueError(
+                f"unknown backfills or heuristics {bad}: backfills none, easy; heuristics {', '.join(HEURISTICS)}"
+            )
         if self.model not in ("shipped", "train") and not (self.model and Path(self.model).expanduser().is_dir()):
             raise ValueError(f"model must be shipped, train or a folder of seed<k>.zip, got {self.model!r}")
-        if self.trained_on and self.trained_on not in {log.trace for log in LOGS} \
-                and not Path(self.trained_on).expanduser().is_file():
-            raise ValueError(f"trained_on must be one of {', '.join(log.trace for log in LOGS)}, a log file or empty, "
-                             f"got {self.trained_on!r}")
+        if (
+            self.trained_on
+            and self.trained_on not in {log.trace for log in LOGS}
+            and not Path(self.trained_on).expanduser().is_file()
+        ):
+            raise ValueError(
+                f"trained_on must be one of {', '.join(log.trace for log in LOGS)}, a log file or empty, "
+                f"got {self.trained_on!r}"
+            )
         if self.device not in ("cpu", "cuda", "auto"):
             raise ValueError(f"device must be cpu, cuda or auto, got {self.device!r}")
         n = len(self.env_config(False).trace.jobs)  # the log exists and holds the episodes
         n = min(n, self.within) if self.within else n
         if self.length >= n - self.length - 1:  # and the windows (drawn only when the run starts)
-            raise ValueError(f"length {self.length}: windows are drawn among {n} jobs of {self.log!r}; "
-                             f"they need more than {2 * self.length + 1}")
+            raise ValueError(
+                f"length {self.length}: windows are drawn among {n} jobs of {self.log!r}; "
+                f"they need more than {2 * self.length + 1}"
+            )
         TrainSettings(steps=self.train_steps, learning_rate=self.learning_rate)  # one-line errors, before training
 
     @property
@@ -119,8 +127,13 @@ class Config:
         return self.draw_within or paper.get(self.log, 0)
 
     def env_config(self, backfill: bool) -> RLSchedulerConfig:
-        return RLSchedulerConfig(log=self.log, backfill=backfill, score_type=self.score_type,
-                                 draw_within=self.within, traces_dir=self.traces_dir)
+        return RLSchedulerConfig(
+            log=self.log,
+            backfill=backfill,
+            score_type=self.score_type,
+            draw_within=self.within,
+            traces_dir=self.traces_dir,
+        )
 
     def starts(self) -> list[int]:
         n = len(self.env_config(False).trace.jobs)
@@ -166,14 +179,23 @@ def _train_missing(cfg: Config) -> None:
             continue
         if cfg.model not in ("shipped", "train") or cfg.trained_on:
             raise ValueError(f"model {path}: no such file")
-        settings = TrainSettings(steps=cfg.train_steps, seed=seed, learning_rate=cfg.learning_rate,
-                                 device=cfg.device, eval_every=max(4096, cfg.train_steps // 5))
+        settings = TrainSettings(
+            steps=cfg.train_steps,
+            seed=seed,
+            learning_rate=cfg.learning_rate,
+            device=cfg.device,
+            eval_every=max(4096, cfg.train_steps // 5),
+        )
         env_cfg = cfg.env_config(cfg.train_backfill)
         clock = time.process_time()
 
         def show(point: dict[str, float], seed: int = seed, score: str = env_cfg.score_type) -> None:
-            print(f"rlscheduler: {cfg.log} seed {seed}: step {point['step']:>7}, validation {score} "
-                  f"{point['validation']:.2f}, {point['cpu_s']:.0f} CPU s", file=sys.stderr, flush=True)
+            print(
+                f"rlscheduler: {cfg.log} seed {seed}: step {point['step']:>7}, validation {score} "
+                f"{point['validation']:.2f}, {point['cpu_s']:.0f} CPU s",
+                file=sys.stderr,
+                flush=True,
+            )
 
         model, curve = train(env_cfg, settings, progress=show)
         save_model(model, path.parent, env_cfg, settings, curve, name=path.stem)
@@ -204,8 +226,9 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
     jobs = trace.jobs[start : start + cfg.length]
     if cell["policy"] == "rl":
         features = log_features(str(env_cfg.path), trace.procs * trace.procs_per_node)
-        policy = ModelChooser(_model(str(model_path(cfg, cell["seed"])), cfg), features, env_cfg.queue,
-                              env_cfg.backfill)
+        policy = ModelChooser(
+            _model(str(model_path(cfg, cell["seed"])), cfg), features, env_cfg.queue, env_cfg.backfill
+        )
     else:
         policy = Committed(cell["policy"], env_cfg.backfill)
     model = replay_model(env, jobs, trace.procs, policy, compat="rlscheduler")
@@ -223,17 +246,25 @@ def report(results, out: Path) -> list[Path]:
     trace = next((log.trace for log in LOGS if log.trace == results.config["log"]), results.config["log"])
     rows = []
     for backfill in dict.fromkeys(r["backfill"] for r in reps):
+
         def mean(policy: str, seed: int | None = None, backfill: str = backfill) -> float:
-            values = [r["bounded_slowdown"] for r in reps if r["policy"] == policy and r["backfill"] == backfill
-                      and (seed is None or r["seed"] == seed)]
+            values = [
+                r["bounded_slowdown"]
+                for r in reps
+                if r["policy"] == policy and r["backfill"] == backfill and (seed is None or r["seed"] == seed)
+            ]
             return float(np.mean(values)) if values else float("nan")
 
         seeds = sorted({r["seed"] for r in reps if r["policy"] == "rl"})
         per_seed = [mean("rl", s) for s in seeds]
-        row = {"log": trace, "trained_on": results.config.get("trained_on") or trace, "backfill": backfill,
-               "rl_mean": np.mean(per_seed) if per_seed else np.nan,
-               "rl_half_range": (max(per_seed) - min(per_seed)) / 2 if per_seed else np.nan,
-               "rl_seeds": " ".join(f"{v:.2f}" for v in per_seed)}
+        row = {
+            "log": trace,
+            "trained_on": results.config.get("trained_on") or trace,
+            "backfill": backfill,
+            "rl_mean": np.mean(per_seed) if per_seed else np.nan,
+            "rl_half_range": (max(per_seed) - min(per_seed)) / 2 if per_seed else np.nan,
+            "rl_seeds": " ".join(f"{v:.2f}" for v in per_seed),
+        }
         heur = {h: mean(h) for h in dict.fromkeys(r["policy"] for r in reps if r["policy"] != "rl")}
         row |= {h: v for h, v in heur.items()}
         if heur:
@@ -250,10 +281,12 @@ def report(results, out: Path) -> list[Path]:
         writer.writeheader()
         writer.writerows(rows)
     for row in rows:
-        print(f"{row['log']} (models of {row['trained_on']}) {row['backfill']}: "
-              f"rl {row['rl_mean']:.2f} ± {row['rl_half_range']:.2f} "
-              f"(seeds {row['rl_seeds']}); best heuristic {row.get('best_heuristic')} {row.get('best_value', 0):.2f}; "
-              f"published rl {row.get('published_rl', '-')}, published best {row.get('published_best', '-')}")
+        print(
+            f"{row['log']} (models of {row['trained_on']}) {row['backfill']}: "
+            f"rl {row['rl_mean']:.2f} ± {row['rl_half_range']:.2f} "
+            f"(seeds {row['rl_seeds']}); best heuristic {row.get('best_heuristic')} {row.get('best_value', 0):.2f}; "
+            f"published rl {row.get('published_rl', '-')}, published best {row.get('published_best', '-')}"
+        )
     return [path]
 
 

@@ -38,5 +38,6 @@ def REPS(cfg: Config) -> int:
     """One replication per window."""
     return cfg.n_windows
 
+
 if __name__ == "__main__":
     cli_main()

@@ -41,10 +41,17 @@ def direct_configs() -> list[tuple[type, dict]]:
     from schedlab.model.papers.deeprm_jobs import DeepRMJobs
 
     return [
-        (TDConfig, {}), (LearningRate, {}), (DeepRMConfig, {}),
-        (DeepRMJobs, {"capacities": {"cpus": 20, "memory": 20}}), (MachineEnvConfig, {"cpus": 4}),
-        (GridAgentsConfig, {}), (NetworkAgentsConfig, {}), (SarsaConfig, {}), (ApproximatorConfig, {}),
+        (TDConfig, {}),
+        (LearningRate, {}),
+        (DeepRMConfig, {}),
+        (DeepRMJobs, {"capacities": {"cpus": 20, "memory": 20}}),
+        (MachineEnvConfig, {"cpus": 4}),
+        (GridAgentsConfig, {}),
+        (NetworkAgentsConfig, {}),
+        (SarsaConfig, {}),
+        (ApproximatorConfig, {}),
     ]
+
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = [*sorted((ROOT / "scenarios").glob("*.py")), ROOT / "schedlab" / "replay" / "trace_replay.py"]
@@ -55,37 +62,59 @@ _SEED = "a seed: any whole number up to 2**63 - 1"
 _ZERO = {  # what 0 means where it is accepted
     "alpha_t": "no ageing of experience (the sensitivity grid tries alpha_t=0)",
     "alpha_p": "no discount by distance between vectors (an ablation beside alpha_t=0)",
-    "warmup": "no random-vector runs before learning", "lb_tolerance": "shed any load above the mean",
-    "shortcut_prob": "a plain ring, no shortcuts", "sw_shortcut_prob": "a plain ring, no shortcuts",
-    "learning_starts": "learn from the first step", "exploration_fraction": "epsilon at its end value from the start",
-    "guide_fraction": "no guided exploration (DQNConfig's default)", "eval_epsilon": "greedy evaluation",
-    "end_epsilon": "greedy after the decay", "sls_epsilon": "greedy SLS", "epsilon": "greedy SARSA",
-    "warmup_fraction": "no warm-up left out of the statistics", "gamma": "a myopic learner (no discount of the future)",
-    "alpha": "learning rate 0: a no-learning baseline", "sls_alpha": "learning rate 0: a no-learning baseline",
-    "eta": "learning rate 0: a no-learning baseline", "beta": "no sharing between agents",
+    "warmup": "no random-vector runs before learning",
+    "lb_tolerance": "shed any load above the mean",
+    "shortcut_prob": "a plain ring, no shortcuts",
+    "sw_shortcut_prob": "a plain ring, no shortcuts",
+    "learning_starts": "learn from the first step",
+    "exploration_fraction": "epsilon at its end value from the start",
+    "guide_fraction": "no guided exploration (DQNConfig's default)",
+    "eval_epsilon": "greedy evaluation",
+    "end_epsilon": "greedy after the decay",
+    "sls_epsilon": "greedy SLS",
+    "epsilon": "greedy SARSA",
+    "warmup_fraction": "no warm-up left out of the statistics",
+    "gamma": "a myopic learner (no discount of the future)",
+    "alpha": "learning rate 0: a no-learning baseline",
+    "sls_alpha": "learning rate 0: a no-learning baseline",
+    "eta": "learning rate 0: a no-learning baseline",
+    "beta": "no sharing between agents",
     "rates": "alpha or beta 0 in the 'rates' experiment: no learning, no sharing",
     "latency_scale": "documented: 0 makes both topologies the complete grid",
-    "hops": "documented: 0 is every resource a broker is connected to", "drop": "no jobs left out at the ends",
-    "trace_week": "documented: 0 is the busiest segment", "trace_jobs": "documented: 0 is all the segment's jobs",
-    "trace_cores": "documented: 0 is the log's own cores", "procs": "documented: 0 is the header's MaxProcs",
-    "lambda_s": "fair share only", "pretrain": "no pre-training", "pool_pretrain": "no pre-training",
-    "weight_decay": "no weight decay", "train_time": "no training: the test of an untrained learner",
-    "starts": "one window, at job 0", "idle_timeout": "idle shutdown switches a node off as soon as it is idle",
+    "hops": "documented: 0 is every resource a broker is connected to",
+    "drop": "no jobs left out at the ends",
+    "trace_week": "documented: 0 is the busiest segment",
+    "trace_jobs": "documented: 0 is all the segment's jobs",
+    "trace_cores": "documented: 0 is the log's own cores",
+    "procs": "documented: 0 is the header's MaxProcs",
+    "lambda_s": "fair share only",
+    "pretrain": "no pre-training",
+    "pool_pretrain": "no pre-training",
+    "weight_decay": "no weight decay",
+    "train_time": "no training: the test of an untrained learner",
+    "starts": "one window, at job 0",
+    "idle_timeout": "idle shutdown switches a node off as soon as it is idle",
     "energy_weight": "energy left out of the reward (the default)",
     "failure_epoch": "documented: the failure log's times as they are",
-    "mtbf": "documented: no random failures", "monitoring_queue": "queue 0", "train_seed": _SEED, "window_seed": _SEED,
+    "mtbf": "documented: no random failures",
+    "monitoring_queue": "queue 0",
+    "train_seed": _SEED,
+    "window_seed": _SEED,
 }
 #: field -> {value (or "*": any): why it is meant}; an accepted value not here is a defect of the probe's rules
 MEANT: dict[str, dict[str, str]] = {
     **{name: {"0": why} for name, why in _ZERO.items()},
     **{name: {"*": _FOLDER} for name in ("curves_dir", "out_dir", "series_dir", "pool_log")},
-    "train_seed": {"0": _SEED, str(10**12): _SEED}, "window_seed": {"0": _SEED, str(10**12): _SEED},
+    "train_seed": {"0": _SEED, str(10**12): _SEED},
+    "window_seed": {"0": _SEED, str(10**12): _SEED},
     "seeds": {"0": "one training seed, 0: " + _SEED, str(10**12): "one training seed: " + _SEED},
     "eval_seed": {"0": _SEED, str(10**12): _SEED},
     "trained_on": {"": "documented: empty evaluates the models of the log itself"},
     "draw_within": {"0": "documented: 0 draws as the paper did for this log (or among all jobs)"},
-    "learning_rate_half_life": {v: "inf keeps the rate constant; a huge half-life is the same, and costs no work"
-                                for v in ("inf", "1e300", str(10**12))},
+    "learning_rate_half_life": {
+        v: "inf keeps the rate constant; a huge half-life is the same, and costs no work"
+        for v in ("inf", "1e300", str(10**12))
+    },
     "starts": {"": "no explicit starts: windows drawn from window_seed", "0": _ZERO["starts"]},
     "walltime": {"": "documented: kill, or run-on under compat rlscheduler"},
     "platform": {"": "documented: no platform, one machine of the log's processors"},
@@ -93,8 +122,9 @@ MEANT: dict[str, dict[str, str]] = {
     "failure_cluster": {"": "documented: every cluster's lines of the failure log"},
     "trace_reading": {"": "documented: the paper's reading"},
     "monitoring_queue": {"": "documented: no monitoring queue", "0": _ZERO["monitoring_queue"]},
-    "half_life": {v: "inf keeps the rate constant; a huge half-life is the same"
-                  for v in ("inf", "1e300", str(10**12))},
+    "half_life": {
+        v: "inf keeps the rate constant; a huge half-life is the same" for v in ("inf", "1e300", str(10**12))
+    },
     "initial_p": {v: "documented: a starting value, any sign (seed 000 starts from 0)" for v in ("0", "-1")},
     "initial_rho": {v: "documented: a starting estimate of the average reward, any sign" for v in ("0", "-1")},
     "short_share": {"0": "every job long: a share of the mix"},
@@ -111,8 +141,9 @@ def meant(accepted: str) -> str | None:
     return reasons.get(ast.literal_eval(value)) or reasons.get("*")
 
 
-def probe(scripts=SCRIPTS, bad=BAD, *, numeric_only: bool = False, with_estimate: bool = True,
-          direct: bool = True) -> tuple[int, int, list[str]]:
+def probe(
+    scripts=SCRIPTS, bad=BAD, *, numeric_only: bool = False, with_estimate: bool = True, direct: bool = True
+) -> tuple[int, int, list[str]]:
     """(values tried, values accepted, 'scenario.field=value' accepted) over ``scripts`` (and, with
     ``direct``, over :func:`direct_configs`)."""
     tried, accepted = 0, []
@@ -168,8 +199,7 @@ if __name__ == "__main__":
         scenario_module.validate = lambda cfg: None
     tried, n, names = probe(numeric_only="--numeric" in sys.argv, with_estimate=not before)
     unmeant = [name for name in names if meant(name) is None]
-    print(f"{n} of {tried} bad values accepted: {n - len(unmeant)} meant (each with its reason), "
-          f"{len(unmeant)} not")
+    print(f"{n} of {tried} bad values accepted: {n - len(unmeant)} meant (each with its reason), {len(unmeant)} not")
     for name in unmeant:
         print("   not meant:", name)
     if "--why" in sys.argv:

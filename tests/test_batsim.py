@@ -44,21 +44,33 @@ def test_a_workload_becomes_jobs(tmp_path):
     workload = read_batsim_workload(write(tmp_path, WORKLOAD))
     assert workload.nb_res == 4
     got = [(j.id, j.submit, j.runtime, j.cpus, j.estimate, j.job_class) for j in workload.jobs]
-    assert got == [(1, 0.0, 10.0, 2, 100.0, "short"), (2, 5.0, 10.0, 4, None, "short"),
-                   (3, 6.0, 50.0, 1, 20.0, "long"), (4, 7.0, 5.5, 3, None, "v5"), (5, 8.0, 10.0, 8, None, "short")]
+    assert got == [
+        (1, 0.0, 10.0, 2, 100.0, "short"),
+        (2, 5.0, 10.0, 4, None, "short"),
+        (3, 6.0, 50.0, 1, 20.0, "long"),
+        (4, 7.0, 5.5, 3, None, "v5"),
+        (5, 8.0, 10.0, 8, None, "short"),
+    ]
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    (lambda w: w["jobs"][1].pop("res"), r"job 1 \(id '2'\): field 'res' is missing"),
-    (lambda w: w["jobs"][2].update(res=0), r"job 2 \(id 3\): field 'res' must be a whole number >= 1, got 0"),
-    (lambda w: w["jobs"][0].update(id="a!1"), r"job 0 \(id 'a!1'\): field 'id' must be a whole number"),
-    (lambda w: w["jobs"][3].update(profile="gone"), r"job 3 \(id 4\): field 'profile' names no profile"),
-    (lambda w: w["profiles"].update(short={"type": "parallel_homogeneous", "cpu": 1e9, "com": 0}),
-     r"job 0 \(id 1\): profile 'short' has type 'parallel_homogeneous'; schedlab replays delay and DelayProfile"),
-    (lambda w: w["profiles"].update(long={"type": "delay", "delay": -3}),
-     r"job 2 \(id 3\), profile 'long': field 'delay' must be a finite number > 0, got -3"),
-    (lambda w: w["jobs"][0].update(walltime="soon"), r"job 0 \(id 1\): field 'walltime' must be a finite number"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda w: w["jobs"][1].pop("res"), r"job 1 \(id '2'\): field 'res' is missing"),
+        (lambda w: w["jobs"][2].update(res=0), r"job 2 \(id 3\): field 'res' must be a whole number >= 1, got 0"),
+        (lambda w: w["jobs"][0].update(id="a!1"), r"job 0 \(id 'a!1'\): field 'id' must be a whole number"),
+        (lambda w: w["jobs"][3].update(profile="gone"), r"job 3 \(id 4\): field 'profile' names no profile"),
+        (
+            lambda w: w["profiles"].update(short={"type": "parallel_homogeneous", "cpu": 1e9, "com": 0}),
+            r"job 0 \(id 1\): profile 'short' has type 'parallel_homogeneous'; schedlab replays delay and DelayProfile",
+        ),
+        (
+            lambda w: w["profiles"].update(long={"type": "delay", "delay": -3}),
+            r"job 2 \(id 3\), profile 'long': field 'delay' must be a finite number > 0, got -3",
+        ),
+        (lambda w: w["jobs"][0].update(walltime="soon"), r"job 0 \(id 1\): field 'walltime' must be a finite number"),
+    ],
+)
 def test_a_bad_workload_gets_one_line_naming_the_job(tmp_path, change, message):
     workload = json.loads(json.dumps(WORKLOAD))
     change(workload)
@@ -83,8 +95,23 @@ def test_schedlab_replay_reads_batsim_json_and_writes_batsim_jobs_csv(tmp_path, 
     At 26 job 2 starts on 0-3. Job 5 asks for 8 of 4: rejected."""
     path = write(tmp_path, WORKLOAD)
     out = tmp_path / "out"
-    code = main(["replay", str(path), "--start", "0", "--length", "5", "--backfill", "easy", "--executor", "serial",
-                 "--out", str(out), "--batsim-jobs"])
+    code = main(
+        [
+            "replay",
+            str(path),
+            "--start",
+            "0",
+            "--length",
+            "5",
+            "--backfill",
+            "easy",
+            "--executor",
+            "serial",
+            "--out",
+            str(out),
+            "--batsim-jobs",
+        ]
+    )
     printed = capsys.readouterr().out
     assert code == 0, printed
     assert "5 jobs (Batsim workload, delay profiles); machine 4 processors" in printed
@@ -94,8 +121,10 @@ def test_schedlab_replay_reads_batsim_json_and_writes_batsim_jobs_csv(tmp_path, 
         stream.seek(0)
         rows = {r["job_id"]: r for r in csv.DictReader(stream)}
     assert tuple(header) == JOBS_CSV_COLUMNS  # Batsim's src/export.cpp order
-    assert {k: (r["final_state"], r["success"], r["starting_time"], r["finish_time"], r["allocated_resources"])
-            for k, r in rows.items()} == {
+    assert {
+        k: (r["final_state"], r["success"], r["starting_time"], r["finish_time"], r["allocated_resources"])
+        for k, r in rows.items()
+    } == {
         "1": ("COMPLETED_SUCCESSFULLY", "1", "0.000000", "10.000000", "0-1"),
         "2": ("COMPLETED_SUCCESSFULLY", "1", "26.000000", "36.000000", "0-3"),
         "3": ("COMPLETED_WALLTIME_REACHED", "0", "6.000000", "26.000000", "2"),
@@ -110,8 +139,20 @@ def test_schedlab_replay_reads_batsim_json_and_writes_batsim_jobs_csv(tmp_path, 
 def test_schedlab_replay_names_the_job_of_a_bad_workload(tmp_path, capsys):
     bad = json.loads(json.dumps(WORKLOAD))
     bad["jobs"][2]["subtime"] = "yesterday"
-    code = main(["replay", str(write(tmp_path, bad)), "--start", "0", "--length", "5", "--executor", "serial",
-                 "--out", str(tmp_path / "out")])
+    code = main(
+        [
+            "replay",
+            str(write(tmp_path, bad)),
+            "--start",
+            "0",
+            "--length",
+            "5",
+            "--executor",
+            "serial",
+            "--out",
+            str(tmp_path / "out"),
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2
     assert err.splitlines()[0].endswith("job 2 (id 3): field 'subtime' must be a finite number >= 0, got 'yesterday'")
@@ -121,8 +162,9 @@ def test_jobs_left_running_are_counted_not_written():
     from schedlab.model.records.job_record import JobRecord, Status
 
     def record(i, status, start, end):
-        return JobRecord(i, "", "", None, "m", 0.0, start, end, start, end - start, 5.0, 5.0, 1, 5.0, 1.0, 0, 0,
-                         0.0, status)
+        return JobRecord(
+            i, "", "", None, "m", 0.0, start, end, start, end - start, 5.0, 5.0, 1, 5.0, 1.0, 0, 0, 0.0, status
+        )
 
     text, left_out = jobs_csv([record(1, Status.COMPLETED, 0.0, 5.0), record(2, Status.RUNNING, 1.0, float("nan"))])
     assert left_out == 1 and text.count("\n") == 2
@@ -138,8 +180,27 @@ def test_evalys_reads_our_jobs_csv_and_draws_its_gantt_chart(tmp_path, capsys):
     if not trace.exists():
         pytest.skip(f"{trace} not present")
     out = tmp_path / "sdsc"
-    assert main(["replay", str(trace), "--start", "20000", "--length", "200", "--backfill", "easy",
-                 "--executor", "serial", "--no-native", "--out", str(out), "--batsim-jobs"]) == 0
+    assert (
+        main(
+            [
+                "replay",
+                str(trace),
+                "--start",
+                "20000",
+                "--length",
+                "200",
+                "--backfill",
+                "easy",
+                "--executor",
+                "serial",
+                "--no-native",
+                "--out",
+                str(out),
+                "--batsim-jobs",
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     jobs = out / "batsim" / "cell0-rep0-jobs.csv"
     jobset = evalys_jobset.JobSet.from_csv(str(jobs))

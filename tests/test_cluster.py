@@ -51,8 +51,7 @@ def test_best_fit_takes_the_node_it_leaves_fullest():
 
 
 def test_a_job_one_node_could_hold_waits_for_one_under_first_fit_but_pack_splits_it():
-    jobs = [Job(1, 0.0, 10.0, cpus=3), Job(2, 0.0, 10.0, cpus=3), Job(3, 0.0, 10.0, cpus=3),
-            Job(4, 1.0, 10.0, cpus=3)]
+    jobs = [Job(1, 0.0, 10.0, cpus=3), Job(2, 0.0, 10.0, cpus=3), Job(3, 0.0, 10.0, cpus=3), Job(4, 1.0, 10.0, cpus=3)]
     first = run(SMALL, jobs, FirstFitPlacement())
     assert where(first)[4] == {"n-0": 3}  # after job 1 ends, at t=10
     assert next(r for r in first.records if r.id == 4).start == 10.0
@@ -107,28 +106,32 @@ def test_a_cluster_does_not_squeeze_jobs():
 
 
 def test_strict_priority_starts_the_higher_queue_first():
-    jobs = [TWO_TYPES.admit(Job(1, 0.0, 10.0, cpus=64, job_class="long")),
-            TWO_TYPES.admit(Job(2, 0.0, 10.0, cpus=64, job_class="short"))]
+    jobs = [
+        TWO_TYPES.admit(Job(1, 0.0, 10.0, cpus=64, job_class="long")),
+        TWO_TYPES.admit(Job(2, 0.0, 10.0, cpus=64, job_class="short")),
+    ]
     cluster = run(TWO_TYPES, jobs, FirstFitPlacement(), StrictPriority(TWO_TYPES), batch_decisions=True)
     start = {r.id: r.start for r in cluster.records}
     assert start == {2: 0.0, 1: 10.0}  # short has priority 10, long 0
 
 
 def test_a_blocked_job_blocks_only_its_own_partition():
-    jobs = [TWO_TYPES.admit(Job(1, 0.0, 10.0, cpus=8, job_class="gpu")),
-            TWO_TYPES.admit(Job(2, 0.0, 10.0, cpus=8, job_class="gpu")),
-            TWO_TYPES.admit(Job(3, 0.0, 10.0, cpus=8, job_class="gpu")),  # no gpu node left
-            TWO_TYPES.admit(Job(4, 0.0, 10.0, cpus=4, job_class="long"))]
+    jobs = [
+        TWO_TYPES.admit(Job(1, 0.0, 10.0, cpus=8, job_class="gpu")),
+        TWO_TYPES.admit(Job(2, 0.0, 10.0, cpus=8, job_class="gpu")),
+        TWO_TYPES.admit(Job(3, 0.0, 10.0, cpus=8, job_class="gpu")),  # no gpu node left
+        TWO_TYPES.admit(Job(4, 0.0, 10.0, cpus=4, job_class="long")),
+    ]
     cluster = run(TWO_TYPES, jobs, FirstFitPlacement(), StrictPriority(TWO_TYPES), batch_decisions=True)
     start = {r.id: r.start for r in cluster.records}
     assert start == {1: 0.0, 2: 0.0, 3: 10.0, 4: 0.0}
 
 
 def test_weighted_round_robin_gives_each_queue_its_share():
-    platform = parse_platform({"nodes": {"n": {"cores": 1}},
-                               "queues": {"a": {"weight": 2}, "b": {"weight": 1}}})
-    jobs = [Job(i, 0.0, 1.0, job_class="a") for i in range(6)] + [Job(10 + i, 0.0, 1.0, job_class="b")
-                                                                   for i in range(3)]
+    platform = parse_platform({"nodes": {"n": {"cores": 1}}, "queues": {"a": {"weight": 2}, "b": {"weight": 1}}})
+    jobs = [Job(i, 0.0, 1.0, job_class="a") for i in range(6)] + [
+        Job(10 + i, 0.0, 1.0, job_class="b") for i in range(3)
+    ]
     cluster = run(platform, jobs, FirstFitPlacement(), WeightedRoundRobin(platform), batch_decisions=True)
     queues = "".join("a" if r.id < 10 else "b" for r in sorted(cluster.records, key=lambda r: r.start))
     assert queues == "aabaabaab"  # two of a's jobs for each of b's (a first, by name, when level)
@@ -136,9 +139,11 @@ def test_weighted_round_robin_gives_each_queue_its_share():
 
 def test_easy_backfills_over_the_queues_order():
     policy = EASY(StrictPriority(TWO_TYPES))
-    jobs = [TWO_TYPES.admit(Job(1, 0.0, 100.0, cpus=48, estimate=100.0, job_class="long")),
-            TWO_TYPES.admit(Job(2, 1.0, 100.0, cpus=64, estimate=100.0, job_class="long")),
-            TWO_TYPES.admit(Job(3, 2.0, 50.0, cpus=16, estimate=50.0, job_class="long"))]
+    jobs = [
+        TWO_TYPES.admit(Job(1, 0.0, 100.0, cpus=48, estimate=100.0, job_class="long")),
+        TWO_TYPES.admit(Job(2, 1.0, 100.0, cpus=64, estimate=100.0, job_class="long")),
+        TWO_TYPES.admit(Job(3, 2.0, 50.0, cpus=16, estimate=50.0, job_class="long")),
+    ]
     cluster = run(TWO_TYPES, jobs, FirstFitPlacement(), policy)
     start = {r.id: r.start for r in cluster.records}
     assert start == {1: 0.0, 2: 100.0, 3: 2.0}  # 3 ends before 2's reservation
@@ -149,9 +154,25 @@ def test_replay_on_a_platform_saves_where_jobs_ran_and_plot_draws_a_gantt_per_no
 
     monkeypatch.chdir(ROOT)
     out = tmp_path / "replay"
-    args = ["replay", "docs/platforms/two_types_jobs.swf", "--platform", "docs/platforms/two_types.toml",
-            "--start", "0", "--length", "80", "--no-native", "--backfill", "easy", "--queues", "strict",
-            "--executor", "serial", "--out", str(out)]
+    args = [
+        "replay",
+        "docs/platforms/two_types_jobs.swf",
+        "--platform",
+        "docs/platforms/two_types.toml",
+        "--start",
+        "0",
+        "--length",
+        "80",
+        "--no-native",
+        "--backfill",
+        "easy",
+        "--queues",
+        "strict",
+        "--executor",
+        "serial",
+        "--out",
+        str(out),
+    ]
     assert main(args) == 0
     table = (out / "series" / "cell0-rep0-placements.csv").read_text().splitlines()
     assert table[0] == "job,queue,node,kind,cores,start,end"
@@ -167,8 +188,25 @@ def test_a_bad_platform_file_stops_replay_with_its_one_line_error(tmp_path, monk
     monkeypatch.chdir(ROOT)
     bad = tmp_path / "bad.toml"
     bad.write_text("[nodes.gpu]\ncount = -2\ncores = 8\n")
-    assert main(["replay", "docs/platforms/two_types_jobs.swf", "--platform", str(bad), "--start", "0",
-                 "--length", "10", "--executor", "serial", "--out", str(tmp_path / "o")]) == 2
+    assert (
+        main(
+            [
+                "replay",
+                "docs/platforms/two_types_jobs.swf",
+                "--platform",
+                str(bad),
+                "--start",
+                "0",
+                "--length",
+                "10",
+                "--executor",
+                "serial",
+                "--out",
+                str(tmp_path / "o"),
+            ]
+        )
+        == 2
+    )
     assert "error: bad.toml: nodes.gpu.count: must be a whole number >= 1, got -2" in capsys.readouterr().err
 
 
@@ -176,8 +214,8 @@ def test_a_queues_runtime_limit_kills_its_jobs_under_walltime_kill():
     from schedlab.model.records.job_record import Status
 
     admitted = TWO_TYPES.admit(Job(1, 0.0, 5000.0, cpus=4, job_class="short"))  # asks for nothing: gets 3600
-    by_hand = Job(2, 0.0, 5000.0, cpus=4, job_class="short")                    # not admitted: the limit holds
-    free = Job(3, 0.0, 5000.0, cpus=4, job_class="long")                         # long has no limit
+    by_hand = Job(2, 0.0, 5000.0, cpus=4, job_class="short")  # not admitted: the limit holds
+    free = Job(3, 0.0, 5000.0, cpus=4, job_class="long")  # long has no limit
     cluster = run(TWO_TYPES, [admitted, by_hand, free], FirstFitPlacement(), walltime="kill")
     ends = {r.id: (r.status, r.end) for r in cluster.records}
     assert ends == {1: (Status.TIMEOUT, 3600.0), 2: (Status.TIMEOUT, 3600.0), 3: (Status.COMPLETED, 5000.0)}
@@ -190,11 +228,15 @@ def test_a_queue_may_kill_or_run_on_whatever_the_cluster_does():
     """Per queue: ``walltime`` in a queue's table overrides the cluster's for its jobs."""
     from schedlab.model.records.job_record import Status
 
-    platform = parse_platform({
-        "nodes": {"n": {"count": 2, "cores": 4}},
-        "queues": {"strict": {"max_runtime": 100, "walltime": "kill"},
-                   "lenient": {"max_runtime": 100, "walltime": "run-on"}},
-    })
+    platform = parse_platform(
+        {
+            "nodes": {"n": {"count": 2, "cores": 4}},
+            "queues": {
+                "strict": {"max_runtime": 100, "walltime": "kill"},
+                "lenient": {"max_runtime": 100, "walltime": "run-on"},
+            },
+        }
+    )
     jobs = [Job(1, 0.0, 500.0, cpus=4, job_class="strict"), Job(2, 0.0, 500.0, cpus=4, job_class="lenient")]
     for cluster_walltime in ("run-on", "kill"):
         cluster = run(platform, jobs, FirstFitPlacement(), walltime=cluster_walltime)
@@ -219,10 +261,10 @@ def test_single_core_nodes_replay_a_log_as_the_machine_does_job_for_job():
     trace = load_trace(str(ROOT.parent / "shared" / "traces" / "SDSC-SP2-1998-4.2-cln.swf.gz"))
     window = trace.jobs[20000:20512]
     platform = parse_platform({"nodes": {"node": {"count": trace.procs, "cores": 1}}})
-    machine = replay_model(simpy.Environment(), window, trace.procs, make_policy("fcfs", "easy"),
-                           walltime="kill").run()
-    cluster = cluster_model(simpy.Environment(), window, platform, make_policy("fcfs", "easy"), FirstFitPlacement(),
-                            walltime="kill").run()
+    machine = replay_model(simpy.Environment(), window, trace.procs, make_policy("fcfs", "easy"), walltime="kill").run()
+    cluster = cluster_model(
+        simpy.Environment(), window, platform, make_policy("fcfs", "easy"), FirstFitPlacement(), walltime="kill"
+    ).run()
     starts = [(r.id, r.start, r.end, r.status) for r in machine.records()]
     assert starts == [(r.id, r.start, r.end, r.status) for r in cluster.records()]
 
@@ -246,23 +288,31 @@ def test_the_replays_queue_policies_by_name():
 def test_conservative_backfilling_runs_over_strict_priority_on_a_cluster():
     from schedlab.policies.conservative import Conservative
 
-    jobs = [TWO_TYPES.admit(Job(i, float(i), 100.0 + 10 * i, cpus=c, estimate=200.0, job_class=q))
-            for i, (c, q) in enumerate([(48, "long"), (32, "long"), (8, "short"), (4, "gpu"), (16, "short")])]
+    jobs = [
+        TWO_TYPES.admit(Job(i, float(i), 100.0 + 10 * i, cpus=c, estimate=200.0, job_class=q))
+        for i, (c, q) in enumerate([(48, "long"), (32, "long"), (8, "short"), (4, "gpu"), (16, "short")])
+    ]
     cluster = run(TWO_TYPES, jobs, BestFitPlacement(), Conservative(StrictPriority(TWO_TYPES)))
     assert sorted(r.id for r in cluster.records) == [0, 1, 2, 3, 4]
     assert all(r.status.value == "completed" for r in cluster.records)
 
 
 #: two cpu nodes in the default partition, one gpu node in its own
-SPLIT = parse_platform({"nodes": {"cpu": {"count": 2, "cores": 8}, "gpu": {"cores": 8}},
-                        "partitions": {"cpu": {"nodes": ["cpu"], "default": True}, "gpu": {"nodes": ["gpu"]}}})
+SPLIT = parse_platform(
+    {
+        "nodes": {"cpu": {"count": 2, "cores": 8}, "gpu": {"cores": 8}},
+        "partitions": {"cpu": {"nodes": ["cpu"], "default": True}, "gpu": {"nodes": ["gpu"]}},
+    }
+)
 
 
 def _head_and_backfill(policy):
-    jobs = [Job(1, 0.0, 100.0, cpus=6, estimate=100.0),   # cpu-0 until 100 (2 cores left)
-            Job(2, 0.0, 1000.0, cpus=8, estimate=1000.0),  # cpu-1 until 1000
-            Job(3, 1.0, 50.0, cpus=8, estimate=50.0),      # the head: needs a whole cpu node
-            Job(4, 2.0, 500.0, cpus=2, estimate=500.0)]    # fits cpu-0's 2 cores now, runs past 100
+    jobs = [
+        Job(1, 0.0, 100.0, cpus=6, estimate=100.0),  # cpu-0 until 100 (2 cores left)
+        Job(2, 0.0, 1000.0, cpus=8, estimate=1000.0),  # cpu-1 until 1000
+        Job(3, 1.0, 50.0, cpus=8, estimate=50.0),  # the head: needs a whole cpu node
+        Job(4, 2.0, 500.0, cpus=2, estimate=500.0),
+    ]  # fits cpu-0's 2 cores now, runs past 100
     return {r.id: r.start for r in run(SPLIT, jobs, FirstFitPlacement(), policy).records}
 
 
@@ -306,16 +356,19 @@ def test_on_one_core_nodes_the_cluster_rule_starts_the_jobs_the_machine_rule_sta
     from schedlab.processes.cluster import cluster_model
     from schedlab.processes.replay import replay_model
 
-    on_machine, on_cluster = {"easy": (EASY, NodeEASY),
-                              "conservative": (RebuildConservative, PartitionConservative)}[rules]
+    on_machine, on_cluster = {"easy": (EASY, NodeEASY), "conservative": (RebuildConservative, PartitionConservative)}[
+        rules
+    ]
     trace = load_trace(str(ROOT.parent / "shared" / "traces" / "SDSC-SP2-1998-4.2-cln.swf.gz"))
     window = trace.jobs[20000:20512]
     platform = parse_platform({"nodes": {"node": {"count": trace.procs, "cores": 1}}})
     machine = replay_model(simpy.Environment(), window, trace.procs, on_machine(), walltime="kill").run()
-    cluster = cluster_model(simpy.Environment(), window, platform, on_cluster(), FirstFitPlacement(),
-                            walltime="kill").run()
-    assert [(r.id, r.start, r.status) for r in machine.records()] == \
-        [(r.id, r.start, r.status) for r in cluster.records()]
+    cluster = cluster_model(
+        simpy.Environment(), window, platform, on_cluster(), FirstFitPlacement(), walltime="kill"
+    ).run()
+    assert [(r.id, r.start, r.status) for r in machine.records()] == [
+        (r.id, r.start, r.status) for r in cluster.records()
+    ]
 
 
 def test_node_gantt_draws_every_node_of_the_platform():
@@ -325,6 +378,12 @@ def test_node_gantt_draws_every_node_of_the_platform():
     cluster = run(TWO_TYPES, [TWO_TYPES.admit(Job(1, 0.0, 10.0, cpus=20, job_class="long"))], FirstFitPlacement())
     fig = node_gantt(cluster.placement_rows(), platform=TWO_TYPES)
     labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
-    assert labels == ["cpu-0\n16 cores", "cpu-1\n16 cores", "cpu-2\n16 cores", "cpu-3\n16 cores",
-                      "gpu-0\n8 cores, 2 GPUs", "gpu-1\n8 cores, 2 GPUs"]  # idle nodes too
+    assert labels == [
+        "cpu-0\n16 cores",
+        "cpu-1\n16 cores",
+        "cpu-2\n16 cores",
+        "cpu-3\n16 cores",
+        "gpu-0\n8 cores, 2 GPUs",
+        "gpu-1\n8 cores, 2 GPUs",
+    ]  # idle nodes too
     assert fig.axes[0].get_ylim() == (80, 0)  # a row per core, the first node on top

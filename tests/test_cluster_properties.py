@@ -47,14 +47,21 @@ def platforms(draw):
     kinds = draw(st.integers(1, 3))
     nodes, partitions, queues = {}, {}, {}
     for k in range(kinds):
-        table = {"count": draw(st.integers(1, 3)), "cores": draw(st.integers(1, 6)),
-                 "memory": draw(st.sampled_from([4, 8, 16]))}
+        table = {
+            "count": draw(st.integers(1, 3)),
+            "cores": draw(st.integers(1, 6)),
+            "memory": draw(st.sampled_from([4, 8, 16])),
+        }
         if k == 0 and draw(st.booleans()):
             table["gpus"] = draw(st.integers(1, 2))
         nodes[f"t{k}"] = table
         partitions[f"p{k}"] = {"nodes": [f"t{k}"], "swf_id": k}
-        queues[f"q{k}"] = {"swf_id": k, "partition": f"p{k}", "priority": draw(st.integers(0, 2)),
-                           "weight": draw(st.sampled_from([1, 2]))}
+        queues[f"q{k}"] = {
+            "swf_id": k,
+            "partition": f"p{k}",
+            "priority": draw(st.integers(0, 2)),
+            "weight": draw(st.sampled_from([1, 2])),
+        }
         if "gpus" in table:
             queues[f"q{k}"]["demands"] = {"gpus": 1}
     return parse_platform({"nodes": nodes, "partitions": partitions, "queues": queues}, source="drawn")
@@ -69,24 +76,47 @@ def cases(draw):
         t += draw(st.sampled_from([0.0, 0.5, 1.0, 3.0]))
         queue = draw(st.integers(0, len(platform.node_types) - 1))
         memory = draw(st.sampled_from([0.0, 1.0, 3.0, 7.0]))
-        job = Job(i, t, draw(st.sampled_from([1.0, 2.0, 5.0])), cpus=draw(st.integers(1, 8)),
-                  demands={"memory": memory} if memory else {}, estimate=draw(st.sampled_from([None, 3.0, 9.0])),
-                  job_class=str(queue))
+        job = Job(
+            i,
+            t,
+            draw(st.sampled_from([1.0, 2.0, 5.0])),
+            cpus=draw(st.integers(1, 8)),
+            demands={"memory": memory} if memory else {},
+            estimate=draw(st.sampled_from([None, 3.0, 9.0])),
+            job_class=str(queue),
+        )
         jobs.append(platform.admit(job))
     placement = draw(st.sampled_from(sorted(PLACEMENTS)))
-    order = draw(st.sampled_from(["fcfs", "easy", "node-easy", "strict", "strict+node-easy", "partition-conservative",
-                                  "strict+partition-conservative", "wrr"]))
+    order = draw(
+        st.sampled_from(
+            [
+                "fcfs",
+                "easy",
+                "node-easy",
+                "strict",
+                "strict+node-easy",
+                "partition-conservative",
+                "strict+partition-conservative",
+                "wrr",
+            ]
+        )
+    )
     preemptions = draw(st.lists(st.tuples(st.sampled_from([0.25, 1.0, 2.5, 4.0]), st.integers(0, 50)), max_size=4))
     walltime = draw(st.sampled_from(["run-on", "kill"]))
     return platform, jobs, placement, order, preemptions, walltime
 
 
 def _policy(order, platform):
-    return {"fcfs": lambda: Priority(), "easy": lambda: EASY(), "node-easy": lambda: NodeEASY(),
-            "strict": lambda: StrictPriority(platform), "strict+node-easy": lambda: NodeEASY(StrictPriority(platform)),
-            "partition-conservative": lambda: PartitionConservative(),
-            "strict+partition-conservative": lambda: PartitionConservative(StrictPriority(platform)),
-            "wrr": lambda: WeightedRoundRobin(platform)}[order]()
+    return {
+        "fcfs": lambda: Priority(),
+        "easy": lambda: EASY(),
+        "node-easy": lambda: NodeEASY(),
+        "strict": lambda: StrictPriority(platform),
+        "strict+node-easy": lambda: NodeEASY(StrictPriority(platform)),
+        "partition-conservative": lambda: PartitionConservative(),
+        "strict+partition-conservative": lambda: PartitionConservative(StrictPriority(platform)),
+        "wrr": lambda: WeightedRoundRobin(platform),
+    }[order]()
 
 
 def _check_live(cluster):
@@ -153,10 +183,13 @@ def test_nodes_stay_within_their_resources_and_jobs_within_their_partitions(case
     from schedlab.model.formats.procset import parse_procset
 
     held: dict[int, object] = {}
-    for _t, begins, core, job_id in sorted((t, begins, core, job_id)
-                                          for job_id, procs, start, end in cluster.allocation_rows() if start < end
-                                          for core in parse_procset(procs)
-                                          for t, begins in ((start, 1), (end, 0))):
+    for _t, begins, core, job_id in sorted(
+        (t, begins, core, job_id)
+        for job_id, procs, start, end in cluster.allocation_rows()
+        if start < end
+        for core in parse_procset(procs)
+        for t, begins in ((start, 1), (end, 0))
+    ):
         if begins:
             assert core not in held, f"core {core} given to job {job_id} while job {held[core]} holds it"
             assert index[cluster.core_of(core)[0]] in platform.nodes_of(by_id[job_id])
@@ -172,8 +205,10 @@ def test_node_easy_keeps_the_heads_reservation_when_estimates_are_exact(case):
     import schedlab.policies.node_backfilling as nb
 
     platform, jobs, placement, _order, _preemptions, _walltime = case
-    exact = [Job(j.id, j.submit, j.runtime, cpus=j.cpus, demands=dict(j.demands), estimate=j.runtime,
-                 job_class=j.job_class) for j in jobs]
+    exact = [
+        Job(j.id, j.submit, j.runtime, cpus=j.cpus, demands=dict(j.demands), estimate=j.runtime, job_class=j.job_class)
+        for j in jobs
+    ]
     promised: dict[int, float] = {}
     reserve = nb.node_reservation
 

@@ -14,8 +14,15 @@ from schedlab.experiment.scenario import load_scenario
 from schedlab.experiment.seeding import replication_seeds
 
 SCENARIO = Path(__file__).resolve().parent.parent / "scenarios" / "collectives.py"
-TINY = {"servers": 12, "runs": 3, "warmup": 1, "steps": 15, "arrival_probs": "0.5", "max_requirements": "3",
-        "curves_dir": ""}
+TINY = {
+    "servers": 12,
+    "runs": 3,
+    "warmup": 1,
+    "steps": 15,
+    "arrival_probs": "0.5",
+    "max_requirements": "3",
+    "curves_dir": "",
+}
 
 
 @pytest.mark.parametrize("topology, degrees", [("torus", {4}), ("scale_free", None)])

@@ -41,16 +41,19 @@ class Demo:
         validate(self)
 
 
-@pytest.mark.parametrize(("field", "value", "message"), [
-    ("rate", math.inf, "rate=inf must be finite"),
-    ("rate", math.nan, "rate=nan is not a number"),
-    ("rate", 0.0, "rate=0.0 must be > 0"),
-    ("jobs", 0, "jobs=0 must be >= 1"),
-    ("probs", (), "probs must not be empty"),
-    ("probs", (0.5, 1e300), r"probs\[1\]=1e\+300 must be <= 1"),
-    ("scale", -1.0, "scale=-1.0 must be >= 0"),
-    ("scale", 1e300, "scale=1e\\+300 must be <= 1e\\+09"),
-])
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("rate", math.inf, "rate=inf must be finite"),
+        ("rate", math.nan, "rate=nan is not a number"),
+        ("rate", 0.0, "rate=0.0 must be > 0"),
+        ("jobs", 0, "jobs=0 must be >= 1"),
+        ("probs", (), "probs must not be empty"),
+        ("probs", (0.5, 1e300), r"probs\[1\]=1e\+300 must be <= 1"),
+        ("scale", -1.0, "scale=-1.0 must be >= 0"),
+        ("scale", 1e300, "scale=1e\\+300 must be <= 1e\\+09"),
+    ],
+)
 def test_a_declared_field_refuses_what_it_does_not_declare(field, value, message):
     with pytest.raises(FieldValueError, match=message):
         Demo(**{field: value})
@@ -63,8 +66,9 @@ def test_work_fields_multiply_into_a_size():
 def test_no_scenario_accepts_inf_nan_negative_or_empty_numbers():
     tried, _accepted, names = probe(bad=("inf", "nan", "-1", ""), numeric_only=True, direct=False)
     # the only ones left are meant: an infinite half-life (no decay), and no explicit window starts
-    assert sorted(set(names)) == sorted({
-        "utility_scheduling.learning_rate_half_life='inf'", "trace_replay.starts=''"}), names
+    assert sorted(set(names)) == sorted(
+        {"utility_scheduling.learning_rate_half_life='inf'", "trace_replay.starts=''"}
+    ), names
     assert tried > 400
 
 
@@ -77,24 +81,33 @@ def test_no_environment_or_learner_config_accepts_bad_numbers():
     # built directly, as their users build them (DeepRMEnv(**overrides), TDConfig(...)): the configs' own checks
     tried, _accepted, names = probe(scripts=[], bad=("inf", "nan", "-1", "", "1e300", str(10**12)))
     # the only ones left are declared: TD's starting values may be negative, a half-life infinite (no decay) or huge
-    assert sorted(names) == sorted([
-        "TDConfig.initial_p='-1'", "TDConfig.initial_rho='-1'", "LearningRate.half_life='inf'",
-        "LearningRate.half_life='1e300'", "LearningRate.half_life='1000000000000'"]), names
+    assert sorted(names) == sorted(
+        [
+            "TDConfig.initial_p='-1'",
+            "TDConfig.initial_rho='-1'",
+            "LearningRate.half_life='inf'",
+            "LearningRate.half_life='1e300'",
+            "LearningRate.half_life='1000000000000'",
+        ]
+    ), names
     assert tried > 300
 
 
-@pytest.mark.parametrize(("make", "message"), [
-    (lambda: TDConfig(initial_p=math.inf), "initial_p=inf must be finite"),
-    (lambda: LearningRate(initial=1.5), "initial=1.5 must be <= 1"),
-    (lambda: LearningRate(half_life=math.nan), "half_life=nan is not a number"),
-    (lambda: DeepRMConfig(load=(0.5, -1.0)), r"load\[1\]=-1.0 must be >= 0"),
-    (lambda: DeepRMJobs({"cpus": 20}, short_share=1e300), r"short_share=1e\+300 must be <= 1"),
-    (lambda: MachineEnvConfig(cpus=4, trace_window=10**12), r"trace_window=1000000000000 must be <= 1e\+09"),
-    (lambda: GridAgentsConfig(cmax=math.inf), "cmax=inf must be finite"),
-    (lambda: NetworkAgentsConfig(shortcut_prob=-1.0), "shortcut_prob=-1.0 must be >= 0"),
-    (lambda: SarsaConfig(discount_time=math.inf), "discount_time=inf must be finite"),
-    (lambda: ApproximatorConfig(units=10**12), r"units=1000000000000 must be <= 1e\+09"),
-])
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda: TDConfig(initial_p=math.inf), "initial_p=inf must be finite"),
+        (lambda: LearningRate(initial=1.5), "initial=1.5 must be <= 1"),
+        (lambda: LearningRate(half_life=math.nan), "half_life=nan is not a number"),
+        (lambda: DeepRMConfig(load=(0.5, -1.0)), r"load\[1\]=-1.0 must be >= 0"),
+        (lambda: DeepRMJobs({"cpus": 20}, short_share=1e300), r"short_share=1e\+300 must be <= 1"),
+        (lambda: MachineEnvConfig(cpus=4, trace_window=10**12), r"trace_window=1000000000000 must be <= 1e\+09"),
+        (lambda: GridAgentsConfig(cmax=math.inf), "cmax=inf must be finite"),
+        (lambda: NetworkAgentsConfig(shortcut_prob=-1.0), "shortcut_prob=-1.0 must be >= 0"),
+        (lambda: SarsaConfig(discount_time=math.inf), "discount_time=inf must be finite"),
+        (lambda: ApproximatorConfig(units=10**12), r"units=1000000000000 must be <= 1e\+09"),
+    ],
+)
 def test_environment_and_learner_configs_name_the_field_and_value(make, message):
     with pytest.raises(FieldValueError, match=message) as err:
         make()
@@ -138,8 +151,7 @@ def _tiny_env(reward: float = 1.0):
 def test_training_stops_on_a_non_finite_loss():
     from schedlab.learners.dqn import DQNConfig, TrainingDiverged, train
 
-    cfg = DQNConfig(total_steps=200, learning_starts=10, batch_size=8, buffer_size=100, train_every=1,
-                    hidden=(4,))
+    cfg = DQNConfig(total_steps=200, learning_starts=10, batch_size=8, buffer_size=100, train_every=1, hidden=(4,))
     with pytest.raises(TrainingDiverged, match="DQN training diverged at step 11: the loss is nan"):
         train(_tiny_env(reward=math.inf), cfg, seed=0)  # a broken environment: the loss is not finite
 
@@ -207,15 +219,18 @@ def test_every_bad_value_a_config_still_accepts_is_meant_and_says_why():
     assert [name for name in names if meant(name) is None] == []
 
 
-@pytest.mark.parametrize(("script", "key", "value", "message"), [
-    ("deeprm.py", "buffer_size", "0", "buffer_size=0 must be >= 1"),
-    ("deeprm.py", "hidden", "64,0", r"hidden\[1\]=0 must be >= 1"),
-    ("collectives.py", "sigma", "0", "sigma=0.0 must be > 0"),
-    ("collectives_sensitivity.py", "grid", "", "grid='' must not be empty"),
-    ("responsive_grid.py", "monitoring_queue", "x", "monitoring_queue='x' must be \"auto\""),
-    ("first_look.py", "trace", "x", "trace 'x' is neither a file nor a log in"),
-    ("first_look.py", "traces_dir", "nowhere", "traces_dir='nowhere' is not a folder"),
-])
+@pytest.mark.parametrize(
+    ("script", "key", "value", "message"),
+    [
+        ("deeprm.py", "buffer_size", "0", "buffer_size=0 must be >= 1"),
+        ("deeprm.py", "hidden", "64,0", r"hidden\[1\]=0 must be >= 1"),
+        ("collectives.py", "sigma", "0", "sigma=0.0 must be > 0"),
+        ("collectives_sensitivity.py", "grid", "", "grid='' must not be empty"),
+        ("responsive_grid.py", "monitoring_queue", "x", "monitoring_queue='x' must be \"auto\""),
+        ("first_look.py", "trace", "x", "trace 'x' is neither a file nor a log in"),
+        ("first_look.py", "traces_dir", "nowhere", "traces_dir='nowhere' is not a folder"),
+    ],
+)
 def test_a_value_that_cannot_be_meant_is_refused_in_one_line(script, key, value, message):
     if key == "trace" and not (SCENARIOS.parent.parent / "shared" / "traces").is_dir():
         pytest.skip("the logs are not on this machine: a name is left to the loader")

@@ -88,9 +88,11 @@ def test_a_job_ending_early_lets_the_plan_move_up():
     10 (A's requested end) until A ends at 6; then B fits and starts at 6. A later,
     narrow job C (1 CPU, 2 s, at 2) ran on the free CPU in [2, 4) before B's slot.
     """
-    jobs = [Job(id=1, submit=0.0, runtime=6.0, cpus=3, estimate=10.0),
-            Job(id=2, submit=1.0, runtime=10.0, cpus=4),
-            Job(id=3, submit=2.0, runtime=2.0, cpus=1)]
+    jobs = [
+        Job(id=1, submit=0.0, runtime=6.0, cpus=3, estimate=10.0),
+        Job(id=2, submit=1.0, runtime=10.0, cpus=4),
+        Job(id=3, submit=2.0, runtime=2.0, cpus=1),
+    ]
     assert starts(Conservative(), jobs) == {1: 0.0, 2: 6.0, 3: 2.0}
     assert starts(RebuildConservative(), jobs) == {1: 0.0, 2: 6.0, 3: 2.0}
 
@@ -118,13 +120,18 @@ def test_any_priority_order_and_the_command_line_names():
     assert isinstance(policy, Conservative) and str(policy) == "sjf+conservative"
     rebuild = make_policy("sjf", "conservative-rebuild")
     assert isinstance(rebuild, RebuildConservative) and str(rebuild) == "sjf+conservative-rebuild"
-    jobs = [Job(id=1, submit=0.0, runtime=10.0, cpus=4),
-            Job(id=2, submit=1.0, runtime=10.0, cpus=4),
-            Job(id=3, submit=2.0, runtime=2.0, cpus=4)]
+    jobs = [
+        Job(id=1, submit=0.0, runtime=10.0, cpus=4),
+        Job(id=2, submit=1.0, runtime=10.0, cpus=4),
+        Job(id=3, submit=2.0, runtime=2.0, cpus=4),
+    ]
     assert starts(RebuildConservative(Priority("sjf")), jobs) == {1: 0.0, 2: 12.0, 3: 10.0}
     assert starts(Conservative(Priority("sjf")), jobs) == {1: 0.0, 2: 10.0, 3: 20.0}
-    together = [Job(id=1, submit=0.0, runtime=10.0, cpus=4), Job(id=2, submit=1.0, runtime=10.0, cpus=4),
-                Job(id=3, submit=1.0, runtime=2.0, cpus=4)]
+    together = [
+        Job(id=1, submit=0.0, runtime=10.0, cpus=4),
+        Job(id=2, submit=1.0, runtime=10.0, cpus=4),
+        Job(id=3, submit=1.0, runtime=2.0, cpus=4),
+    ]
     env = simpy.Environment()
     model = replay_model(env, together, 4, Conservative(Priority("sjf")), batch_decisions=True).run()
     assert {r.id: r.start for r in model.records()} == {1: 0.0, 2: 12.0, 3: 10.0}
@@ -138,8 +145,14 @@ def test_other_resources_are_asked_at_start_only():
     for policy in (Conservative(), RebuildConservative()):
         env = simpy.Environment()
         machine = Machine(env, 4, policy, resources={"memory": 10.0})
-        Source(env, [Job(id=1, submit=0.0, runtime=5.0, cpus=2, demands={"memory": 8.0}),
-                     Job(id=2, submit=1.0, runtime=5.0, cpus=2, demands={"memory": 8.0})], machine)
+        Source(
+            env,
+            [
+                Job(id=1, submit=0.0, runtime=5.0, cpus=2, demands={"memory": 8.0}),
+                Job(id=2, submit=1.0, runtime=5.0, cpus=2, demands={"memory": 8.0}),
+            ],
+            machine,
+        )
         env.run()
         assert {r.id: r.start for r in machine.records} == {1: 0.0, 2: 5.0}
 
@@ -152,8 +165,9 @@ def _heapq_conservative():
     return module
 
 
-@pytest.mark.parametrize(("trace", "lo", "hi"), [("UniLu-Gaia-2014-1.swf.gz", 20000, 23000),
-                                                 ("lublin_256.swf.gz", 0, 1200)])
+@pytest.mark.parametrize(
+    ("trace", "lo", "hi"), [("UniLu-Gaia-2014-1.swf.gz", 20000, 23000), ("lublin_256.swf.gz", 0, 1200)]
+)
 def test_same_schedule_as_the_heapq_reference_on_a_window(trace, lo, hi):
     """benchmarks/_heapq_conservative.py, written apart from schedlab, gives every job the same start.
 
@@ -187,8 +201,9 @@ def test_same_schedule_as_the_heapq_reference_when_jobs_are_killed_at_their_requ
         pytest.skip(f"{path} not present")
     loaded = load_trace(str(path))
     window = loaded.jobs[20000:23000]
-    model = replay_model(simpy.Environment(), window, loaded.procs, make_policy("fcfs", "conservative-rebuild"),
-                         walltime="kill").run()
+    model = replay_model(
+        simpy.Environment(), window, loaded.procs, make_policy("fcfs", "conservative-rebuild"), walltime="kill"
+    ).run()
     records = model.records()
     mine = {r.id: r.start for r in records}
     killed = sum(r.status.value == "timeout" for r in records)
@@ -211,20 +226,44 @@ def test_schedlab_replay_takes_conservative(tmp_path, capsys):
     """``schedlab replay --backfill conservative``: the CLI's choices are policies.batch.BACKFILLS."""
     from schedlab.experiment.cli import _parser, main
 
-    replay = next(a for a in _parser()._subparsers._group_actions[0].choices["replay"]._actions
-                  if a.dest == "backfill")
+    replay = next(a for a in _parser()._subparsers._group_actions[0].choices["replay"]._actions if a.dest == "backfill")
     assert tuple(replay.choices) == BACKFILLS
     example = ROOT / "tests" / "data" / "easy_example.swf"
-    code = main(["replay", str(example), "--backfill", "easy", "--backfill", "conservative", "--start", "0",
-                 "--length", "5", "--executor", "serial", "--out", str(tmp_path)])
+    code = main(
+        [
+            "replay",
+            str(example),
+            "--backfill",
+            "easy",
+            "--backfill",
+            "conservative",
+            "--start",
+            "0",
+            "--length",
+            "5",
+            "--executor",
+            "serial",
+            "--out",
+            str(tmp_path),
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0, out
     assert "conservative" in out
 
 
 #: found by a random search, 3 CPUs, every estimate >= the run time: (id, submit, run, cpus, estimate)
-MOVES_LATER = [(0, 2, 8, 3, 18), (1, 3, 6, 2, 15), (2, 4, 4, 2, 8), (3, 6, 7, 2, 13), (4, 7, 10, 1, 16),
-               (5, 10, 10, 1, 12), (6, 12, 10, 3, 15), (7, 14, 2, 1, 8), (8, 15, 10, 2, 10)]
+MOVES_LATER = [
+    (0, 2, 8, 3, 18),
+    (1, 3, 6, 2, 15),
+    (2, 4, 4, 2, 8),
+    (3, 6, 7, 2, 13),
+    (4, 7, 10, 1, 16),
+    (5, 10, 10, 1, 12),
+    (6, 12, 10, 3, 15),
+    (7, 14, 2, 1, 8),
+    (8, 15, 10, 2, 10),
+]
 
 
 def test_early_completions_can_move_a_reservation_later_when_the_plan_is_rebuilt():

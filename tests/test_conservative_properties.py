@@ -37,8 +37,15 @@ def workloads(draw, exact: bool) -> tuple[int, list[Job]]:
     for i, submit in enumerate(submits):
         runtime = draw(st.integers(1, 20))
         estimate = None if exact else draw(st.integers(1, 30))
-        jobs.append(Job(id=i, submit=float(submit), runtime=float(runtime), cpus=draw(st.integers(1, cpus)),
-                        estimate=None if estimate is None else float(estimate)))
+        jobs.append(
+            Job(
+                id=i,
+                submit=float(submit),
+                runtime=float(runtime),
+                cpus=draw(st.integers(1, cpus)),
+                estimate=None if estimate is None else float(estimate),
+            )
+        )
     return cpus, jobs
 
 
@@ -111,8 +118,10 @@ def test_a_job_starts_only_when_its_reservation_is_now(case):
 def overestimated(draw) -> tuple[int, list[Job]]:
     """Like :func:`workloads`, with every estimate at or above the run time (jobs end early)."""
     cpus, jobs = draw(workloads(exact=False))
-    return cpus, [Job(id=j.id, submit=j.submit, runtime=j.runtime, cpus=j.cpus,
-                      estimate=max(j.runtime, j.requested_time)) for j in jobs]
+    return cpus, [
+        Job(id=j.id, submit=j.submit, runtime=j.runtime, cpus=j.cpus, estimate=max(j.runtime, j.requested_time))
+        for j in jobs
+    ]
 
 
 def run_paper(cpus: int, jobs: list[Job], walltime: str) -> tuple[Conservative, dict[int, float], list]:

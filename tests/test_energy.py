@@ -29,7 +29,11 @@ def test_a_run_computed_by_hand_to_the_joule():
     model = cluster_model(simpy.Environment(), jobs, PLATFORM, make_policy("fcfs"), FirstFitPlacement()).run()
     rows = model["cluster"].placement_rows()
     assert sorted((r[0], r[2], r[4], r[5], r[6]) for r in rows) == [
-        (1, "n-0", 3, 0.0, 10.0), (2, "n-1", 2, 5.0, 25.0), (3, "n-0", 4, 30.0, 40.0), (3, "n-1", 1, 30.0, 40.0)]
+        (1, "n-0", 3, 0.0, 10.0),
+        (2, "n-1", 2, 5.0, 25.0),
+        (3, "n-0", 4, 30.0, 40.0),
+        (3, "n-1", 1, 30.0, 40.0),
+    ]
     report = energy(rows, PLATFORM, 0.0, 40.0)
     assert report.per_node == {"n-0": 5750.0, "n-1": 5250.0}
     assert report.total == 11000.0 and report.mean_power == 275.0 and report.edp == 440000.0
@@ -58,23 +62,50 @@ def test_schedlab_replay_on_a_platform_with_power_reports_the_same_joules(tmp_pa
     from schedlab.experiment.cli import main
 
     log = tmp_path / "three.swf"
-    log.write_text("; MaxProcs: 8\n" + "".join(
-        f"{i} {s} -1 {r} {c} -1 -1 {c} {r} -1 1 1 1 -1 -1 -1 -1 -1\n"
-        for i, s, r, c in [(1, 0, 10, 3), (2, 5, 20, 2), (3, 30, 10, 5)]))
+    log.write_text(
+        "; MaxProcs: 8\n"
+        + "".join(
+            f"{i} {s} -1 {r} {c} -1 -1 {c} {r} -1 1 1 1 -1 -1 -1 -1 -1\n"
+            for i, s, r, c in [(1, 0, 10, 3), (2, 5, 20, 2), (3, 30, 10, 5)]
+        )
+    )
     platform = tmp_path / "powered.toml"
-    platform.write_text('[nodes.n]\ncount = 2\ncores = 4\npower = { idle = 100, full = 200 }\n')
+    platform.write_text("[nodes.n]\ncount = 2\ncores = 4\npower = { idle = 100, full = 200 }\n")
     out = tmp_path / "out"
-    assert main(["replay", str(log), "--platform", str(platform), "--start", "0", "--length", "3",
-                 "--backfill", "none", "--executor", "serial", "--no-native", "--out", str(out),
-                 "--batsim-jobs"]) == 0
+    assert (
+        main(
+            [
+                "replay",
+                str(log),
+                "--platform",
+                str(platform),
+                "--start",
+                "0",
+                "--length",
+                "3",
+                "--backfill",
+                "none",
+                "--executor",
+                "serial",
+                "--no-native",
+                "--out",
+                str(out),
+                "--batsim-jobs",
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     with (out / "replications.csv").open() as stream:
         row = next(csv.DictReader(stream))
     assert (float(row["energy_j"]), float(row["mean_power_w"]), float(row["edp_js"])) == (11000.0, 275.0, 440000.0)
     with (out / "batsim" / "cell0-rep0-jobs.csv").open() as stream:
         jobs = {r["job_id"]: r for r in csv.DictReader(stream)}
-    assert {k: r["consumed_energy"] for k, r in jobs.items()} == \
-        {"1": "1500.000000", "2": "2000.000000", "3": "2500.000000"}
+    assert {k: r["consumed_energy"] for k, r in jobs.items()} == {
+        "1": "1500.000000",
+        "2": "2000.000000",
+        "3": "2500.000000",
+    }
     assert jobs["3"]["allocated_resources"] == "0-4"  # n-0's cores 0-3 and n-1's first core, id 4
 
 

@@ -157,8 +157,6 @@ def test_on_a_topology_the_masks_are_each_brokers_reach_and_latency_delays_the_j
     for i, agent in enumerate(env.possible_agents):
         assert infos[agent]["action_mask"].tolist() == topology.reach[i].astype(int).tolist()
     while env.agents:  # every broker picks the first resource it may reach
-        _, _, _, _, infos = env.step(
-            {a: int(np.flatnonzero(infos[a]["action_mask"])[0]) for a in env.agents}
-        )
+        _, _, _, _, infos = env.step({a: int(np.flatnonzero(infos[a]["action_mask"])[0]) for a in env.agents})
     done = [r for r in env.records() if r.status.name == "COMPLETED"]
     assert done and all(r.start >= r.submit + topology.latency[r.origin, int(r.machine[1:])] for r in done)

@@ -76,8 +76,7 @@ def test_common_random_numbers_across_cells():
 
 
 def test_sweep_adds_factor_columns():
-    results = run(TINY, reps=2, executor="serial", quick=True, sweep={"cpus": [8, 16]},
-                  overrides={"policies": "fcfs"})
+    results = run(TINY, reps=2, executor="serial", quick=True, sweep={"cpus": [8, 16]}, overrides={"policies": "fcfs"})
     assert [(r["cpus"], r["policy"]) for r in results.rows] == [(8, "fcfs"), (16, "fcfs")]
     assert results.rows[1]["wait_mean"] < results.rows[0]["wait_mean"]
 
@@ -98,8 +97,10 @@ def test_same_seed_same_records_on_dask():
     pytest.importorskip("dask.distributed")
     from dask.distributed import Client, LocalCluster
 
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
-            Client(cluster) as client:
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        Client(cluster) as client,
+    ):
         on_dask = _records(client.get_executor())
     pd.testing.assert_frame_equal(_records("serial"), on_dask, check_exact=True)
 
@@ -110,10 +111,13 @@ def test_unknown_config_key_lists_the_valid_ones():
         load_scenario(TINY).config({"cpu": "4"})
 
 
-@pytest.mark.parametrize("key, value, message", [
-    ("cpus", "four", "cpus is an int, got 'four'"),
-    ("arrival_rate", "fast", "arrival_rate is a float, got 'fast'"),
-])
+@pytest.mark.parametrize(
+    "key, value, message",
+    [
+        ("cpus", "four", "cpus is an int, got 'four'"),
+        ("arrival_rate", "fast", "arrival_rate is a float, got 'fast'"),
+    ],
+)
 def test_wrong_type_is_named(key, value, message):
     with pytest.raises(ConfigError, match=message):
         load_scenario(TINY).config({key: value})
@@ -146,20 +150,36 @@ def test_a_failing_replication_names_its_cell(tmp_path):
 
 # ----------------------------------------------------------------------------- CLI
 def test_cli_run_prints_table_and_saves(tmp_path, capsys):
-    code = main(["run", str(TINY), "--quick", "--reps", "2", "--executor", "serial", "--out", str(tmp_path / "o"),
-                 "--set", "policies=fcfs"])
+    code = main(
+        [
+            "run",
+            str(TINY),
+            "--quick",
+            "--reps",
+            "2",
+            "--executor",
+            "serial",
+            "--out",
+            str(tmp_path / "o"),
+            "--set",
+            "policies=fcfs",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0
     assert "policy" in out and "wait_mean" in out and "fcfs" in out
     assert (tmp_path / "o" / "summary.json").exists()
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--set", "nope=1"], "unknown config key(s) 'nope'; valid keys: cpus"),
-    (["--set", "cpus=1.5"], "cpus is an int, got '1.5'"),
-    (["--set", "cpus"], "--set 'cpus': expected key=value"),
-    (["--reps", "0"], "--reps must be >= 1"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--set", "nope=1"], "unknown config key(s) 'nope'; valid keys: cpus"),
+        (["--set", "cpus=1.5"], "cpus is an int, got '1.5'"),
+        (["--set", "cpus"], "--set 'cpus': expected key=value"),
+        (["--reps", "0"], "--reps must be >= 1"),
+    ],
+)
 def test_cli_errors_are_one_clear_line(argv, message, capsys):
     code = main(["run", str(TINY), "--executor", "serial", *argv])
     err = capsys.readouterr().err
@@ -181,7 +201,9 @@ def test_cli_trace_prints_events(capsys):
 def test_scenario_script_runs_as_a_program(tmp_path):
     proc = subprocess.run(
         [sys.executable, str(TINY), "--quick", "--reps", "2", "--executor", "serial", "--out", str(tmp_path)],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
     assert "best_fit" in proc.stdout

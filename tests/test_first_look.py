@@ -30,7 +30,10 @@ def quick():
 
 def test_one_row_per_policy_on_the_log_and_one_for_the_queue(quick):
     assert [(r["workload"], r["policy"]) for r in quick.rows] == [
-        ("SDSC-SP2 log", "fcfs"), ("SDSC-SP2 log", "sjf"), ("SDSC-SP2 log", "easy"), ("SDSC-SP2 log", "sjf+easy"),
+        ("SDSC-SP2 log", "fcfs"),
+        ("SDSC-SP2 log", "sjf"),
+        ("SDSC-SP2 log", "easy"),
+        ("SDSC-SP2 log", "sjf+easy"),
         ("M/M/4 queue", "fcfs"),
     ]
     queue = quick.rows[-1]
@@ -100,8 +103,9 @@ def test_the_plotted_utilization_is_the_runs_own(quick, tmp_path):
     assert bottom.lines[0].get_xdata()[0] == 0 and y[-1] == 0
     average = float(np.sum(y[:-1] * np.diff(x)) / x[-1])
     first_run = next(r for r in quick.replications if r["policy"] == "fcfs" and r["rep"] == 0)
-    assert average == pytest.approx(first_run["utilization"], rel=1e-9), \
+    assert average == pytest.approx(first_run["utilization"], rel=1e-9), (
         f"plotted {average!r} against the run's utilization {first_run['utilization']!r}"
+    )
 
 
 def test_the_gantt_chart_is_drawn_over_the_processors_each_job_held(quick, tmp_path):
@@ -118,8 +122,12 @@ def test_the_gantt_chart_is_drawn_over_the_processors_each_job_held(quick, tmp_p
     area = sum(count * (end - start) for _, start, end, _, count in boxes)
     assert area == pytest.approx(sum(r.cpus * (r.end - r.start) for r in run.records), rel=1e-12)
     assert {str(r.id) for r in run.records} == {job for job, *_ in boxes}
-    edges = sorted((t, kind, p) for _, start, end, lo, count in boxes
-                   for p in range(lo, lo + count) for t, kind in ((start, 1), (end, 0)))
+    edges = sorted(
+        (t, kind, p)
+        for _, start, end, lo, count in boxes
+        for p in range(lo, lo + count)
+        for t, kind in ((start, 1), (end, 0))
+    )
     held: set[int] = set()
     for _, kind, p in edges:  # at one time, ends (0) before starts (1)
         assert (p in held) != bool(kind), f"processor {p} held twice"

@@ -84,7 +84,6 @@ def test_lor_is_each_servers_queued_length_over_capacity():
     assert len(gaps) >= 39 and max(gaps) < 1e-9
 
 
-
 def test_a_completion_carries_who_where_and_when_and_its_record_is_the_resources_own():
     """``completed`` gives agent, resource, job, start and end; ``record`` is made when read, equal to the kept one."""
     env = simpy.Environment()
@@ -123,6 +122,7 @@ def test_a_mailbox_hands_each_token_to_its_waiting_reader_on_one_plain_event():
     env.process(writer())
     env.run()
     assert got == [(1, "a"), (1, "b")] and not box.items
+
 
 def test_same_seed_same_records_and_series():
     def once():
@@ -269,8 +269,9 @@ def test_errors_name_the_field_and_value():
     with pytest.raises(ValueError, match="steps: the horizon must be a whole number >= 1"):
         GridModel(env, GridTopology.complete(1, [1.0]), RandomSelection(streams["routing"]), jobs, steps=0)
     with pytest.raises(ValueError, match=r"record_every must be a whole number >= 1, got 0\.5"):
-        GridModel(env, GridTopology.complete(1, [1.0]), RandomSelection(streams["routing"]), jobs, steps=1,
-                  record_every=0.5)
+        GridModel(
+            env, GridTopology.complete(1, [1.0]), RandomSelection(streams["routing"]), jobs, steps=1, record_every=0.5
+        )
     with pytest.raises(ValueError, match=r"topology: 2 resources, but 1 capacities"):
         GridTopology(1, 2, np.zeros((1, 2)), np.ones((1, 2), dtype=bool), (0,), ((0,),), np.ones(1))
     with pytest.raises(ValueError, match="ring: not one cycle through all 3 agents"):
@@ -334,8 +335,13 @@ def test_jobs_from_poisson_lengths_are_made_unchecked_and_are_the_same_jobs():
         streams = Streams(5)
         jobs = PoissonJobs(0.9, 5.0, 995.0, streams["arrivals"], streams["lengths"])
         env = simpy.Environment()
-        model = GridModel(env, GridTopology.complete(4, streams["capacities"].uniform(50, 350, 6)),
-                          OrdinalSharing(rng=streams["exploration"]), wrap(jobs), steps=40)
+        model = GridModel(
+            env,
+            GridTopology.complete(4, streams["capacities"].uniform(50, 350, 6)),
+            OrdinalSharing(rng=streams["exploration"]),
+            wrap(jobs),
+            steps=40,
+        )
         env.run(until=model.done)
         return model
 

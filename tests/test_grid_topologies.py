@@ -177,8 +177,11 @@ def test_a_broker_that_reaches_nothing_is_named():
         (nx.Graph([(("agent", 1), ("resource", 0))]), {}, r"\('agent', 0\) is missing"),
         (nx.Graph([(("agent", 0), "x")]), {}, r"no \('resource', i\) nodes"),
         (nx.Graph([(("agent", 0), ("resource", 0), {"latency": -1})]), {}, "latency=-1; need a finite number >= 0"),
-        (nx.Graph([(("agent", 0), ("resource", 0))]), dict(sharing=nx.DiGraph([(0, 1)]), capacities=[1.0]),
-         "sharing: nodes must be"),
+        (
+            nx.Graph([(("agent", 0), ("resource", 0))]),
+            dict(sharing=nx.DiGraph([(0, 1)]), capacities=[1.0]),
+            "sharing: nodes must be",
+        ),
         (nx.Graph([(("agent", 0), ("resource", 0))]), {}, r"node \('resource', 0\) needs a 'capacity' attribute > 0"),
         (nx.Graph([(("agent", 0), ("resource", 0))]), dict(capacities=[1.0, 2.0]), "the graph has 1 resources"),
     ],
@@ -221,8 +224,9 @@ def test_a_small_world_grid_spreads_brokers_and_draws_every_link_latency():
     assert all(1.0 <= d <= 3.0 for d in delays)
     kinds = [k for _, _, k in g.edges(data="kind")]
     assert kinds.count("ring") == 50 * 2 and kinds.count("shortcut") > 0
-    again = small_world_grid(5, 45, neighbours=4, shortcut_prob=0.2, latency_range=(1.0, 3.0),
-                             seed=np.random.default_rng(11))
+    again = small_world_grid(
+        5, 45, neighbours=4, shortcut_prob=0.2, latency_range=(1.0, 3.0), seed=np.random.default_rng(11)
+    )
     assert sorted(g.edges(data="latency")) == sorted(again.edges(data="latency"))
     near = grid_topology(g, hops=1)
     assert near.reach.sum(axis=1).tolist() == [g.degree["agent", i] - _broker_neighbours(g, i) for i in range(5)]

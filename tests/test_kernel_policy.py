@@ -57,8 +57,16 @@ def test_the_kernel_runs_on_machine_v0_with_its_wait_action():
     env = MachineEnv(window=5)
     layout = kernel_layout(env)
     assert (layout.rows, layout.extra) == (5, 1)
-    model = MaskablePPO(MaskableKernelPolicy, env, policy_kwargs={"layout": layout}, n_steps=64, batch_size=32,
-                        n_epochs=1, seed=0, device="cpu")
+    model = MaskablePPO(
+        MaskableKernelPolicy,
+        env,
+        policy_kwargs={"layout": layout},
+        n_steps=64,
+        batch_size=32,
+        n_epochs=1,
+        seed=0,
+        device="cpu",
+    )
     model.learn(128)
     obs, _ = env.reset(seed=0)
     action, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=True)

@@ -33,14 +33,17 @@ def by_id(machine):
 
 def at(env, t, action):
     """Run ``action()`` at time ``t`` (a one-shot process)."""
+
     def proc():
         yield env.timeout(t - env.now)
         action()
+
     return env.process(proc())
 
 
 def squeeze_to(cpus):
     """A policy that starts the head of the queue on at most ``cpus`` CPUs."""
+
     def policy(view):
         if view.waiting:
             job = view.waiting[0]
@@ -48,6 +51,7 @@ def squeeze_to(cpus):
             if view.fits(job, n):
                 return Start(job, n)
         return None
+
     return policy
 
 
@@ -195,8 +199,11 @@ def test_completion_signal_is_synchronous_ordered_and_before_the_next_decision()
     env.run()
     assert log == [
         ("start", 0, 0.0),
-        ("learner", 0, 5.0), ("logger", 0, 5.0), ("start", 1, 5.0),
-        ("learner", 1, 6.0), ("logger", 1, 6.0),
+        ("learner", 0, 5.0),
+        ("logger", 0, 5.0),
+        ("start", 1, 5.0),
+        ("learner", 1, 6.0),
+        ("logger", 1, 6.0),
     ]
 
 
@@ -221,8 +228,10 @@ def test_signal_connect_disconnect():
 
 def test_oversize_job_is_rejected_with_a_record():
     """By default a job that can never fit gets a REJECTED record; the others run as usual."""
-    env, machine = build([Job(0, 0.0, 1.0, cpus=8), Job(1, 0.0, 1.0, cpus=4),
-                          Job(2, 0.0, 1.0, demands={"memory": 32})], resources={"memory": 16})
+    env, machine = build(
+        [Job(0, 0.0, 1.0, cpus=8), Job(1, 0.0, 1.0, cpus=4), Job(2, 0.0, 1.0, demands={"memory": 32})],
+        resources={"memory": 16},
+    )
     env.run()
     recs = by_id(machine)
     assert machine.rejected == 2
@@ -243,9 +252,11 @@ def test_oversize_raise_names_the_job_and_the_capacity():
 
 @pytest.mark.parametrize(
     ("kwargs", "message"),
-    [({"capacity": 0}, "capacity must be a whole number >= 1, got 0"),
-     ({"capacity": 2.5}, "capacity must be a whole number >= 1, got 2.5"),
-     ({"oversize": "ignore"}, "oversize must be 'reject' or 'raise', got 'ignore'")],
+    [
+        ({"capacity": 0}, "capacity must be a whole number >= 1, got 0"),
+        ({"capacity": 2.5}, "capacity must be a whole number >= 1, got 2.5"),
+        ({"oversize": "ignore"}, "oversize must be 'reject' or 'raise', got 'ignore'"),
+    ],
 )
 def test_machine_construction_errors(kwargs, message):
     """A machine with no CPUs, or an unknown oversize rule, is refused."""
@@ -307,6 +318,7 @@ def test_growing_beyond_the_free_cpus_is_a_policy_error():
 
 def test_policy_that_never_returns_none_raises_instead_of_hanging():
     """A policy that keeps returning (valid) actions is stopped with a PolicyError saying so."""
+
     def restless(view):
         if view.waiting:
             return Start(view.waiting[0])
@@ -335,8 +347,7 @@ def test_best_fit_picks_the_tightest_fit():
     At t=10 the machine empties: waiting are A (2 CPUs), B (3) and C (1). BestFit starts B, then C
     (A does not fit the 1 CPU left); FCFS would have started A and blocked on B.
     """
-    jobs = [Job(0, 0.0, 10.0, cpus=4), Job(1, 1.0, 5.0, cpus=2), Job(2, 2.0, 5.0, cpus=3),
-            Job(3, 3.0, 5.0, cpus=1)]
+    jobs = [Job(0, 0.0, 10.0, cpus=4), Job(1, 1.0, 5.0, cpus=2), Job(2, 2.0, 5.0, cpus=3), Job(3, 3.0, 5.0, cpus=1)]
     env, machine = build(jobs, policy=BestFit())
     env.run()
     starts = {i: r.start for i, r in by_id(machine).items()}
@@ -356,8 +367,7 @@ def test_best_fit_breaks_ties_by_expected_utility_then_arrival():
     assert expected_utility(urgent, 10.0) == pytest.approx(10 * (2 - 13 / 12))
     assert expected_utility(urgent, 20.0) == pytest.approx(10 * (2 - 23 / 12))  # still > 0
     assert expected_utility(valuable, 10.0) == 10.0 and expected_utility(plain, 10.0) == 0.0
-    env, machine = build([Job(0, 0.0, 10.0, cpus=2), plain, urgent, valuable, twin], capacity=2,
-                         policy=BestFit())
+    env, machine = build([Job(0, 0.0, 10.0, cpus=2), plain, urgent, valuable, twin], capacity=2, policy=BestFit())
     env.run()
     order = sorted(machine.records, key=lambda r: r.start)
     assert [r.id for r in order] == [0, 3, 4, 2, 1]  # 3 and 4 tie at 10: the earlier one goes first
@@ -366,10 +376,12 @@ def test_best_fit_breaks_ties_by_expected_utility_then_arrival():
 @pytest.mark.parametrize(("by", "order"), [("runtime", [0, 2, 1, 3]), ("estimate", [0, 1, 3, 2])])
 def test_sjf_by_runtime_or_by_estimate(by, order):
     """SJF by runtime (an oracle) or by the user's estimate gives different orders on the same jobs."""
-    jobs = [Job(0, 0.0, 10.0),
-            Job(1, 1.0, 5.0, estimate=1.0),
-            Job(2, 2.0, 2.0, estimate=9.0),
-            Job(3, 3.0, 8.0, estimate=3.0)]
+    jobs = [
+        Job(0, 0.0, 10.0),
+        Job(1, 1.0, 5.0, estimate=1.0),
+        Job(2, 2.0, 2.0, estimate=9.0),
+        Job(3, 3.0, 8.0, estimate=3.0),
+    ]
     env, machine = build(jobs, capacity=1, policy=SJF(by=by))
     env.run()
     assert [r.id for r in sorted(machine.records, key=lambda r: r.start)] == order
@@ -382,8 +394,11 @@ def test_sjf_by_runtime_or_by_estimate(by, order):
 
 def test_named_resources_gate_starts():
     """Memory is held whole while a job runs: a second 6-unit job waits for it though CPUs are free."""
-    jobs = [Job(0, 0.0, 10.0, demands={"memory": 6}), Job(1, 1.0, 5.0, demands={"memory": 6}),
-            Job(2, 2.0, 5.0, demands={"memory": 4})]
+    jobs = [
+        Job(0, 0.0, 10.0, demands={"memory": 6}),
+        Job(1, 1.0, 5.0, demands={"memory": 6}),
+        Job(2, 2.0, 5.0, demands={"memory": 4}),
+    ]
     env, machine = build(jobs, capacity=8, policy=BestFit(), resources={"memory": 10})
     env.run(until=3.0)
     assert machine.used == {"memory": 10.0}
@@ -407,8 +422,11 @@ def test_squeezed_job_keeps_its_whole_memory():
 
 def test_memory_accounting_does_not_drift():
     """After jobs needing 0.1 and 0.3 of a 0.4 memory ran together and left, the whole 0.4 is free again."""
-    jobs = [Job(0, 0.0, 1.0, demands={"memory": 0.1}), Job(1, 0.0, 2.0, demands={"memory": 0.3}),
-            Job(2, 5.0, 1.0, demands={"memory": 0.4})]
+    jobs = [
+        Job(0, 0.0, 1.0, demands={"memory": 0.1}),
+        Job(1, 0.0, 2.0, demands={"memory": 0.3}),
+        Job(2, 5.0, 1.0, demands={"memory": 0.4}),
+    ]
     env, machine = build(jobs, resources={"memory": 0.4})
     env.run(until=100.0)
     assert by_id(machine)[2].status is Status.COMPLETED
@@ -457,8 +475,7 @@ def test_snapshot_when_the_run_stops_early():
     env, machine = build(jobs)
     env.run(until=5.0)
     recs = machine.all_records()
-    assert [(r.id, r.status) for r in recs] == [
-        (0, Status.COMPLETED), (1, Status.RUNNING), (2, Status.WAITING)]
+    assert [(r.id, r.status) for r in recs] == [(0, Status.COMPLETED), (1, Status.RUNNING), (2, Status.WAITING)]
     running, waiting = recs[1], recs[2]
     assert (running.start, running.wait, running.cpu_time) == (2.0, 1.0, 9.0)
     assert math.isnan(running.end) and running.utility == 0.0
@@ -477,7 +494,10 @@ def test_model_runs_until_and_gathers_records():
     assert env.now == 5.0
     assert model["first"] is m1
     assert [(r.id, r.machine, r.status) for r in model.records()] == [
-        (0, "a", Status.COMPLETED), (1, "a", Status.RUNNING), (2, "b", Status.REJECTED)]
+        (0, "a", Status.COMPLETED),
+        (1, "a", Status.RUNNING),
+        (2, "b", Status.REJECTED),
+    ]
 
 
 def test_source_refuses_a_workload_out_of_order():
@@ -507,8 +527,13 @@ def test_trace_of_a_preempted_job():
     env.run()
     log = env.tracer.entries  # type: ignore[union-attr]
     assert [(e.time, e.process, e.action) for e in log] == [
-        (0.0, "source", "arrive"), (0.0, "m", "submit"), (0.0, "m", "start"),
-        (1.0, "m", "preempt"), (2.0, "m", "resume"), (5.0, "m", "complete")]
+        (0.0, "source", "arrive"),
+        (0.0, "m", "submit"),
+        (0.0, "m", "start"),
+        (1.0, "m", "preempt"),
+        (2.0, "m", "resume"),
+        (5.0, "m", "complete"),
+    ]
     assert "job 0, 3 ideal time left" in log[3].detail
     assert "time" in env.tracer.table().splitlines()[0]  # type: ignore[union-attr]
 
@@ -522,6 +547,7 @@ def test_an_arrival_scheduled_after_a_start_comes_before_that_jobs_end_at_the_sa
     machine = Machine(env, 1, FCFS(), name="cpu")
     Source(env, [Job(0, 0.0, 5.0), Job(1, 5.0, 1.0)], machine)
     env.run()
-    at_5 = [(e.action, e.detail.split(",")[0].split(" (")[0].split(" on")[0]) for e in env.tracer.entries
-            if e.time == 5.0]
+    at_5 = [
+        (e.action, e.detail.split(",")[0].split(" (")[0].split(" on")[0]) for e in env.tracer.entries if e.time == 5.0
+    ]
     assert at_5 == [("arrive", "job 1"), ("submit", "job 1"), ("complete", "job 0"), ("start", "job 1")]

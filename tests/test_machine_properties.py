@@ -82,8 +82,11 @@ def scenarios(draw, max_jobs: int = 20, max_actions: int = 25, oversize: bool = 
                 cpus = capacity + 1
         estimate = draw(st.one_of(st.none(), lengths)) if kill else None  # above or below the runtime
         jobs.append(Job(i, t, draw(lengths), cpus=cpus, demands=demands, estimate=estimate))
-    actions = draw(st.lists(st.tuples(gaps, st.sampled_from(ACTIONS), st.integers(0, 99), st.integers(0, 99)),
-                            max_size=max_actions))
+    actions = draw(
+        st.lists(
+            st.tuples(gaps, st.sampled_from(ACTIONS), st.integers(0, 99), st.integers(0, 99)), max_size=max_actions
+        )
+    )
     return Scenario(
         capacity=capacity,
         resources={} if memory is None else {"memory": memory},
@@ -230,8 +233,7 @@ def check_records(h: Harness, *, finished: bool) -> None:
         assert ended is Status.COMPLETED or h.sc.walltime == "kill", "killed without a limit"
         if finished:
             assert rec.status is ended
-        expected = (Status.RUNNING if job.id in running else Status.WAITING if job.id in waiting
-                    else ended)
+        expected = Status.RUNNING if job.id in running else Status.WAITING if job.id in waiting else ended
         assert rec.status is expected
         if rec.status is Status.WAITING and job.id not in h.states:
             assert math.isnan(rec.start) and rec.cpu_time == 0.0

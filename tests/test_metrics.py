@@ -151,8 +151,10 @@ def test_fair_share_two_vos():
 def test_fair_share_unfeasible_schedule_of_seed_001():
     """Seed 001 section 5.2: targets (.4, .2, .2, .2) against actual (.7, .2, .05, .05) give 1 - .15/.4 = .625."""
     shares = {"vo1": 70, "vo2": 20, "vo3": 5, "vo4": 5}
-    recs = [done(Job(i, 0.0, float(amount), group=vo), float(i), float(i) + amount)
-            for i, (vo, amount) in enumerate(shares.items())]
+    recs = [
+        done(Job(i, 0.0, float(amount), group=vo), float(i), float(i) + amount)
+        for i, (vo, amount) in enumerate(shares.items())
+    ]
     f = M.fair_share(recs, {"vo1": 0.4, "vo2": 0.2, "vo3": 0.2, "vo4": 0.2})
     assert f[-1] == pytest.approx(0.625)
 
@@ -254,8 +256,10 @@ def test_utilization_adds_job_after_job_as_the_loop_does():
     jobs = [Job(i, 0.0, 1.0) for i in range(1000)]
     rng = np.random.default_rng(7)  # the test's one stream
     lengths = rng.exponential(1.0, len(jobs)) * 10.0 ** rng.integers(-8, 8, len(jobs))
-    records = [job_record(j, "m", Status.COMPLETED, start=0.0, end=float(x), cpu_time=float(x))
-               for j, x in zip(jobs, lengths, strict=True)]
+    records = [
+        job_record(j, "m", Status.COMPLETED, start=0.0, end=float(x), cpu_time=float(x))
+        for j, x in zip(jobs, lengths, strict=True)
+    ]
     terms = [r.cpu_time for r in records]
     running = 0.0
     for t in terms:
@@ -263,4 +267,3 @@ def test_utilization_adds_job_after_job_as_the_loop_does():
     assert running != float(np.sum(terms))  # the case this test is about
     window = float(lengths.max())
     assert M.utilization(RecordLog(records), 1, 0.0, window) == running / window
-

@@ -27,8 +27,14 @@ SLOW_CASES = [
 
 def _check(mmc_path, c, rho, customers, reps):
     row = run(
-        mmc_path, overrides={"c": c, "arrival_rate": rho * c, "customers": customers},
-        reps=reps, seed=2024, executor="process", workers=2, keep_records=False, progress=False,
+        mmc_path,
+        overrides={"c": c, "arrival_rate": rho * c, "customers": customers},
+        reps=reps,
+        seed=2024,
+        executor="process",
+        workers=2,
+        keep_records=False,
+        progress=False,
     ).rows[0]
     assert abs(row["wait_mean"] - row["erlang_c_wait"]) <= row["wait_mean_ci95"], row
     assert row["rho"] == pytest.approx(rho)
@@ -51,13 +57,16 @@ def test_unstable_queue_is_refused(mmc_path):
         run(mmc_path, overrides={"c": 1, "arrival_rate": 1.2}, reps=1, executor="serial")
 
 
-@pytest.mark.parametrize(("setting", "message"), [
-    ("arrival_rate=0", "arrival_rate=0.0 must be > 0"),
-    ("arrival_rate=-1", "arrival_rate=-1.0 must be > 0"),
-    ("service_rate=0", "service_rate=0.0 must be > 0"),
-    ("c=0", "c=0 must be >= 1"),
-    ("warmup_fraction=1", "warmup_fraction=1.0 must be < 1"),
-])
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [
+        ("arrival_rate=0", "arrival_rate=0.0 must be > 0"),
+        ("arrival_rate=-1", "arrival_rate=-1.0 must be > 0"),
+        ("service_rate=0", "service_rate=0.0 must be > 0"),
+        ("c=0", "c=0 must be >= 1"),
+        ("warmup_fraction=1", "warmup_fraction=1.0 must be < 1"),
+    ],
+)
 def test_a_rate_of_zero_or_less_is_refused_in_one_line(mmc_path, capsys, setting, message):
     assert main(["run", str(mmc_path), "--executor", "serial", "--set", setting]) == 2
     assert capsys.readouterr().err.splitlines()[0] == f"error: scenario 'mmc': {message}"

@@ -88,11 +88,19 @@ def test_jobs_compare_by_identity_and_are_immutable():
 
 def test_job_pickles_with_its_demands():
     """Jobs cross process pools: pickling keeps every field and the read-only demands."""
-    job = Job(5, 2.0, 3.0, cpus=2, demands={"memory": 4}, job_class="batch", group="atlas",
-              utility=LinearDecay(3.0), origin=1)
+    job = Job(
+        5, 2.0, 3.0, cpus=2, demands={"memory": 4}, job_class="batch", group="atlas", utility=LinearDecay(3.0), origin=1
+    )
     copy = pickle.loads(pickle.dumps(job))
     assert (copy.id, copy.submit, copy.runtime, copy.cpus, copy.job_class, copy.group, copy.origin) == (
-        5, 2.0, 3.0, 2, "batch", "atlas", 1)
+        5,
+        2.0,
+        3.0,
+        2,
+        "batch",
+        "atlas",
+        1,
+    )
     assert dict(copy.demands) == {"memory": 4}
     assert copy.utility == LinearDecay(3.0)
     with pytest.raises(TypeError):
@@ -112,15 +120,17 @@ _FIELDS = [name for name in Job.__slots__ if name != "demands"]
     weight=st.floats(0, 1e6),
     origin=st.none() | st.integers(0, 1000),
 )
-def test_new_job_and_trusted_job_make_the_job_that_job_makes(id, submit, runtime, cpus, memory, estimate, weight,
-                                                              origin):
+def test_new_job_and_trusted_job_make_the_job_that_job_makes(
+    id, submit, runtime, cpus, memory, estimate, weight, origin
+):
     """new_job and trusted_job (no checks, demands shared) make the Job that Job(...) makes from valid fields."""
     demands = {} if memory is None else {"memory": memory}
     made = [
         Job(id, submit, runtime, cpus, demands, estimate, "batch", "vo", weight, None, origin, "p"),
         new_job(id, submit, runtime, cpus, dict(demands), estimate, "batch", "vo", weight, None, origin, "p"),
-        trusted_job(id, submit, runtime, cpus, frozen_demands(demands), estimate, "batch", "vo", weight, None,
-                    origin, "p"),
+        trusted_job(
+            id, submit, runtime, cpus, frozen_demands(demands), estimate, "batch", "vo", weight, None, origin, "p"
+        ),
     ]
     for job in made:
         assert type(job) is Job
@@ -222,6 +232,7 @@ def test_records_frame_has_one_row_per_record_and_tag_columns_first():
 
 def test_poisson_workload_same_seed_same_jobs():
     """Same seed, same jobs, field by field."""
+
     def fields(jobs):
         return [(j.id, j.submit, j.runtime, j.cpus, j.group) for j in jobs]
 
@@ -232,6 +243,7 @@ def test_poisson_workload_same_seed_same_jobs():
 
 def test_poisson_workload_accepts_seed_sequences_and_generators():
     """An int, a SeedSequence and a Generator built from the same seed give the same jobs."""
+
     def submits(seed):
         return [j.submit for j in poisson_workload(1.0, count=50, seed=seed)]
 
@@ -291,8 +303,11 @@ def test_poisson_workload_class_mix_shares_and_sizes():
 
 def test_poisson_workload_groups_and_utility_factory():
     """Groups are drawn by share; the utility factory is called with each job's runtime."""
-    jobs = list(poisson_workload(1.0, runtime=Uniform(1, 2), count=10_000, groups={"atlas": 1, "cms": 4},
-                                 utility=LinearDecay, seed=5))
+    jobs = list(
+        poisson_workload(
+            1.0, runtime=Uniform(1, 2), count=10_000, groups={"atlas": 1, "cms": 4}, utility=LinearDecay, seed=5
+        )
+    )
     atlas = sum(j.group == "atlas" for j in jobs)
     assert atlas / len(jobs) == pytest.approx(0.2, abs=0.02)
     assert all(j.utility == LinearDecay(j.runtime) for j in jobs[:50])

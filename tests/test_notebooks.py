@@ -65,9 +65,14 @@ def test_page_converts_to_a_notebook_of_its_code_and_shown_outputs(page):
 
 
 def test_links_to_other_pages_are_rewritten_for_the_notebook():
-    nb = hook.lesson_notebook("# T\n\nSee [tutorial 2](02_shared_resources.md#a) and [x](https://a.org/b.md).\n",
-                              link=lambda target: f"https://site/{target[:-3]}/")
-    assert nb.cells[0].source == "# T\n\nSee [tutorial 2](https://site/02_shared_resources/#a) and [x](https://a.org/b.md)."
+    nb = hook.lesson_notebook(
+        "# T\n\nSee [tutorial 2](02_shared_resources.md#a) and [x](https://a.org/b.md).\n",
+        link=lambda target: f"https://site/{target[:-3]}/",
+    )
+    assert (
+        nb.cells[0].source
+        == "# T\n\nSee [tutorial 2](https://site/02_shared_resources/#a) and [x](https://a.org/b.md)."
+    )
 
 
 #: run before each lesson in the shared kernel: the names the last lesson defined go, and the working

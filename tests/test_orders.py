@@ -38,10 +38,12 @@ ONE_NODE = parse_platform({"nodes": {"n": {"count": 1, "cores": 4, "memory": 16}
 
 def jobs() -> list[Job]:
     """Job 1 holds all 4 CPUs until 10; jobs 2-4 ask for all 4, with estimates that disagree with runtimes."""
-    return [Job(id=1, submit=0.0, runtime=10.0, cpus=4),
-            Job(id=2, submit=1.0, runtime=8.0, cpus=4, estimate=8.0),
-            Job(id=3, submit=1.0, runtime=2.0, cpus=4, estimate=12.0),
-            Job(id=4, submit=1.0, runtime=5.0, cpus=4, estimate=6.0)]
+    return [
+        Job(id=1, submit=0.0, runtime=10.0, cpus=4),
+        Job(id=2, submit=1.0, runtime=8.0, cpus=4, estimate=8.0),
+        Job(id=3, submit=1.0, runtime=2.0, cpus=4, estimate=12.0),
+        Job(id=4, submit=1.0, runtime=5.0, cpus=4, estimate=6.0),
+    ]
 
 
 #: each order's start times: arrival, estimate (requested time), true runtime, highest id first
@@ -94,8 +96,12 @@ def test_easy_runs_over_a_users_own_order_a_score_or_a_score_name():
 
 
 #: every rule that takes an order, on the machine (replay) or on a one-node cluster
-MACHINE_RULES = {"easy": EASY, "conservative": Conservative, "conservative-rebuild": RebuildConservative,
-                 "committed": Committed}
+MACHINE_RULES = {
+    "easy": EASY,
+    "conservative": Conservative,
+    "conservative-rebuild": RebuildConservative,
+    "committed": Committed,
+}
 CLUSTER_RULES = {
     "node-easy": NodeEASY,
     "partition-conservative": PartitionConservative,
@@ -107,8 +113,9 @@ CLUSTER_RULES = {
 @pytest.mark.parametrize("form", ["name", "callable", "Priority", "SJF", "own"])
 @pytest.mark.parametrize("rule", [*MACHINE_RULES, *CLUSTER_RULES])
 def test_every_rule_takes_an_order_in_every_form(rule, form):
-    order = {"name": "sjf", "callable": requested, "Priority": Priority(requested), "SJF": SJF(),
-             "own": NewestFirst()}[form]
+    order = {"name": "sjf", "callable": requested, "Priority": Priority(requested), "SJF": SJF(), "own": NewestFirst()}[
+        form
+    ]
     expected = NEWEST_FIRST if form == "own" else BY_ESTIMATE
     if rule in MACHINE_RULES:
         assert starts(MACHINE_RULES[rule](order)) == expected

@@ -72,29 +72,49 @@ def test_the_lpc_egee_example_has_the_logs_queues_and_limits():
         (SMALL.replace("count = 2", "count = -2"), "p.toml: nodes.cpu.count: must be a whole number >= 1, got -2"),
         (SMALL.replace("cores = 4", "cores = 2.5"), "p.toml: nodes.cpu.cores: must be a whole number >= 1, got 2.5"),
         (SMALL.replace("memory = 16", "memory = -1"), "p.toml: nodes.cpu.memory: must be a finite number >= 0, got -1"),
-        (SMALL.replace("memory = 16", "memory = nan"),
-         "p.toml: nodes.cpu.memory: must be a finite number >= 0, got nan"),
-        (SMALL.replace("memory = 16", "memroy = 16"),
-         "p.toml: nodes.cpu.memroy: unknown key; expected one of count, cores, memory, gpus, resources, power"),
+        (
+            SMALL.replace("memory = 16", "memory = nan"),
+            "p.toml: nodes.cpu.memory: must be a finite number >= 0, got nan",
+        ),
+        (
+            SMALL.replace("memory = 16", "memroy = 16"),
+            "p.toml: nodes.cpu.memroy: unknown key; expected one of count, cores, memory, gpus, resources, power",
+        ),
         (SMALL.replace("cores = 4\n", ""), "p.toml: nodes.cpu.cores: is missing: every node type needs its cores"),
         ("name = 'x'\n", "p.toml: nodes: is missing: a platform needs at least one node type"),
-        (SMALL + "[partitions.p]\nnodes = ['gpu']\n",
-         "p.toml: partitions.p.nodes[0]: is neither a node type nor a node name, got 'gpu'"),
-        (SMALL + "[partitions.p]\nnodes = [{ a = 1 }]\n",
-         "p.toml: partitions.p.nodes[0]: must be a node type or a node name (a string), got {'a': 1}"),
-        (SMALL + "[queues.q]\npartition = [1]\n",
-         "p.toml: queues.q.partition: names no partition (there are: none), got [1]"),
-        (SMALL + "[queues.q]\npartition = 'nowhere'\n",
-         "p.toml: queues.q.partition: names no partition (there are: none), got 'nowhere'"),
+        (
+            SMALL + "[partitions.p]\nnodes = ['gpu']\n",
+            "p.toml: partitions.p.nodes[0]: is neither a node type nor a node name, got 'gpu'",
+        ),
+        (
+            SMALL + "[partitions.p]\nnodes = [{ a = 1 }]\n",
+            "p.toml: partitions.p.nodes[0]: must be a node type or a node name (a string), got {'a': 1}",
+        ),
+        (
+            SMALL + "[queues.q]\npartition = [1]\n",
+            "p.toml: queues.q.partition: names no partition (there are: none), got [1]",
+        ),
+        (
+            SMALL + "[queues.q]\npartition = 'nowhere'\n",
+            "p.toml: queues.q.partition: names no partition (there are: none), got 'nowhere'",
+        ),
         (SMALL + "[queues.q]\nmax_runtime = 0\n", "p.toml: queues.q.max_runtime: must be a finite number > 0, got 0"),
-        (SMALL + "[queues.q]\ndemands = { gpus = 1 }\n",
-         "p.toml: queues.q.demands.gpus: no node has this resource (they have: memory), got 1"),
-        (SMALL + "[queues.a]\nswf_id = 1\n[queues.b]\nswf_id = 1\n",
-         "p.toml: queues.b.swf_id: is already the swf_id of queues.a, got 1"),
-        (SMALL + "[partitions.a]\ndefault = true\n[partitions.b]\ndefault = true\n",
-         "p.toml: partitions.b.default: only one partition may be the default (a already is), got True"),
-        ("[nodes.cpu\ncores = 4\n",
-         "p.toml: not valid TOML: Expected ']' at the end of a table declaration (at line 1, column 11)"),
+        (
+            SMALL + "[queues.q]\ndemands = { gpus = 1 }\n",
+            "p.toml: queues.q.demands.gpus: no node has this resource (they have: memory), got 1",
+        ),
+        (
+            SMALL + "[queues.a]\nswf_id = 1\n[queues.b]\nswf_id = 1\n",
+            "p.toml: queues.b.swf_id: is already the swf_id of queues.a, got 1",
+        ),
+        (
+            SMALL + "[partitions.a]\ndefault = true\n[partitions.b]\ndefault = true\n",
+            "p.toml: partitions.b.default: only one partition may be the default (a already is), got True",
+        ),
+        (
+            "[nodes.cpu\ncores = 4\n",
+            "p.toml: not valid TOML: Expected ']' at the end of a table declaration (at line 1, column 11)",
+        ),
     ],
 )
 def test_a_bad_platform_file_gets_one_line_naming_file_key_and_value(tmp_path, text, message):
@@ -109,8 +129,9 @@ def test_a_bad_platform_file_gets_one_line_naming_file_key_and_value(tmp_path, t
 # any TOML value: what a mistyped file can hold where a number, a string or a table belongs
 _VALUES = st.recursive(
     st.booleans() | st.integers(-3, 5) | st.floats(allow_nan=True) | st.sampled_from(["", "cpu", "p", "gpus"]),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["cpu", "gpus", "x"]), inner,
-                                                                 max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["cpu", "gpus", "x"]), inner, max_size=3)
+    ),
     max_leaves=6,
 )
 
@@ -122,18 +143,27 @@ def _tables(keys):
 
 
 #: nodes that read, so that the partitions and queues after them are read too
-_GOOD_NODES = st.fixed_dictionaries({"cpu": st.fixed_dictionaries(
-    {"cores": st.integers(1, 4)}, optional={"memory": st.integers(0, 8), "gpus": st.integers(0, 2)})})
+_GOOD_NODES = st.fixed_dictionaries(
+    {
+        "cpu": st.fixed_dictionaries(
+            {"cores": st.integers(1, 4)}, optional={"memory": st.integers(0, 8), "gpus": st.integers(0, 2)}
+        )
+    }
+)
 
 # mostly good names and nodes, so that most documents get as far as their partitions and queues
-_DOCUMENTS = st.fixed_dictionaries({
-    "nodes": st.one_of(_GOOD_NODES, _GOOD_NODES, _GOOD_NODES, _tables(["count", "cores", "memory", "gpus",
-                                                                        "resources"])),
-}, optional={
-    "name": st.one_of(st.just("c"), st.just("c"), _VALUES),
-    "partitions": _tables(["nodes", "swf_id", "max_runtime", "default"]),
-    "queues": _tables(["swf_id", "priority", "weight", "max_runtime", "partition", "demands"]),
-})
+_DOCUMENTS = st.fixed_dictionaries(
+    {
+        "nodes": st.one_of(
+            _GOOD_NODES, _GOOD_NODES, _GOOD_NODES, _tables(["count", "cores", "memory", "gpus", "resources"])
+        ),
+    },
+    optional={
+        "name": st.one_of(st.just("c"), st.just("c"), _VALUES),
+        "partitions": _tables(["nodes", "swf_id", "max_runtime", "default"]),
+        "queues": _tables(["swf_id", "priority", "weight", "max_runtime", "partition", "demands"]),
+    },
+)
 
 
 @settings(max_examples=500, deadline=None)

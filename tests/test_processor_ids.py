@@ -40,8 +40,12 @@ def test_first_fit_gives_the_lowest_contiguous_block_worked_by_hand():
     (FCFS) until A ends at 10 and takes 0-1."""
     jobs = [Job(1, 0.0, 10.0, cpus=3), Job(2, 1.0, 5.0, cpus=2), Job(3, 2.0, 4.0, cpus=4), Job(4, 3.0, 1.0, cpus=2)]
     machine = run(jobs)
-    assert machine.allocation_rows() == [(2, "3-4", 1.0, 6.0), (1, "0-2", 0.0, 10.0), (3, "3-6", 6.0, 10.0),
-                                         (4, "0-1", 10.0, 11.0)]
+    assert machine.allocation_rows() == [
+        (2, "3-4", 1.0, 6.0),
+        (1, "0-2", 0.0, 10.0),
+        (3, "3-6", 6.0, 10.0),
+        (4, "0-1", 10.0, 11.0),
+    ]
     assert machine.allocated() == {1: "0-2", 2: "3-4", 3: "3-6", 4: "0-1"}
     assert machine.processors.free == 8
 
@@ -90,10 +94,22 @@ def workloads(draw):
     cpus = draw(st.integers(1, 8))
     n = draw(st.integers(1, 20))
     submits = sorted(draw(st.lists(st.integers(0, 30), min_size=n, max_size=n)))
-    jobs = [Job(i, float(s), float(draw(st.integers(1, 15))), cpus=draw(st.integers(1, cpus)),
-                estimate=float(draw(st.integers(1, 20)))) for i, s in enumerate(submits)]
-    return cpus, jobs, draw(st.sampled_from(["none", "easy", "conservative"])), draw(st.sampled_from(
-        ["first-fit", "lowest"]))
+    jobs = [
+        Job(
+            i,
+            float(s),
+            float(draw(st.integers(1, 15))),
+            cpus=draw(st.integers(1, cpus)),
+            estimate=float(draw(st.integers(1, 20))),
+        )
+        for i, s in enumerate(submits)
+    ]
+    return (
+        cpus,
+        jobs,
+        draw(st.sampled_from(["none", "easy", "conservative"])),
+        draw(st.sampled_from(["first-fit", "lowest"])),
+    )
 
 
 @settings(max_examples=150, deadline=None)
@@ -130,8 +146,7 @@ def test_a_cluster_gives_core_ids_through_its_placement_rule():
     from schedlab.processes.cluster import cluster_model
 
     platform = parse_platform({"nodes": {"cpu": {"count": 2, "cores": 4}}})
-    jobs = [Job(1, 0.0, 10.0, cpus=3), Job(2, 1.0, 10.0, cpus=3), Job(3, 2.0, 10.0, cpus=1),
-            Job(4, 3.0, 5.0, cpus=2)]
+    jobs = [Job(1, 0.0, 10.0, cpus=3), Job(2, 1.0, 10.0, cpus=3), Job(3, 2.0, 10.0, cpus=1), Job(4, 3.0, 5.0, cpus=2)]
     model = cluster_model(simpy.Environment(), jobs, platform, make_policy("fcfs", "easy"), FirstFitPlacement()).run()
     cluster = model["cluster"]
     assert cluster.allocated() == {1: "0-2", 2: "4-6", 3: "3", 4: "0-1"}

@@ -52,8 +52,9 @@ def _cases(seed: int = 1, n: int = 2000):
 
 
 def _same(a, b) -> bool:
-    return [repr(x) for x in a] == [repr(x) for x in b] and [
-        [type(v) for v in r] for r in a] == [[type(v) for v in r] for r in b]
+    return [repr(x) for x in a] == [repr(x) for x in b] and [[type(v) for v in r] for r in a] == [
+        [type(v) for v in r] for r in b
+    ]
 
 
 def test_log_reads_back_the_records_field_for_field_and_type_for_type():
@@ -129,12 +130,25 @@ def _records(draw) -> JobRecord:
     derived = draw(st.booleans())
     runtime = draw(_time)
     return JobRecord(
-        draw(_int), draw(_text), draw(_text), draw(st.one_of(st.none(), _int, st.just(2**60 + 1))), draw(_text),
-        submit, start, end,
-        start - submit if derived else draw(_time), end - start if derived else draw(_time),
-        runtime, runtime if draw(st.booleans()) else draw(_time), draw(st.one_of(st.just(1), _int)),
-        draw(_time), draw(st.one_of(st.just(1.0), _time)), draw(st.one_of(st.just(0), _int)),
-        draw(st.one_of(st.just(0), _int)), draw(st.one_of(st.just(0.0), _time)), draw(st.sampled_from(list(Status))),
+        draw(_int),
+        draw(_text),
+        draw(_text),
+        draw(st.one_of(st.none(), _int, st.just(2**60 + 1))),
+        draw(_text),
+        submit,
+        start,
+        end,
+        start - submit if derived else draw(_time),
+        end - start if derived else draw(_time),
+        runtime,
+        runtime if draw(st.booleans()) else draw(_time),
+        draw(st.one_of(st.just(1), _int)),
+        draw(_time),
+        draw(st.one_of(st.just(1.0), _time)),
+        draw(st.one_of(st.just(0), _int)),
+        draw(st.one_of(st.just(0), _int)),
+        draw(st.one_of(st.just(0.0), _time)),
+        draw(st.sampled_from(list(Status))),
     )
 
 
@@ -166,12 +180,24 @@ def _frame_records() -> st.SearchStrategy[JobRecord]:
     def one(draw) -> JobRecord:
         submit, start, end, runtime = draw(time), draw(time), draw(time), draw(st.floats(0.1, 10))
         return JobRecord(
-            draw(st.integers(0, 2**40)), draw(_text), draw(_text),
-            draw(st.one_of(st.none(), st.none(), st.integers(0, 9))), draw(_text), submit, start, end,
-            start - submit, end - start, runtime, draw(st.sampled_from([runtime, 2.0])),
+            draw(st.integers(0, 2**40)),
+            draw(_text),
+            draw(_text),
+            draw(st.one_of(st.none(), st.none(), st.integers(0, 9))),
+            draw(_text),
+            submit,
+            start,
+            end,
+            start - submit,
+            end - start,
+            runtime,
+            draw(st.sampled_from([runtime, 2.0])),
             draw(st.sampled_from([1, 1, 4])),
-            draw(st.one_of(st.just(0.0), time)), draw(st.sampled_from([1.0, 1.0, 0.5])),
-            draw(st.sampled_from([0, 0, 2])), draw(st.sampled_from([0, 1])), draw(st.sampled_from([0.0, 0.0, 3.5])),
+            draw(st.one_of(st.just(0.0), time)),
+            draw(st.sampled_from([1.0, 1.0, 0.5])),
+            draw(st.sampled_from([0, 0, 2])),
+            draw(st.sampled_from([0, 1])),
+            draw(st.sampled_from([0.0, 0.0, 3.5])),
             draw(st.sampled_from(list(Status))),
         )
 
@@ -194,10 +220,17 @@ def _trace_jobs(draw: st.DrawFn) -> tuple[Job, str, Status, float, float, float,
     end = start + runtime
     cpus = draw(st.sampled_from([1, 16, 160]))
     derived = (end - start) * cpus
-    job = Job(draw(st.integers(0, 2**40)), submit, runtime, cpus=cpus,
-              estimate=draw(st.sampled_from([None, runtime, 2 * runtime + 1.0])),
-              job_class=draw(st.sampled_from(["0", "1", "7"])), group=draw(st.sampled_from(["13", "14"])),
-              origin=draw(st.sampled_from([None, None, 3])), weight=draw(st.sampled_from([1.0, 1.0, 0.5])))
+    job = Job(
+        draw(st.integers(0, 2**40)),
+        submit,
+        runtime,
+        cpus=cpus,
+        estimate=draw(st.sampled_from([None, runtime, 2 * runtime + 1.0])),
+        job_class=draw(st.sampled_from(["0", "1", "7"])),
+        group=draw(st.sampled_from(["13", "14"])),
+        origin=draw(st.sampled_from([None, None, 3])),
+        weight=draw(st.sampled_from([1.0, 1.0, 0.5])),
+    )
     status = draw(st.sampled_from([Status.COMPLETED, Status.COMPLETED, Status.TIMEOUT]))
     cpu_time = draw(st.sampled_from([0.0 if derived != derived else derived, 2.0, -0.0]))
     where, preemptions = draw(st.sampled_from(["trace", "other"])), draw(st.sampled_from([0, 0, 2]))
@@ -225,24 +258,46 @@ def test_the_usual_job_and_its_near_misses_read_back_as_job_record_makes_them():
     # add() logs the usual job (the first one's texts, cpus and weight; float times) in place;
     # a near miss of any kind takes the long way and still reads back exactly.
     a = "".join(["a", "b"])  # equal to "ab", not the same object: the shortcut compares by identity
-    near = [dict(job_class=a), dict(cpus=2), dict(weight=0.5), dict(estimate=3.0), dict(submit=7),
-            dict(preemptions=1), dict(cpu_time=9.0), dict(where="other"), dict(id=2**40), dict(id=2**63)]
+    near = [
+        dict(job_class=a),
+        dict(cpus=2),
+        dict(weight=0.5),
+        dict(estimate=3.0),
+        dict(submit=7),
+        dict(preemptions=1),
+        dict(cpu_time=9.0),
+        dict(where="other"),
+        dict(id=2**40),
+        dict(id=2**63),
+    ]
     log, made = RecordLog(), []
     for i in range(3 * len(near)):
         odd = near[i // 3] if i % 3 == 1 else {}
-        job = Job(odd.get("id", i), odd.get("submit", float(i)), 1.5, cpus=odd.get("cpus", 1),
-                  estimate=odd.get("estimate"), job_class=odd.get("job_class", "ab"), weight=odd.get("weight", 1.0))
+        job = Job(
+            odd.get("id", i),
+            odd.get("submit", float(i)),
+            1.5,
+            cpus=odd.get("cpus", 1),
+            estimate=odd.get("estimate"),
+            job_class=odd.get("job_class", "ab"),
+            weight=odd.get("weight", 1.0),
+        )
         where, start = odd.get("where", "cpus"), float(i) + 0.25
         cpu_time, preemptions = odd.get("cpu_time", 1.5 * job.cpus), odd.get("preemptions", 0)
         log.add(job, where, Status.COMPLETED, start, start + 1.5, cpu_time, preemptions)
-        made.append(job_record(job, where, Status.COMPLETED, start=start, end=start + 1.5, cpu_time=cpu_time,
-                               preemptions=preemptions))
+        made.append(
+            job_record(
+                job, where, Status.COMPLETED, start=start, end=start + 1.5, cpu_time=cpu_time, preemptions=preemptions
+            )
+        )
     assert _same(list(log), made)
 
 
 def test_log_equals_lists_of_the_same_records():
-    done = [job_record(Job(i, float(i), 1.0), "m", Status.COMPLETED, start=i + 0.5, end=i + 1.5, cpu_time=1.0)
-            for i in range(10)]
+    done = [
+        job_record(Job(i, float(i), 1.0), "m", Status.COMPLETED, start=i + 0.5, end=i + 1.5, cpu_time=1.0)
+        for i in range(10)
+    ]
     log = RecordLog(done)
     assert log == done and log == RecordLog(done) and log != done[:-1]
 
@@ -267,12 +322,19 @@ def test_new_job_is_job_with_the_same_fields_and_checks():
     b = Job(7, 1.5, 2.0, 3, {"memory": 4.0}, 2.5, "c", "g", 2.0, None, 1)
     assert type(a) is Job
     assert [getattr(a, f) for f in Job.__slots__ if f != "demands"] == [
-        getattr(b, f) for f in Job.__slots__ if f != "demands"]
+        getattr(b, f) for f in Job.__slots__ if f != "demands"
+    ]
     assert dict(a.demands) == dict(b.demands) == dict(pickle.loads(pickle.dumps(a)).demands)
     with pytest.raises(TypeError):
         a.demands["memory"] = 1.0  # read-only
-    for bad in (dict(submit=-1.0), dict(runtime=0.0), dict(cpus=0), dict(demands={"cpus": 1}),
-                dict(demands={"m": -1.0}), dict(weight=-1.0)):
+    for bad in (
+        dict(submit=-1.0),
+        dict(runtime=0.0),
+        dict(cpus=0),
+        dict(demands={"cpus": 1}),
+        dict(demands={"m": -1.0}),
+        dict(weight=-1.0),
+    ):
         kw = dict(id=1, submit=0.0, runtime=1.0) | bad
         with pytest.raises(JobError):
             new_job(**kw)

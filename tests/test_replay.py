@@ -110,9 +110,28 @@ def test_nasa_replay_under_fcfs_waits_only_where_the_log_itself_overflows():
 
 
 def test_cli_replay_writes_the_summary_contract(tmp_path, capsys):
-    code = main(["replay", str(EXAMPLE), "--policy", "fcfs", "--policy", "sjf", "--backfill", "none",
-                 "--backfill", "easy", "--start", "0", "--length", "5", "--executor", "serial",
-                 "--out", str(tmp_path)])
+    code = main(
+        [
+            "replay",
+            str(EXAMPLE),
+            "--policy",
+            "fcfs",
+            "--policy",
+            "sjf",
+            "--backfill",
+            "none",
+            "--backfill",
+            "easy",
+            "--start",
+            "0",
+            "--length",
+            "5",
+            "--executor",
+            "serial",
+            "--out",
+            str(tmp_path),
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0, out
     summary = json.loads((tmp_path / "summary.json").read_text())
@@ -161,19 +180,34 @@ def test_jobs_left_out_of_a_window_are_named_per_reason():
 
     from schedlab.experiment.cli import left_out
 
-    records = pd.DataFrame({"trace": "t", "policy": "fcfs", "backfill": "none", "id": [1, 2, 3],
-                            "status": ["completed", "rejected", "rejected"]})
+    records = pd.DataFrame(
+        {
+            "trace": "t",
+            "policy": "fcfs",
+            "backfill": "none",
+            "id": [1, 2, 3],
+            "status": ["completed", "rejected", "rejected"],
+        }
+    )
     [line] = left_out(records, 3)
-    assert line == ("left out of the metrics, t fcfs none: 2 of 3 jobs in windows of 3: "
-                    "2 never fits the machine (wider than it, or a resource it lacks) (jobs 2, 3)")
+    assert line == (
+        "left out of the metrics, t fcfs none: 2 of 3 jobs in windows of 3: "
+        "2 never fits the machine (wider than it, or a resource it lacks) (jobs 2, 3)"
+    )
 
 
 def test_the_run_seed_draws_the_windows_unless_window_seed_is_set():
     from schedlab.experiment import run
 
     def starts(**kw):
-        over = {"traces": (str(TRACES / "lublin_256.swf.gz"),), "backfills": ("none",), "native": False,
-                "length": 16, "windows": 3, **kw.pop("over", {})}
+        over = {
+            "traces": (str(TRACES / "lublin_256.swf.gz"),),
+            "backfills": ("none",),
+            "native": False,
+            "length": 16,
+            "windows": 3,
+            **kw.pop("over", {}),
+        }
         results = run(ROOT / "scenarios" / "trace_replay.py", overrides=over, executor="serial", **kw)
         return results.records.groupby("rep")["id"].min().tolist()
 
@@ -238,8 +272,10 @@ def _heapq_easy():
     return module.replay
 
 
-@pytest.mark.parametrize(("trace", "lo", "hi", "killed"), [("SDSC-SP2-1998-4.2-cln.swf.gz", 20000, 23000, 204),
-                                                           ("UniLu-Gaia-2014-1.swf.gz", 20000, 23000, None)])
+@pytest.mark.parametrize(
+    ("trace", "lo", "hi", "killed"),
+    [("SDSC-SP2-1998-4.2-cln.swf.gz", 20000, 23000, 204), ("UniLu-Gaia-2014-1.swf.gz", 20000, 23000, None)],
+)
 @pytest.mark.parametrize("walltime", ["run-on", "kill"])
 def test_easy_gives_the_heapq_references_schedule_job_for_job(trace, lo, hi, killed, walltime):
     """``benchmarks/_heapq_replay.py``, FCFS + EASY written without schedlab, starts every job when schedlab does.
@@ -252,8 +288,11 @@ def test_easy_gives_the_heapq_references_schedule_job_for_job(trace, lo, hi, kil
         pytest.skip(f"{path} not present")
     loaded = load_trace(str(path))
     window = loaded.jobs[lo:hi]
-    records = replay_model(simpy.Environment(), window, loaded.procs, make_policy("fcfs", "easy"),
-                           walltime=walltime).run().records()
+    records = (
+        replay_model(simpy.Environment(), window, loaded.procs, make_policy("fcfs", "easy"), walltime=walltime)
+        .run()
+        .records()
+    )
     mine = {r.id: r.start for r in records}
     tuples = [(j.id, j.submit, j.runtime, j.cpus, j.requested_time) for j in window]
     assert [mine[j[0]] for j in tuples] == _heapq_easy()(tuples, loaded.procs, kill=walltime == "kill")

@@ -30,8 +30,11 @@ def test_a_job_submitted_as_another_ends_joins_the_queue_before_the_cpus_come_ba
     head since t=1), starts it, then picks J3 next: J3 starts at 110. The release first
     (no compat, deciding at each event) would start J2 at 10 as well: the head is the same,
     and what differs is which jobs the next choice sees."""
-    jobs = [Job(id=1, submit=0, runtime=10, cpus=4), Job(id=2, submit=1, runtime=100, cpus=4),
-            Job(id=3, submit=10, runtime=5, cpus=4)]
+    jobs = [
+        Job(id=1, submit=0, runtime=10, cpus=4),
+        Job(id=2, submit=1, runtime=100, cpus=4),
+        Job(id=3, submit=10, runtime=5, cpus=4),
+    ]
     assert _starts(jobs, 4, make_policy("sjf", "none", "rlscheduler")) == {1: 0, 2: 10, 3: 110}
 
 
@@ -39,8 +42,11 @@ def test_same_instant_arrivals_to_an_empty_queue_are_taken_one_at_a_time():
     """4 CPUs; J1..J3 all submitted at t=0, 2 CPUs each; J2 and J3 ask less time than J1.
     RLScheduler takes J1 alone and starts it, then J2 alone and starts it; J3 waits for the
     first to end. Deciding once for the whole instant, SJF would have started J2 and J3."""
-    jobs = [Job(id=1, submit=0, runtime=50, cpus=2), Job(id=2, submit=0, runtime=20, cpus=2),
-            Job(id=3, submit=0, runtime=30, cpus=2)]
+    jobs = [
+        Job(id=1, submit=0, runtime=50, cpus=2),
+        Job(id=2, submit=0, runtime=20, cpus=2),
+        Job(id=3, submit=0, runtime=30, cpus=2),
+    ]
     assert _starts(jobs, 4, make_policy("sjf", "none", "rlscheduler")) == {1: 0, 2: 0, 3: 20}
     batched = replay_model(simpy.Environment(), jobs, 4, make_policy("sjf"), batch_decisions=True).run()
     assert {r.id: r.start for r in batched.records()} == {2: 0, 3: 0, 1: 20}
@@ -83,9 +89,30 @@ def _replay_published(policies: tuple[str, ...], traces: tuple[str, ...], tmp_pa
 
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
-        main(["replay", *traces, "--compat", "rlscheduler", "--draw", "rlscheduler", "--draw-within", "10000",
-              "--seed", "1", "--windows", "10", "--length", "1024", "--no-native", "--executor", "serial",
-              "--out", str(tmp_path / "out"), *[a for p in policies for a in ("--policy", p)]])
+        main(
+            [
+                "replay",
+                *traces,
+                "--compat",
+                "rlscheduler",
+                "--draw",
+                "rlscheduler",
+                "--draw-within",
+                "10000",
+                "--seed",
+                "1",
+                "--windows",
+                "10",
+                "--length",
+                "1024",
+                "--no-native",
+                "--executor",
+                "serial",
+                "--out",
+                str(tmp_path / "out"),
+                *[a for p in policies for a in ("--policy", p)],
+            ]
+        )
     lines = buf.getvalue().splitlines()
     first = lines.index(next(x for x in lines if x.startswith("RLScheduler's published")))
     last = lines.index(next(x for x in lines if x.endswith("cells the same")))
@@ -111,5 +138,7 @@ def test_all_sixteen_fcfs_sjf_cells_and_the_other_heuristics_match_the_published
     print("\n".join(lines))
     different = [x for x in lines if x.endswith("DIFFERENT")]
     assert all(" fcfs " not in x and " sjf " not in x for x in different), "\n".join(lines)
-    assert [x.split()[:3] for x in different] == [["SDSC-SP2-1998-4.2-cln", "wfp3", "none:"],
-                                                  ["SDSC-SP2-1998-4.2-cln", "unicep", "none:"]], "\n".join(lines)
+    assert [x.split()[:3] for x in different] == [
+        ["SDSC-SP2-1998-4.2-cln", "wfp3", "none:"],
+        ["SDSC-SP2-1998-4.2-cln", "unicep", "none:"],
+    ], "\n".join(lines)

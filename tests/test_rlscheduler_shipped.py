@@ -70,8 +70,10 @@ def test_a_shipped_model_gives_its_measured_table(key):
         pytest.skip("needs ../shared/traces")
     got = _rl(log, seed, backfill)
     sjf = heuristic_scores(_config(log, backfill), "sjf", WINDOWS, 1024)
-    print(f"{log} seed {seed} {backfill}: rl {[round(x, 2) for x in got]} (measured "
-          f"{[round(x, 2) for x in MEASURED[key]]}), sjf {[round(x, 2) for x in sjf]}")
+    print(
+        f"{log} seed {seed} {backfill}: rl {[round(x, 2) for x in got]} (measured "
+        f"{[round(x, 2) for x in MEASURED[key]]}), sjf {[round(x, 2) for x in sjf]}"
+    )
     assert got == pytest.approx(MEASURED[key], rel=RTOL)
 
 
@@ -99,8 +101,12 @@ def test_the_scenario_evaluates_the_shipped_models_in_its_quick_run(tmp_path):
 
     if importlib.util.find_spec("sb3_contrib") is None or not (TRACES / "lublin_256.swf.gz").exists():
         pytest.skip("needs the rl extra and ../shared/traces")
-    results = run(ROOT / "scenarios" / "rlscheduler.py", quick=True, executor="serial",
-                  overrides={"traces_dir": str(TRACES), "out_dir": str(tmp_path / "models")})
+    results = run(
+        ROOT / "scenarios" / "rlscheduler.py",
+        quick=True,
+        executor="serial",
+        overrides={"traces_dir": str(TRACES), "out_dir": str(tmp_path / "models")},
+    )
     assert not (tmp_path / "models").exists()  # nothing trained: the shipped model was used
     policies = {(r["policy"], r["backfill"]) for r in results.rows}
     assert ("rl", "none") in policies and ("sjf", "easy") in policies

@@ -56,8 +56,13 @@ def test_a_live_run_in_another_process_keeps_overwrite_out_until_it_ends(tmp_pat
     signals.mkdir()
     out = tmp_path / "o"
     env = {**os.environ, "SCHEDLAB_TEST_SIGNALS": str(signals), "SCHEDLAB_TEST_BLOCK": "1"}
-    first = subprocess.Popen([sys.executable, str(GATED), "--executor", "serial", "--out", str(out)], env=env,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = subprocess.Popen(
+        [sys.executable, str(GATED), "--executor", "serial", "--out", str(out)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         end = time.monotonic() + 120
         while not (signals / "started-0-1").exists():  # a guard against a hang, not a timing assertion
@@ -87,8 +92,7 @@ def test_resume_refuses_journal_entries_of_another_run_and_reruns_them(tmp_path)
     full = run(TINY, quick=True, reps=3, executor="serial", out=tmp_path / "full")
     for name, seed, tasks in (("o", 0, 2), ("other", 1, 4)):  # interrupted: this run, and one of another seed
         with pytest.raises(KeyboardInterrupt):
-            run(TINY, quick=True, reps=3, seed=seed, executor="serial", out=tmp_path / name,
-                on_result=_stop_at(tasks))
+            run(TINY, quick=True, reps=3, seed=seed, executor="serial", out=tmp_path / name, on_result=_stop_at(tasks))
     journal, foreign = tmp_path / "o" / JOURNAL, tmp_path / "other" / JOURNAL
     done = sorted(p.name for p in journal.glob("task-*.pkl"))
     missing = next(p for p in sorted(foreign.glob("task-*.pkl")) if p.name not in done)
@@ -122,11 +126,14 @@ def test_a_replication_seed_made_on_demand_is_the_spawned_one():
     assert replication_seed(7, 10**15).spawn_key == (10**15,)  # no list of 10**15 seeds is made
 
 
-@pytest.mark.parametrize(("script", "kwargs"), [
-    ("mmc.py", {"reps": 10**12}),
-    ("deeprm.py", {"overrides": {"sequences": 10**12}}),
-    ("osl_grid.py", {"quick": True, "overrides": {"steps": 10**12}}),  # estimated at exactly the limit
-])
+@pytest.mark.parametrize(
+    ("script", "kwargs"),
+    [
+        ("mmc.py", {"reps": 10**12}),
+        ("deeprm.py", {"overrides": {"sequences": 10**12}}),
+        ("osl_grid.py", {"quick": True, "overrides": {"steps": 10**12}}),  # estimated at exactly the limit
+    ],
+)
 def test_a_huge_run_is_estimated_and_refused_before_any_work(script, kwargs, tmp_path):
     ran = []
     with pytest.raises(ExperimentError, match=re.escape(f"at or over the limit of {WORK_LIMIT:.0e}")):

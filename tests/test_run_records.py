@@ -36,16 +36,31 @@ def _record(draw: st.DrawFn) -> JobRecord:
     """A record as a run makes one: float times, int counts, wait and service derived."""
     submit, start, end, runtime = draw(_time), draw(_time), draw(_time), draw(st.floats(0.1, 10))
     return JobRecord(
-        draw(st.integers(0, 2**40)), draw(_text), draw(_text), draw(st.one_of(st.none(), st.integers(0, 9))),
-        draw(_text), submit, start, end, start - submit, end - start, runtime, draw(st.sampled_from([runtime, 2.0])),
-        draw(st.sampled_from([1, 4])), draw(st.one_of(st.just(0.0), _time)), draw(st.sampled_from([1.0, 0.5])),
-        draw(st.sampled_from([0, 2])), draw(st.sampled_from([0, 1])), draw(st.sampled_from([0.0, 3.5])),
+        draw(st.integers(0, 2**40)),
+        draw(_text),
+        draw(_text),
+        draw(st.one_of(st.none(), st.integers(0, 9))),
+        draw(_text),
+        submit,
+        start,
+        end,
+        start - submit,
+        end - start,
+        runtime,
+        draw(st.sampled_from([runtime, 2.0])),
+        draw(st.sampled_from([1, 4])),
+        draw(st.one_of(st.just(0.0), _time)),
+        draw(st.sampled_from([1.0, 0.5])),
+        draw(st.sampled_from([0, 2])),
+        draw(st.sampled_from([0, 1])),
+        draw(st.sampled_from([0.0, 3.5])),
         draw(st.sampled_from(list(Status))),
     )
 
 
-_tag = st.one_of(st.integers(-5, 5), st.floats(allow_infinity=False), st.sampled_from(["fcfs", "easy"]),
-                 st.booleans(), st.none())
+_tag = st.one_of(
+    st.integers(-5, 5), st.floats(allow_infinity=False), st.sampled_from(["fcfs", "easy"]), st.booleans(), st.none()
+)
 
 
 def _saved(records: RunRecords, folder: Path) -> bytes:
@@ -55,8 +70,10 @@ def _saved(records: RunRecords, folder: Path) -> bytes:
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.lists(_record(), min_size=1, max_size=20), min_size=1, max_size=3),
-       st.dictionaries(st.sampled_from(["policy", "load", "cpus"]), _tag, max_size=2))
+@given(
+    st.lists(st.lists(_record(), min_size=1, max_size=20), min_size=1, max_size=3),
+    st.dictionaries(st.sampled_from(["policy", "load", "cpus"]), _tag, max_size=2),
+)
 def test_the_parquet_from_the_logs_is_the_parquet_from_the_frame(tmp_path_factory, tasks, cell):
     parts = [(RecordLog(records), cell, rep) for rep, records in enumerate(tasks)]
     from_logs = _saved(RunRecords(parts), tmp_path_factory.mktemp("logs") / "out")
@@ -70,8 +87,13 @@ def test_the_parquet_from_the_logs_is_the_parquet_from_the_frame(tmp_path_factor
 
 
 def test_results_records_is_the_dataframe_made_when_read(tmp_path):
-    results = run(Path(__file__).parent.parent / "scenarios" / "mmc.py", overrides={"customers": 300}, reps=2,
-                  executor="serial", out=tmp_path / "mmc")
+    results = run(
+        Path(__file__).parent.parent / "scenarios" / "mmc.py",
+        overrides={"customers": 300},
+        reps=2,
+        executor="serial",
+        out=tmp_path / "mmc",
+    )
     assert isinstance(results.job_records, RunRecords) and len(results.job_records.parts) == 2
     frame = results.records
     assert list(frame["rep"].unique()) == [0, 1] and len(frame) == 600
@@ -80,14 +102,22 @@ def test_results_records_is_the_dataframe_made_when_read(tmp_path):
 
 
 def test_a_machine_run_saves_its_results_without_importing_pandas(tmp_path):
-    code = ("import sys; from schedlab.experiment import run; "
-            f"run({str(Path(__file__).parent.parent / 'scenarios' / 'mmc.py')!r}, overrides={{'customers': 200}}, "
-            f"reps=2, executor='serial', out={str(tmp_path / 'mmc')!r}); print('pandas' in sys.modules)")
+    code = (
+        "import sys; from schedlab.experiment import run; "
+        f"run({str(Path(__file__).parent.parent / 'scenarios' / 'mmc.py')!r}, overrides={{'customers': 200}}, "
+        f"reps=2, executor='serial', out={str(tmp_path / 'mmc')!r}); print('pandas' in sys.modules)"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
     assert sorted(p.name for p in (tmp_path / "mmc").iterdir()) == [  # series/: each run's CPUs, for `schedlab plot`
-        ".schedlab-lock", "manifest.json", "records.parquet", "replications.csv", "series", "summary.csv",
-        "summary.json"]  # .schedlab-lock: the lock file the run held the folder by
+        ".schedlab-lock",
+        "manifest.json",
+        "records.parquet",
+        "replications.csv",
+        "series",
+        "summary.csv",
+        "summary.json",
+    ]  # .schedlab-lock: the lock file the run held the folder by
 
 
 _value = st.one_of(st.floats(), st.integers(-(2**64), 2**64), st.text(max_size=5), st.booleans(), st.none())
@@ -102,8 +132,10 @@ def test_a_plain_table_is_written_as_pandas_writes_it(rows):
 
 
 def test_a_table_of_one_type_per_column_is_plain():
-    rows = [{"policy": "fcfs", "rep": 0, "wait": 0.1 + 0.2, "ok": True}, {"policy": "a,b", "rep": 1, "wait": math.nan,
-                                                                          "ok": False}]
+    rows = [
+        {"policy": "fcfs", "rep": 0, "wait": 0.1 + 0.2, "ok": True},
+        {"policy": "a,b", "rep": 1, "wait": math.nan, "ok": False},
+    ]
     assert _plain_csv(rows) == 'policy,rep,wait,ok\nfcfs,0,0.30000000000000004,True\n"a,b",1,,False\n'
     assert _plain_csv([{"x": 1}, {"x": 1.5}]) is None  # pandas makes the column floats: "1.0"
     assert _plain_csv([{"x": 1}, {"y": 1}]) is None  # and fills the gaps
@@ -118,8 +150,30 @@ def test_a_text_column_from_its_distinct_texts_and_codes(values, data):
 
 
 def test_without_pyarrow_the_records_are_saved_as_csv(tmp_path, monkeypatch):
-    log = RecordLog(JobRecord(i, "", "", None, "cpus", float(i), i + 0.5, i + 2.0, 0.5, 1.5, 1.5, 1.5, 1, 1.5, 1.0,
-                              0, 0, 0.0, Status.COMPLETED) for i in range(5))
+    log = RecordLog(
+        JobRecord(
+            i,
+            "",
+            "",
+            None,
+            "cpus",
+            float(i),
+            i + 0.5,
+            i + 2.0,
+            0.5,
+            1.5,
+            1.5,
+            1.5,
+            1,
+            1.5,
+            1.0,
+            0,
+            0,
+            0.0,
+            Status.COMPLETED,
+        )
+        for i in range(5)
+    )
     records = RunRecords([(log, {"policy": "fcfs"}, 0)])
     monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)  # import pyarrow.parquet raises ImportError
     assert records.save(tmp_path) == "records.csv"

@@ -66,7 +66,10 @@ def test_rerun_into_out_is_refused_without_overwrite_and_replaces_everything_wit
     run(TINY, quick=True, reps=2, executor="serial", out=out, overwrite=True, keep_records=False)
     assert not (out / "records.parquet").exists()  # --no-records leaves no old records behind
     assert json.loads((out / "manifest.json").read_text())["files"] == [
-        "summary.json", "summary.csv", "replications.csv"]
+        "summary.json",
+        "summary.csv",
+        "replications.csv",
+    ]
     assert not (out / JOURNAL).exists()  # a finished run needs no journal
 
 
@@ -163,8 +166,9 @@ def _interrupt(result):
 
 def _start(args: list[str], signals: Path, block: str) -> subprocess.Popen:
     env = {**os.environ, "SCHEDLAB_TEST_SIGNALS": str(signals), "SCHEDLAB_TEST_BLOCK": block}
-    return subprocess.Popen([sys.executable, str(GATED), *args], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, str(GATED), *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
 
 
 def _wait_for(path: Path, proc: subprocess.Popen, limit: float = 120) -> None:
@@ -240,8 +244,19 @@ def test_a_killed_parent_leaves_no_pool_workers(tmp_path):
 
 # --------------------------------------------------------------------------- item 14: --scheduler
 def test_scheduler_without_dask_is_warned_about(tmp_path, capsys):
-    args = ["run", str(TINY), "--quick", "--reps", "2", "--executor", "serial", "--scheduler", "tcp://x:8786",
-            "--out", str(tmp_path / "o")]
+    args = [
+        "run",
+        str(TINY),
+        "--quick",
+        "--reps",
+        "2",
+        "--executor",
+        "serial",
+        "--scheduler",
+        "tcp://x:8786",
+        "--out",
+        str(tmp_path / "o"),
+    ]
     assert main(args) == 0
     assert "--scheduler tcp://x:8786 is ignored" in capsys.readouterr().err
 
@@ -261,10 +276,19 @@ def test_a_report_reads_only_this_runs_curves(tmp_path):
 
     scenario = load_scenario(HERE.parent / "scenarios" / "collectives.py")
     small = {"runs": 4, "warmup": 2, "steps": 20, "servers": 8, "algorithms": "rand,wlu"}
-    run(scenario, overrides=small, reps=1, seed=7, quick=True, executor="serial", keep_records=False,
-        out=tmp_path / "earlier")
-    results = run(scenario, overrides=small, reps=2, quick=True, executor="serial", keep_records=False,
-                  out=tmp_path / "this")
+    run(
+        scenario,
+        overrides=small,
+        reps=1,
+        seed=7,
+        quick=True,
+        executor="serial",
+        keep_records=False,
+        out=tmp_path / "earlier",
+    )
+    results = run(
+        scenario, overrides=small, reps=2, quick=True, executor="serial", keep_records=False, out=tmp_path / "this"
+    )
     saved = sorted(p.name for p in (tmp_path / "this" / "series").glob("*.csv"))
     assert len(saved) == len(results.replications)  # one curve per (cell, replication), from the runner
     scenario.module.report(results, tmp_path / "this")
@@ -294,8 +318,10 @@ def test_a_remote_scheduler_gets_dasks_tls_settings(monkeypatch, tmp_path):
 
     monkeypatch.setattr(distributed, "Client", FakeClient)
     ca = tmp_path / "ca.pem"
-    with dask.config.set({"distributed.comm.tls.ca-file": str(ca)}), \
-            _executor("dask", None, "tls://scheduler:8786") as pool:
+    with (
+        dask.config.set({"distributed.comm.tls.ca-file": str(ca)}),
+        _executor("dask", None, "tls://scheduler:8786") as pool,
+    ):
         assert pool == "executor"
     assert seen["address"] == "tls://scheduler:8786"
     assert seen["security"].tls_ca_file == str(ca)  # read from Dask's own config

@@ -134,8 +134,7 @@ def test_completion_signal_fires_at_completion_time_in_subscription_order():
     server.completed.connect(lambda r: seen.append(("second", r.id, env.now, r.end)))
     Source(env, [Job(0, 0.0, 2.0), Job(1, 1.0, 1.0)], server)
     env.run()
-    assert seen == [("first", 0, 2.0, 2.0), ("second", 0, 2.0, 2.0),
-                    ("first", 1, 3.0, 3.0), ("second", 1, 3.0, 3.0)]
+    assert seen == [("first", 0, 2.0, 2.0), ("second", 0, 2.0, 2.0), ("first", 1, 3.0, 3.0), ("second", 1, 3.0, 3.0)]
 
 
 def test_snapshot_reports_running_and_waiting_jobs():
@@ -145,8 +144,7 @@ def test_snapshot_reports_running_and_waiting_jobs():
     Source(env, [Job(0, 0.0, 3.0), Job(1, 1.0, 3.0), Job(2, 2.0, 3.0)], server)
     env.run(until=4.0)
     recs = server.all_records()
-    assert [(r.id, r.status) for r in recs] == [
-        (0, Status.COMPLETED), (1, Status.RUNNING), (2, Status.WAITING)]
+    assert [(r.id, r.status) for r in recs] == [(0, Status.COMPLETED), (1, Status.RUNNING), (2, Status.WAITING)]
     running, waiting = recs[1], recs[2]
     assert (running.start, running.cpu_time) == (3.0, 1.0)
     assert math.isnan(running.end)
@@ -186,7 +184,10 @@ def test_server_trace():
     env.run()
     log = env.tracer.entries  # type: ignore[union-attr]
     assert [(e.time, e.process, e.action) for e in log] == [
-        (0.0, "s0", "submit"), (0.0, "s0", "start"), (2.0, "s0", "complete")]
+        (0.0, "s0", "submit"),
+        (0.0, "s0", "start"),
+        (2.0, "s0", "complete"),
+    ]
 
 
 def test_a_put_on_the_servers_queue_is_a_submit():

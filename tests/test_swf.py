@@ -131,7 +131,12 @@ def test_records_are_the_file_and_line_is_not_compared():
     assert len(records) == 8
     two = records[1]
     assert (two.job_number, two.allocated_procs, two.requested_procs, two.requested_memory, two.line) == (
-        2, -1, 8, 1024, 13)
+        2,
+        -1,
+        8,
+        1024,
+        13,
+    )
     assert records[5].run_time == 2.5 and isinstance(records[0].run_time, int)
     assert dataclasses.replace(two, line=99) == two
 
@@ -207,10 +212,20 @@ def test_bad_arguments_are_value_errors():
     [
         ("bad_lines.swf", "bad_lines.swf:4: expected 18 fields, found 17", 4, None, None),
         ("non_numeric.swf", "non_numeric.swf:5: field 'run_time' (4): 'abc' is not a number", 5, "run_time", "abc"),
-        ("too_wide.swf", "too_wide.swf:5: field 'requested_procs' (8): 32 processors: job 2 is wider than the "
-                         "machine (MaxProcs 16)", 5, "requested_procs", 32),
-        ("contradictory_header.swf", "contradictory_header.swf:6: header 'MaxProcs': '16' contradicts '64' given on "
-                                     "line 3", 6, "MaxProcs", "16"),
+        (
+            "too_wide.swf",
+            "too_wide.swf:5: field 'requested_procs' (8): 32 processors: job 2 is wider than the machine (MaxProcs 16)",
+            5,
+            "requested_procs",
+            32,
+        ),
+        (
+            "contradictory_header.swf",
+            "contradictory_header.swf:6: header 'MaxProcs': '16' contradicts '64' given on line 3",
+            6,
+            "MaxProcs",
+            "16",
+        ),
     ],
 )
 def test_strict_raises_at_the_first_bad_line(name: str, message: str, line: int, field: str | None, value: object):
@@ -233,8 +248,11 @@ def test_default_skips_and_counts_bad_lines():
     assert [job.id for job in trace.jobs()] == [1, 7]
     report = trace.report
     assert report.counts == {"wrong number of fields": 2, "non-numeric field": 2, "wider than the machine": 1}
-    assert report.examples == {"wrong number of fields": [4, 9], "non-numeric field": [5, 10],
-                               "wider than the machine": [8]}
+    assert report.examples == {
+        "wrong number of fields": [4, 9],
+        "non-numeric field": [5, 10],
+        "wider than the machine": [8],
+    }
     assert (report.read, report.kept, report.total_dropped, report.finished) == (7, 2, 5, True)
     text = str(report)
     assert "read 7 data lines, kept 2, dropped 5" in text and "non-numeric field: 2 (lines 5, 10)" in text
@@ -388,13 +406,19 @@ def test_streaming_reads_only_what_is_consumed():
 
 def mixed_workload() -> list[Job]:
     """Poisson arrivals with named classes and groups, float times, some estimates and memory demands."""
-    classes = [JobClass("batch", 0.7, Exponential(300.0), UniformInt(1, 16)),
-               JobClass("interactive", 0.3, Exponential(20.0), 1)]
-    jobs = list(poisson_workload(0.05, classes=classes, groups={"atlas": 0.5, "biomed": 0.3, "cms": 0.2},
-                                 count=400, seed=7))
+    classes = [
+        JobClass("batch", 0.7, Exponential(300.0), UniformInt(1, 16)),
+        JobClass("interactive", 0.3, Exponential(20.0), 1),
+    ]
+    jobs = list(
+        poisson_workload(0.05, classes=classes, groups={"atlas": 0.5, "biomed": 0.3, "cms": 0.2}, count=400, seed=7)
+    )
     return [
-        dataclasses.replace(job, estimate=job.runtime * 1.5 if job.id % 3 == 0 else None,
-                            demands={"memory": 512.25 * (job.id % 4)} if job.id % 4 else {})
+        dataclasses.replace(
+            job,
+            estimate=job.runtime * 1.5 if job.id % 3 == 0 else None,
+            demands={"memory": 512.25 * (job.id % 4)} if job.id % 4 else {},
+        )
         for job in jobs
     ]
 
@@ -454,8 +478,16 @@ job_fields = st.tuples(
 def test_any_jobs_round_trip(tmp_path: Path, rows: list[tuple], first_id: int):
     """Any floats, widths and labels (spaces, '=', digits like '03' or '-1', unicode) come back unchanged."""
     jobs = [
-        Job(first_id + i, submit, runtime, cpus=cpus, estimate=estimate,
-            demands={"memory": memory} if memory else {}, job_class=cls, group=grp)
+        Job(
+            first_id + i,
+            submit,
+            runtime,
+            cpus=cpus,
+            estimate=estimate,
+            demands={"memory": memory} if memory else {},
+            job_class=cls,
+            group=grp,
+        )
         for i, (submit, runtime, cpus, estimate, memory, cls, grp) in enumerate(rows)
     ]
     path = tmp_path / "any.swf"
@@ -509,8 +541,27 @@ def seed_lines() -> list[bytes]:
 
 
 SEED = seed_lines()
-TOKENS = st.sampled_from(["x", "", "-1", "0", "-7", "1.5", "1e400", "nan", "inf", "1_0", "0x1f", "+3", "٣",
-                          "99999999999999999999999", ";", "-0.0", "1e-300"]) | st.text(max_size=4)
+TOKENS = st.sampled_from(
+    [
+        "x",
+        "",
+        "-1",
+        "0",
+        "-7",
+        "1.5",
+        "1e400",
+        "nan",
+        "inf",
+        "1_0",
+        "0x1f",
+        "+3",
+        "٣",
+        "99999999999999999999999",
+        ";",
+        "-0.0",
+        "1e-300",
+    ]
+) | st.text(max_size=4)
 
 edit = st.one_of(
     st.tuples(st.just("delete"), st.integers(0, 10**6)),

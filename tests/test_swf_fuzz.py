@@ -75,8 +75,9 @@ def _read_all(path: str, strict: bool, compat: str | None) -> None:
     if jobs and not strict:  # a replay of what was read: no overflow anywhere down the line
         loaded = load_trace.__wrapped__(path, compat or "none", strict)
         env = simpy.Environment()
-        replay_model(env, loaded.jobs[:6], loaded.procs, make_policy("fcfs", "easy", compat or "none"),
-                     compat=compat or "none").run()
+        replay_model(
+            env, loaded.jobs[:6], loaded.procs, make_policy("fcfs", "easy", compat or "none"), compat=compat or "none"
+        ).run()
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -155,8 +156,14 @@ def _strict_and_lenient(path: str, compat: str | None) -> str | None:
 
 
 #: drops both readers make alike (cleaning is not strictness)
-CLEANING = {DropReason.RUN_TIME, DropReason.PROCS, DropReason.FRACTIONAL_PROCS, DropReason.SUBMIT,
-            DropReason.TOO_WIDE, DropReason.EMPTY}
+CLEANING = {
+    DropReason.RUN_TIME,
+    DropReason.PROCS,
+    DropReason.FRACTIONAL_PROCS,
+    DropReason.SUBMIT,
+    DropReason.TOO_WIDE,
+    DropReason.EMPTY,
+}
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -174,6 +181,7 @@ def test_a_huge_machine_under_rlscheduler_compat_replays(tmp_path):
     path = _log(tmp_path, LINE, header="; MaxProcs: 1000000000000000000\n")
     loaded = load_trace.__wrapped__(path, "rlscheduler", False)
     env = simpy.Environment()
-    model = replay_model(env, loaded.jobs, loaded.procs, make_policy("fcfs", "none", "rlscheduler"),
-                         compat="rlscheduler").run()
+    model = replay_model(
+        env, loaded.jobs, loaded.procs, make_policy("fcfs", "none", "rlscheduler"), compat="rlscheduler"
+    ).run()
     assert len(model.records()) == 2

@@ -34,8 +34,9 @@ def _blocks(page: Path) -> list[tuple[str, str | None]]:
     return [(m.group(1), m.group(2)) for m in BLOCK.finditer(page.read_text())]
 
 
-@pytest.mark.parametrize("page", TUTORIALS + SOLUTIONS,
-                         ids=[p.stem for p in TUTORIALS] + [f"solutions-{p.stem}" for p in SOLUTIONS])
+@pytest.mark.parametrize(
+    "page", TUTORIALS + SOLUTIONS, ids=[p.stem for p in TUTORIALS] + [f"solutions-{p.stem}" for p in SOLUTIONS]
+)
 def test_tutorial_runs_and_prints_what_it_shows(page, monkeypatch):
     monkeypatch.chdir(ROOT)
     text = page.read_text()
@@ -76,7 +77,7 @@ def test_every_lesson_ends_with_exercises_and_links_its_solutions():
     assert [p.name for p in SOLUTIONS] == [p.name for p in TUTORIALS]
     for page in TUTORIALS:
         text = page.read_text()
-        exercises = text[text.find("## Exercises"):]
+        exercises = text[text.find("## Exercises") :]
         assert "## Exercises" in text and f"(solutions/{page.name})" in exercises, f"{page.name}: no exercises"
         assert 2 <= len(re.findall(r"^\d\. ", exercises, re.MULTILINE)) <= 4, f"{page.name}: 2 to 4 exercises"
 

@@ -20,7 +20,7 @@ TINY = {"train_time": 600.0, "test_time": 400.0}
         ({"cpus_max": 30}, "cpus_max=30 is beyond the machine's cpus=24"),
         ({"cpus_min": 0}, "cpus_min"),
         ({"arrival_rate": -0.1}, r"arrival_rate=-0.1 must be >= 0"),
-            ({"arrival_rate": 0.0}, "arrival_rate must be finite and > 0"),
+        ({"arrival_rate": 0.0}, "arrival_rate must be finite and > 0"),
         ({"arrival_rates": (0.1, 0.0)}, "arrival_rates"),
         ({"max_job_length": 0}, "max_job_length"),
         ({"max_job_length": -3}, "max_job_length"),

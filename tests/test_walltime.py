@@ -63,11 +63,16 @@ def test_easy_reservation_is_exact_when_jobs_are_killed():
     reservation at A's requested end, 10; C (1 CPU, requested 8) ends by then, so it is
     backfilled at 2. Under kill A is killed at 10 and B starts at its reservation;
     under run-on A runs on to 100 and B's reservation was stale by 90."""
-    jobs = [Job(0, 0.0, runtime=100.0, cpus=3, estimate=10.0), Job(1, 1.0, runtime=5.0, cpus=4, estimate=5.0),
-            Job(2, 2.0, runtime=8.0, cpus=1, estimate=8.0)]
+    jobs = [
+        Job(0, 0.0, runtime=100.0, cpus=3, estimate=10.0),
+        Job(1, 1.0, runtime=5.0, cpus=4, estimate=5.0),
+        Job(2, 2.0, runtime=8.0, cpus=1, estimate=8.0),
+    ]
     _, killed = run(jobs, policy=make_policy("fcfs", "easy"))
     assert {i: (r.start, r.end, r.status.value) for i, r in killed.items()} == {
-        0: (0.0, 10.0, "timeout"), 1: (10.0, 15.0, "completed"), 2: (2.0, 10.0, "completed"),
+        0: (0.0, 10.0, "timeout"),
+        1: (10.0, 15.0, "completed"),
+        2: (2.0, 10.0, "completed"),
     }
     _, ran_on = run(jobs, policy=make_policy("fcfs", "easy"), walltime="run-on")
     assert (ran_on[0].end, ran_on[1].start, ran_on[2].start) == (100.0, 100.0, 2.0)
@@ -181,8 +186,11 @@ def test_a_bad_walltime_is_named():
 def test_evaluate_counts_killed_jobs_apart():
     """Waits over every job that ran; bounded slowdown over completed and killed jobs, a killed
     job's run time being the time it ran; utilization with the CPU-time the killed job held."""
-    jobs = [Job(0, 0.0, runtime=100.0, cpus=2, estimate=20.0), Job(1, 0.0, runtime=10.0, cpus=2, estimate=10.0),
-            Job(2, 5.0, runtime=30.0, cpus=2, estimate=40.0)]
+    jobs = [
+        Job(0, 0.0, runtime=100.0, cpus=2, estimate=20.0),
+        Job(1, 0.0, runtime=10.0, cpus=2, estimate=10.0),
+        Job(2, 5.0, runtime=30.0, cpus=2, estimate=40.0),
+    ]
     _, records = run(jobs)
     assert [records[i].status.value for i in range(3)] == ["timeout", "completed", "completed"]
     metrics = evaluate(list(records.values()), procs=4)
@@ -207,17 +215,41 @@ SWF = """; Version: 2.2
 """
 
 
-@pytest.mark.parametrize(("args", "walltime", "killed"), [
-    ([], "kill", 1.0), (["--walltime", "run-on"], "run-on", 0.0), (["--compat", "rlscheduler"], "run-on", 0.0),
-])
+@pytest.mark.parametrize(
+    ("args", "walltime", "killed"),
+    [
+        ([], "kill", 1.0),
+        (["--walltime", "run-on"], "run-on", 0.0),
+        (["--compat", "rlscheduler"], "run-on", 0.0),
+    ],
+)
 def test_replay_kills_by_default_and_says_so_in_summary_json(tmp_path, args, walltime, killed):
     from schedlab.experiment.cli import main
 
     log = tmp_path / "tiny.swf"
     log.write_text(SWF)
     out = tmp_path / "out"
-    assert main(["replay", str(log), "--length", "3", "--start", "0", "--backfill", "easy", "--no-native",
-                 "--executor", "serial", "--out", str(out), *args]) == 0
+    assert (
+        main(
+            [
+                "replay",
+                str(log),
+                "--length",
+                "3",
+                "--start",
+                "0",
+                "--backfill",
+                "easy",
+                "--no-native",
+                "--executor",
+                "serial",
+                "--out",
+                str(out),
+                *args,
+            ]
+        )
+        == 0
+    )
     summary = json.loads((out / "summary.json").read_text())
     assert summary["config"]["walltime"] == walltime
     (row,) = summary["rows"]

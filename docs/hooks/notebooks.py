@@ -69,10 +69,11 @@ def lesson_notebook(markdown: str, source: str = "", link: Callable[[str], str] 
             shown = SHOWN_OUTPUT.match(cell.source)
             if shown and cells and cells[-1].cell_type == "code":
                 cells[-1].outputs = [nbformat.v4.new_output("stream", name="stdout", text=shown["text"])]
-                cell.source = cell.source[shown.end():].strip("\n")
+                cell.source = cell.source[shown.end() :].strip("\n")
             if link is not None:
-                cell.source = PAGE_LINK.sub(lambda m: f"[{m['text']}]({link(m['target'])}{m['anchor'] or ''})",
-                                            cell.source)
+                cell.source = PAGE_LINK.sub(
+                    lambda m: f"[{m['text']}]({link(m['target'])}{m['anchor'] or ''})", cell.source
+                )
             if cell.source.strip():
                 _append_markdown(cells, cell.source)
         elif cell.source.startswith("%%"):
@@ -82,11 +83,15 @@ def lesson_notebook(markdown: str, source: str = "", link: Callable[[str], str] 
         else:
             cells.append(nbformat.v4.new_code_cell(cell.source))
     if source:
-        cells.insert(0, nbformat.v4.new_markdown_cell(
-            f"*This notebook is generated from `{source}` in the schedlab repository, by jupytext. "
-            "Start Jupyter in the repository's root folder (`jupyter lab` there): the code reads "
-            "`scenarios/` and the traces in `../shared/traces` from there, and writes figures to "
-            "`results/tutorials/`. Lesson 3 says how to point at the traces from elsewhere.*"))
+        cells.insert(
+            0,
+            nbformat.v4.new_markdown_cell(
+                f"*This notebook is generated from `{source}` in the schedlab repository, by jupytext. "
+                "Start Jupyter in the repository's root folder (`jupyter lab` there): the code reads "
+                "`scenarios/` and the traces in `../shared/traces` from there, and writes figures to "
+                "`results/tutorials/`. Lesson 3 says how to point at the traces from elsewhere.*"
+            ),
+        )
     out = nbformat.v4.new_notebook(cells=cells)
     out.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}}
     nbformat.validate(out)
@@ -116,10 +121,16 @@ def _site_link(page_uri: str, config: Any) -> Callable[[str], str]:
 
     def link(target: str) -> str:
         uri = posixpath.normpath(posixpath.join(base, target))[: -len(".md")]
-        uri = (uri[: -len("README")] if uri.endswith("README") else uri + "/") if config.get(
-            "use_directory_urls", True) else uri + ".html"
-        return f"{site_url}/{uri}" if site_url else posixpath.relpath(uri or ".", base or ".") + (
-            "/" if uri.endswith("/") else "")
+        uri = (
+            (uri[: -len("README")] if uri.endswith("README") else uri + "/")
+            if config.get("use_directory_urls", True)
+            else uri + ".html"
+        )
+        return (
+            f"{site_url}/{uri}"
+            if site_url
+            else posixpath.relpath(uri or ".", base or ".") + ("/" if uri.endswith("/") else "")
+        )
 
     return link
 

@@ -122,10 +122,13 @@ class GridAgentsConfig:
         if self.cmax < self.cmin:
             raise ValueError(f"cmax must be >= cmin = {self.cmin!r}, got {self.cmax!r}")
         if self.topology is not None and (self.topology.agents, self.topology.resources) != (
-            self.agents, self.resources
+            self.agents,
+            self.resources,
         ):
-            raise ValueError(f"topology: built for {self.topology.agents} brokers x {self.topology.resources} "
-                             f"resources, the environment has {self.agents} x {self.resources}")
+            raise ValueError(
+                f"topology: built for {self.topology.agents} brokers x {self.topology.resources} "
+                f"resources, the environment has {self.agents} x {self.resources}"
+            )
 
     def action_mask(self, agent: int) -> np.ndarray:
         """The resources broker ``agent`` may send to, as 0/1 (all of them on the complete grid)."""
@@ -141,8 +144,9 @@ class GridAgentsConfig:
     @property
     def observer(self) -> GridObserver:
         """The observer of this grid's observations, scaled by the config's bounds (jmax, cmax, steps)."""
-        return GridObserver(self.resources, jmax=self.jmax, cmax=self.cmax, steps=self.steps,
-                            time_scale=self.time_scale)
+        return GridObserver(
+            self.resources, jmax=self.jmax, cmax=self.cmax, steps=self.steps, time_scale=self.time_scale
+        )
 
 
 def grid_model(

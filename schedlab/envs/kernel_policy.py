@@ -89,8 +89,13 @@ class KernelNet(nn.Module):
     ``action_net`` is the identity.
     """
 
-    def __init__(self, obs_dim: int, layout: KernelLayout, hidden: tuple[int, ...] = (32, 16, 8),
-                 critic_hidden: tuple[int, ...] = (64, 32)) -> None:
+    def __init__(
+        self,
+        obs_dim: int,
+        layout: KernelLayout,
+        hidden: tuple[int, ...] = (32, 16, 8),
+        critic_hidden: tuple[int, ...] = (64, 32),
+    ) -> None:
         super().__init__()
         self.layout = layout
         self.keep = [c for c in range(layout.width) if c not in layout.ignore]
@@ -153,8 +158,14 @@ class _Kernel:
     action_net: nn.Module
     optimizer: th.optim.Optimizer
 
-    def __init__(self, *args: Any, layout: KernelLayout | None = None, hidden: tuple[int, ...] = (32, 16, 8),
-                 critic_hidden: tuple[int, ...] = (64, 32), **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        layout: KernelLayout | None = None,
+        hidden: tuple[int, ...] = (32, 16, 8),
+        critic_hidden: tuple[int, ...] = (64, 32),
+        **kwargs: Any,
+    ) -> None:
         self.layout, self.hidden, self.critic_hidden = layout, tuple(hidden), tuple(critic_hidden)
         super().__init__(*args, **kwargs)
 
@@ -163,8 +174,10 @@ class _Kernel:
         layout = self.layout
         if layout is None:  # RLSchedulerEnv's rows of 9, the last the present flag
             if obs_dim % 9:
-                raise ValueError(f"KernelPolicy: observations of {obs_dim} floats are not rows of 9; "
-                                 "pass policy_kwargs=dict(layout=kernel_layout(env))")
+                raise ValueError(
+                    f"KernelPolicy: observations of {obs_dim} floats are not rows of 9; "
+                    "pass policy_kwargs=dict(layout=kernel_layout(env))"
+                )
             layout = KernelLayout(obs_dim // 9, 9, 8, ignore=(8,))
             self.layout = layout
         # SB3 annotates MlpExtractor; its custom-network guide puts any module with the same
@@ -176,8 +189,11 @@ class _Kernel:
         self.action_net = nn.Identity()  # the scorer's outputs are the logits
         assert isinstance(self, BasePolicy)  # always: both policies below are SB3 policies
         # super()._build made the optimizer over the replaced action_net's parameters: make it again
-        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1),  # type: ignore[call-arg]  # torch's base Optimizer takes no lr; its subclasses SB3 takes do (SB3 ignores it too)
-                                              **self.optimizer_kwargs)
+        self.optimizer = self.optimizer_class(
+            self.parameters(),
+            lr=lr_schedule(1),  # type: ignore[call-arg]  # torch's base Optimizer takes no lr; its subclasses SB3 takes do (SB3 ignores it too)
+            **self.optimizer_kwargs,
+        )
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
         data = super()._get_constructor_parameters()  # type: ignore[misc]  # the host SB3 policy, after this mix-in in the MRO, defines it

@@ -304,8 +304,7 @@ class MachineEnv(gym.Env[np.ndarray, np.int64]):
     def _measure(self) -> float:
         """The reward's integral from time 0 to now (unscaled, with the reward's sign)."""
         assert self._integral is not None and self.machine is not None
-        value = (self.machine.busy_time() / self.cpus if self.config.reward == "utilization"
-                 else -self._integral.value())
+        value = self.machine.busy_time() / self.cpus if self.config.reward == "utilization" else -self._integral.value()
         if self.config.energy_weight:
             value -= self.config.energy_weight * self.energy()
         return value

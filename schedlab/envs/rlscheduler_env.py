@@ -88,8 +88,10 @@ class RLSchedulerConfig:
             raise ValueError(f"score_type must be one of {', '.join(SCORE_TYPES)}, got {self.score_type!r}")
         n = self.n_jobs
         if self.sequence >= n - self.sequence - 1:
-            raise ValueError(f"sequence {self.sequence}: log {self.log!r} gives {n} jobs to draw from; "
-                             f"episodes of {self.sequence} need more than {2 * self.sequence + 1}")
+            raise ValueError(
+                f"sequence {self.sequence}: log {self.log!r} gives {n} jobs to draw from; "
+                f"episodes of {self.sequence} need more than {2 * self.sequence + 1}"
+            )
 
     @property
     def path(self) -> Path:
@@ -156,8 +158,9 @@ class RLSchedulerEnv(gym.Env[np.ndarray, np.int64]):
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 4}  # type: ignore[misc]  # gymnasium.Env annotates it as an instance variable; it is class data (ruff: ClassVar)
 
-    def __init__(self, config: RLSchedulerConfig | None = None, *, render_mode: str | None = None,
-                 **overrides: Any) -> None:
+    def __init__(
+        self, config: RLSchedulerConfig | None = None, *, render_mode: str | None = None, **overrides: Any
+    ) -> None:
         cfg = config or RLSchedulerConfig()
         if overrides:
             cfg = RLSchedulerConfig(**{**cfg.__dict__, **overrides})
@@ -277,13 +280,20 @@ class RLSchedulerEnv(gym.Env[np.ndarray, np.int64]):
             return "RLSchedulerEnv (not reset)"
         m = self._machine
         lines = [f"t={m.env.now:g}  free {m.free}/{m.capacity}  waiting={len(m.waiting)}  running={len(m.running)}"]
-        lines += [f"  slot {i}: job {j.id}: {j.cpus} nodes, requested {j.requested_time:g} s, waited "
-                  f"{m.env.now - j.submit:g} s" for i, j in enumerate(self._shown)]
+        lines += [
+            f"  slot {i}: job {j.id}: {j.cpus} nodes, requested {j.requested_time:g} s, waited "
+            f"{m.env.now - j.submit:g} s"
+            for i, j in enumerate(self._shown)
+        ]
         return "\n".join(lines)
 
     def _info(self) -> dict[str, Any]:
-        info = {"start": self.start, "time": self._machine.env.now, "waiting": len(self._machine.waiting),
-                "invalid_actions": self._invalid}
+        info = {
+            "start": self.start,
+            "time": self._machine.env.now,
+            "waiting": len(self._machine.waiting),
+            "invalid_actions": self._invalid,
+        }
         if not math.isnan(self.score):  # the sequence's score, once it is known (at the end)
             info["score"] = self.score
         return info
@@ -298,8 +308,9 @@ class ModelChooser(Committed):
     windows of any length, beside the heuristics on the same machinery.
     """
 
-    def __init__(self, model: Any, features: LogFeatures, queue: int = 128, backfill: bool = False,
-                 deterministic: bool = True) -> None:
+    def __init__(
+        self, model: Any, features: LogFeatures, queue: int = 128, backfill: bool = False, deterministic: bool = True
+    ) -> None:
         super().__init__("fcfs", backfill)
         self.model, self.features, self.queue, self.deterministic = model, features, queue, deterministic
         # MaskablePPO takes the mask; PPO's kernel policy reads it from the observation

@@ -81,8 +81,9 @@ def heuristic_scores(cfg: RLSchedulerConfig, policy: str, starts: Sequence[int],
     out = []
     for s in starts:
         jobs = list(trace.jobs[s : s + length])
-        model = replay_model(simpy.Environment(), jobs, trace.procs, Committed(policy, cfg.backfill),
-                             compat="rlscheduler").run()
+        model = replay_model(
+            simpy.Environment(), jobs, trace.procs, Committed(policy, cfg.backfill), compat="rlscheduler"
+        ).run()
         starts_ = {r.id: r.start for r in model.records()}
         out.append(sequence_score(jobs, starts_, cfg.score_type, trace.procs))
     return out
@@ -114,8 +115,9 @@ class _RelativeReward(gym.Wrapper):
         return self.scheduler_env.action_masks()
 
 
-def evaluate(model: Any, cfg: RLSchedulerConfig, starts: Sequence[int], length: int,
-             deterministic: bool = True) -> list[float]:
+def evaluate(
+    model: Any, cfg: RLSchedulerConfig, starts: Sequence[int], length: int, deterministic: bool = True
+) -> list[float]:
     """Each window's score with ``model`` choosing (greedy unless ``deterministic=False``)."""
     env = RLSchedulerEnv(cfg)
     out = []
@@ -165,8 +167,9 @@ def _imitate(model: Any, cfg: RLSchedulerConfig, settings: TrainSettings, teache
             optimizer.step()
 
 
-def train(cfg: RLSchedulerConfig, settings: TrainSettings,
-          progress: Callable[[dict[str, Any]], None] | None = None) -> tuple[Any, list[dict[str, Any]]]:
+def train(
+    cfg: RLSchedulerConfig, settings: TrainSettings, progress: Callable[[dict[str, Any]], None] | None = None
+) -> tuple[Any, list[dict[str, Any]]]:
     """Train a kernel policy; returns the model (best validation weights) and its learning curve."""
     import torch
     from sb3_contrib import MaskablePPO
@@ -177,10 +180,20 @@ def train(cfg: RLSchedulerConfig, settings: TrainSettings,
     env: gym.Env = RLSchedulerEnv(cfg)
     if settings.relative:
         env = _RelativeReward(env)
-    model = MaskablePPO(MaskableKernelPolicy, env, learning_rate=settings.learning_rate, n_steps=settings.n_steps,
-                        batch_size=settings.batch_size, n_epochs=settings.n_epochs, gamma=settings.gamma,
-                        gae_lambda=settings.gae_lambda, target_kl=settings.target_kl, seed=settings.seed,
-                        device=settings.device, verbose=0)
+    model = MaskablePPO(
+        MaskableKernelPolicy,
+        env,
+        learning_rate=settings.learning_rate,
+        n_steps=settings.n_steps,
+        batch_size=settings.batch_size,
+        n_epochs=settings.n_epochs,
+        gamma=settings.gamma,
+        gae_lambda=settings.gae_lambda,
+        target_kl=settings.target_kl,
+        seed=settings.seed,
+        device=settings.device,
+        verbose=0,
+    )
     # validation sequences: fixed by the seed, from the training draw's range
     rng = np.random.default_rng(np.random.SeedSequence(settings.seed, spawn_key=(0x7A1,)))
     length = min(settings.validation_length, (cfg.n_jobs - 2) // 2)
@@ -193,8 +206,12 @@ def train(cfg: RLSchedulerConfig, settings: TrainSettings,
         score = float(np.mean(evaluate(model, cfg, valid, length)))
         if cfg.score_type == "utilization":
             score = -score
-        point = {"step": step, "validation": abs(score), "cpu_s": time.process_time() - clock["cpu"],
-                 "teacher": best.get("teacher", "")}
+        point = {
+            "step": step,
+            "validation": abs(score),
+            "cpu_s": time.process_time() - clock["cpu"],
+            "teacher": best.get("teacher", ""),
+        }
         curve.append(point)
         if score < best["score"]:
             best["score"] = score
@@ -228,8 +245,14 @@ def train(cfg: RLSchedulerConfig, settings: TrainSettings,
 MODEL_KEYS = ("log", "queue", "score_type")
 
 
-def save_model(model: Any, folder: Path, cfg: RLSchedulerConfig, settings: TrainSettings,
-               curve: list[dict[str, Any]], name: str = "model") -> Path:
+def save_model(
+    model: Any,
+    folder: Path,
+    cfg: RLSchedulerConfig,
+    settings: TrainSettings,
+    curve: list[dict[str, Any]],
+    name: str = "model",
+) -> Path:
     """``name.zip`` (SB3's) and ``name.json`` (the environment's and PPO's settings, the learning curve)."""
     folder.mkdir(parents=True, exist_ok=True)
     model.save(folder / f"{name}.zip")

@@ -9,14 +9,31 @@ import importlib
 from typing import Any
 
 __all__ = [
-    "ConfigError", "ExperimentError", "Results", "Scenario", "ScenarioError", "build_model",
-    "cli_main", "load_scenario", "replication_seeds", "run", "standard_metrics",
+    "ConfigError",
+    "ExperimentError",
+    "Results",
+    "Scenario",
+    "ScenarioError",
+    "build_model",
+    "cli_main",
+    "load_scenario",
+    "replication_seeds",
+    "run",
+    "standard_metrics",
 ]
 
 _WHERE = {
-    "ConfigError": "scenario", "Scenario": "scenario", "ScenarioError": "scenario", "load_scenario": "scenario",
-    "ExperimentError": "runner", "build_model": "runner", "run": "runner", "standard_metrics": "runner",
-    "Results": "results", "replication_seeds": "seeding", "cli_main": "cli",
+    "ConfigError": "scenario",
+    "Scenario": "scenario",
+    "ScenarioError": "scenario",
+    "load_scenario": "scenario",
+    "ExperimentError": "runner",
+    "build_model": "runner",
+    "run": "runner",
+    "standard_metrics": "runner",
+    "Results": "results",
+    "replication_seeds": "seeding",
+    "cli_main": "cli",
 }
 
 

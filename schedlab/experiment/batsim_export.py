@@ -66,12 +66,16 @@ def write_batsim_jobs(folder: str | Path) -> tuple[list[Path], int]:
             run = mine[mine["rep"] == rep] if "rep" in mine else mine
             if run.empty:
                 continue
-            rows: list[Any] = [JobRecord(**{**row, "status": Status(row["status"])})
-                               for row in run[list(COLUMNS)].to_dict("records")]
+            rows: list[Any] = [
+                JobRecord(**{**row, "status": Status(row["status"])}) for row in run[list(COLUMNS)].to_dict("records")
+            ]
             allocations = folder / "series" / f"cell{i}-rep{rep}-allocations.csv"
             joules = folder / "series" / f"cell{i}-rep{rep}-energy.csv"
-            text, missing = jobs_csv(rows, _allocated(allocations) if allocations.is_file() else None,
-                                     energy=_energy(joules) if joules.is_file() else None)
+            text, missing = jobs_csv(
+                rows,
+                _allocated(allocations) if allocations.is_file() else None,
+                energy=_energy(joules) if joules.is_file() else None,
+            )
             path = target / f"cell{i}-rep{rep}-jobs.csv"
             path.write_text(text)
             written.append(path)

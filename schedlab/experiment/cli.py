@@ -26,8 +26,14 @@ EPILOG = """examples:
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--set", dest="assign", action="append", default=[], metavar="KEY=VALUE",
-                   help="override a Config field of the scenario (repeatable)")
+    p.add_argument(
+        "--set",
+        dest="assign",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a Config field of the scenario (repeatable)",
+    )
     p.add_argument("--quick", action="store_true", help="apply the scenario's QUICK overrides (a small, fast run)")
     p.add_argument("--traceback", action="store_true", help="on error, show the full Python traceback")
 
@@ -47,91 +53,189 @@ def _parser(script: str | None = None) -> argparse.ArgumentParser:
     run.add_argument("--reps", type=int, default=None, help="replications per cell (default: the scenario's REPS)")
     run.add_argument("--seed", type=int, default=0, help="the run's seed (default 0)")
     run.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores)")
-    run.add_argument("--executor", choices=("serial", "process", "dask"), default="process",
-                     help="where replications run (default: a local process pool)")
-    run.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                     help="with --executor dask: a running Dask scheduler's address (default: a local cluster). "
-                          "Results come back unpickled, so use only a scheduler you trust; TLS settings are read "
-                          "from Dask's config (distributed.comm.tls.*)")
-    run.add_argument("--sweep", action="append", default=[], metavar="KEY=V1,V2,...",
-                     help="sweep a Config field over values: one cell per combination (repeatable)")
-    run.add_argument("--out", default=None, metavar="DIR",
-                     help="where to save results (default: results/<scenario>, replaced by each run; a folder "
-                          "given here is replaced only with --overwrite)")
+    run.add_argument(
+        "--executor",
+        choices=("serial", "process", "dask"),
+        default="process",
+        help="where replications run (default: a local process pool)",
+    )
+    run.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="with --executor dask: a running Dask scheduler's address (default: a local cluster). "
+        "Results come back unpickled, so use only a scheduler you trust; TLS settings are read "
+        "from Dask's config (distributed.comm.tls.*)",
+    )
+    run.add_argument(
+        "--sweep",
+        action="append",
+        default=[],
+        metavar="KEY=V1,V2,...",
+        help="sweep a Config field over values: one cell per combination (repeatable)",
+    )
+    run.add_argument(
+        "--out",
+        default=None,
+        metavar="DIR",
+        help="where to save results (default: results/<scenario>, replaced by each run; a folder "
+        "given here is replaced only with --overwrite)",
+    )
     run.add_argument("--no-records", action="store_true", help="do not keep per-job records")
-    run.add_argument("--batsim-jobs", action="store_true",
-                     help="also write each run as Batsim's jobs.csv (batsim/cell<i>-rep<r>-jobs.csv; evalys reads it)")
+    run.add_argument(
+        "--batsim-jobs",
+        action="store_true",
+        help="also write each run as Batsim's jobs.csv (batsim/cell<i>-rep<r>-jobs.csv; evalys reads it)",
+    )
     run.add_argument("--overwrite", action="store_true", help="replace an earlier run's results in --out")
-    run.add_argument("--resume", action="store_true",
-                     help="finish the run saved in --out: only the replications not yet done are run "
-                          "(same script, settings, seed and schedlab version, else refused)")
+    run.add_argument(
+        "--resume",
+        action="store_true",
+        help="finish the run saved in --out: only the replications not yet done are run "
+        "(same script, settings, seed and schedlab version, else refused)",
+    )
     run.add_argument("--force", action="store_true", help="run even when the estimated work is over the limit")
     run.add_argument("--list-config", action="store_true", help="print the scenario's Config fields and exit")
     _common(run)
 
     replay = sub.add_parser("replay", help="replay windows of SWF traces under policies, with or without backfilling")
     if script is None:
-        replay.add_argument("traces", nargs="+", metavar="TRACE",
-                            help="SWF log(s), .swf or .swf.gz, by path or by name in ../shared/traces, "
-                                 "or Batsim workload JSON (.json: delay profiles)")
-    replay.add_argument("--policy", action="append", default=None, metavar="NAME",
-                        help="priority order: fcfs, sjf (by requested time), smallest, f1, wfp3, unicep "
-                             "(repeatable; default fcfs)")
+        replay.add_argument(
+            "traces",
+            nargs="+",
+            metavar="TRACE",
+            help="SWF log(s), .swf or .swf.gz, by path or by name in ../shared/traces, "
+            "or Batsim workload JSON (.json: delay profiles)",
+        )
+    replay.add_argument(
+        "--policy",
+        action="append",
+        default=None,
+        metavar="NAME",
+        help="priority order: fcfs, sjf (by requested time), smallest, f1, wfp3, unicep (repeatable; default fcfs)",
+    )
     # the names of policies.batch.BACKFILLS, written out: importing it here would load the
     # policies at every start-up of the CLI (tests/test_conservative.py checks they agree)
-    replay.add_argument("--backfill", action="append", default=None,
-                        choices=("none", "easy", "conservative", "conservative-rebuild"),
-                        help="backfilling: none, easy, conservative (reservations at arrival, compressed when jobs "
-                             "end early), conservative-rebuild (rebuilt at each decision) (repeatable; default: "
-                             "both none and easy)")
+    replay.add_argument(
+        "--backfill",
+        action="append",
+        default=None,
+        choices=("none", "easy", "conservative", "conservative-rebuild"),
+        help="backfilling: none, easy, conservative (reservations at arrival, compressed when jobs "
+        "end early), conservative-rebuild (rebuilt at each decision) (repeatable; default: "
+        "both none and easy)",
+    )
     window = replay.add_mutually_exclusive_group()
     window.add_argument("--start", type=int, default=None, metavar="I", help="one window starting at job I (0-based)")
     window.add_argument("--starts", default=None, metavar="I,J,...", help="windows starting at these jobs")
     window.add_argument("--windows", type=int, default=None, metavar="N", help="N windows drawn from --seed")
     replay.add_argument("--length", type=int, default=1024, metavar="L", help="jobs per window (default 1024)")
     replay.add_argument("--seed", type=int, default=0, help="seed of the window draw (default 0)")
-    replay.add_argument("--draw", choices=("schedlab", "rlscheduler"), default="schedlab",
-                        help="how --windows are drawn from --seed: schedlab's draw, or RLScheduler's test script's "
-                             "(its published tables: --seed 1 --windows 10 --length 1024 --draw-within 10000)")
-    replay.add_argument("--draw-within", type=int, default=0, metavar="N",
-                        help="with --draw rlscheduler: draw among the first N jobs (its batch_job_slice; 0: all)")
-    replay.add_argument("--compat", choices=("none", "rlscheduler"), default="none",
-                        help="rlscheduler: RLScheduler's loader, node allocation and scheduling loop")
-    replay.add_argument("--walltime", choices=("kill", "run-on"), default=None,
-                        help="a job that reaches its requested time is killed (as Slurm does) or runs on to its end "
-                             "(default: kill; run-on under --compat rlscheduler)")
-    replay.add_argument("--procs", type=int, default=0, metavar="N",
-                        help="processors of the machine, for a log whose header gives no MaxProcs "
-                             "(default: the header's)")
+    replay.add_argument(
+        "--draw",
+        choices=("schedlab", "rlscheduler"),
+        default="schedlab",
+        help="how --windows are drawn from --seed: schedlab's draw, or RLScheduler's test script's "
+        "(its published tables: --seed 1 --windows 10 --length 1024 --draw-within 10000)",
+    )
+    replay.add_argument(
+        "--draw-within",
+        type=int,
+        default=0,
+        metavar="N",
+        help="with --draw rlscheduler: draw among the first N jobs (its batch_job_slice; 0: all)",
+    )
+    replay.add_argument(
+        "--compat",
+        choices=("none", "rlscheduler"),
+        default="none",
+        help="rlscheduler: RLScheduler's loader, node allocation and scheduling loop",
+    )
+    replay.add_argument(
+        "--walltime",
+        choices=("kill", "run-on"),
+        default=None,
+        help="a job that reaches its requested time is killed (as Slurm does) or runs on to its end "
+        "(default: kill; run-on under --compat rlscheduler)",
+    )
+    replay.add_argument(
+        "--procs",
+        type=int,
+        default=0,
+        metavar="N",
+        help="processors of the machine, for a log whose header gives no MaxProcs (default: the header's)",
+    )
     replay.add_argument("--strict", action="store_true", help="stop at the first malformed line (default: skip, count)")
     replay.add_argument("--no-native", action="store_true", help="leave out the native (as-run) schedule")
-    replay.add_argument("--platform", default=None, metavar="FILE",
-                        help="replay on the nodes, partitions and queues of a platform file (TOML; docs/platforms.md)")
-    replay.add_argument("--placement", default="first-fit", choices=("first-fit", "best-fit", "exclusive", "pack"),
-                        help="with --platform: where a job goes on the nodes (default first-fit)")
-    replay.add_argument("--queues", default="none", choices=("none", "strict", "wrr"),
-                        help="with --platform: across queues, none (one queue), strict priority or weighted "
-                             "round robin (default none)")
-    replay.add_argument("--idle-shutdown", type=float, default=None, metavar="SECONDS",
-                        help="with --platform whose nodes give power.off: switch a node off after SECONDS idle, "
-                             "boot it when the queue needs it (docs/energy.md)")
-    replay.add_argument("--failures", default=None, metavar="FILE",
-                        help="replay node failures from a failure log in Alea's format (time, cluster, duration, "
-                             "machine ids; docs/traces.md)")
-    replay.add_argument("--mtbf", type=float, default=0.0, metavar="S",
-                        help="seeded random node failures: mean seconds between failures of a node (default: none)")
-    replay.add_argument("--repair", type=float, default=3600.0, metavar="S",
-                        help="seconds a randomly failed node stays down (default 3600)")
-    replay.add_argument("--node-size", type=int, default=1, metavar="N",
-                        help="processors per node, the unit a failure takes down (default 1)")
-    replay.add_argument("--on-node-fail", choices=("requeue", "drop"), default="requeue",
-                        help="a job a node failure kills is requeued (same id, started over) or dropped")
+    replay.add_argument(
+        "--platform",
+        default=None,
+        metavar="FILE",
+        help="replay on the nodes, partitions and queues of a platform file (TOML; docs/platforms.md)",
+    )
+    replay.add_argument(
+        "--placement",
+        default="first-fit",
+        choices=("first-fit", "best-fit", "exclusive", "pack"),
+        help="with --platform: where a job goes on the nodes (default first-fit)",
+    )
+    replay.add_argument(
+        "--queues",
+        default="none",
+        choices=("none", "strict", "wrr"),
+        help="with --platform: across queues, none (one queue), strict priority or weighted round robin (default none)",
+    )
+    replay.add_argument(
+        "--idle-shutdown",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="with --platform whose nodes give power.off: switch a node off after SECONDS idle, "
+        "boot it when the queue needs it (docs/energy.md)",
+    )
+    replay.add_argument(
+        "--failures",
+        default=None,
+        metavar="FILE",
+        help="replay node failures from a failure log in Alea's format (time, cluster, duration, "
+        "machine ids; docs/traces.md)",
+    )
+    replay.add_argument(
+        "--mtbf",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="seeded random node failures: mean seconds between failures of a node (default: none)",
+    )
+    replay.add_argument(
+        "--repair",
+        type=float,
+        default=3600.0,
+        metavar="S",
+        help="seconds a randomly failed node stays down (default 3600)",
+    )
+    replay.add_argument(
+        "--node-size",
+        type=int,
+        default=1,
+        metavar="N",
+        help="processors per node, the unit a failure takes down (default 1)",
+    )
+    replay.add_argument(
+        "--on-node-fail",
+        choices=("requeue", "drop"),
+        default="requeue",
+        help="a job a node failure kills is requeued (same id, started over) or dropped",
+    )
     replay.add_argument("--executor", choices=("serial", "process", "dask"), default="process")
     replay.add_argument("--workers", type=int, default=None)
     replay.add_argument("--out", default=None, metavar="DIR", help="where to save results (default: results/replay)")
     replay.add_argument("--overwrite", action="store_true", help="replace an earlier run's results in --out")
-    replay.add_argument("--batsim-jobs", action="store_true",
-                        help="also write each window as Batsim's jobs.csv (batsim/cell<i>-rep<r>-jobs.csv)")
+    replay.add_argument(
+        "--batsim-jobs",
+        action="store_true",
+        help="also write each window as Batsim's jobs.csv (batsim/cell<i>-rep<r>-jobs.csv)",
+    )
     replay.add_argument("--traceback", action="store_true", help="on error, show the full Python traceback")
 
     trace = sub.add_parser("trace", help="print the event trace of one replication (time, process, action, detail)")
@@ -141,18 +245,27 @@ def _parser(script: str | None = None) -> argparse.ArgumentParser:
     trace.add_argument("--limit", type=int, default=200, help="print at most this many events (default 200)")
     trace.add_argument("--cell", type=int, default=0, help="which cell of the scenario's grid (default 0)")
     trace.add_argument("--seed", type=int, default=0, help="the run's seed (replication 0 is traced)")
-    trace.add_argument("--step", action="store_true",
-                       help="step event by event: the clock and the next events of the event list at each step")
+    trace.add_argument(
+        "--step",
+        action="store_true",
+        help="step event by event: the clock and the next events of the event list at each step",
+    )
     _common(trace)
 
     if script is None:
         plot = sub.add_parser("plot", help="write a results folder's figures as PNG (needs the plot extra)")
-        plot.add_argument("results", metavar="RESULTS_DIR",
-                          help="a folder written by `schedlab run` (e.g. results/mmc)")
-        plot.add_argument("--out", default=None, metavar="DIR",
-                          help="where to write the PNG files (default: RESULTS_DIR/plots)")
-        plot.add_argument("--capacity", type=float, default=None,
-                          help="CPUs of the machine, for utilization (default: from the saved config)")
+        plot.add_argument(
+            "results", metavar="RESULTS_DIR", help="a folder written by `schedlab run` (e.g. results/mmc)"
+        )
+        plot.add_argument(
+            "--out", default=None, metavar="DIR", help="where to write the PNG files (default: RESULTS_DIR/plots)"
+        )
+        plot.add_argument(
+            "--capacity",
+            type=float,
+            default=None,
+            help="CPUs of the machine, for utilization (default: from the saved config)",
+        )
         plot.add_argument("--traceback", action="store_true", help="on error, show the full Python traceback")
     return parser
 
@@ -211,21 +324,37 @@ def _run(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers < 1:
         raise ValueError(f"--workers must be >= 1, got {args.workers}")
     if args.scheduler and args.executor != "dask":
-        print(f"warning: --scheduler {args.scheduler} is ignored: it is used only with --executor dask",
-              file=sys.stderr)
+        print(
+            f"warning: --scheduler {args.scheduler} is ignored: it is used only with --executor dask", file=sys.stderr
+        )
     out = Path(args.out) if args.out else Path("results") / scenario.name
     results = run(
-        scenario, overrides=overrides, sweep=sweep, reps=args.reps, seed=args.seed, quick=args.quick,
-        executor=args.executor, workers=args.workers, address=args.scheduler, keep_records=not args.no_records,
-        out=out, resume=args.resume, overwrite=args.overwrite or not args.out, force=args.force,
+        scenario,
+        overrides=overrides,
+        sweep=sweep,
+        reps=args.reps,
+        seed=args.seed,
+        quick=args.quick,
+        executor=args.executor,
+        workers=args.workers,
+        address=args.scheduler,
+        keep_records=not args.no_records,
+        out=out,
+        resume=args.resume,
+        overwrite=args.overwrite or not args.out,
+        force=args.force,
     )
-    print(f"{results.scenario}: {results.reps} replications per cell, seed {results.seed}"
-          f"{' (quick)' if results.quick else ''}")
+    print(
+        f"{results.scenario}: {results.reps} replications per cell, seed {results.seed}"
+        f"{' (quick)' if results.quick else ''}"
+    )
     if results.run_info.get("resumed_tasks"):
         print(f"resumed: {results.run_info['resumed_tasks']} replication(s) read back from {out}")
     if results.run_info.get("foreign_tasks"):
-        print(f"refused: {results.run_info['foreign_tasks']} task file(s) in {out} written by another run; "
-              "those replications were run again")
+        print(
+            f"refused: {results.run_info['foreign_tasks']} task file(s) in {out} written by another run; "
+            "those replications were run again"
+        )
     print(results.table())
     records = "records and " if results.job_records is not None else ""
     print(f"saved {out}{os.sep}summary.json, summary.csv, replications.csv, {records}manifest.json")
@@ -242,8 +371,11 @@ def _batsim_jobs(out: Path) -> None:
     from schedlab.experiment.batsim_export import write_batsim_jobs
 
     written, left_out = write_batsim_jobs(out)
-    note = f"; {left_out} job(s) still waiting or running at the end left out, as Batsim has no state for them" \
-        if left_out else ""
+    note = (
+        f"; {left_out} job(s) still waiting or running at the end left out, as Batsim has no state for them"
+        if left_out
+        else ""
+    )
     print(f"wrote {len(written)} Batsim jobs.csv file(s) in {out / 'batsim'}{note}")
 
 
@@ -255,16 +387,28 @@ def _replay(args: argparse.Namespace) -> int:
     from schedlab.replay import trace_replay as trace_scenario
 
     overrides: dict[str, object] = {
-        "traces": tuple(args.traces), "policies": tuple(args.policy or ["fcfs"]),
-        "backfills": tuple(dict.fromkeys(args.backfill or ["none", "easy"])), "length": args.length,
-        "window_seed": args.seed, "compat": args.compat, "strict": args.strict, "native": not args.no_native,
+        "traces": tuple(args.traces),
+        "policies": tuple(args.policy or ["fcfs"]),
+        "backfills": tuple(dict.fromkeys(args.backfill or ["none", "easy"])),
+        "length": args.length,
+        "window_seed": args.seed,
+        "compat": args.compat,
+        "strict": args.strict,
+        "native": not args.no_native,
         "traces_dir": str(Path.cwd().parent / "shared" / "traces"),
         "platform": str(Path(args.platform).resolve()) if args.platform else "",
-        "placement": args.placement, "queues": args.queues, "walltime": args.walltime or "", "procs": args.procs,
+        "placement": args.placement,
+        "queues": args.queues,
+        "walltime": args.walltime or "",
+        "procs": args.procs,
         "idle_shutdown": args.idle_shutdown,
-        "draw": args.draw, "draw_within": args.draw_within,
-        "failures": str(Path(args.failures).resolve()) if args.failures else "", "mtbf": args.mtbf,
-        "repair": args.repair, "node_size": args.node_size, "on_node_fail": args.on_node_fail,
+        "draw": args.draw,
+        "draw_within": args.draw_within,
+        "failures": str(Path(args.failures).resolve()) if args.failures else "",
+        "mtbf": args.mtbf,
+        "repair": args.repair,
+        "node_size": args.node_size,
+        "on_node_fail": args.on_node_fail,
     }
     if args.platform:
         from schedlab.model.formats.platform_file import load_platform
@@ -294,8 +438,10 @@ def _replay(args: argparse.Namespace) -> int:
             if cfg.platform:
                 print(f"{loaded.report}; {platform_line(cfg.platform)}")
             else:
-                print(f"{loaded.report}; machine {loaded.procs} "
-                      f"{'nodes' if cfg.compat == 'rlscheduler' else 'processors'}")
+                print(
+                    f"{loaded.report}; machine {loaded.procs} "
+                    f"{'nodes' if cfg.compat == 'rlscheduler' else 'processors'}"
+                )
         results = run(scenario, overrides=overrides, reps=cfg.n_windows, executor=args.executor, workers=args.workers)
         for row in results.rows:
             row["windows"] = cfg.n_windows
@@ -321,11 +467,16 @@ def platform_line(path: str) -> str:
 
     platform = load_platform(path)
     units = {"memory": " GiB memory"}
-    types = ", ".join(f"{t.count} x {t.name} ({t.cores} cores"
-                      + "".join(f", {a:g}{units.get(r, ' ' + r)}" for r, a in t.resources.items()) + ")"
-                      for t in platform.node_types)
-    return (f"platform {platform.name}: {len(platform.nodes)} nodes, {platform.cores} cores: {types}; "
-            f"partitions: {', '.join(platform.partitions) or 'none'}; queues: {', '.join(platform.queues) or 'none'}")
+    types = ", ".join(
+        f"{t.count} x {t.name} ({t.cores} cores"
+        + "".join(f", {a:g}{units.get(r, ' ' + r)}" for r, a in t.resources.items())
+        + ")"
+        for t in platform.node_types
+    )
+    return (
+        f"platform {platform.name}: {len(platform.nodes)} nodes, {platform.cores} cores: {types}; "
+        f"partitions: {', '.join(platform.partitions) or 'none'}; queues: {', '.join(platform.queues) or 'none'}"
+    )
 
 
 def left_out(records: typing.Any, length: int) -> list[str]:
@@ -338,13 +489,18 @@ def left_out(records: typing.Any, length: int) -> list[str]:
         missing = group[~group["status"].isin(("completed", "timeout"))]  # killed jobs ran: they count
         if missing.empty:
             continue
-        why = {"rejected": "never fits the machine (wider than it, or a resource it lacks)",
-               "waiting": "still waiting when the replay ended", "running": "still running when the replay ended"}
+        why = {
+            "rejected": "never fits the machine (wider than it, or a resource it lacks)",
+            "waiting": "still waiting when the replay ended",
+            "running": "still running when the replay ended",
+        }
         counts = ", ".join(f"{n} {why.get(str(s), str(s))}" for s, n in missing["status"].value_counts().items())
         ids = ", ".join(map(str, missing["id"].head(5)))
         more = ", ..." if len(missing) > 5 else ""
-        lines.append(f"left out of the metrics, {' '.join(map(str, key))}: {len(missing)} of "
-                     f"{len(group)} jobs in windows of {length}: {counts} (jobs {ids}{more})")
+        lines.append(
+            f"left out of the metrics, {' '.join(map(str, key))}: {len(missing)} of "
+            f"{len(group)} jobs in windows of {length}: {counts} (jobs {ids}{more})"
+        )
     return lines
 
 

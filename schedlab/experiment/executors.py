@@ -62,8 +62,12 @@ def open_executor(kind: ExecutorName | Executor, workers: int | None, address: s
         from concurrent.futures import ProcessPoolExecutor  # imported by pool runs only: 10-18 ms
 
         # spawn: workers start clean (no forked threads or torch state); tasks carry all they need
-        pool = ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_watch_parent, initargs=(os.getpid(),))
+        pool = ProcessPoolExecutor(
+            max_workers=n,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_watch_parent,
+            initargs=(os.getpid(),),
+        )
         try:
             yield pool
         except BaseException:
@@ -76,17 +80,17 @@ def open_executor(kind: ExecutorName | Executor, workers: int | None, address: s
             from dask.distributed import Client, LocalCluster
             from distributed.security import Security
         except ImportError:
-            raise ExecutorError(
-                "--executor dask needs the dask extra: pip install 'schedlab[dask]'"
-            ) from None
+            raise ExecutorError("--executor dask needs the dask extra: pip install 'schedlab[dask]'") from None
         if address:
             # TLS and credentials come from Dask's own config (distributed.comm.tls.*), as `dask` reads them.
             # Results come back unpickled: connect only to a scheduler you trust.
             with Client(address, security=Security()) as client:
                 yield client.get_executor()
         else:
-            with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
-                    Client(cluster) as client:
+            with (
+                LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+                Client(cluster) as client,
+            ):
                 yield client.get_executor()
         return
     raise ExecutorError(f"unknown executor {kind!r}; choose serial, process or dask")

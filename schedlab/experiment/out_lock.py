@@ -35,8 +35,7 @@ class OutLocked(ValueError):
 
 def _owner_text(owner: dict[str, Any]) -> str:
     since = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(owner.get("started", 0)))
-    return (f"run {owner.get('run_id', '?')} (pid {owner.get('pid', '?')} on {owner.get('host', '?')}, "
-            f"since {since})")
+    return f"run {owner.get('run_id', '?')} (pid {owner.get('pid', '?')} on {owner.get('host', '?')}, since {since})"
 
 
 class OutLock:
@@ -59,8 +58,13 @@ class OutLock:
 
     def __init__(self, out: Path, *, settings: str = "", run_id: str | None = None) -> None:
         self.out = Path(out)
-        self.owner = {"run_id": run_id or uuid.uuid4().hex[:12], "pid": os.getpid(), "host": socket.gethostname(),
-                      "started": time.time(), "settings": settings}
+        self.owner = {
+            "run_id": run_id or uuid.uuid4().hex[:12],
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+            "started": time.time(),
+            "settings": settings,
+        }
         self._fds: list[int] = []
         self._take(self.out)
 
@@ -85,8 +89,9 @@ class OutLock:
             except ValueError:
                 owner = {}
             os.close(fd)
-            raise OutLocked(f"--out {self.out} is in use by {_owner_text(owner)}: wait for it to end, "
-                            "or give another --out") from None
+            raise OutLocked(
+                f"--out {self.out} is in use by {_owner_text(owner)}: wait for it to end, or give another --out"
+            ) from None
         except BaseException:
             os.close(fd)
             raise

@@ -109,10 +109,16 @@ class Results:
 
     def summary(self) -> dict[str, Any]:
         """The summary contract as a JSON-ready dict."""
-        return _jsonable({
-            "scenario": self.scenario, "seed": self.seed, "reps": self.reps, "quick": self.quick,
-            "config": self.config, "rows": self.rows,
-        })
+        return _jsonable(
+            {
+                "scenario": self.scenario,
+                "seed": self.seed,
+                "reps": self.reps,
+                "quick": self.quick,
+                "config": self.config,
+                "rows": self.rows,
+            }
+        )
 
     def frame(self) -> Any:
         """The rows as a pandas DataFrame."""

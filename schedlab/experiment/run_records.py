@@ -54,11 +54,14 @@ class RunRecords:
         if self._frame is None:
             import pandas as pd
 
-            frames = [records_frame(records, **cell, rep=rep) if isinstance(records, RecordLog) else records
-                      for records, cell, rep in self.parts]
+            frames = [
+                records_frame(records, **cell, rep=rep) if isinstance(records, RecordLog) else records
+                for records, cell, rep in self.parts
+            ]
             # one frame is taken as it is: a concat of it would only copy it
-            self._frame = (frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True) if frames
-                           else pd.DataFrame())
+            self._frame = (
+                frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+            )
         return self._frame
 
     def save(self, folder: Path) -> str:
@@ -145,8 +148,12 @@ def _tag_column(value: Any, n: int) -> pa.Array | None:
 
 
 #: the pandas dtype and pyarrow's "pandas_type" for each Arrow type a records table holds (pandas 3)
-_PANDAS_TYPES = {"int64": ("int64", "int64"), "double": ("float64", "float64"), "large_string": ("str", "object"),
-                 "null": ("object", "empty")}
+_PANDAS_TYPES = {
+    "int64": ("int64", "int64"),
+    "double": ("float64", "float64"),
+    "large_string": ("str", "object"),
+    "null": ("object", "empty"),
+}
 
 
 def _pandas_metadata(schema: pa.Schema, pandas_version: str) -> str:
@@ -156,8 +163,22 @@ def _pandas_metadata(schema: pa.Schema, pandas_version: str) -> str:
     columns = []
     for field in schema:
         numpy_type, pandas_type = _PANDAS_TYPES[str(field.type)]
-        columns.append({"name": field.name, "field_name": field.name, "pandas_type": pandas_type,
-                        "numpy_type": numpy_type, "metadata": None})
-    return json.dumps({"index_columns": [], "column_indexes": [], "columns": columns, "attributes": {},
-                       "creator": {"library": "pyarrow", "version": pa.__version__},
-                       "pandas_version": pandas_version})
+        columns.append(
+            {
+                "name": field.name,
+                "field_name": field.name,
+                "pandas_type": pandas_type,
+                "numpy_type": numpy_type,
+                "metadata": None,
+            }
+        )
+    return json.dumps(
+        {
+            "index_columns": [],
+            "column_indexes": [],
+            "columns": columns,
+            "attributes": {},
+            "creator": {"library": "pyarrow", "version": pa.__version__},
+            "pandas_version": pandas_version,
+        }
+    )

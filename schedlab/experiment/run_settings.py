@@ -61,8 +61,13 @@ def estimate_work(scenario: Scenario, cfg: Any, sweep: Mapping[str, Sequence[Any
     if not sweep:
         return work_units(cfg) * float(reps)
     where = f"scenario {scenario.name!r}"
-    return float(sum(work_units(make_config(scenario.config_type, {**config_dict(cfg), **p}, where=where))
-                     for p in _sweep_points(sweep)) * float(reps))
+    return float(
+        sum(
+            work_units(make_config(scenario.config_type, {**config_dict(cfg), **p}, where=where))
+            for p in _sweep_points(sweep)
+        )
+        * float(reps)
+    )
 
 
 def _sweep_points(sweep: Mapping[str, Sequence[Any]] | None) -> list[dict[str, Any]]:
@@ -86,9 +91,17 @@ class RunSettings:
     keep_records: bool
 
     @classmethod
-    def make(cls, scenario: Scenario | str | Path, *, overrides: Mapping[str, Any] | None = None,
-             sweep: Mapping[str, Sequence[Any]] | None = None, reps: int | None = None, seed: int = 0,
-             quick: bool = False, keep_records: bool = True) -> RunSettings:
+    def make(
+        cls,
+        scenario: Scenario | str | Path,
+        *,
+        overrides: Mapping[str, Any] | None = None,
+        sweep: Mapping[str, Sequence[Any]] | None = None,
+        reps: int | None = None,
+        seed: int = 0,
+        quick: bool = False,
+        keep_records: bool = True,
+    ) -> RunSettings:
         """Load the scenario, build its config and settle the replications (no seed or task is made yet)."""
         scn = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
         overrides = dict(overrides or {})
@@ -107,8 +120,14 @@ class RunSettings:
 
         scn = self.scenario
         return run_identity(
-            script=str(scn.path), digest=script_digest(scn.path), config=config_dict(self.cfg),
-            sweep=dict(self.sweep), seed=self.seed, reps=self.reps, quick=self.quick, keep_records=self.keep_records,
+            script=str(scn.path),
+            digest=script_digest(scn.path),
+            config=config_dict(self.cfg),
+            sweep=dict(self.sweep),
+            seed=self.seed,
+            reps=self.reps,
+            quick=self.quick,
+            keep_records=self.keep_records,
         )
 
     def tasks(self, cells: Sequence[Mapping[str, Any]]) -> Iterator[Task]:
@@ -116,8 +135,9 @@ class RunSettings:
         path = str(self.scenario.path)
         for i, cell in enumerate(cells):
             for r in range(self.reps):
-                yield Task(path, self.overrides, self.quick, i, cell, r, replication_seed(self.seed, r),
-                           self.keep_records)
+                yield Task(
+                    path, self.overrides, self.quick, i, cell, r, replication_seed(self.seed, r), self.keep_records
+                )
 
 
 def check_work(settings: RunSettings, *, force: bool = False) -> float:

@@ -46,8 +46,18 @@ from schedlab.model.records.table import records_frame
 from schedlab.processes.model import Model
 
 __all__ = [
-    "WORK_LIMIT", "ExperimentError", "RunSettings", "Task", "TaskResult", "build_model", "check_work", "estimate_work",
-    "run", "run_task", "standard_metrics", "sweep_cells",
+    "WORK_LIMIT",
+    "ExperimentError",
+    "RunSettings",
+    "Task",
+    "TaskResult",
+    "build_model",
+    "check_work",
+    "estimate_work",
+    "run",
+    "run_task",
+    "standard_metrics",
+    "sweep_cells",
 ]
 
 #: the name tests and older code import (a context manager: see executors.open_executor)
@@ -83,8 +93,12 @@ def standard_metrics(model: Model) -> dict[str, float]:
 
 
 def build_model(
-    scenario: Scenario, cfg: Any, cell: Mapping[str, Any], seed: np.random.SeedSequence,
-    env: simpy.Environment | None = None, rep: int = 0,
+    scenario: Scenario,
+    cfg: Any,
+    cell: Mapping[str, Any],
+    seed: np.random.SeedSequence,
+    env: simpy.Environment | None = None,
+    rep: int = 0,
 ) -> Model:
     """Build (not run) the scenario's model for one cell and replication seed."""
     env = env if env is not None else simpy.Environment()
@@ -182,9 +196,17 @@ def _claim_out(settings: RunSettings, out: str | Path, *, resume: bool, overwrit
         raise
 
 
-def _execute(todo: Iterable[Task], total: int, already: int, finished: Callable[[TaskResult], None], *,
-             executor: ExecutorName | Executor, workers: int | None, address: str | None,
-             progress: bool | None) -> None:
+def _execute(
+    todo: Iterable[Task],
+    total: int,
+    already: int,
+    finished: Callable[[TaskResult], None],
+    *,
+    executor: ExecutorName | Executor,
+    workers: int | None,
+    address: str | None,
+    progress: bool | None,
+) -> None:
     """Run ``todo`` on the executor, calling ``finished`` with each result as it comes back."""
     with open_executor(executor, workers, address) as pool, progress_bar(total, progress) as bar:
         bar.update(already)
@@ -230,23 +252,37 @@ def _pooled(pool: Executor, todo: Iterable[Task], window: int) -> Iterator[TaskR
         raise
 
 
-def _outcome(settings: RunSettings, cells: list[dict[str, Any]], results: list[TaskResult],
-             run_info: dict[str, Any]) -> Results:
+def _outcome(
+    settings: RunSettings, cells: list[dict[str, Any]], results: list[TaskResult], run_info: dict[str, Any]
+) -> Results:
     """The aggregated rows, the replications, the records and the measures' files of a finished run."""
     results.sort(key=lambda r: (r.cell_index, r.rep))
     rows = aggregate(cells, [[r.metrics for r in results if r.cell_index == i] for i in range(len(cells))])
     replications = [{**cells[r.cell_index], "rep": r.rep, **r.metrics} for r in results]
     # the tasks' records as they came back: a DataFrame is made only when one is read or must be saved
-    records = RunRecords([(r.records, cells[r.cell_index], r.rep) for r in results if r.records is not None]) \
-        if settings.keep_records else None
+    records = (
+        RunRecords([(r.records, cells[r.cell_index], r.rep) for r in results if r.records is not None])
+        if settings.keep_records
+        else None
+    )
     # one flat folder: a report globs series/*.csv; the prefix keeps two tasks' names apart
     files = {f"series/cell{r.cell_index}-rep{r.rep}-{name}": data for r in results for name, data in r.files.items()}
     return Results(
-        scenario=settings.scenario.name, seed=settings.seed, reps=settings.reps, quick=settings.quick,
-        config=config_dict(settings.cfg), rows=rows, replications=replications, job_records=records,
-        run_info={**run_info, "sweep": dict(settings.sweep), "cells": len(cells),
-                  "seed_entropy": np.random.SeedSequence(settings.seed).entropy,
-                  "script": str(settings.scenario.path)},
+        scenario=settings.scenario.name,
+        seed=settings.seed,
+        reps=settings.reps,
+        quick=settings.quick,
+        config=config_dict(settings.cfg),
+        rows=rows,
+        replications=replications,
+        job_records=records,
+        run_info={
+            **run_info,
+            "sweep": dict(settings.sweep),
+            "cells": len(cells),
+            "seed_entropy": np.random.SeedSequence(settings.seed).entropy,
+            "script": str(settings.scenario.path),
+        },
         extra_files=files,
     )
 
@@ -318,8 +354,9 @@ def run(
     force
         Run even when the estimated work reaches :data:`WORK_LIMIT`.
     """
-    settings = RunSettings.make(scenario, overrides=overrides, sweep=sweep, reps=reps, seed=seed, quick=quick,
-                                keep_records=keep_records)
+    settings = RunSettings.make(
+        scenario, overrides=overrides, sweep=sweep, reps=reps, seed=seed, quick=quick, keep_records=keep_records
+    )
     work = check_work(settings, force=force)
     saving = _claim_out(settings, out, resume=resume, overwrite=overwrite) if out is not None else None
     try:
@@ -336,11 +373,24 @@ def run(
 
         began = time.perf_counter()
         todo = (t for t in settings.tasks(cells) if (t.cell_index, t.rep) not in done)
-        _execute(todo, len(cells) * settings.reps, len(done), finished, executor=executor, workers=workers,
-                 address=address, progress=progress)
-        run_info = {"executor": executor if isinstance(executor, str) else type(executor).__name__,
-                    "workers": workers, "seconds": time.perf_counter() - began, "resumed_tasks": len(done),
-                    "foreign_tasks": saving.journal.foreign if saving is not None else 0, "estimated_work": work}
+        _execute(
+            todo,
+            len(cells) * settings.reps,
+            len(done),
+            finished,
+            executor=executor,
+            workers=workers,
+            address=address,
+            progress=progress,
+        )
+        run_info = {
+            "executor": executor if isinstance(executor, str) else type(executor).__name__,
+            "workers": workers,
+            "seconds": time.perf_counter() - began,
+            "resumed_tasks": len(done),
+            "foreign_tasks": saving.journal.foreign if saving is not None else 0,
+            "estimated_work": work,
+        }
         outcome = _outcome(settings, cells, results, run_info)
         if saving is not None:
             outcome.save(saving.out, lock=saving.lock)

@@ -60,8 +60,11 @@ def _mount_points() -> set[str]:
     except OSError:
         return set()
     # the fifth field is the mount point, with space, tab, newline and backslash written in octal
-    return {re.sub(r"\\([0-7]{3})", lambda m: chr(int(m[1], 8)), line.split()[4])
-            for line in text.splitlines() if len(line.split()) > 4}
+    return {
+        re.sub(r"\\([0-7]{3})", lambda m: chr(int(m[1], 8)), line.split()[4])
+        for line in text.splitlines()
+        if len(line.split()) > 4
+    }
 
 
 def is_mount_point(path: Path) -> bool:
@@ -75,24 +78,31 @@ def _check_save_place(out: Path) -> None:
     """The save renames ``out`` and makes a sibling folder: check now that both can happen."""
     parent = _parent(out)
     if not os.access(parent, os.W_OK | os.X_OK):
-        raise OutError(f"--out {out}: its parent {parent} cannot be written, and the save makes its new folder "
-                       "there; give an --out whose parent you can write")
+        raise OutError(
+            f"--out {out}: its parent {parent} cannot be written, and the save makes its new folder "
+            "there; give an --out whose parent you can write"
+        )
     try:  # os.access says yes to root on a read-only file system: try it
         os.rmdir(tempfile.mkdtemp(dir=parent, prefix=f".{out.name}.probe-"))
     except OSError as exc:
-        raise OutError(f"--out {out}: its parent {parent} cannot take the save's new folder: {_why(exc)}; "
-                       "give an --out whose parent you can write") from None
+        raise OutError(
+            f"--out {out}: its parent {parent} cannot take the save's new folder: {_why(exc)}; "
+            "give an --out whose parent you can write"
+        ) from None
     if out.is_dir() and is_mount_point(out):
-        raise OutError(f"--out {out} is a mount point: results are saved by replacing the folder, which a mount "
-                       f"point cannot be; give a folder inside it (e.g. --out {out / 'results'})")
+        raise OutError(
+            f"--out {out} is a mount point: results are saved by replacing the folder, which a mount "
+            f"point cannot be; give a folder inside it (e.g. --out {out / 'results'})"
+        )
 
 
 def _owned(out: Path) -> bool:
     return any((out / m).exists() or (out / m).is_symlink() for m in MARKERS)
 
 
-def check_out(out: Path, *, overwrite: bool = False, resume: bool = False, settings: str | None = None
-              ) -> OutLock | None:
+def check_out(
+    out: Path, *, overwrite: bool = False, resume: bool = False, settings: str | None = None
+) -> OutLock | None:
     """Check, before any work, that ``out`` can take this run's results; with ``settings``, take it.
 
     ``out`` must be a folder (or not exist yet, with a parent that can be created),
@@ -130,8 +140,10 @@ def check_out(out: Path, *, overwrite: bool = False, resume: bool = False, setti
     if used and not (overwrite or resume) and any((out / m).exists() for m in MARKERS[:2]):
         if lock is not None:
             lock.release()
-        raise OutError(f"--out {out} holds an earlier run's results; add --overwrite to replace them "
-                       "(or --resume to finish that run)")
+        raise OutError(
+            f"--out {out} holds an earlier run's results; add --overwrite to replace them "
+            "(or --resume to finish that run)"
+        )
     return lock
 
 
@@ -178,8 +190,10 @@ class Journal:
             old = header.get("identity", header)  # a journal of schedlab < 0.x held the identity alone
             if old != dict(identity):
                 diff = sorted(k for k in set(old) | set(identity) if old.get(k) != identity.get(k))
-                raise OutError(f"--resume: {out} holds another run (it differs in {', '.join(diff)}); "
-                               "run with the same script, settings, seed and schedlab version, or use --overwrite")
+                raise OutError(
+                    f"--resume: {out} holds another run (it differs in {', '.join(diff)}); "
+                    "run with the same script, settings, seed and schedlab version, or use --overwrite"
+                )
             lock.adopt(str(header.get("run_id", "")))  # the same run, continued: its entries are ours
         else:
             if self.folder.exists():

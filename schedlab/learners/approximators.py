@@ -37,18 +37,23 @@ class QApproximator(Protocol):
     def features(self, x: torch.Tensor) -> torch.Tensor:
         """The features ``z`` of a batch of state-action vectors ``x``: what :meth:`predict` and :meth:`fit` read."""
         ...
+
     def predict(self, z: torch.Tensor) -> torch.Tensor:
         """``Q`` of each row of features ``z``."""
         ...
+
     def commit(self, z: torch.Tensor) -> None:
         """The chosen action's features ``z``: an approximator with memory moves on to them."""
         ...
+
     def fit(self, z: torch.Tensor, y: torch.Tensor) -> None:
         """Re-fit on every example so far: features ``z`` and their targets ``y``."""
         ...
+
     def state_dict(self) -> dict[str, Any]:
         """Everything a copy needs to predict and train as this one does."""
         ...
+
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """Take over a :meth:`state_dict`."""
         ...

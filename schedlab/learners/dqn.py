@@ -308,7 +308,8 @@ def _check_finite(agent: DQN, loss: float, step: int, cfg: DQNConfig) -> None:
     if not np.isfinite(loss):
         bad = f"the loss is {loss}"
     elif step % (100 * cfg.train_every) == 0 and not all(
-            bool(torch.isfinite(p).all()) for p in agent.policy.parameters()):
+        bool(torch.isfinite(p).all()) for p in agent.policy.parameters()
+    ):
         bad = "a weight of the Q-network is not finite"
     if bad:
         raise TrainingDiverged(

@@ -123,8 +123,11 @@ def check_checkpoint(path: Path, config: DQNConfig) -> None:
 
 
 def cached_checkpoint(
-    out_dir: str | Path, key: str, make: Callable[[], tuple[DQN, list[dict[str, float]]]],
-    *, config: DQNConfig | None = None,
+    out_dir: str | Path,
+    key: str,
+    make: Callable[[], tuple[DQN, list[dict[str, float]]]],
+    *,
+    config: DQNConfig | None = None,
 ) -> Path:
     """``out_dir/dqn_<key>-<version>.pt``, made by ``make()`` unless it exists; the curve goes beside it.
 

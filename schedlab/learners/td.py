@@ -37,9 +37,11 @@ class Basis(Protocol):
     def size(self) -> int:
         """How many basis functions there are."""
         ...
+
     def basis(self, x: Sequence[float]) -> Sequence[float]:
         """The basis functions' values at state ``x``."""
         ...
+
     def value(self, p: Sequence[float], x: Sequence[float]) -> float:
         """``p . basis(x)`` (an architecture may have a faster way to it)."""
         ...

@@ -36,22 +36,27 @@ class RunState(Protocol):
     def weights(self) -> np.ndarray:
         """Each job's weight."""
         ...
+
     @property
     def executed(self) -> np.ndarray:
         """Whether each job completed within the run (e_k)."""
         ...
+
     @property
     def touch_agent(self) -> np.ndarray:
         """The agent of each (agent, job) pair that touched (I_k^eta = 1) in the run."""
         ...
+
     @property
     def touch_job(self) -> np.ndarray:
         """The job of each such pair."""
         ...
+
     @property
     def agents(self) -> int:
         """How many agents there are."""
         ...
+
     @property
     def executed_agent(self) -> np.ndarray:
         """The agent that executed each job (-1: not completed); only ``selfish(executed="agent")`` reads it."""

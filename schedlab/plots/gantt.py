@@ -185,8 +185,10 @@ def core_slots(rows: Iterable[PlacementRow]) -> list[tuple[PlacementRow, list[in
             until.append(-math.inf)
             free.append(len(until) - 1)
         # one block of neighbouring cores where there is one, so a job reads as one bar
-        block = next((free[k:k + cores] for k in range(len(free) - cores + 1)
-                      if free[k + cores - 1] - free[k] == cores - 1), None)
+        block = next(
+            (free[k : k + cores] for k in range(len(free) - cores + 1) if free[k + cores - 1] - free[k] == cores - 1),
+            None,
+        )
         slots = block if block is not None else free[:cores]
         for i in slots:
             until[i] = end
@@ -264,20 +266,34 @@ def node_gantt(
         start, end, queue = float(row[5]), float(row[6]), str(row[1])
         for first, count in _runs(slots):
             bottom = base[row[2]] + first
-            ax.broken_barh([(axis(start), (end - start) / axis.scale)], (bottom + 0.05, count - 0.1),
-                           facecolors=colours[queue], edgecolors="white", linewidth=0.4)
+            ax.broken_barh(
+                [(axis(start), (end - start) / axis.scale)],
+                (bottom + 0.05, count - 0.1),
+                facecolors=colours[queue],
+                edgecolors="white",
+                linewidth=0.4,
+            )
             if span > 0 and end - start > 0.03 * span and count * 40 >= total:
-                ax.text(axis((start + end) / 2), bottom + count / 2, str(row[0]), ha="center", va="center",
-                        fontsize=6, color="white")
+                ax.text(
+                    axis((start + end) / 2),
+                    bottom + count / 2,
+                    str(row[0]),
+                    ha="center",
+                    va="center",
+                    fontsize=6,
+                    color="white",
+                )
     for node in nodes[1:]:
         ax.axhline(base[node], color="0.3", linewidth=0.8)
     ax.set_ylim(0, total)
+
     def label(n: str) -> str:
         gpu = f", {gpus[n]} GPUs" if gpus.get(n) else ""
         return f"{n}\n{cores[n]} cores{gpu}" if len(nodes) <= 40 else n
 
-    ax.set_yticks([base[n] + cores[n] / 2 for n in nodes], [label(n) for n in nodes],
-                  fontsize=7 if len(nodes) <= 40 else 4)
+    ax.set_yticks(
+        [base[n] + cores[n] / 2 for n in nodes], [label(n) for n in nodes], fontsize=7 if len(nodes) <= 40 else 4
+    )
     ax.invert_yaxis()  # the first node on top, as a platform file lists them
     ax.ticklabel_format(axis="x", style="plain", useOffset=False)  # never "1e6" and an offset
     ax.set_xlabel(axis.label)

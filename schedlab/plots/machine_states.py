@@ -55,25 +55,35 @@ def _at(t: np.ndarray, times: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return np.where(k >= 0, counts[np.maximum(k, 0)], 0.0)
 
 
-def state_counts(busy: Iterable[tuple[str, float, float]],
-                 states: Iterable[tuple[str, str, float, float]] = ()) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+def state_counts(
+    busy: Iterable[tuple[str, float, float]], states: Iterable[tuple[str, str, float, float]] = ()
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Times, and from each on how many machines are ``computing``, ``switching`` and ``switched off``.
 
     ``states``: ``(machine, state, start, end)`` with state ``off``, ``switching_off`` or
     ``switching_on``; both switchings count as ``switching``.
     """
     stretches = list(states)
-    parts = {"computing": computing_count(busy),
-             "switching": computing_count((m, a, b) for m, s, a, b in stretches if s.startswith("switching")),
-             "switched off": computing_count((m, a, b) for m, s, a, b in stretches if s == "off")}
+    parts = {
+        "computing": computing_count(busy),
+        "switching": computing_count((m, a, b) for m, s, a, b in stretches if s.startswith("switching")),
+        "switched off": computing_count((m, a, b) for m, s, a, b in stretches if s == "off"),
+    }
     t = np.unique(np.concatenate([times for times, _ in parts.values()]))
     return t, {name: _at(t, times, counts) for name, (times, counts) in parts.items()}
 
 
-def machine_states(busy: Iterable[tuple[str, float, float]], machines: Sequence[str], *,
-                   start: float | None = None, end: float | None = None, title: str = "Machine states",
-                   time_unit: str = "", what: str = "nodes",
-                   states: Iterable[tuple[str, str, float, float]] | None = None) -> Any:
+def machine_states(
+    busy: Iterable[tuple[str, float, float]],
+    machines: Sequence[str],
+    *,
+    start: float | None = None,
+    end: float | None = None,
+    title: str = "Machine states",
+    time_unit: str = "",
+    what: str = "nodes",
+    states: Iterable[tuple[str, str, float, float]] | None = None,
+) -> Any:
     """Stacked machines computing and idle over time.
 
     Parameters
@@ -118,6 +128,12 @@ def machine_states(busy: Iterable[tuple[str, float, float]], machines: Sequence[
     ax.set_ylabel(f"{what} ({total})")
     ax.set_xlabel(axis.label)
     ax.set_title(title)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False,
-              title=None if powered else "never switched off", title_fontsize=7)
+    ax.legend(
+        loc="upper left",
+        bbox_to_anchor=(1.0, 1.0),
+        fontsize=8,
+        frameon=False,
+        title=None if powered else "never switched off",
+        title_fontsize=7,
+    )
     return fig

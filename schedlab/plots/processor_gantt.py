@@ -94,8 +94,9 @@ def processor_gantt(
     for job, start, end, lo, count in boxes:
         wait = waits.get(str(job))
         face = colour.to_rgba(wait / scale) if wait is not None else "tab:blue"  # type: ignore[arg-type]  # a scalar gives one colour (matplotlib's stubs say array)
-        ax.broken_barh([(axis(start), (end - start) / axis.scale)], (lo, count), facecolors=face,
-                       edgecolors="black", linewidth=0.2)
+        ax.broken_barh(
+            [(axis(start), (end - start) / axis.scale)], (lo, count), facecolors=face, edgecolors="black", linewidth=0.2
+        )
     ax.set_ylim(0, capacity)
     ax.set_ylabel(f"processor id (0-{capacity - 1})")
     ax.set_title(title)

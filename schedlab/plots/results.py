@@ -59,8 +59,9 @@ def allocations_of(folder: Path, cell: dict, rep: int) -> list[tuple[str, str, f
         return None
     with path.open() as stream:
         try:
-            return [(row["job"], row["procs"], float(row["start"]), float(row["end"]))
-                    for row in csv.DictReader(stream)]
+            return [
+                (row["job"], row["procs"], float(row["start"]), float(row["end"])) for row in csv.DictReader(stream)
+            ]
         except (KeyError, ValueError) as exc:
             raise ValueError(f"{path}: not an allocation table (job,procs,start,end): {exc}") from None
 
@@ -78,10 +79,15 @@ def _node_gantt(folder: Path, target: Path, time_unit: str = "") -> list[Path]:
     if not tables:
         return []
     with tables[0].open() as stream:
-        rows = [(r["job"], r["queue"], r["node"], r["kind"], int(r["cores"]), float(r["start"]), float(r["end"]))
-                for r in csv.DictReader(stream)]
-    config = json.loads((folder / "summary.json").read_text()).get("config", {}) \
-        if (folder / "summary.json").is_file() else {}
+        rows = [
+            (r["job"], r["queue"], r["node"], r["kind"], int(r["cores"]), float(r["start"]), float(r["end"]))
+            for r in csv.DictReader(stream)
+        ]
+    config = (
+        json.loads((folder / "summary.json").read_text()).get("config", {})
+        if (folder / "summary.json").is_file()
+        else {}
+    )
     platform, label = None, ""
     if config.get("platform") and Path(config["platform"]).is_file():  # idle nodes show too
         platform = load_platform(config["platform"])
@@ -106,8 +112,13 @@ def _node_gantt(folder: Path, target: Path, time_unit: str = "") -> list[Path]:
     if power_tables:
         with power_tables[0].open() as stream:
             power = [(r["node"], r["state"], float(r["start"]), float(r["end"])) for r in csv.DictReader(stream)]
-    states = machine_states([(r[2], r[5], r[6]) for r in rows], nodes, time_unit=time_unit, states=power,
-                            title=f"Machine states per node: {label}" if label else "Machine states per node")
+    states = machine_states(
+        [(r[2], r[5], r[6]) for r in rows],
+        nodes,
+        time_unit=time_unit,
+        states=power,
+        title=f"Machine states per node: {label}" if label else "Machine states per node",
+    )
     states.savefig(target / "machine_states.png", dpi=100)
     return [path, target / "machine_states.png"]
 
@@ -145,9 +156,7 @@ def drawn_run(folder: str | Path, capacity: float | None = None) -> DrawnRun | N
     first = frame
     for f in factors:  # the first cell's first replication: one run, as it happened
         first = first[first[f] == first[f].iloc[0]]
-    records = [
-        JobRecord(**{**row, "status": Status(row["status"])}) for row in first[list(COLUMNS)].to_dict("records")
-    ]
+    records = [JobRecord(**{**row, "status": Status(row["status"])}) for row in first[list(COLUMNS)].to_dict("records")]
     cell = {f: first[f].iloc[0] for f in factors if f != "rep"}
     rep = int(first["rep"].iloc[0]) if "rep" in first else 0
     facts = run_facts_of(folder, cell, rep) or {}
@@ -170,10 +179,15 @@ def processor_states(run: DrawnRun) -> Any:
 
     busy = [(str(p), start, end) for _, procs, start, end in run.allocations or [] for p in parse_procset(procs)]
     ends = [r.end for r in run.records if r.end == r.end]
-    return machine_states(busy, [str(i) for i in range(int(run.capacity))],
-                          start=min(r.submit for r in run.records), end=max(ends, default=None),
-                          title=f"Machine states per processor ({run.label})", time_unit=run.time_unit,
-                          what="processors")
+    return machine_states(
+        busy,
+        [str(i) for i in range(int(run.capacity))],
+        start=min(r.submit for r in run.records),
+        end=max(ends, default=None),
+        title=f"Machine states per processor ({run.label})",
+        time_unit=run.time_unit,
+        what="processors",
+    )
 
 
 def plot_results(folder: str | Path, out: str | Path | None = None, *, capacity: float | None = None) -> list[Path]:
@@ -232,14 +246,21 @@ def plot_results(folder: str | Path, out: str | Path | None = None, *, capacity:
     run = drawn_run(folder, capacity)
     if run is not None:
         if run.allocations:  # over the processors each job held
-            chart = processor_gantt(run.allocations, int(run.capacity), records=run.records,
-                                    title=f"Gantt chart over processors ({run.label})", time_unit=run.time_unit)
+            chart = processor_gantt(
+                run.allocations,
+                int(run.capacity),
+                records=run.records,
+                title=f"Gantt chart over processors ({run.label})",
+                time_unit=run.time_unit,
+            )
         else:  # one row per job
             chart = gantt(run.records, title=f"Gantt chart ({run.label})", time_unit=run.time_unit)
         for name, fig in (
             ("gantt", chart),
-            ("utilization_queue", utilization_queue(run.records, run.capacity, title=run.label,
-                                                    time_unit=run.time_unit)),
+            (
+                "utilization_queue",
+                utilization_queue(run.records, run.capacity, title=run.label, time_unit=run.time_unit),
+            ),
         ):
             written.append(target / f"{name}.png")
             fig.savefig(written[-1], dpi=100)

@@ -71,8 +71,9 @@ def occupancy(source: Iterable[JobRecord] | Iterable[TraceEntry]) -> dict[str, t
     return {"busy": _steps(busy), "queue": _steps(queue)}
 
 
-def utilization_queue(source: Iterable[JobRecord] | Iterable[TraceEntry], capacity: float, *, title: str = "",
-                      time_unit: str = "") -> Any:
+def utilization_queue(
+    source: Iterable[JobRecord] | Iterable[TraceEntry], capacity: float, *, title: str = "", time_unit: str = ""
+) -> Any:
     """Two stacked panels: utilization (busy CPUs / capacity) and queue length, over time.
 
     ``source`` is job records, or a trace's entries for exact allocations (see :func:`occupancy`).

@@ -75,9 +75,14 @@ if TYPE_CHECKING:
 #: (model/contracts/grid, model/contracts/network) import NetworkX, an import a
 #: machine-only run (``schedlab run scenarios/mmc.py``) does not need to pay
 _NETWORKX = {
-    "DecentralisedMinMin": "grid", "LeastLoaded": "grid", "RandomSelection": "grid",
-    "LoadBalancing": "load_balancing", "job_load": "load_balancing", "server_loads": "load_balancing",
-    "RandomVectors": "shipping", "ShippingAgents": "shipping",
+    "DecentralisedMinMin": "grid",
+    "LeastLoaded": "grid",
+    "RandomSelection": "grid",
+    "LoadBalancing": "load_balancing",
+    "job_load": "load_balancing",
+    "server_loads": "load_balancing",
+    "RandomVectors": "shipping",
+    "ShippingAgents": "shipping",
 }
 
 __all__ = [

@@ -163,8 +163,9 @@ class Committed:
     :data:`~schedlab.policies.scoring.SCORES` does. An order or a callable is used as given.
     """
 
-    def __init__(self, order: Order | Score | str = "fcfs", backfill: bool = False,
-                 reading: str = "rlscheduler") -> None:
+    def __init__(
+        self, order: Order | Score | str = "fcfs", backfill: bool = False, reading: str = "rlscheduler"
+    ) -> None:
         scores = scores_of(reading)
         if isinstance(order, str):
             if order not in SCORES:

@@ -28,8 +28,10 @@ def make_policy(score: str, backfill: str = "none", compat: str = "none") -> Pol
         raise ValueError(f"unknown backfill {backfill!r}; choose from {', '.join(BACKFILLS)}")
     if compat == "rlscheduler":
         if backfill.startswith("conservative"):
-            raise ValueError("--compat rlscheduler has no conservative backfilling (RLScheduler's loop "
-                             "backfills only before the committed job); use backfill none or easy")
+            raise ValueError(
+                "--compat rlscheduler has no conservative backfilling (RLScheduler's loop "
+                "backfills only before the committed job); use backfill none or easy"
+            )
         return Committed(score, backfill=backfill == "easy")
     order = Priority(score)
     if backfill == "easy":

@@ -44,8 +44,9 @@ def node_reservation(view: ClusterView, head: Job) -> tuple[float, list[NodeStat
     rule, allowed = view.placement, view.allowed_nodes(head)
     exclusive = rule.exclusive
     allocations = view.allocations
-    ends = sorted(((max(r.requested_end, now), i, r.job) for i, r in enumerate(view.running)),
-                  key=lambda e: (e[0], e[1]))
+    ends = sorted(
+        ((max(r.requested_end, now), i, r.job) for i, r in enumerate(view.running)), key=lambda e: (e[0], e[1])
+    )
     mine = set(allowed)
     free = sum(nodes[i].free_cores for i in allowed)  # the head's partition's free cores, kept up to date
     k = 0
@@ -94,7 +95,7 @@ class NodeEASY:
         if i >= len(queue) - 1:
             return  # nothing blocked, or nothing behind the blocked head
         free = view.free
-        if not any(job.cpus <= free for job in queue[i + 1:]):
+        if not any(job.cpus <= free for job in queue[i + 1 :]):
             # no job behind the head could start now: no reservation to work out (a copy of every
             # node; measured: benchmarks/README.md)
             return
@@ -102,7 +103,7 @@ class NodeEASY:
         shadow, at_shadow, reserved = node_reservation(view, head)
         rule = view.placement
         head_nodes = view.allowed_nodes(head)
-        for job in queue[i + 1:]:
+        for job in queue[i + 1 :]:
             if view.free == 0:
                 return
             if job.cpus > view.free or not view.fits(job):

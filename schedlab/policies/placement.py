@@ -33,7 +33,12 @@ from schedlab.model.contracts.placement import Allocation, NodeState, fits_one_n
 from schedlab.model.core.job import Job
 
 __all__ = [
-    "PLACEMENTS", "BestFitPlacement", "ExclusivePlacement", "FirstFitPlacement", "PackPlacement", "make_placement",
+    "PLACEMENTS",
+    "BestFitPlacement",
+    "ExclusivePlacement",
+    "FirstFitPlacement",
+    "PackPlacement",
+    "make_placement",
 ]
 
 
@@ -168,7 +173,9 @@ class PackPlacement:
 
 #: the placement rules by the names the command line and platform files use
 PLACEMENTS: dict[str, type[FirstFitPlacement | BestFitPlacement | ExclusivePlacement | PackPlacement]] = {
-    "first-fit": FirstFitPlacement, "best-fit": BestFitPlacement, "exclusive": ExclusivePlacement,
+    "first-fit": FirstFitPlacement,
+    "best-fit": BestFitPlacement,
+    "exclusive": ExclusivePlacement,
     "pack": PackPlacement,
 }
 

@@ -32,8 +32,19 @@ from schedlab.model.contracts.machine import MachineView, Order, Score, Start
 from schedlab.model.core.job import Job
 
 __all__ = [
-    "RLSCHEDULER_SCORES", "SCORES", "Priority", "as_order", "f1", "fcfs", "scores_of", "sjf", "smallest", "unicep",
-    "unicep_rlscheduler", "wfp3", "wfp3_rlscheduler",
+    "RLSCHEDULER_SCORES",
+    "SCORES",
+    "Priority",
+    "as_order",
+    "f1",
+    "fcfs",
+    "scores_of",
+    "sjf",
+    "smallest",
+    "unicep",
+    "unicep_rlscheduler",
+    "wfp3",
+    "wfp3_rlscheduler",
 ]
 
 
@@ -198,6 +209,6 @@ def as_order(order: Order | Score | str) -> Order:
         return order
     if isinstance(order, str) or callable(order):
         return Priority(order)
-    raise TypeError(f"an order has rank(waiting, now), or is a score (job, now) -> float or a name in SCORES; "
-                    f"got {order!r}")
-
+    raise TypeError(
+        f"an order has rank(waiting, now), or is a score (job, now) -> float or a name in SCORES; got {order!r}"
+    )

@@ -9,6 +9,15 @@ from schedlab.processes.source import Source
 from schedlab.processes.tracing import TracedEnvironment, TraceEntry, TraceLog
 
 __all__ = [
-    "JobQueue", "Machine", "Model", "PolicyError", "Running", "Server", "Signal", "Source",
-    "TraceEntry", "TraceLog", "TracedEnvironment",
+    "JobQueue",
+    "Machine",
+    "Model",
+    "PolicyError",
+    "Running",
+    "Server",
+    "Signal",
+    "Source",
+    "TraceEntry",
+    "TraceLog",
+    "TracedEnvironment",
 ]

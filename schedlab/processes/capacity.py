@@ -55,12 +55,16 @@ class CapacityAccount:
         grow beyond ``max_capacity``. CPUs added are offered to the policy at once.
         """
         if getattr(self, "processors", None) is not None:
-            raise ValueError(f"machine {self.name!r}: elastic capacity with processor ids (allocation=) "
-                             "is not modelled: which ids would go?")
+            raise ValueError(
+                f"machine {self.name!r}: elastic capacity with processor ids (allocation=) "
+                "is not modelled: which ids would go?"
+            )
         if not is_whole(cpus) or not self.busy <= cpus <= self.max_capacity:
-            raise ValueError(f"machine {self.name!r} at t={self.env.now}: cannot set capacity to {cpus!r}: "
-                             f"it must be a whole number from the {self.busy} cpus in use "
-                             f"to max_capacity={self.max_capacity}")
+            raise ValueError(
+                f"machine {self.name!r} at t={self.env.now}: cannot set capacity to {cpus!r}: "
+                f"it must be a whole number from the {self.busy} cpus in use "
+                f"to max_capacity={self.max_capacity}"
+            )
         cpus = int(cpus)
         if cpus == self.capacity:
             return

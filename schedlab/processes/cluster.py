@@ -70,8 +70,10 @@ class ClusterPolicyView(PolicyView):
 
 
 def _states(platform: Platform) -> list[NodeState]:
-    return [NodeState(i, n.name, n.kind, n.cores, n.resources, n.cores, dict(n.resources))
-            for i, n in enumerate(platform.nodes)]
+    return [
+        NodeState(i, n.name, n.kind, n.cores, n.resources, n.cores, dict(n.resources))
+        for i, n in enumerate(platform.nodes)
+    ]
 
 
 class Cluster(Machine):
@@ -121,8 +123,16 @@ class Cluster(Machine):
         walltime: Literal["run-on", "kill"] = "run-on",
     ) -> None:
         # Machine calls its policy with self.view, which is here a ClusterView (set below)
-        super().__init__(env, platform.cores, cast(Policy, policy), name=name, resources=platform.resources,
-                         oversize=oversize, batch_decisions=batch_decisions, walltime=walltime)
+        super().__init__(
+            env,
+            platform.cores,
+            cast(Policy, policy),
+            name=name,
+            resources=platform.resources,
+            oversize=oversize,
+            batch_decisions=batch_decisions,
+            walltime=walltime,
+        )
         self.platform = platform
         self.placement = placement
         self.view = ClusterPolicyView(self)
@@ -200,14 +210,18 @@ class Cluster(Machine):
     def start(self, job: Job, cpus: int | None = None) -> None:
         """Place waiting ``job`` on nodes and start it on all its cores."""
         if cpus is not None and cpus != job.cpus:
-            raise PolicyError(f"cluster {self.name!r}: job {job.id} asks for {job.cpus} cores; a cluster does "
-                              f"not squeeze jobs, so it cannot start on {cpus}")
+            raise PolicyError(
+                f"cluster {self.name!r}: job {job.id} asks for {job.cpus} cores; a cluster does "
+                f"not squeeze jobs, so it cannot start on {cpus}"
+            )
         if job not in self._arrival_seq:
             raise PolicyError(f"cluster {self.name!r}: job {job.id} is not waiting here")
         alloc = self.plan(job)
         if alloc is None:
-            raise PolicyError(f"cluster {self.name!r} at t={self.env.now}: job {job.id} ({job.cpus} cores, "
-                              f"{dict(job.demands)}) cannot be placed now by {self.placement}")
+            raise PolicyError(
+                f"cluster {self.name!r} at t={self.env.now}: job {job.id} ({job.cpus} cores, "
+                f"{dict(job.demands)}) cannot be placed now by {self.placement}"
+            )
         free = self.free
         super().start(job, cpus)  # its fits() check finds the plan just made
         exclusive = self.placement.exclusive
@@ -266,8 +280,9 @@ class Cluster(Machine):
             held = node.cores - sum(on.values())
             free += held - node.free_cores
             node.free_cores = held
-            node.free = {r: cap - math.fsum(share(j, c).get(r, 0.0) for j, c in on.items())
-                         for r, cap in node.resources.items()}
+            node.free = {
+                r: cap - math.fsum(share(j, c).get(r, 0.0) for j, c in on.items()) for r, cap in node.resources.items()
+            }
             self._rows.append((job.id, job.job_class, node.name, node.kind, cores, start, now))
         self.free = free  # what the nodes gave back, not Machine's run.cpus: an exclusive job held whole nodes
         self._version += 1
@@ -315,13 +330,22 @@ class Cluster(Machine):
         }
 
     def __repr__(self) -> str:
-        return (f"Cluster({self.name!r}, nodes={len(self.nodes)}, cores={self.capacity}, free={self.free}, "
-                f"waiting={len(self.waiting)}, running={len(self.running)})")
+        return (
+            f"Cluster({self.name!r}, nodes={len(self.nodes)}, cores={self.capacity}, free={self.free}, "
+            f"waiting={len(self.waiting)}, running={len(self.running)})"
+        )
 
 
-def cluster_model(env: simpy.Environment, jobs: Sequence[Job], platform: Platform, policy: ClusterPolicy,
-                  placement: Placement, *, batch_decisions: bool = False,
-                  walltime: Literal["run-on", "kill"] = "run-on") -> Model:
+def cluster_model(
+    env: simpy.Environment,
+    jobs: Sequence[Job],
+    platform: Platform,
+    policy: ClusterPolicy,
+    placement: Placement,
+    *,
+    batch_decisions: bool = False,
+    walltime: Literal["run-on", "kill"] = "run-on",
+) -> Model:
     """A model that replays ``jobs`` (in submit order) on an idle cluster of ``platform``'s nodes.
 
     The cluster is ``model["cluster"]`` (its placement table: :meth:`Cluster.placement_rows`).

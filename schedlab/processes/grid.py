@@ -193,8 +193,10 @@ class GridModel:
         keep_records: bool = True,
     ) -> None:
         if not isinstance(topology, GridTopology):
-            raise TypeError(f"topology must be a GridTopology (GridTopology.complete(agents, capacities) or "
-                            f"topologies.grid_topology(graph)), got {type(topology).__name__}")
+            raise TypeError(
+                f"topology must be a GridTopology (GridTopology.complete(agents, capacities) or "
+                f"topologies.grid_topology(graph)), got {type(topology).__name__}"
+            )
         if steps is not None and not is_int(steps, 1):
             raise ValueError(f"steps: the horizon must be a whole number >= 1 (or None), got {steps!r}")
         whole("record_every", record_every, 1)
@@ -202,8 +204,9 @@ class GridModel:
         self.agents = topology.agents
         self.topology = topology
         latency = float(topology.latency.max())
-        self.resources = GridResources(env, topology.capacities, keep_history=latency if latency > 0 else None,
-                                       keep_records=keep_records)
+        self.resources = GridResources(
+            env, topology.capacities, keep_history=latency if latency > 0 else None, keep_records=keep_records
+        )
         self.steps = steps
         self.jobs = jobs
         mean = getattr(jobs, "mean_length", None)
@@ -270,8 +273,10 @@ class GridModel:
 
         def submit(resource: int, job: Job) -> None:
             if not 0 <= resource < len(latency) or not reach[resource]:
-                raise ValueError(f"broker {agent} sent job {job.id} to resource {resource!r}, "
-                                 "which its topology does not let it reach")
+                raise ValueError(
+                    f"broker {agent} sent job {job.id} to resource {resource!r}, "
+                    "which its topology does not let it reach"
+                )
             delay = latency[resource]
             if delay > 0:
                 self.in_transit += 1

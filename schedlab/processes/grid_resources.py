@@ -60,9 +60,16 @@ class GridServer(Server):
 
     admits_all = True
 
-    def __init__(self, env: simpy.Environment, speed: float = 1.0, *, name: str = "server",
-                 keep_records: bool = True, index: int = 0,
-                 grid_completed: Signal[GridCompletion] | None = None) -> None:
+    def __init__(
+        self,
+        env: simpy.Environment,
+        speed: float = 1.0,
+        *,
+        name: str = "server",
+        keep_records: bool = True,
+        index: int = 0,
+        grid_completed: Signal[GridCompletion] | None = None,
+    ) -> None:
         super().__init__(env, speed, name=name)
         self.records: RecordLog = RecordLog()  # type: ignore[assignment]  # Server's list, as columns: read-only, filled by add()
         self.keep_records = keep_records
@@ -93,11 +100,26 @@ class GridModelView:
     decentralised Min-Min reads :attr:`busy_until` only when its service refreshes.
     """
 
-    __slots__ = ("_env", "_grid", "agents", "busy_until", "capacities", "completed", "resources", "step_ended",
-                 "topology")
+    __slots__ = (
+        "_env",
+        "_grid",
+        "agents",
+        "busy_until",
+        "capacities",
+        "completed",
+        "resources",
+        "step_ended",
+        "topology",
+    )
 
-    def __init__(self, env: simpy.Environment, grid: GridResources, agents: int,
-                 topology: GridTopology | None = None, step_ended: Signal[int] | None = None) -> None:
+    def __init__(
+        self,
+        env: simpy.Environment,
+        grid: GridResources,
+        agents: int,
+        topology: GridTopology | None = None,
+        step_ended: Signal[int] | None = None,
+    ) -> None:
         self._env = env
         self._grid = grid
         self.agents = agents
@@ -152,17 +174,31 @@ class GridResources:
         ``keep_history``: a grid with link latency, whose brokers see past loads).
     """
 
-    def __init__(self, env: simpy.Environment, capacities: Sequence[float] | np.ndarray, *,
-                 keep_history: float | None = None, keep_records: bool = True) -> None:
+    def __init__(
+        self,
+        env: simpy.Environment,
+        capacities: Sequence[float] | np.ndarray,
+        *,
+        keep_history: float | None = None,
+        keep_records: bool = True,
+    ) -> None:
         caps = checked_capacities(capacities)
         self.env = env
         self.capacities = caps
         self.busy_until = np.zeros(caps.size)
         self._capacities: list[float] = caps.tolist()
         self.completed: Signal[GridCompletion] = Signal()
-        self.servers = [GridServer(env, speed=float(c), name=resource_name(j), keep_records=keep_records, index=j,
-                                   grid_completed=self.completed)
-                        for j, c in enumerate(caps)]
+        self.servers = [
+            GridServer(
+                env,
+                speed=float(c),
+                name=resource_name(j),
+                keep_records=keep_records,
+                index=j,
+                grid_completed=self.completed,
+            )
+            for j, c in enumerate(caps)
+        ]
         self.submitted = 0
         self.offered_work = 0.0
         #: how far back brokers look (the largest latency), or None: no history kept

@@ -158,18 +158,29 @@ class JobEnding:
         del self._arrival_seq[job]
         if not self.completed and self._trace is None:
             # Nobody listens: log the fields, make no record (a third of the completion's cost).
-            self.records.add(job, self.name, status, run.first_start, now, run.cpu_time,
-                             run.preemptions, run.resizes)
+            self.records.add(job, self.name, status, run.first_start, now, run.cpu_time, run.preemptions, run.resizes)
         else:
-            record = job_record(job, self.name, status, start=run.first_start, end=now,
-                                cpu_time=run.cpu_time, preemptions=run.preemptions, resizes=run.resizes)
+            record = job_record(
+                job,
+                self.name,
+                status,
+                start=run.first_start,
+                end=now,
+                cpu_time=run.cpu_time,
+                preemptions=run.preemptions,
+                resizes=run.resizes,
+            )
             self.records.append(record)
             if self._trace is not None:
                 if status is Status.COMPLETED:
                     self._trace(now, self.name, "complete", f"job {job.id}, waited {record.wait:.4g}")
                 else:
-                    self._trace(now, self.name, "timeout",
-                                f"job {job.id} killed at its time limit {run.limit:.4g}, waited {record.wait:.4g}")
+                    self._trace(
+                        now,
+                        self.name,
+                        "timeout",
+                        f"job {job.id} killed at its time limit {run.limit:.4g}, waited {record.wait:.4g}",
+                    )
             # Learners see the state the completion left, before the policy's next decision.
             self.completed.emit(record)
         self.decide()

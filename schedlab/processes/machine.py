@@ -236,8 +236,10 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds, JobBodies, NodeFaults):
             self.decide()  # what _decision_event() does unbatched, one call less per arrival
 
     def _reject(self, job: Job) -> None:
-        reason = (f"job {job.id} needs {job.cpus} cpus and {dict(job.demands)}; machine {self.name!r} "
-                  f"has {self.capacity} cpus and {self.resources}")
+        reason = (
+            f"job {job.id} needs {job.cpus} cpus and {dict(job.demands)}; machine {self.name!r} "
+            f"has {self.capacity} cpus and {self.resources}"
+        )
         if self.oversize == "raise":
             raise ValueError(f"{reason}: it can never run here")
         self.rejected += 1
@@ -385,8 +387,10 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds, JobBodies, NodeFaults):
         if not is_whole(cpus, 1) or cpus > job.cpus:
             raise PolicyError(f"machine {self.name!r}: job {job.id} asks for {job.cpus} cpus; cannot resize to {cpus}")
         if cpus - run.cpus > self.free:
-            raise PolicyError(f"machine {self.name!r}: growing job {job.id} to {cpus} cpus needs "
-                              f"{cpus - run.cpus} more, {self.free} free")
+            raise PolicyError(
+                f"machine {self.name!r}: growing job {job.id} to {cpus} cpus needs "
+                f"{cpus - run.cpus} more, {self.free} free"
+            )
         if cpus == run.cpus:
             return
         now = self.env.now
@@ -396,8 +400,9 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds, JobBodies, NodeFaults):
         run.cpus = int(cpus)
         run.resizes += 1
         # re-plan the end at the new rate (a body: a new incarnation on the new allocation)
-        run.event = (_Allocated(self.env, run, self._plan_end) if job.__class__ is Job
-                     else self._allocated(run, "resize"))
+        run.event = (
+            _Allocated(self.env, run, self._plan_end) if job.__class__ is Job else self._allocated(run, "resize")
+        )
         if self._trace is not None:
             self._trace(now, self.name, "resize", f"job {job.id} to {cpus}/{job.cpus} cpus")
 
@@ -422,9 +427,14 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds, JobBodies, NodeFaults):
         if status is Status.RUNNING:
             cpu_time += (self.env.now - run.started) * run.cpus
         return job_record(
-            job, self.name, status, start=run.first_start,
+            job,
+            self.name,
+            status,
+            start=run.first_start,
             end=self.env.now if status is Status.COMPLETED else math.nan,
-            cpu_time=cpu_time, preemptions=run.preemptions, resizes=run.resizes,
+            cpu_time=cpu_time,
+            preemptions=run.preemptions,
+            resizes=run.resizes,
         )
 
     def snapshot(self) -> list[JobRecord]:
@@ -438,5 +448,7 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds, JobBodies, NodeFaults):
         return [*self.records, *self.snapshot()]
 
     def __repr__(self) -> str:
-        return (f"Machine({self.name!r}, capacity={self.capacity}, free={self.free}, "
-                f"waiting={len(self.waiting)}, running={len(self.running)})")
+        return (
+            f"Machine({self.name!r}, capacity={self.capacity}, free={self.free}, "
+            f"waiting={len(self.waiting)}, running={len(self.running)})"
+        )

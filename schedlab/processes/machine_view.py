@@ -30,34 +30,42 @@ class ViewedMachine(Protocol):
     def name(self) -> str:
         """The machine's name."""
         ...
+
     @property
     def env(self) -> simpy.Environment:
         """Its SimPy environment (the view's ``now``)."""
         ...
+
     @property
     def capacity(self) -> int:
         """Its CPUs."""
         ...
+
     @property
     def free(self) -> int:
         """Its idle CPUs."""
         ...
+
     @property
     def waiting(self) -> Sequence[Job]:
         """Its queue, in arrival order."""
         ...
+
     @property
     def running(self) -> Sequence[Running]:
         """Its running jobs."""
         ...
+
     @property
     def resources(self) -> Mapping[str, float]:
         """Capacities of its other named resources."""
         ...
+
     @property
     def used(self) -> Mapping[str, float]:
         """How much of each other resource its running jobs hold."""
         ...
+
     @property
     def _suspended(self) -> Mapping[Job, Running]: ...
     @property

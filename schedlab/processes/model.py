@@ -74,6 +74,7 @@ class Model:
 
 def _keeps_log(station: object) -> bool:
     """A station whose ``all_records()`` is its RecordLog then its snapshot, as Machine's and Server's are."""
-    return (isinstance(getattr(station, "records", None), RecordLog)
-            and ((isinstance(station, Machine) and type(station).all_records is Machine.all_records)
-                 or (isinstance(station, Server) and type(station).all_records is Server.all_records)))
+    return isinstance(getattr(station, "records", None), RecordLog) and (
+        (isinstance(station, Machine) and type(station).all_records is Machine.all_records)
+        or (isinstance(station, Server) and type(station).all_records is Server.all_records)
+    )

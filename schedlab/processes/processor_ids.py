@@ -67,14 +67,18 @@ class ProcessorIds:
             return
         if isinstance(allocation, str):
             if allocation not in ALLOCATIONS:
-                raise ValueError(f"machine {self.name!r}: unknown allocation {allocation!r}; "
-                                 f"choose from {', '.join(ALLOCATIONS)} or pass a rule function")
+                raise ValueError(
+                    f"machine {self.name!r}: unknown allocation {allocation!r}; "
+                    f"choose from {', '.join(ALLOCATIONS)} or pass a rule function"
+                )
             self._rule = ALLOCATIONS[allocation]
         elif callable(allocation):
             self._rule = allocation
         else:
-            raise ValueError(f"machine {self.name!r}: allocation must be a rule name or a function "
-                             f"(map, n) -> ids, got {allocation!r}")
+            raise ValueError(
+                f"machine {self.name!r}: allocation must be a rule name or a function "
+                f"(map, n) -> ids, got {allocation!r}"
+            )
         self.processors = ProcessorMap(self.max_capacity)
         # the class's methods, wrapped on this instance only (see the module's docstring)
         start, resize, release = self.start, self.resize, self._release
@@ -107,13 +111,15 @@ class ProcessorIds:
         if type(ids) is not range:
             ids = list(ids)
         if len(ids) != n:
-            raise ValueError(f"machine {self.name!r}: allocation rule {self._rule!r} gave {list(ids)!r} "
-                             f"for {n} processors")
+            raise ValueError(
+                f"machine {self.name!r}: allocation rule {self._rule!r} gave {list(ids)!r} for {n} processors"
+            )
         try:
             procs.take(ids)  # a duplicate id is busy by its second turn
         except ValueError as exc:
-            raise ValueError(f"machine {self.name!r}: allocation rule {self._rule!r} gave {list(ids)!r} "
-                             f"for {n} processors: {exc}") from None
+            raise ValueError(
+                f"machine {self.name!r}: allocation rule {self._rule!r} gave {list(ids)!r} for {n} processors: {exc}"
+            ) from None
         return ids
 
     def _resize_ids(self, job: Job, cpus: int) -> None:

@@ -17,10 +17,19 @@ from schedlab.processes.source import Source
 __all__ = ["replay_model"]
 
 
-def replay_model(env: simpy.Environment, jobs: Sequence[Job], procs: int, policy: Policy,
-                 *, batch_decisions: bool = False, walltime: Literal["run-on", "kill"] = "run-on",
-                 allocation: str | AllocationRule | None = None, compat: str = "none", node_size: int = 1,
-                 on_node_fail: Literal["requeue", "drop"] = "requeue") -> Model:
+def replay_model(
+    env: simpy.Environment,
+    jobs: Sequence[Job],
+    procs: int,
+    policy: Policy,
+    *,
+    batch_decisions: bool = False,
+    walltime: Literal["run-on", "kill"] = "run-on",
+    allocation: str | AllocationRule | None = None,
+    compat: str = "none",
+    node_size: int = 1,
+    on_node_fail: Literal["requeue", "drop"] = "requeue",
+) -> Model:
     """A model that replays ``jobs`` (in submit order) on an empty machine of ``procs`` processors.
 
     ``walltime="kill"`` kills a job that reaches its requested time (its ``estimate``).
@@ -31,8 +40,17 @@ def replay_model(env: simpy.Environment, jobs: Sequence[Job], procs: int, policy
     queued (``Machine(ends_last=True)``; ``batch_decisions`` is then ignored).
     """
     rls = compat == "rlscheduler"
-    machine = Machine(env, procs, policy, name="trace", batch_decisions=batch_decisions and not rls,
-                      walltime=walltime, allocation=allocation, ends_last=rls, node_size=node_size,
-                      on_node_fail=on_node_fail)
+    machine = Machine(
+        env,
+        procs,
+        policy,
+        name="trace",
+        batch_decisions=batch_decisions and not rls,
+        walltime=walltime,
+        allocation=allocation,
+        ends_last=rls,
+        node_size=node_size,
+        on_node_fail=on_node_fail,
+    )
     Source(env, jobs, machine)
     return Model(env, [machine], parts={"machine": machine})

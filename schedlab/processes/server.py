@@ -303,8 +303,9 @@ class Server:
         out = [job_record(j, self.name, Status.WAITING) for j in self.queue.items]
         if self.current is not None:
             start = self._current_start
-            out.insert(0, job_record(self.current, self.name, Status.RUNNING, start=start,
-                                     cpu_time=self.env.now - start))
+            out.insert(
+                0, job_record(self.current, self.name, Status.RUNNING, start=start, cpu_time=self.env.now - start)
+            )
         return out
 
     def all_records(self) -> list[JobRecord]:

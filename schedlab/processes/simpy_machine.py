@@ -34,8 +34,9 @@ import simpy
 __all__ = ["arrivals", "job", "main", "mmc_jobs", "run_jobs"]
 
 
-def job(env: simpy.Environment, machine: simpy.Resource, submit: float, service: float,
-        waits: list[float]) -> Generator[simpy.Event, object, None]:
+def job(
+    env: simpy.Environment, machine: simpy.Resource, submit: float, service: float, waits: list[float]
+) -> Generator[simpy.Event, object, None]:
     """One job: wait for a CPU, hold it for ``service``, give it back; its wait goes to ``waits``."""
     with machine.request() as req:
         yield req
@@ -43,8 +44,9 @@ def job(env: simpy.Environment, machine: simpy.Resource, submit: float, service:
         yield env.timeout(service)
 
 
-def arrivals(env: simpy.Environment, machine: simpy.Resource, jobs: Iterable[tuple[float, float]],
-             waits: list[float]) -> Generator[simpy.Event, object, None]:
+def arrivals(
+    env: simpy.Environment, machine: simpy.Resource, jobs: Iterable[tuple[float, float]], waits: list[float]
+) -> Generator[simpy.Event, object, None]:
     """Start a ``job`` process at each ``(submit, service)`` pair's submit time (pairs in submit order)."""
     for submit, service in jobs:
         delay = submit - env.now  # as schedlab's Source computes it: the same clock readings
@@ -67,8 +69,9 @@ def run_jobs(jobs: Iterable[tuple[float, float]], cpus: int) -> list[float]:
     return waits
 
 
-def mmc_jobs(customers: int, rate: float = 45.0, service_rate: float = 1.0,
-             seed: int = 0) -> Iterator[tuple[float, float]]:
+def mmc_jobs(
+    customers: int, rate: float = 45.0, service_rate: float = 1.0, seed: int = 0
+) -> Iterator[tuple[float, float]]:
     """``customers`` Poisson arrivals at ``rate`` with exponential services, as ``(submit, service)`` pairs."""
     rng = random.Random(seed)
     clock = 0.0
@@ -81,7 +84,7 @@ def main(argv: list[str] | None = None) -> None:
     """``python simpy_machine.py N``: M/M/50 at rho 0.9 for N customers; prints the mean wait after a 10% warm-up."""
     customers = int((sys.argv[1:] if argv is None else argv)[0])
     waits = run_jobs(mmc_jobs(customers), 50)
-    kept = waits[customers // 10:]
+    kept = waits[customers // 10 :]
     print(f"mean wait {sum(kept) / len(kept):.4f} over {len(kept)} customers")
 
 

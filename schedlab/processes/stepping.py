@@ -121,9 +121,12 @@ def describe_event(event: simpy.Event) -> str:
     waiting = [owner for owner in owners if isinstance(owner, Process)]
     wakes = f" -> wakes {', '.join(_owner(p) for p in waiting)}" if waiting else ""
     # a component's method called back directly (a Machine ends its jobs so): say what it does
-    calls = [_call(cb, event) for cb in (event.callbacks or [])
-             if not isinstance(getattr(cb, "__self__", None), Process)
-             and isinstance(getattr(getattr(cb, "__self__", None), "name", None), str)]
+    calls = [
+        _call(cb, event)
+        for cb in (event.callbacks or [])
+        if not isinstance(getattr(cb, "__self__", None), Process)
+        and isinstance(getattr(getattr(cb, "__self__", None), "name", None), str)
+    ]
     wakes += f" -> {', '.join(calls)}" if calls else ""
     if isinstance(event, Initialize):
         return f"start process {', '.join(_owner(p) for p in waiting) or '?'}"

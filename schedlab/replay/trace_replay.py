@@ -155,8 +155,10 @@ class Config:
         if self.walltime not in WALLTIMES:
             raise ValueError(f"unknown walltime {self.walltime!r}; choose from {', '.join(WALLTIMES)}")
         if self.compat == "rlscheduler" and any(b.startswith("conservative") for b in self.backfills):
-            raise ValueError("compat rlscheduler has no conservative backfilling (RLScheduler has EASY only): "
-                             "use backfills none or easy")
+            raise ValueError(
+                "compat rlscheduler has no conservative backfilling (RLScheduler has EASY only): "
+                "use backfills none or easy"
+            )
         if self.compat == "rlscheduler" and self.walltime != "run-on":
             raise ValueError("compat rlscheduler runs every job to its end, as RLScheduler does: use walltime run-on")
         if self.placement not in PLACEMENTS:
@@ -164,23 +166,30 @@ class Config:
         if self.queues not in QUEUE_POLICIES:
             raise ValueError(f"unknown queues {self.queues!r}; choose from {', '.join(QUEUE_POLICIES)}")
         if self.platform and self.compat != "none":
-            raise ValueError(f"a platform replays the log's processors on nodes; compat {self.compat!r} "
-                             "reads jobs as whole nodes: use compat none with a platform")
+            raise ValueError(
+                f"a platform replays the log's processors on nodes; compat {self.compat!r} "
+                "reads jobs as whole nodes: use compat none with a platform"
+            )
         if self.idle_shutdown is not None and not self.platform:
-            raise ValueError("idle_shutdown switches a platform's nodes off: "
-                             "give a platform whose nodes give power.off")
+            raise ValueError(
+                "idle_shutdown switches a platform's nodes off: give a platform whose nodes give power.off"
+            )
         if self.draw not in DRAWS:
             raise ValueError(f"unknown draw {self.draw!r}; choose from {', '.join(DRAWS)}")
         if self.on_node_fail not in ("requeue", "drop"):
             raise ValueError(f"unknown on_node_fail {self.on_node_fail!r}; choose from requeue, drop")
         if self.failure_cluster and not self.failures:
-            raise ValueError(f"failure_cluster={self.failure_cluster!r} picks a cluster of a failure log: "
-                             "give the log (failures=FILE)")
+            raise ValueError(
+                f"failure_cluster={self.failure_cluster!r} picks a cluster of a failure log: "
+                "give the log (failures=FILE)"
+            )
         if self.failures:
             read_failure_log(self.failures)  # a missing file or a bad line stops here, in one line
         if (self.failures or self.mtbf) and (self.platform or self.compat != "none"):
-            raise ValueError("node failures are replayed on one machine of the log's processors: "
-                             "use them without a platform and with compat none")
+            raise ValueError(
+                "node failures are replayed on one machine of the log's processors: "
+                "use them without a platform and with compat none"
+            )
         if self.length < 1 or (not self.starts and self.windows < 1):
             raise ValueError("need length >= 1 and windows >= 1 (or explicit starts)")
         check_traces(self.traces, self.traces_dir)
@@ -209,8 +218,9 @@ def load_log(cfg: Config, name: str) -> Any:
     if str(name).endswith(".json"):
         return load_batsim(str(trace_path(name, Path(cfg.traces_dir))), cfg.procs or None)
     # with a platform, memory requests are kept for its nodes' memory
-    return load_trace(str(trace_path(name, Path(cfg.traces_dir))), cfg.compat, cfg.strict, bool(cfg.platform),
-                      cfg.procs or None)
+    return load_trace(
+        str(trace_path(name, Path(cfg.traces_dir))), cfg.compat, cfg.strict, bool(cfg.platform), cfg.procs or None
+    )
 
 
 @lru_cache(maxsize=4)
@@ -223,8 +233,14 @@ def load_batsim(path: str, procs: int | None = None) -> LoadedTrace:
     size = procs or workload.nb_res
     if size is None:
         raise ValueError(f"{path}: the workload gives no nb_res: pass the machine's processors (--procs N)")
-    return LoadedTrace(path, workload.jobs, np.full(len(workload.jobs), np.nan), size, 1,
-                       f"{path}: {len(workload.jobs)} jobs (Batsim workload, delay profiles)")
+    return LoadedTrace(
+        path,
+        workload.jobs,
+        np.full(len(workload.jobs), np.nan),
+        size,
+        1,
+        f"{path}: {len(workload.jobs)} jobs (Batsim workload, delay profiles)",
+    )
 
 
 def cells(cfg: Config) -> list[dict]:
@@ -254,21 +270,38 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
         platform = cached_platform(cfg.platform)
         policy = make_queue_policy(platform, cfg.queues, cell["policy"], cell["backfill"])
         if cfg.idle_shutdown is not None:  # nodes switched off and on: a powered cluster
-            model = powered_cluster_model(env, [platform.swf_job(job) for job in jobs], platform,
-                                          IdleShutdown(policy, cfg.idle_shutdown), make_placement(cfg.placement),
-                                          walltime=cfg.walltime)  # type: ignore[arg-type]  # checked in Config
+            model = powered_cluster_model(
+                env,
+                [platform.swf_job(job) for job in jobs],
+                platform,
+                IdleShutdown(policy, cfg.idle_shutdown),
+                make_placement(cfg.placement),
+                walltime=cfg.walltime,  # type: ignore[arg-type]  # checked in Config
+            )
         else:
-            model = cluster_model(env, [platform.swf_job(job) for job in jobs], platform, policy,
-                                  make_placement(cfg.placement),
-                                  walltime=cfg.walltime)  # type: ignore[arg-type]  # checked in Config
+            model = cluster_model(
+                env,
+                [platform.swf_job(job) for job in jobs],
+                platform,
+                policy,
+                make_placement(cfg.placement),
+                walltime=cfg.walltime,  # type: ignore[arg-type]  # checked in Config
+            )
         model.parts.update(procs=platform.cores, window_start=lo)
         return model
     else:
         policy = make_policy(cell["policy"], cell["backfill"], cfg.compat)
-        model = replay_model(env, jobs, trace.procs, policy, compat=cfg.compat,
-                             walltime=cfg.walltime, allocation="first-fit",  # type: ignore[arg-type]  # checked in Config
-                             node_size=cfg.node_size,
-                             on_node_fail=cfg.on_node_fail)  # type: ignore[arg-type]  # checked in Config
+        model = replay_model(
+            env,
+            jobs,
+            trace.procs,
+            policy,
+            compat=cfg.compat,
+            walltime=cfg.walltime,  # type: ignore[arg-type]  # checked in Config
+            allocation="first-fit",
+            node_size=cfg.node_size,
+            on_node_fail=cfg.on_node_fail,  # type: ignore[arg-type]  # checked in Config
+        )
         failures = window_failures(cfg, jobs, model["machine"].node_count, streams)
         if failures:
             model["machine"].inject_failures(failures)
@@ -296,8 +329,9 @@ def window_failures(cfg: Config, jobs: Any, nodes: int, streams: Streams) -> lis
     if cfg.mtbf and len(jobs):
         first = jobs[0].submit
         horizon = jobs[-1].submit - first + max(j.requested_time for j in jobs)
-        out += random_failures(streams["failures"], nodes, max(horizon, 1.0), cfg.mtbf, cfg.repair,
-                               shape=cfg.failure_shape, start=first)
+        out += random_failures(
+            streams["failures"], nodes, max(horizon, 1.0), cfg.mtbf, cfg.repair, shape=cfg.failure_shape, start=first
+        )
     return sorted(out, key=lambda f: f.time)
 
 
@@ -316,8 +350,7 @@ def _energy(cluster: Any, records: Any) -> tuple[dict[str, float], str]:
     if not ran or any(t.power is None for t in platform.node_types):
         return {}, ""
     states = cluster.power_rows() if hasattr(cluster, "power_rows") else []  # a powered cluster's off and switching
-    report = energy(cluster.placement_rows(), platform, min(r.submit for r in records), max(r.end for r in ran),
-                    states)
+    report = energy(cluster.placement_rows(), platform, min(r.submit for r in records), max(r.end for r in ran), states)
     per_job = "job,joules\n" + "".join(f"{job},{joules!r}\n" for job, joules in report.per_job.items())
     out = {"energy_j": report.total, "mean_power_w": report.mean_power, "edp_js": report.edp}
     if hasattr(cluster, "power_rows"):
@@ -359,9 +392,13 @@ def _failures(machine: Any, records: Any) -> dict[str, float]:
     first = min(r.submit for r in records)
     last = max(ended) if ended else first
     return {
-        "kills": float(balance.kills), "restarts": float(balance.restarts), "dropped": float(balance.dropped),
-        "jobs_hit": float(jobs_hit(kills)), "lost_cpu_hours": lost_cpu_hours(kills),
-        "availability": availability(machine.node_outages, machine.max_capacity, first, last) if last > first
+        "kills": float(balance.kills),
+        "restarts": float(balance.restarts),
+        "dropped": float(balance.dropped),
+        "jobs_hit": float(jobs_hit(kills)),
+        "lost_cpu_hours": lost_cpu_hours(kills),
+        "availability": availability(machine.node_outages, machine.max_capacity, first, last)
+        if last > first
         else float("nan"),
     }
 

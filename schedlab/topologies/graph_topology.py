@@ -21,7 +21,8 @@ __all__ = ["grid_endpoints", "grid_topology"]
 def _indices(graph: nx.Graph, kind: str) -> int:
     """How many ``(kind, i)`` nodes the graph has, checking they are numbered 0..n-1."""
     found = sorted(
-        node[1] for node in graph.nodes
+        node[1]
+        for node in graph.nodes
         if isinstance(node, tuple) and len(node) == 2 and node[0] == kind and isinstance(node[1], int | np.integer)
     )
     if not found:
@@ -47,8 +48,10 @@ def grid_endpoints(graph: nx.Graph) -> tuple[int, int]:
 def _link_latency(graph: nx.Graph) -> Callable[[object, object, dict], float]:
     """The Dijkstra weight: a link's ``latency`` (default 0), the least of parallel links; checked first."""
     for u, v, value in graph.edges(data="latency", default=0.0):
-        if isinstance(value, bool) or not isinstance(value, int | float | np.number) or not (
-            math.isfinite(value) and value >= 0
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float | np.number)
+            or not (math.isfinite(value) and value >= 0)
         ):
             raise ValueError(f"graph: link {u!r} - {v!r} has latency={value!r}; need a finite number >= 0")
     if graph.is_multigraph():
@@ -74,7 +77,11 @@ def _direct(graph: nx.Graph, agent: object, m: int) -> bool:
 
 
 def grid_topology(
-    graph: nx.Graph, *, hops: int | None = None, sharing: nx.Graph | None = None, name: str | None = None,
+    graph: nx.Graph,
+    *,
+    hops: int | None = None,
+    sharing: nx.Graph | None = None,
+    name: str | None = None,
     capacities: Sequence[float] | np.ndarray | None = None,
 ) -> GridTopology:
     """The capacities, latency, reach and sharing graph of brokers and resources placed on ``graph``.

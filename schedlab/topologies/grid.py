@@ -169,8 +169,11 @@ def grid_capacities(grid: nx.Graph) -> np.ndarray:
     caps = []
     for j in nodes:
         c = grid.nodes["resource", j].get("capacity")
-        if c is None or isinstance(c, bool) or not isinstance(c, int | float | np.number) or not (
-            math.isfinite(c) and c > 0
+        if (
+            c is None
+            or isinstance(c, bool)
+            or not isinstance(c, int | float | np.number)
+            or not (math.isfinite(c) and c > 0)
         ):
             raise ValueError(f"grid: node ('resource', {j}) needs a 'capacity' attribute > 0, got {c!r}")
         caps.append(float(c))

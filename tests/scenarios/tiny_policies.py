@@ -35,8 +35,9 @@ def cells(cfg: Config) -> list[dict]:
 
 def build(env, cfg: Config, cell: dict, streams) -> Model:
     machine = Machine(env, cfg.cpus, POLICIES[cell["policy"]])
-    jobs = poisson_workload(cfg.arrival_rate, Exponential(4.0), UniformInt(1, cfg.cpus), count=cfg.jobs,
-                            seed=streams["arrivals"])
+    jobs = poisson_workload(
+        cfg.arrival_rate, Exponential(4.0), UniformInt(1, cfg.cpus), count=cfg.jobs, seed=streams["arrivals"]
+    )
     Source(env, jobs, machine)
     return Model(env, [machine])
 

@@ -48,8 +48,13 @@ class EnergyReport:
     span: float
 
 
-def energy(rows: Iterable[tuple[Any, str, str, str, int, float, float]], platform: Platform,
-           start: float, end: float, states: Iterable[tuple[str, str, float, float]] = ()) -> EnergyReport:
+def energy(
+    rows: Iterable[tuple[Any, str, str, str, int, float, float]],
+    platform: Platform,
+    start: float,
+    end: float,
+    states: Iterable[tuple[str, str, float, float]] = (),
+) -> EnergyReport:
     """The energy of the jobs in ``rows`` on ``platform``'s nodes over ``[start, end]``.
 
     ``states``: ``(node, state, t0, t1)`` for every stretch a node was ``off``,
@@ -65,8 +70,10 @@ def energy(rows: Iterable[tuple[Any, str, str, str, int, float, float]], platfor
     power = {t.name: t.power for t in platform.node_types}
     missing = [name for name, p in power.items() if p is None]
     if missing:
-        raise ValueError(f"energy: platform {platform.name!r}: node type(s) {', '.join(missing)} give no power "
-                         "(nodes.<type>.power = {idle = W, full = W})")
+        raise ValueError(
+            f"energy: platform {platform.name!r}: node type(s) {', '.join(missing)} give no power "
+            "(nodes.<type>.power = {idle = W, full = W})"
+        )
     watts_of = {name: p for name, p in power.items() if p is not None}  # every type's: checked just above
     span = end - start
     busy: dict[str, float] = {}  # core-seconds held per node
@@ -97,7 +104,10 @@ def energy(rows: Iterable[tuple[Any, str, str, str, int, float, float]], platfor
     for spec in platform.nodes:
         watts = watts_of[spec.kind]
         on = span - away.get(spec.name, 0.0)
-        per_node[spec.name] = (watts.idle * on + (watts.full - watts.idle) * busy.get(spec.name, 0.0) / spec.cores
-                               + extra.get(spec.name, 0.0))
+        per_node[spec.name] = (
+            watts.idle * on
+            + (watts.full - watts.idle) * busy.get(spec.name, 0.0) / spec.cores
+            + extra.get(spec.name, 0.0)
+        )
     total = sum(per_node.values())
     return EnergyReport(total, per_node, per_job, total / span, total * span, span)

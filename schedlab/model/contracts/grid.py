@@ -84,8 +84,9 @@ class GridCompletion(NamedTuple):
     def record(self) -> JobRecord:
         """The job's completed record, as the resource that ran it would write it."""
         start, end = self.start, self.end
-        return job_record(self.job, resource_name(self.resource), Status.COMPLETED, start=start, end=end,
-                          cpu_time=end - start)
+        return job_record(
+            self.job, resource_name(self.resource), Status.COMPLETED, start=start, end=end, cpu_time=end - start
+        )
 
 
 class GridView(Protocol):
@@ -100,37 +101,46 @@ class GridView(Protocol):
     def agents(self) -> int:
         """Number of brokers (N)."""
         ...
+
     @property
     def resources(self) -> int:
         """Number of resources (M)."""
         ...
+
     @property
     def capacities(self) -> np.ndarray:
         """Each resource's capacity (length processed per unit of time), read-only."""
         ...
+
     @property
     def busy_until(self) -> np.ndarray:
         """When each resource's queue empties, counting the jobs that reached it (read-only)."""
         ...
+
     @property
     def now(self) -> float:
         """The simulated time."""
         ...
+
     @property
     def topology(self) -> GridTopology:
         """Who reaches which resource, with what latency, and who shares with whom."""
         ...
+
     @property
     def completed(self) -> Subscribable[GridCompletion]:
         """Emitted at each completion, at its time."""
         ...
+
     @property
     def step_ended(self) -> Subscribable[int]:
         """Emitted with the step's index at its end, after every completion up to and including it."""
         ...
+
     def lor(self) -> np.ndarray:
         """LoR of every resource now (eq. 2), exact: an ideal, global information service."""
         ...
+
     def seen_lor(self, agent: int) -> np.ndarray:
         """LoR of every resource as broker ``agent`` sees it: as it was one link latency ago."""
         ...
@@ -316,8 +326,10 @@ class GridTopology:
             raise ValueError(f"topology: {m} resources, but {caps.size} capacities")
         object.__setattr__(self, "capacities", caps)
         if self.latency.shape != (n, m) or self.reach.shape != (n, m):
-            raise ValueError(f"topology: latency and reach need shape (N={n}, M={m}), "
-                             f"got {self.latency.shape} and {self.reach.shape}")
+            raise ValueError(
+                f"topology: latency and reach need shape (N={n}, M={m}), "
+                f"got {self.latency.shape} and {self.reach.shape}"
+            )
         if not np.all(np.isfinite(self.latency) & (self.latency >= 0)):
             raise ValueError("topology: every latency must be finite and >= 0 (a broker reaches its resources)")
         lonely = np.flatnonzero(~self.reach.any(axis=1))
@@ -350,8 +362,9 @@ class GridTopology:
         return all(self.predecessors[i] == (order[k - 1],) for k, i in enumerate(order))
 
     @classmethod
-    def complete(cls, agents: int, capacities: Sequence[float] | np.ndarray,
-                 sharing: nx.DiGraph | None = None) -> GridTopology:
+    def complete(
+        cls, agents: int, capacities: Sequence[float] | np.ndarray, sharing: nx.DiGraph | None = None
+    ) -> GridTopology:
         """N brokers, each reaching every resource at once (the paper's grid); they share along ``sharing``.
 
         ``capacities`` are the M resources'; ``sharing`` defaults to the ring 0 -> 1 -> ... -> N-1 -> 0.
@@ -365,8 +378,15 @@ class GridTopology:
             preds: tuple[tuple[int, ...], ...] = tuple((order[k - 1],) for k in range(agents))
         else:
             order, preds = _sharing_order(sharing, agents)
-        return cls(agents, resources, np.zeros((agents, resources)), np.ones((agents, resources), dtype=bool),
-                   order, preds, caps)
+        return cls(
+            agents,
+            resources,
+            np.zeros((agents, resources)),
+            np.ones((agents, resources), dtype=bool),
+            order,
+            preds,
+            caps,
+        )
 
     @classmethod
     def with_sharing(cls, base: GridTopology, sharing: nx.DiGraph) -> GridTopology:

@@ -58,25 +58,31 @@ class RunningView(Protocol):
     def job(self) -> Job:
         """The job."""
         ...
+
     @property
     def cpus(self) -> int:
         """CPUs allocated now."""
         ...
+
     @property
     def first_start(self) -> float:
         """When the job first started: its wait ended there."""
         ...
+
     @property
     def started(self) -> float:
         """When the current allocation began (last start, resume or resize)."""
         ...
+
     @property
     def requested_end(self) -> float:
         """When it ends by its requested (user-estimated) time, as a scheduler would expect."""
         ...
+
     def remaining(self, now: float) -> float:
         """Ideal (full-allocation) execution time still to do at ``now``."""
         ...
+
     def expected_end(self, now: float) -> float:
         """When it ends at its current rate, were nothing to change."""
         ...
@@ -93,40 +99,50 @@ class MachineView(Protocol):
     def name(self) -> str:
         """The machine's name."""
         ...
+
     @property
     def now(self) -> float:
         """The simulated time."""
         ...
+
     @property
     def capacity(self) -> int:
         """The machine's CPUs."""
         ...
+
     @property
     def free(self) -> int:
         """Its idle CPUs."""
         ...
+
     @property
     def waiting(self) -> Sequence[Job]:
         """The waiting jobs, in arrival order (preempted ones too)."""
         ...
+
     @property
     def running(self) -> Sequence[RunningView]:
         """The running jobs."""
         ...
+
     @property
     def resources(self) -> Mapping[str, float]:
         """Capacities of the machine's other named resources (memory...)."""
         ...
+
     @property
     def used(self) -> Mapping[str, float]:
         """How much of each other resource the running jobs hold now."""
         ...
+
     def fits(self, job: Job, cpus: int | None = None) -> bool:
         """Would ``job`` start now on ``cpus`` CPUs (default: all it asked for)?"""
         ...
+
     def is_suspended(self, job: Job) -> bool:
         """Is waiting ``job`` a preempted one, with work already done?"""
         ...
+
     def remaining(self, job: Job) -> float:
         """Ideal (full-allocation) execution time still to do for waiting ``job``."""
         ...

@@ -56,38 +56,48 @@ class NetworkView(Protocol):
     def graph(self) -> nx.Graph:
         """The servers' graph (nodes ``0..N-1``), connected."""
         ...
+
     @property
     def n(self) -> int:
         """Number of servers N."""
         ...
+
     @property
     def k(self) -> int:
         """Resources per server K (column 0 the speed)."""
         ...
+
     @property
     def classes(self) -> int:
         """Agent classes per server, 2^K."""
         ...
+
     @property
     def capacities(self) -> np.ndarray:
         """``(N, K)`` integer capacities."""
         ...
+
     @property
     def touches(self) -> str:
         """The reading of I_k^eta: one of :data:`TOUCHES`."""
         ...
+
     def heads(self) -> list[tuple[int, Job]]:
         """``(server, head job)`` for every server with a waiting job, in server order."""
         ...
+
     def waiting(self, server: int) -> Sequence[Job]:
         """The jobs waiting at ``server``, head first (do not mutate)."""
         ...
+
     def loads(self) -> np.ndarray:
         """L_i of section 3.4 for every server: mean over resources of held requirements / capacity."""
         ...
+
     def job_class(self, job: Job) -> int:
         """The agent class of a job of the current run."""
         ...
+
     def touch(self, agent: int, job: Job) -> None:
         """Record that ``agent`` decided on ``job`` in this run (I_k = 1; the ``"decision"`` reading)."""
         ...

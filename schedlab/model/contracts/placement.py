@@ -27,8 +27,17 @@ from schedlab.model.contracts.machine import Action, MachineView
 from schedlab.model.core.job import Job
 
 __all__ = [
-    "Allocation", "ClusterPolicy", "ClusterView", "NodeState", "Placement", "copy_nodes", "fits_one_node", "hold",
-    "let_go", "room", "share",
+    "Allocation",
+    "ClusterPolicy",
+    "ClusterView",
+    "NodeState",
+    "Placement",
+    "copy_nodes",
+    "fits_one_node",
+    "hold",
+    "let_go",
+    "room",
+    "share",
 ]
 
 #: cores per node, ``{node index: cores}``: where a started job runs
@@ -127,17 +136,21 @@ class ClusterView(MachineView, Protocol):
     def nodes(self) -> Sequence[NodeState]:
         """Each node's state now (read-only)."""
         ...
+
     @property
     def allocations(self) -> Mapping[Job, Allocation]:
         """Where each running job is: ``{job: {node index: cores}}``."""
         ...
+
     @property
     def placement(self) -> Placement:
         """The cluster's placement rule, for a policy to place jobs on copies of the nodes."""
         ...
+
     def allowed_nodes(self, job: Job) -> tuple[int, ...]:
         """The nodes ``job`` may run on (its partition's)."""
         ...
+
     def plan(self, job: Job) -> Allocation | None:
         """Where ``job`` would run if it started now."""
         ...
@@ -146,8 +159,10 @@ class ClusterView(MachineView, Protocol):
 def copy_nodes(nodes: Sequence[NodeState]) -> list[NodeState]:
     """A copy of the nodes' state to place jobs on without touching the cluster's."""
     # the constructor, not dataclasses.replace: replace was a third of a node-aware EASY replay's time
-    return [NodeState(n.index, n.name, n.kind, n.cores, n.resources, n.free_cores, dict(n.free), n.jobs, n.exclusive)
-            for n in nodes]
+    return [
+        NodeState(n.index, n.name, n.kind, n.cores, n.resources, n.free_cores, dict(n.free), n.jobs, n.exclusive)
+        for n in nodes
+    ]
 
 
 def hold(nodes: Sequence[NodeState], job: Job, alloc: Allocation, exclusive: bool) -> None:

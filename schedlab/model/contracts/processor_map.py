@@ -61,8 +61,11 @@ class ProcessorMap:
         busy = self.busy
         if type(ids) is range and ids.step == 1:
             a, b = ids.start, ids.stop
-            if 0 <= a <= b <= self.size and busy.find(_BUSY, a, b) < 0 and (
-                    not self.down or busy.find(_DOWN, a, b) < 0):
+            if (
+                0 <= a <= b <= self.size
+                and busy.find(_BUSY, a, b) < 0
+                and (not self.down or busy.find(_DOWN, a, b) < 0)
+            ):
                 busy[a:b] = self._ones[: b - a]
                 return
         for i in ids:

@@ -46,6 +46,7 @@ __all__ = [
     "wait",
 ]
 
+
 class SlottedStep(NamedTuple):
     """A time step closed: which one (``time``, before the clock moves on) and its ``cost``.
 
@@ -183,10 +184,12 @@ class SlottedOutcome(Protocol):
     def now(self) -> int:
         """The time slot the episode reached."""
         ...
+
     @property
     def n_jobs(self) -> int:
         """How many jobs the episode had."""
         ...
+
     def records(self) -> list[JobRecord]:
         """Every job's record: completed ones, then those still running or waiting."""
         ...

@@ -51,8 +51,19 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
-    "INT_MAX", "SANE", "Check", "FieldValueError", "is_int", "is_whole", "items", "number", "text", "validate",
-    "validate_values", "whole", "work_units",
+    "INT_MAX",
+    "SANE",
+    "Check",
+    "FieldValueError",
+    "is_int",
+    "is_whole",
+    "items",
+    "number",
+    "text",
+    "validate",
+    "validate_values",
+    "whole",
+    "work_units",
 ]
 
 INT_MAX = 2**63 - 1
@@ -157,9 +168,18 @@ def _meta(check: Check, help: str | None) -> dict[str, Any]:
     return {"check": check, **({"help": help} if help else {})}
 
 
-def number(default: Any, *, low: float | None = 0, high: float | None = SANE, gt: float | None = None,
-           lt: float | None = None, integer: bool = False, finite: bool = True, work: bool = False,
-           help: str | None = None) -> Any:
+def number(
+    default: Any,
+    *,
+    low: float | None = 0,
+    high: float | None = SANE,
+    gt: float | None = None,
+    lt: float | None = None,
+    integer: bool = False,
+    finite: bool = True,
+    work: bool = False,
+    help: str | None = None,
+) -> Any:
     """A numeric field and what it accepts (bounds inclusive; ``gt``/``lt`` exclusive).
 
     Parameters
@@ -182,15 +202,24 @@ def number(default: Any, *, low: float | None = 0, high: float | None = SANE, gt
     return dataclasses.field(default=default, metadata=_meta(check, help))
 
 
-def items(default: tuple[Any, ...], *, nonempty: bool = True, low: float | None = 0, high: float | None = SANE,
-          gt: float | None = None, lt: float | None = None, help: str | None = None) -> Any:
+def items(
+    default: tuple[Any, ...],
+    *,
+    nonempty: bool = True,
+    low: float | None = 0,
+    high: float | None = SANE,
+    gt: float | None = None,
+    lt: float | None = None,
+    help: str | None = None,
+) -> Any:
     """A tuple field: not empty unless ``nonempty=False``; numbers in it are checked like :func:`number`'s."""
     check = Check(low=low, high=high, gt=gt, lt=lt, nonempty=nonempty)
     return dataclasses.field(default=default, metadata=_meta(check, help))
 
 
-def text(default: str, *, nonempty: bool = False, pattern: str | None = None, what: str = "",
-         help: str | None = None) -> Any:
+def text(
+    default: str, *, nonempty: bool = False, pattern: str | None = None, what: str = "", help: str | None = None
+) -> Any:
     """A text field (a name, a path, a spec) and what it accepts.
 
     Parameters

@@ -235,8 +235,9 @@ def trusted_job(
     wherever the values come from outside.
     """
     # Positional, in field order.
-    draft = _JobDraft(id, submit, runtime, cpus, demands, estimate, job_class, group, weight, utility, origin,
-                      partition)
+    draft = _JobDraft(
+        id, submit, runtime, cpus, demands, estimate, job_class, group, weight, utility, origin, partition
+    )
     draft.__class__ = Job
     return draft  # a Job now (_JobDraft is typed Any, so no typing.cast: a call per job)
 
@@ -261,8 +262,7 @@ def new_job(
     instead of copying it, so the caller must make a fresh one and not touch it again.
     """
     frozen = MappingProxyType(demands) if demands else _NO_DEMANDS
-    job = trusted_job(id, submit, runtime, cpus, frozen, estimate, job_class, group, weight, utility, origin,
-                      partition)
+    job = trusted_job(id, submit, runtime, cpus, frozen, estimate, job_class, group, weight, utility, origin, partition)
     job._check()
     return job
 

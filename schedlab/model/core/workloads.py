@@ -146,8 +146,9 @@ def poisson_workload(
     group_names = list(groups) if groups else [""]
     group_p = _probabilities(list(groups.values()), "group shares") if groups else np.ones(1)
     rng = as_generator(seed)
-    return _generate(rate, mix, class_p, runtimes, cpu_dists, group_names, group_p, utility,
-                     count, until, start, first_id, rng)
+    return _generate(
+        rate, mix, class_p, runtimes, cpu_dists, group_names, group_p, utility, count, until, start, first_id, rng
+    )
 
 
 def _generate(

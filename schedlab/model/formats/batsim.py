@@ -43,16 +43,33 @@ __all__ = ["JOBS_CSV_COLUMNS", "BatsimWorkload", "BatsimWorkloadError", "jobs_cs
 
 #: Batsim's jobs.csv columns, in the order src/export.cpp writes them
 JOBS_CSV_COLUMNS = (
-    "job_id", "workload_name", "profile", "submission_time", "requested_number_of_resources", "requested_time",
-    "success", "final_state", "starting_time", "execution_time", "finish_time", "waiting_time",
-    "turnaround_time", "stretch", "allocated_resources", "consumed_energy", "metadata",
+    "job_id",
+    "workload_name",
+    "profile",
+    "submission_time",
+    "requested_number_of_resources",
+    "requested_time",
+    "success",
+    "final_state",
+    "starting_time",
+    "execution_time",
+    "finish_time",
+    "waiting_time",
+    "turnaround_time",
+    "stretch",
+    "allocated_resources",
+    "consumed_energy",
+    "metadata",
 )
 #: the profile types read as a fixed run time: Batsim 4's name, Batsim 5's
 DELAY_TYPES = ("delay", "DelayProfile")
 #: a record's status -> Batsim's final state
-FINAL_STATES = {Status.COMPLETED: "COMPLETED_SUCCESSFULLY", Status.TIMEOUT: "COMPLETED_WALLTIME_REACHED",
-                Status.NODE_FAIL: "COMPLETED_KILLED",
-                Status.REJECTED: "REJECTED"}
+FINAL_STATES = {
+    Status.COMPLETED: "COMPLETED_SUCCESSFULLY",
+    Status.TIMEOUT: "COMPLETED_WALLTIME_REACHED",
+    Status.NODE_FAIL: "COMPLETED_KILLED",
+    Status.REJECTED: "REJECTED",
+}
 
 
 class BatsimWorkloadError(ValueError):
@@ -78,12 +95,18 @@ def _where_truncated(text: str, position: int) -> str:
 
 
 def _number(value: Any, where: str, field: str, *, low: float, whole: bool = False, strict: bool = False) -> float:
-    ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) \
-        and (value > low if strict else value >= low) and (not whole or int(value) == value)
+    ok = (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and (value > low if strict else value >= low)
+        and (not whole or int(value) == value)
+    )
     if not ok:
         kind = "a whole number" if whole else "a finite number"
-        raise BatsimWorkloadError(f"{where}: field {field!r} must be {kind} {'>' if strict else '>='} {low:g}, "
-                                  f"got {value!r}")
+        raise BatsimWorkloadError(
+            f"{where}: field {field!r} must be {kind} {'>' if strict else '>='} {low:g}, got {value!r}"
+        )
     return value
 
 
@@ -102,11 +125,15 @@ def read_batsim_workload(path: str | Path) -> BatsimWorkload:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise BatsimWorkloadError(f"{path}: not valid JSON (truncated?) at line {exc.lineno} column {exc.colno}, "
-                                  f"{_where_truncated(text, exc.pos)}: {exc.msg}") from None
+        raise BatsimWorkloadError(
+            f"{path}: not valid JSON (truncated?) at line {exc.lineno} column {exc.colno}, "
+            f"{_where_truncated(text, exc.pos)}: {exc.msg}"
+        ) from None
     if not isinstance(data, dict) or not isinstance(data.get("jobs"), list):
-        raise BatsimWorkloadError(f"{path}: a Batsim workload is an object with a list 'jobs', got "
-                                  f"{type(data).__name__}{' without jobs' if isinstance(data, dict) else ''}")
+        raise BatsimWorkloadError(
+            f"{path}: a Batsim workload is an object with a list 'jobs', got "
+            f"{type(data).__name__}{' without jobs' if isinstance(data, dict) else ''}"
+        )
     profiles = data.get("profiles", {})
     if not isinstance(profiles, dict):
         raise BatsimWorkloadError(f"{path}: field 'profiles' must be an object of named profiles")
@@ -125,16 +152,19 @@ def read_batsim_workload(path: str | Path) -> BatsimWorkload:
         try:
             job_id = int(str(raw["id"]))
         except ValueError:
-            raise BatsimWorkloadError(f"{where}: field 'id' must be a whole number (schedlab numbers its jobs), "
-                                      f"got {raw['id']!r}") from None
+            raise BatsimWorkloadError(
+                f"{where}: field 'id' must be a whole number (schedlab numbers its jobs), got {raw['id']!r}"
+            ) from None
         profile_name = raw["profile"]
         profile = profiles.get(profile_name) if isinstance(profile_name, str) else None
         if not isinstance(profile, dict):
             raise BatsimWorkloadError(f"{where}: field 'profile' names no profile of 'profiles': {profile_name!r}")
         kind = profile.get("type")
         if kind not in DELAY_TYPES:
-            raise BatsimWorkloadError(f"{where}: profile {profile_name!r} has type {kind!r}; schedlab replays "
-                                      f"{' and '.join(DELAY_TYPES)} profiles only (a fixed run time)")
+            raise BatsimWorkloadError(
+                f"{where}: profile {profile_name!r} has type {kind!r}; schedlab replays "
+                f"{' and '.join(DELAY_TYPES)} profiles only (a fixed run time)"
+            )
         delay = _number(profile.get("delay"), f"{where}, profile {profile_name!r}", "delay", low=0, strict=True)
         submit = _number(raw["subtime"], where, "subtime", low=0)
         res = _number(raw["res"], where, "res", low=1, whole=True)
@@ -142,8 +172,16 @@ def read_batsim_workload(path: str | Path) -> BatsimWorkload:
         if walltime is not None and walltime != -1:
             walltime = _number(walltime, where, "walltime", low=0, strict=True)
         try:
-            jobs.append(Job(job_id, float(submit), float(delay), cpus=int(res),
-                            estimate=None if walltime in (None, -1) else float(walltime), job_class=profile_name))
+            jobs.append(
+                Job(
+                    job_id,
+                    float(submit),
+                    float(delay),
+                    cpus=int(res),
+                    estimate=None if walltime in (None, -1) else float(walltime),
+                    job_class=profile_name,
+                )
+            )
         except JobError as exc:  # anything Job itself refuses, named in the file
             raise BatsimWorkloadError(f"{where}: {exc}") from None
     jobs.sort(key=lambda job: job.submit)  # stable: jobs submitted together keep the file's order
@@ -154,8 +192,13 @@ def _f(x: float) -> str:
     return f"{x:.6f}"  # C++'s to_string(double)
 
 
-def jobs_csv(records: Iterable[JobRecord], allocated: Mapping[Any, str] | None = None, *,
-             workload_name: str = "w0", energy: Mapping[Any, float] | None = None) -> tuple[str, int]:
+def jobs_csv(
+    records: Iterable[JobRecord],
+    allocated: Mapping[Any, str] | None = None,
+    *,
+    workload_name: str = "w0",
+    energy: Mapping[Any, float] | None = None,
+) -> tuple[str, int]:
     """Batsim's ``jobs.csv`` for ``records``, and how many jobs it left out (still waiting or running).
 
     Parameters
@@ -181,17 +224,34 @@ def jobs_csv(records: Iterable[JobRecord], allocated: Mapping[Any, str] | None =
             left_out += 1
             continue
         state = FINAL_STATES.get(status, "COMPLETED_KILLED")
-        row = [str(r.id), workload_name, str(r.job_class), _f(r.submit), str(int(r.cpus)), _f(r.estimate),
-               "1" if status is Status.COMPLETED else "0", state]
+        row = [
+            str(r.id),
+            workload_name,
+            str(r.job_class),
+            _f(r.submit),
+            str(int(r.cpus)),
+            _f(r.estimate),
+            "1" if status is Status.COMPLETED else "0",
+            state,
+        ]
         if status is Status.REJECTED:
             row += ["", "", "", "", "", ""]
         else:
             run = r.end - r.start
             turnaround = r.end - r.submit
-            row += [_f(r.start), _f(run), _f(r.end), _f(r.start - r.submit), _f(turnaround),
-                    _f(turnaround / run) if run > 0 else ""]
+            row += [
+                _f(r.start),
+                _f(run),
+                _f(r.end),
+                _f(r.start - r.submit),
+                _f(turnaround),
+                _f(turnaround / run) if run > 0 else "",
+            ]
         spent = joules.get(str(r.id))
-        row += [allocated.get(str(r.id), ""),
-                "" if status is Status.REJECTED else "-1" if spent is None else _f(spent), '""']
+        row += [
+            allocated.get(str(r.id), ""),
+            "" if status is Status.REJECTED else "-1" if spent is None else _f(spent),
+            '""',
+        ]
         lines.append(",".join(row))
     return "\n".join(lines) + "\n", left_out

@@ -57,8 +57,17 @@ from typing import Any
 
 from schedlab.model.core.job import Job
 
-__all__ = ["SWF_MEMORY_TO_GIB", "Node", "NodePower", "NodeType", "Partition", "Platform", "Queue", "Switch",
-           "frozen_amounts"]
+__all__ = [
+    "SWF_MEMORY_TO_GIB",
+    "Node",
+    "NodePower",
+    "NodeType",
+    "Partition",
+    "Platform",
+    "Queue",
+    "Switch",
+    "frozen_amounts",
+]
 
 #: SWF's requested memory (field 10) is kilobytes per processor; a platform's memory is GiB per node
 SWF_MEMORY_TO_GIB = 1.0 / 2**20
@@ -229,7 +238,6 @@ class Platform:
         if limit < math.inf and (job.estimate is None or job.estimate > limit):
             changes["estimate"] = limit
         return replace(job, **changes) if changes else job
-
 
     def swf_job(self, job: Job) -> Job:
         """A job read from an SWF log (``load_trace(..., memory=True)``) as this platform runs it.

@@ -37,7 +37,6 @@ class PlatformError(ValueError):
     """A platform file holds an impossible value; the message is one line: file, key path, value."""
 
 
-
 class _Where:
     """The file being read, to name it in one-line errors."""
 
@@ -56,8 +55,9 @@ class _Where:
     def known(self, table: Mapping[str, Any], key: str, allowed: tuple[str, ...]) -> None:
         for name in table:
             if name not in allowed:
-                raise self.error(f"{key}.{name}" if key else name,
-                                 f"unknown key; expected one of {', '.join(allowed)}", show=False)
+                raise self.error(
+                    f"{key}.{name}" if key else name, f"unknown key; expected one of {', '.join(allowed)}", show=False
+                )
 
     def whole(self, value: Any, key: str, low: int) -> int:
         if not is_int(value, low):
@@ -124,8 +124,9 @@ def parse_platform(data: Mapping[str, Any], *, source: str = "platform") -> Plat
     if not node_tables:
         raise at.error("nodes", "must name at least one node type", node_tables)
     types = tuple(_node_type(at, kind, table) for kind, table in node_tables.items())
-    nodes = tuple(Node(f"{t.name}-{i}", t.name, t.cores, frozen_amounts(t.resources))
-                  for t in types for i in range(t.count))
+    nodes = tuple(
+        Node(f"{t.name}-{i}", t.name, t.cores, frozen_amounts(t.resources)) for t in types for i in range(t.count)
+    )
     resource_names = {r for t in types for r in t.resources}
     partitions = {
         p: _partition(at, p, table, types, nodes)
@@ -133,8 +134,11 @@ def parse_platform(data: Mapping[str, Any], *, source: str = "platform") -> Plat
     }
     defaults = [p for p in partitions.values() if p.default]
     if len(defaults) > 1:
-        raise at.error(f"partitions.{defaults[1].name}.default",
-                       f"only one partition may be the default ({defaults[0].name} already is)", True)
+        raise at.error(
+            f"partitions.{defaults[1].name}.default",
+            f"only one partition may be the default ({defaults[0].name} already is)",
+            True,
+        )
     queues = {
         q: _queue(at, q, table, partitions, resource_names)
         for q, table in at.table(data.get("queues", {}), "queues").items()
@@ -176,12 +180,15 @@ def _node_type(at: _Where, kind: str, raw: Any) -> NodeType:
         for name in ("switch_off", "switch_on"):
             if name in watts:
                 if "off" not in watts:
-                    raise at.error(f"{key}.power.{name}", "needs power.off: only a node that can be off switches",
-                                   show=False)
+                    raise at.error(
+                        f"{key}.power.{name}", "needs power.off: only a node that can be off switches", show=False
+                    )
                 switch = at.table(watts[name], f"{key}.power.{name}")
                 at.known(switch, f"{key}.power.{name}", _SWITCH)
-                switches[name] = Switch(at.amount(switch.get("seconds", 0.0), f"{key}.power.{name}.seconds"),
-                                        at.amount(switch.get("joules", 0.0), f"{key}.power.{name}.joules"))
+                switches[name] = Switch(
+                    at.amount(switch.get("seconds", 0.0), f"{key}.power.{name}.seconds"),
+                    at.amount(switch.get("joules", 0.0), f"{key}.power.{name}.joules"),
+                )
         off = at.amount(watts["off"], f"{key}.power.off") if "off" in watts else None
         power = NodePower(idle, full, off, **switches)
     return NodeType(kind, count, cores, frozen_amounts(resources), power)
@@ -210,8 +217,7 @@ def _partition(at: _Where, name: str, raw: Any, types: tuple[NodeType, ...], nod
             else:
                 raise at.error(f"{key}.nodes[{i}]", "is neither a node type nor a node name", member)
         chosen = tuple(sorted(picked))
-    limit = at.amount(table["max_runtime"], f"{key}.max_runtime", positive=True) if "max_runtime" in table \
-        else math.inf
+    limit = at.amount(table["max_runtime"], f"{key}.max_runtime", positive=True) if "max_runtime" in table else math.inf
     default = table.get("default", False)
     if not isinstance(default, bool):
         raise at.error(f"{key}.default", "must be true or false", default)
@@ -226,23 +232,25 @@ def _queue(at: _Where, name: str, raw: Any, partitions: Mapping[str, Partition],
     if not is_int(priority):
         raise at.error(f"{key}.priority", "must be a whole number", priority)
     weight = at.amount(table.get("weight", 1.0), f"{key}.weight", positive=True)
-    limit = at.amount(table["max_runtime"], f"{key}.max_runtime", positive=True) if "max_runtime" in table \
-        else math.inf
+    limit = at.amount(table["max_runtime"], f"{key}.max_runtime", positive=True) if "max_runtime" in table else math.inf
     partition = table.get("partition")
     if partition is not None and (not isinstance(partition, str) or partition not in partitions):
-        raise at.error(f"{key}.partition", f"names no partition (there are: {', '.join(partitions) or 'none'})",
-                       partition)
+        raise at.error(
+            f"{key}.partition", f"names no partition (there are: {', '.join(partitions) or 'none'})", partition
+        )
     demands: dict[str, float] = {}
     for r, a in at.table(table.get("demands", {}), f"{key}.demands").items():
         if r not in resources:
-            raise at.error(f"{key}.demands.{r}", f"no node has this resource (they have: "
-                           f"{', '.join(sorted(resources)) or 'cores only'})", a)
+            raise at.error(
+                f"{key}.demands.{r}",
+                f"no node has this resource (they have: {', '.join(sorted(resources)) or 'cores only'})",
+                a,
+            )
         demands[r] = at.amount(a, f"{key}.demands.{r}")
     walltime = table.get("walltime")
     if walltime is not None and walltime not in ("kill", "run-on"):
-        raise at.error(f"{key}.walltime", "must be \"kill\" or \"run-on\"", walltime)
-    return Queue(name, _swf_id(at, table, key), priority, weight, limit, partition, frozen_amounts(demands),
-                 walltime)
+        raise at.error(f"{key}.walltime", 'must be "kill" or "run-on"', walltime)
+    return Queue(name, _swf_id(at, table, key), priority, weight, limit, partition, frozen_amounts(demands), walltime)
 
 
 def _swf_id(at: _Where, table: Mapping[str, Any], key: str) -> int | None:
@@ -257,6 +265,5 @@ def _unique_ids(at: _Where, key: str, table: Mapping[str, Partition] | Mapping[s
         if item.swf_id is None:
             continue
         if item.swf_id in seen:
-            raise at.error(f"{key}.{name}.swf_id", f"is already the swf_id of {key}.{seen[item.swf_id]}",
-                           item.swf_id)
+            raise at.error(f"{key}.{name}.swf_id", f"is already the swf_id of {key}.{seen[item.swf_id]}", item.swf_id)
         seen[item.swf_id] = name

@@ -77,22 +77,31 @@ def swf_platform_toml(path: str | os.PathLike[str], *, name: str | None = None) 
             if record.requested_time > 0:
                 requested[int(record.queue)][record.requested_time] += 1
     label = name or os.path.basename(os.fspath(path)).split(".swf")[0]
-    lines = [f"# read from the header of {os.path.basename(os.fspath(path))} by schedlab's swf_platform_toml",
-             f'name = "{label}"']
+    lines = [
+        f"# read from the header of {os.path.basename(os.fspath(path))} by schedlab's swf_platform_toml",
+        f'name = "{label}"',
+    ]
     if wider:  # MaxProcs / MaxNodes is not whole: some nodes get one core more, so the cores add up
-        lines += [f"# MaxProcs {procs} / MaxNodes {nodes} is not a whole number: {nodes - wider} nodes of "
-                  f"{per_node} cores and {wider} of {per_node + 1}"]
+        lines += [
+            f"# MaxProcs {procs} / MaxNodes {nodes} is not a whole number: {nodes - wider} nodes of "
+            f"{per_node} cores and {wider} of {per_node + 1}"
+        ]
     lines += ["", "[nodes.node]", f"count = {nodes - wider}", f"cores = {per_node}"]
     if wider:
         lines += ["", "[nodes.wide]", f"count = {wider}", f"cores = {per_node + 1}"]
     for number, partition in sorted(partitions.items()):
-        lines += ["", f"[partitions.{_quote(partition)}]  # every node: the header does not say which",
-                  f"swf_id = {number}"]
+        lines += [
+            "",
+            f"[partitions.{_quote(partition)}]  # every node: the header does not say which",
+            f"swf_id = {number}",
+        ]
     for number, queue in sorted(queues.items()):
         lines += ["", f"[queues.{_quote(queue)}]", f"swf_id = {number}"]
         counts = requested.get(number)
         if counts:
             limit = max(counts)
-            lines.append(f"max_runtime = {limit:g}  # the largest requested time of its {sum(counts.values())} "
-                         f"jobs that give one ({counts[limit]} ask for exactly this)")
+            lines.append(
+                f"max_runtime = {limit:g}  # the largest requested time of its {sum(counts.values())} "
+                f"jobs that give one ({counts[limit]} ask for exactly this)"
+            )
     return "\n".join(lines) + "\n"

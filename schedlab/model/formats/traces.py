@@ -64,8 +64,9 @@ def _to_nodes(job: Job, per_node: int) -> Job:
 
 
 @lru_cache(maxsize=4)
-def load_trace(path: str, compat: str = "none", strict: bool = False, memory: bool = False,
-               procs: int | None = None) -> LoadedTrace:
+def load_trace(
+    path: str, compat: str = "none", strict: bool = False, memory: bool = False, procs: int | None = None
+) -> LoadedTrace:
     """Read and clean an SWF log once per process (replays of many windows share it).
 
     A log whose header gives MaxNodes but no MaxProcs is read as one processor per
@@ -96,9 +97,14 @@ def load_trace(path: str, compat: str = "none", strict: bool = False, memory: bo
     late = [i for i in range(1, len(jobs)) if jobs[i].submit < jobs[i - 1].submit]
     if late and strict:
         r = records[late[0]]
-        raise SWFError(f"{path}:{r.line}: field 'submit_time' (2): {r.submit_time!r} is before the previous "
-                       f"job's submit time {records[late[0] - 1].submit_time!r}: the log is not in submit order",
-                       path=str(path), line=r.line, field="submit_time", value=r.submit_time)
+        raise SWFError(
+            f"{path}:{r.line}: field 'submit_time' (2): {r.submit_time!r} is before the previous "
+            f"job's submit time {records[late[0] - 1].submit_time!r}: the log is not in submit order",
+            path=str(path),
+            line=r.line,
+            field="submit_time",
+            value=r.submit_time,
+        )
     first_late = records[late[0]].line if late else None
     if late:
         order = sorted(range(len(jobs)), key=lambda i: jobs[i].submit)
@@ -119,8 +125,10 @@ def load_trace(path: str, compat: str = "none", strict: bool = False, memory: bo
     if late:
         report += f"\n  note: {len(late)} jobs were out of submit order (first at line {first_late}); sorted"
     if with_demands and not memory:
-        report += (f"\n  note: {with_demands} jobs request memory; the replay machine models processors only, "
-                   "so the requests are ignored")
+        report += (
+            f"\n  note: {with_demands} jobs request memory; the replay machine models processors only, "
+            "so the requests are ignored"
+        )
     return LoadedTrace(str(path), tuple(jobs), waits, int(procs), per_node, report)
 
 
@@ -158,8 +166,16 @@ class NativeSchedule:
             if math.isnan(wait):
                 continue
             start = job.submit + wait
-            self.records.append(job_record(job, "native", Status.COMPLETED, start=start, end=start + job.runtime,
-                                           cpu_time=job.cpus * job.runtime))
+            self.records.append(
+                job_record(
+                    job,
+                    "native",
+                    Status.COMPLETED,
+                    start=start,
+                    end=start + job.runtime,
+                    cpu_time=job.cpus * job.runtime,
+                )
+            )
 
     def all_records(self) -> list[JobRecord]:
         """The records of the jobs as they ran (a copy)."""
@@ -187,8 +203,14 @@ def evaluate(records: Sequence[JobRecord], procs: int) -> dict[str, float]:
     done = [r for r in records if r.status is Status.COMPLETED]
     killed = [r for r in records if r.status is Status.TIMEOUT]
     if not done and not killed:
-        return {"bounded_slowdown": math.nan, "wait": math.nan, "response": math.nan, "utilization": math.nan,
-                "jobs": 0.0, "killed": 0.0}
+        return {
+            "bounded_slowdown": math.nan,
+            "wait": math.nan,
+            "response": math.nan,
+            "utilization": math.nan,
+            "jobs": 0.0,
+            "killed": 0.0,
+        }
     ran = done + killed
     first = min(r.submit for r in ran)
     last = max(r.end for r in ran)
@@ -245,8 +267,11 @@ def trace_name_problem(name_or_path: str, root: Path | None = None) -> str | Non
     except FileNotFoundError:
         if not base.is_dir():
             return None
-        logs = sorted(f.name.removesuffix(".gz").removesuffix(".swf") for f in base.iterdir()
-                      if f.name.endswith((".swf", ".swf.gz", ".json")))
+        logs = sorted(
+            f.name.removesuffix(".gz").removesuffix(".swf")
+            for f in base.iterdir()
+            if f.name.endswith((".swf", ".swf.gz", ".json"))
+        )
         return f"is neither a file nor a log in {base} (it holds: {', '.join(logs) or 'no logs'})"
     return None
 

@@ -46,10 +46,13 @@ def rlscheduler_starts(n_jobs: int, length: int, count: int, seed: int, within: 
     """
     n = min(within, n_jobs) if within else n_jobs
     if within and within < length:
-        raise ValueError(f"RLScheduler's draw within the first {within} jobs needs windows shorter than that, "
-                         f"got length {length}")
+        raise ValueError(
+            f"RLScheduler's draw within the first {within} jobs needs windows shorter than that, got length {length}"
+        )
     if length >= n - length - 1:
-        raise ValueError(f"RLScheduler's draw of windows of {length} jobs needs more than {2 * length + 1} jobs "
-                         f"to draw from, the log gives {n}")
+        raise ValueError(
+            f"RLScheduler's draw of windows of {length} jobs needs more than {2 * length + 1} jobs "
+            f"to draw from, the log gives {n}"
+        )
     rng = legacy_gym_rng(seed)
     return [int(rng.randint(length, n - length - 1)) for _ in range(count)]

@@ -48,8 +48,9 @@ def texts(values: Sequence[str]) -> pa.Array:
     encoded = [v.encode() for v in values]
     offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
     np.cumsum([len(e) for e in encoded], out=offsets[1:])
-    return pa.Array.from_buffers(pa.large_string(), len(encoded),
-                                 [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))], null_count=0)
+    return pa.Array.from_buffers(
+        pa.large_string(), len(encoded), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))], null_count=0
+    )
 
 
 def texts_at(values: Sequence[str], codes: np.ndarray) -> pa.Array:
@@ -71,5 +72,6 @@ def texts_at(values: Sequence[str], codes: np.ndarray) -> pa.Array:
             starts = offsets[:-1][codes == code]
             for k, byte in enumerate(text):
                 data[starts + k] = byte
-    return pa.Array.from_buffers(pa.large_string(), len(codes),
-                                 [None, pa.py_buffer(offsets), pa.py_buffer(data)], null_count=0)
+    return pa.Array.from_buffers(
+        pa.large_string(), len(codes), [None, pa.py_buffer(offsets), pa.py_buffer(data)], null_count=0
+    )

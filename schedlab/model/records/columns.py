@@ -27,8 +27,15 @@ __all__ = ["RecordColumns"]
 _NO_ORIGIN = -(2**63)
 #: the fields kept only once they differ from the usual value, and each one's array type
 _OPTIONAL: dict[str, str] = {
-    "estimate": "d", "cpu_time": "d", "weight": "d", "utility": "d",
-    "origin": "q", "cpus": "q", "preemptions": "q", "resizes": "q", "code": "q",
+    "estimate": "d",
+    "cpu_time": "d",
+    "weight": "d",
+    "utility": "d",
+    "origin": "q",
+    "cpus": "q",
+    "preemptions": "q",
+    "resizes": "q",
+    "code": "q",
 }
 
 
@@ -74,7 +81,7 @@ class RecordColumns:
         times = np.frombuffer(self._times, dtype=np.float64)
         n4 = 4 * self._n
         if name in _TIME_OFFSET:
-            values = times[_TIME_OFFSET[name]:n4:4].copy()
+            values = times[_TIME_OFFSET[name] : n4 : 4].copy()
         elif name == "wait":
             values = times[1:n4:4] - times[0:n4:4]
         elif name == "service":
@@ -88,7 +95,7 @@ class RecordColumns:
             values = self._origin_column()
         elif name in _LABEL_INDEX:
             labels = np.empty(max(len(self._labels), 1), dtype=object)  # [None]: only whole records
-            labels[:len(self._labels)] = [label[_LABEL_INDEX[name]] for label in self._labels]
+            labels[: len(self._labels)] = [label[_LABEL_INDEX[name]] for label in self._labels]
             values = labels[self._array("code")] if self._labels else np.full(self._n, None, dtype=object)
         else:
             values = self._array(name)  # a new array
@@ -201,9 +208,13 @@ class RecordColumns:
         """The columns neither floats nor texts: ids and counts as int64, the origin as frame() infers it."""
         import numpy as np
 
-        return {"id": np.array(self._ids, dtype=np.int64), "origin": self._origin_column(),
-                "cpus": self._array("cpus"), "preemptions": self._array("preemptions"),
-                "resizes": self._array("resizes")}
+        return {
+            "id": np.array(self._ids, dtype=np.int64),
+            "origin": self._origin_column(),
+            "cpus": self._array("cpus"),
+            "preemptions": self._array("preemptions"),
+            "resizes": self._array("resizes"),
+        }
 
     def _frame_safe(self) -> bool:
         """Whether the arrays give pandas' own inference: every text a str, no origin past a float's 53 bits."""
@@ -239,12 +250,12 @@ class RecordColumns:
         return values
 
 
-_FLOAT_COLUMNS = frozenset(("submit", "start", "end", "wait", "service", "runtime", "estimate", "cpu_time", "weight",
-                            "utility"))
+_FLOAT_COLUMNS = frozenset(
+    ("submit", "start", "end", "wait", "service", "runtime", "estimate", "cpu_time", "weight", "utility")
+)
 #: the float columns in :data:`COLUMNS` order (the rows of ``_float_block``)
 _FLOAT_NAMES = [c for c in COLUMNS if c in _FLOAT_COLUMNS]
 #: where each time is in a row of ``_times``
 _TIME_OFFSET = {"submit": 0, "start": 1, "end": 2, "runtime": 3}
 #: where each text is in a label (``job_class``, ``group``, ``machine``, ``status``)
 _LABEL_INDEX = {"job_class": 0, "group": 1, "machine": 2, "status": 3}
-

@@ -100,10 +100,43 @@ def frame_of_records(records: Iterable[JobRecord]) -> pd.DataFrame:
 
 
 def job_record_from(
-    id: int, job_class: str, group: str, origin: int | None, where: str, submit: float, start: float, end: float,
-    runtime: float, estimate: float, cpus: int, cpu_time: float, weight: float, preemptions: int, resizes: int,
-    utility: float, status: Status,
+    id: int,
+    job_class: str,
+    group: str,
+    origin: int | None,
+    where: str,
+    submit: float,
+    start: float,
+    end: float,
+    runtime: float,
+    estimate: float,
+    cpus: int,
+    cpu_time: float,
+    weight: float,
+    preemptions: int,
+    resizes: int,
+    utility: float,
+    status: Status,
 ) -> JobRecord:
     """The record with these fields, wait and service derived as :func:`job_record` derives them."""
-    return JobRecord(id, job_class, group, origin, where, submit, start, end, start - submit, end - start,
-                     runtime, estimate, cpus, cpu_time, weight, preemptions, resizes, utility, status)
+    return JobRecord(
+        id,
+        job_class,
+        group,
+        origin,
+        where,
+        submit,
+        start,
+        end,
+        start - submit,
+        end - start,
+        runtime,
+        estimate,
+        cpus,
+        cpu_time,
+        weight,
+        preemptions,
+        resizes,
+        utility,
+        status,
+    )

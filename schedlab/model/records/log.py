@@ -87,8 +87,15 @@ class RecordLog(RecordColumns, Sequence[JobRecord]):
     # -- logging ---------------------------------------------------------------------------
 
     def add(
-        self, job: Any, where: str, status: Status, start: float, end: float, cpu_time: float,
-        preemptions: int = 0, resizes: int = 0,
+        self,
+        job: Any,
+        where: str,
+        status: Status,
+        start: float,
+        end: float,
+        cpu_time: float,
+        preemptions: int = 0,
+        resizes: int = 0,
     ) -> None:
         """Log ``job_record(job, where, status, ...)`` without making the record."""
         submit, runtime, estimate, tuf = job.submit, job.runtime, job.estimate, job.utility
@@ -97,16 +104,33 @@ class RecordLog(RecordColumns, Sequence[JobRecord]):
         # alone, with no 17-argument call and no label tuple to hash (Status hashes in Python),
         # the texts compared by identity with the usual label's: add() is paid once per job
         # (measured: benchmarks/README.md).
-        if (code is not None and estimate is None and tuf is None and not self._extra and job.origin is None
-                and type(submit) is type(start) is type(end) is type(runtime) is type(cpu_time) is float
-                and type(cpus := job.cpus) is int and cpus == self._cpus
-                and type(weight := job.weight) is float and weight == self._weight
-                and type(preemptions) is type(resizes) is int and not preemptions and not resizes
-                and cpu_time and cpu_time == (end - start) * cpus):
+        if (
+            code is not None
+            and estimate is None
+            and tuf is None
+            and not self._extra
+            and job.origin is None
+            and type(submit) is type(start) is type(end) is type(runtime) is type(cpu_time) is float
+            and type(cpus := job.cpus) is int
+            and cpus == self._cpus
+            and type(weight := job.weight) is float
+            and weight == self._weight
+            and type(preemptions) is type(resizes) is int
+            and not preemptions
+            and not resizes
+            and cpu_time
+            and cpu_time == (end - start) * cpus
+        ):
             usual = self._labels[code]
             id = job.id
-            if (usual[0] is job.job_class and usual[1] is job.group and usual[2] is where and usual[3] is status
-                    and type(id) is int and -_BIG <= id < _BIG):
+            if (
+                usual[0] is job.job_class
+                and usual[1] is job.group
+                and usual[2] is where
+                and usual[3] is status
+                and type(id) is int
+                and -_BIG <= id < _BIG
+            ):
                 self._times.fromlist([submit, start, end, runtime])
                 self._append_id(id)
                 self._n += 1
@@ -116,20 +140,57 @@ class RecordLog(RecordColumns, Sequence[JobRecord]):
         utility = ZERO
         if tuf is not None and status is Status.COMPLETED:
             utility = final_utility(tuf, end - submit, job.cpus, runtime)
-        self._log(job.id, job.job_class, job.group, job.origin, where, submit, start, end, runtime, estimate,
-                  job.cpus, cpu_time, job.weight, preemptions, resizes, utility, status)
+        self._log(
+            job.id,
+            job.job_class,
+            job.group,
+            job.origin,
+            where,
+            submit,
+            start,
+            end,
+            runtime,
+            estimate,
+            job.cpus,
+            cpu_time,
+            job.weight,
+            preemptions,
+            resizes,
+            utility,
+            status,
+        )
 
     def append(self, record: JobRecord) -> None:
         """Log a record already made."""
         r = record
         # Times that are not floats (an int start) make _log keep a record it re-derives: then
         # an int end - start would stand for a float service 0.0 (Hypothesis found it), so keep r.
-        if not (type(r.wait) is type(r.service) is type(r.submit) is type(r.start) is type(r.end) is float
-                and _same_float(r.wait, r.start - r.submit) and _same_float(r.service, r.end - r.start)):
+        if not (
+            type(r.wait) is type(r.service) is type(r.submit) is type(r.start) is type(r.end) is float
+            and _same_float(r.wait, r.start - r.submit)
+            and _same_float(r.service, r.end - r.start)
+        ):
             self._keep(r)  # a wait or service not derived as job_record derives them: keep it whole
             return
-        self._log(r.id, r.job_class, r.group, r.origin, r.machine, r.submit, r.start, r.end, r.runtime,
-                  r.estimate, r.cpus, r.cpu_time, r.weight, r.preemptions, r.resizes, r.utility, r.status)
+        self._log(
+            r.id,
+            r.job_class,
+            r.group,
+            r.origin,
+            r.machine,
+            r.submit,
+            r.start,
+            r.end,
+            r.runtime,
+            r.estimate,
+            r.cpus,
+            r.cpu_time,
+            r.weight,
+            r.preemptions,
+            r.resizes,
+            r.utility,
+            r.status,
+        )
 
     def extend(self, records: Iterable[JobRecord]) -> None:
         """Log every record of ``records`` (another log's arrays are copied, not read as records)."""
@@ -139,17 +200,65 @@ class RecordLog(RecordColumns, Sequence[JobRecord]):
         for record in records:
             self.append(record)
 
-    def _log(self, id, job_class, group, origin, where, submit, start, end, runtime,
-             estimate, cpus, cpu_time, weight, preemptions, resizes, utility, status) -> None:
-        if not (type(submit) is type(start) is type(end) is type(runtime) is type(estimate) is type(cpu_time)
-                is type(weight) is type(utility) is float
-                and type(id) is type(cpus) is type(preemptions) is type(resizes) is int
-                and -_BIG <= id < _BIG and -_BIG <= cpus < _BIG and -_BIG <= preemptions < _BIG
-                and -_BIG <= resizes < _BIG
-                and (origin is None or (type(origin) is int and _NO_ORIGIN < origin < _BIG))):
+    def _log(
+        self,
+        id,
+        job_class,
+        group,
+        origin,
+        where,
+        submit,
+        start,
+        end,
+        runtime,
+        estimate,
+        cpus,
+        cpu_time,
+        weight,
+        preemptions,
+        resizes,
+        utility,
+        status,
+    ) -> None:
+        if not (
+            type(submit)
+            is type(start)
+            is type(end)
+            is type(runtime)
+            is type(estimate)
+            is type(cpu_time)
+            is type(weight)
+            is type(utility)
+            is float
+            and type(id) is type(cpus) is type(preemptions) is type(resizes) is int
+            and -_BIG <= id < _BIG
+            and -_BIG <= cpus < _BIG
+            and -_BIG <= preemptions < _BIG
+            and -_BIG <= resizes < _BIG
+            and (origin is None or (type(origin) is int and _NO_ORIGIN < origin < _BIG))
+        ):
             # not what the columns hold exactly (an int time, a numpy number, a huge id): keep it whole
-            self._keep(job_record_from(id, job_class, group, origin, where, submit, start, end, runtime, estimate,
-                                       cpus, cpu_time, weight, preemptions, resizes, utility, status))
+            self._keep(
+                job_record_from(
+                    id,
+                    job_class,
+                    group,
+                    origin,
+                    where,
+                    submit,
+                    start,
+                    end,
+                    runtime,
+                    estimate,
+                    cpus,
+                    cpu_time,
+                    weight,
+                    preemptions,
+                    resizes,
+                    utility,
+                    status,
+                )
+            )
             return
         label = (job_class, group, where, status)
         code = self._label_of.get(label)
@@ -162,13 +271,24 @@ class RecordLog(RecordColumns, Sequence[JobRecord]):
         # (estimate is runtime, utility is ZERO), exact ones elsewhere (a nonzero weight's
         # == is its bits; cpu_time 0.0 goes the long way, which tells -0.0 apart). With the
         # 4-float row, logging a job costs what the 14-number row did (benchmarks/records.py).
-        if (not self._extra and estimate is runtime and utility is ZERO and origin is None
-                and not preemptions and not resizes and cpus == self._cpus and code == self._code
-                and weight == self._weight and cpu_time and cpu_time == (end - start) * cpus):
+        if (
+            not self._extra
+            and estimate is runtime
+            and utility is ZERO
+            and origin is None
+            and not preemptions
+            and not resizes
+            and cpus == self._cpus
+            and code == self._code
+            and weight == self._weight
+            and cpu_time
+            and cpu_time == (end - start) * cpus
+        ):
             self._n += 1
             return
-        self._log_optional(start, end, runtime, estimate, cpu_time, weight, utility, origin, cpus, preemptions,
-                           resizes, code)
+        self._log_optional(
+            start, end, runtime, estimate, cpu_time, weight, utility, origin, cpus, preemptions, resizes, code
+        )
         self._n += 1
 
     def _append_id(self, id: int) -> None:
@@ -178,8 +298,9 @@ class RecordLog(RecordColumns, Sequence[JobRecord]):
             self._ids = array("q", self._ids)
             self._ids.append(id)
 
-    def _log_optional(self, start, end, runtime, estimate, cpu_time, weight, utility,
-                      origin, cpus, preemptions, resizes, code) -> None:
+    def _log_optional(
+        self, start, end, runtime, estimate, cpu_time, weight, utility, origin, cpus, preemptions, resizes, code
+    ) -> None:
         """Store each optional field of the record being logged (row ``self._n``) that is not the usual one.
 
         A field whose array exists is appended to with no test; any other is tested
@@ -200,12 +321,14 @@ class RecordLog(RecordColumns, Sequence[JobRecord]):
         if "cpu_time" in x:
             x["cpu_time"].append(cpu_time)
         elif not (cpu_time and cpu_time == (end - start) * cpus) and not _same_float(
-                cpu_time, _derived_cpu_time(start, end, cpus)):  # a nonzero equal float has the same bits
+            cpu_time, _derived_cpu_time(start, end, cpus)
+        ):  # a nonzero equal float has the same bits
             self._stored("cpu_time").append(cpu_time)
         if "weight" in x:
             x["weight"].append(weight)
         elif not (weight == self._weight and weight) and (  # the usual nonzero weight: the same bits
-                self._weight is None or not _same_float(weight, self._weight)):  # None: no usual weight
+            self._weight is None or not _same_float(weight, self._weight)
+        ):  # None: no usual weight
             self._stored("weight").append(weight)
         if "utility" in x:
             x["utility"].append(utility)
@@ -254,8 +377,15 @@ class RecordLog(RecordColumns, Sequence[JobRecord]):
         if name == "cpu_time":
             cpus = self._column("cpus")
             return array("d", map(_derived_cpu_time, self._times[1:end:4], self._times[2:end:4], cpus))
-        usual = {"weight": self._weight, "utility": 0.0, "origin": _NO_ORIGIN, "cpus": self._cpus,
-                 "preemptions": 0, "resizes": 0, "code": self._code}[name]
+        usual = {
+            "weight": self._weight,
+            "utility": 0.0,
+            "origin": _NO_ORIGIN,
+            "cpus": self._cpus,
+            "preemptions": 0,
+            "resizes": 0,
+            "code": self._code,
+        }[name]
         if usual is None:  # no usual value yet: an empty log, or a first weight of 0 or nan
             usual = 0.0 if _OPTIONAL[name] == "d" else 0
         return array(_OPTIONAL[name], [usual]) * self._n
@@ -279,16 +409,24 @@ class RecordLog(RecordColumns, Sequence[JobRecord]):
         for name in _OPTIONAL:
             if name == "code":
                 continue
-            same_usual = name in ("estimate", "cpu_time", "utility", "origin", "preemptions", "resizes") or (
-                name == "cpus" and other._cpus == self._cpus) or (
-                name == "weight" and (other._weight is None) is (self._weight is None)
-                and (other._weight is None or _same_float(other._weight, self._weight)))  # type: ignore[arg-type]  # both None or neither, tested just before
+            same_usual = (
+                name in ("estimate", "cpu_time", "utility", "origin", "preemptions", "resizes")
+                or (name == "cpus" and other._cpus == self._cpus)
+                or (
+                    name == "weight"
+                    and (other._weight is None) is (self._weight is None)
+                    and (other._weight is None or _same_float(other._weight, self._weight))  # type: ignore[arg-type]  # both None or neither, tested just before
+                )
+            )
             if name not in self._extra and name not in other._extra and (same_usual or other._n == 0):
                 continue
             self._stored(name).extend(other._column(name))
         codes = [self._label_code(label) for label in other._labels]
-        if "code" in self._extra or "code" in other._extra or (
-                other._n and (other._code is not None and codes[other._code] != self._code)):
+        if (
+            "code" in self._extra
+            or "code" in other._extra
+            or (other._n and (other._code is not None and codes[other._code] != self._code))
+        ):
             theirs = other._column("code")
             self._stored("code").extend(array("q", [codes[c] if 0 <= c < len(codes) else 0 for c in theirs]))
         self._times.extend(other._times)
@@ -338,9 +476,30 @@ class RecordLog(RecordColumns, Sequence[JobRecord]):
             cpus, weight = self._cpus, self._weight
             for (submit, start, end, runtime), id in zip(times, ids, strict=True):
                 cpu_time = (end - start) * cpus
-                yield new(JobRecord, (
-                    id, job_class, group, None, where, submit, start, end, start - submit, end - start, runtime,
-                    runtime, cpus, 0.0 if cpu_time != cpu_time else cpu_time, weight, 0, 0, 0.0, status))
+                yield new(
+                    JobRecord,
+                    (
+                        id,
+                        job_class,
+                        group,
+                        None,
+                        where,
+                        submit,
+                        start,
+                        end,
+                        start - submit,
+                        end - start,
+                        runtime,
+                        runtime,
+                        cpus,
+                        0.0 if cpu_time != cpu_time else cpu_time,
+                        weight,
+                        0,
+                        0,
+                        0.0,
+                        status,
+                    ),
+                )
             return
         derived = object()
 
@@ -349,31 +508,59 @@ class RecordLog(RecordColumns, Sequence[JobRecord]):
             return repeat(usual) if stored is None else iter(stored)
 
         labels = self._labels
-        optional = zip(column("estimate", derived), column("cpu_time", derived), column("weight", self._weight),
-                       column("utility", 0.0), column("origin", _NO_ORIGIN), column("cpus", self._cpus),
-                       column("preemptions", 0), column("resizes", 0), column("code", self._code), strict=False)
+        optional = zip(
+            column("estimate", derived),
+            column("cpu_time", derived),
+            column("weight", self._weight),
+            column("utility", 0.0),
+            column("origin", _NO_ORIGIN),
+            column("cpus", self._cpus),
+            column("preemptions", 0),
+            column("resizes", 0),
+            column("code", self._code),
+            strict=False,
+        )
         # strict=False: a usual field's column is an endless repeat(); the times and ids end the rows
         rows = zip(zip(times, ids, strict=True), optional, strict=False)
-        for i, (((submit, start, end, runtime), id), (estimate, cpu_time, weight, utility, origin, cpus, pre, res,
-                                                      code)) in enumerate(rows):
+        for i, (
+            ((submit, start, end, runtime), id),
+            (estimate, cpu_time, weight, utility, origin, cpus, pre, res, code),
+        ) in enumerate(rows):
             if whole and i in whole:
                 yield whole[i]  # its row in the arrays is a placeholder
                 continue
             job_class, group, where, status = labels[code]
-            yield new(JobRecord, (
-                id, job_class, group, None if origin == _NO_ORIGIN else origin, where,
-                submit, start, end, start - submit, end - start, runtime,
-                runtime if estimate is derived else estimate, cpus,
-                _derived_cpu_time(start, end, cpus) if cpu_time is derived else cpu_time,
-                weight, pre, res, utility, status,
-            ))
+            yield new(
+                JobRecord,
+                (
+                    id,
+                    job_class,
+                    group,
+                    None if origin == _NO_ORIGIN else origin,
+                    where,
+                    submit,
+                    start,
+                    end,
+                    start - submit,
+                    end - start,
+                    runtime,
+                    runtime if estimate is derived else estimate,
+                    cpus,
+                    _derived_cpu_time(start, end, cpus) if cpu_time is derived else cpu_time,
+                    weight,
+                    pre,
+                    res,
+                    utility,
+                    status,
+                ),
+            )
 
     def _row(self, i: int) -> JobRecord:
         """Record ``i`` (0 <= i < len), from the arrays' row ``i``."""
         whole = self._whole.get(i)
         if whole is not None:
             return whole
-        submit, start, end, runtime = self._times[4 * i:4 * i + 4]
+        submit, start, end, runtime = self._times[4 * i : 4 * i + 4]
         x = self._extra
 
         def field(name: str, usual: Any) -> Any:
@@ -383,10 +570,25 @@ class RecordLog(RecordColumns, Sequence[JobRecord]):
         origin, cpus = field("origin", _NO_ORIGIN), field("cpus", self._cpus)
         job_class, group, where, status = self._labels[field("code", self._code)]
         return JobRecord(
-            self._ids[i], job_class, group, None if origin == _NO_ORIGIN else origin, where,
-            submit, start, end, start - submit, end - start, runtime, field("estimate", runtime), cpus,
+            self._ids[i],
+            job_class,
+            group,
+            None if origin == _NO_ORIGIN else origin,
+            where,
+            submit,
+            start,
+            end,
+            start - submit,
+            end - start,
+            runtime,
+            field("estimate", runtime),
+            cpus,
             field("cpu_time", None) if "cpu_time" in x else _derived_cpu_time(start, end, cpus),
-            field("weight", self._weight), field("preemptions", 0), field("resizes", 0), field("utility", 0.0), status,
+            field("weight", self._weight),
+            field("preemptions", 0),
+            field("resizes", 0),
+            field("utility", 0.0),
+            status,
         )
 
     def __len__(self) -> int:

@@ -61,8 +61,23 @@ def job_record(
         utility = final_utility(tuf, end - submit, job.cpus, runtime)
     # Positional, in COLUMNS order: 19 keywords would cost twice the record itself.
     return JobRecord(
-        job.id, job.job_class, job.group, job.origin, where,
-        submit, start, end, start - submit, end - start,  # submit, start, end, wait, service
-        runtime, job.requested_time, job.cpus, cpu_time, job.weight,  # runtime, estimate, ...
-        preemptions, resizes, utility, status,
+        job.id,
+        job.job_class,
+        job.group,
+        job.origin,
+        where,
+        submit,
+        start,
+        end,
+        start - submit,
+        end - start,  # submit, start, end, wait, service
+        runtime,
+        job.requested_time,
+        job.cpus,
+        cpu_time,
+        job.weight,  # runtime, estimate, ...
+        preemptions,
+        resizes,
+        utility,
+        status,
     )

@@ -19,17 +19,46 @@ _REPEATABLE = frozenset({"Note", "Queue", "Partition"})
 
 #: the header keys of SWF version 2.2, so that ``maxprocs:`` in a hand-made file still counts
 _KNOWN_KEYS = (
-    "Version", "Computer", "Installation", "Acknowledge", "Information", "Conversion", "MaxJobs",
-    "MaxRecords", "Preemption", "UnixStartTime", "TimeZone", "TimeZoneString", "StartTime", "EndTime",
-    "MaxNodes", "MaxProcs", "MaxRuntime", "MaxMemory", "AllowOveruse", "MaxQueues", "Queues", "Queue",
-    "MaxPartitions", "Partitions", "Partition", "Note", "SchedlabGroups", "SchedlabClasses",
+    "Version",
+    "Computer",
+    "Installation",
+    "Acknowledge",
+    "Information",
+    "Conversion",
+    "MaxJobs",
+    "MaxRecords",
+    "Preemption",
+    "UnixStartTime",
+    "TimeZone",
+    "TimeZoneString",
+    "StartTime",
+    "EndTime",
+    "MaxNodes",
+    "MaxProcs",
+    "MaxRuntime",
+    "MaxMemory",
+    "AllowOveruse",
+    "MaxQueues",
+    "Queues",
+    "Queue",
+    "MaxPartitions",
+    "Partitions",
+    "Partition",
+    "Note",
+    "SchedlabGroups",
+    "SchedlabClasses",
 )
 _CANONICAL = {key.lower(): key for key in _KNOWN_KEYS}
 
 #: header keys whose values :class:`SWFHeader` holds typed, and the attribute of each
 _TYPED_KEYS = {
-    "Version": "version", "Computer": "computer", "UnixStartTime": "unix_start_time",
-    "MaxJobs": "max_jobs", "MaxRecords": "max_records", "MaxNodes": "max_nodes", "MaxProcs": "max_procs",
+    "Version": "version",
+    "Computer": "computer",
+    "UnixStartTime": "unix_start_time",
+    "MaxJobs": "max_jobs",
+    "MaxRecords": "max_records",
+    "MaxNodes": "max_nodes",
+    "MaxProcs": "max_procs",
 }
 _LABEL_KEYS = {"SchedlabGroups": "group_labels", "SchedlabClasses": "class_labels"}
 
@@ -146,7 +175,10 @@ def _parse_header(lines: Iterable[tuple[int, str]], problems: _Problems) -> SWFH
             fields[key], first_line[key] = value, number
         elif key not in _REPEATABLE and value != fields[key]:
             problems.add(
-                DropReason.CONTRADICTORY_HEADER, number, key, value,
+                DropReason.CONTRADICTORY_HEADER,
+                number,
+                key,
+                value,
                 f"contradicts {fields[key]!r} given on line {first_line[key]}",
             )
     typed: dict[str, Any] = {}
@@ -170,14 +202,20 @@ def _parse_header(lines: Iterable[tuple[int, str]], problems: _Problems) -> SWFH
                 typed[name] = _parse_labels(fields[key])
             except ValueError:
                 problems.add(
-                    DropReason.BAD_HEADER, first_line[key], key, fields[key],
+                    DropReason.BAD_HEADER,
+                    first_line[key],
+                    key,
+                    fields[key],
                     "is not a list of number=label pairs",
                 )
     procs, nodes = typed.get("max_procs"), typed.get("max_nodes")
     if procs is not None and nodes is not None and procs < nodes:
         later = max(first_line["MaxProcs"], first_line["MaxNodes"])
         problems.add(
-            DropReason.CONTRADICTORY_HEADER, later, "MaxProcs", procs,
+            DropReason.CONTRADICTORY_HEADER,
+            later,
+            "MaxProcs",
+            procs,
             f"is less than MaxNodes {nodes}: a node has at least one processor",
         )
     return SWFHeader(

@@ -111,8 +111,10 @@ class SWFTrace:
         how = "give the machine's processor count (machine_procs= to read_swf; schedlab replay --procs N)"
         problem = f"the header gives no MaxProcs: {how}"
         if nodes:
-            problem = (f"the header gives no MaxProcs, only MaxNodes: {nodes}: {how}; machine_procs={nodes} "
-                       f"(--procs {nodes}) if each node has one processor")
+            problem = (
+                f"the header gives no MaxProcs, only MaxNodes: {nodes}: {how}; machine_procs={nodes} "
+                f"(--procs {nodes}) if each node has one processor"
+            )
         raise _error(os.fspath(self.path), None, None, None, problem)
 
     def _new_report(self) -> DropReport:
@@ -210,8 +212,13 @@ class SWFTrace:
         if not text.isprintable() and (odd := _ODD_SPACE.search(text)):
             # str.split() would take it as a space: the lenient reader must not read what strict refuses
             if self._strict:
-                raise _error(path, number, None, None, f"separates fields with U+{ord(odd[0]):04X}: SWF fields "
-                             "are separated by spaces or tabs")
+                raise _error(
+                    path,
+                    number,
+                    None,
+                    None,
+                    f"separates fields with U+{ord(odd[0]):04X}: SWF fields are separated by spaces or tabs",
+                )
             report.drop(DropReason.SEPARATOR, number)
             return None
         try:
@@ -223,8 +230,9 @@ class SWFTrace:
             report.drop(bad.reason, number)
             return None
 
-    def _drop_reason(self, record: SWFRecord, procs: float, run: float, number: int, *,
-                     check_job: bool) -> DropReason | None:
+    def _drop_reason(
+        self, record: SWFRecord, procs: float, run: float, number: int, *, check_job: bool
+    ) -> DropReason | None:
         """Why cleaning or a filter drops ``record`` (None: kept); SWFError for a job wider than the header's machine.
 
         Cleaning comes first (a record that cannot be a job), then the machine's
@@ -245,8 +253,13 @@ class SWFTrace:
             # wider than a machine_procs= the user chose is just a filter
             if self._strict and self._machine_procs is None:
                 name = "requested_procs" if record.allocated_procs == -1 else "allocated_procs"
-                raise _error(os.fspath(self.path), number, name, procs,
-                             f"processors: job {record.job_number} is wider than the machine (MaxProcs {width})")
+                raise _error(
+                    os.fspath(self.path),
+                    number,
+                    name,
+                    procs,
+                    f"processors: job {record.job_number} is wider than the machine (MaxProcs {width})",
+                )
             return DropReason.TOO_WIDE
         if self._statuses is not None and record.status not in self._statuses:
             return DropReason.STATUS
@@ -356,7 +369,15 @@ def read_swf(
     if not has_data:
         problems.add(DropReason.EMPTY, None, None, None, "no jobs: the file has no data lines")
     return SWFTrace(
-        path, header, problems, strict=strict, clean=clean, statuses=kept_statuses,
-        start_time=start_time, end_time=end_time, index=index, compat=compat,
+        path,
+        header,
+        problems,
+        strict=strict,
+        clean=clean,
+        statuses=kept_statuses,
+        start_time=start_time,
+        end_time=end_time,
+        index=index,
+        compat=compat,
         machine_procs=None if machine_procs is None else int(machine_procs),
     )

@@ -101,9 +101,7 @@ def _parse_values(text: str) -> list[int | float]:
     """The 18 numbers of a data line. Raises _BadLine."""
     tokens = text.split()
     if len(tokens) != len(SWF_FIELDS):
-        raise _BadLine(
-            DropReason.FIELD_COUNT, None, text, f"expected {len(SWF_FIELDS)} fields, found {len(tokens)}"
-        )
+        raise _BadLine(DropReason.FIELD_COUNT, None, text, f"expected {len(SWF_FIELDS)} fields, found {len(tokens)}")
     if text.isascii() and "_" not in text:
         try:  # the common case, all integers, at C speed
             values: list[int | float] = list(map(int, tokens))

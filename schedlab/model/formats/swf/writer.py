@@ -65,10 +65,24 @@ def _job_line(job: Job, groups: dict[str, int] | None, classes: dict[str, int] |
         raise ValueError(f"job {job.id!r}: SWF job numbers are whole numbers")
     memory = job.demands.get("memory", 0)
     values = (
-        job.id, job.submit, -1, job.runtime, job.cpus, -1, -1, job.cpus,
-        -1 if job.estimate is None else job.estimate, memory if memory > 0 else -1, -1, -1,
-        _code(job.group, groups), -1, _code(job.job_class, classes),
-        int(job.partition) if _is_code(job.partition) else -1, -1, -1,
+        job.id,
+        job.submit,
+        -1,
+        job.runtime,
+        job.cpus,
+        -1,
+        -1,
+        job.cpus,
+        -1 if job.estimate is None else job.estimate,
+        memory if memory > 0 else -1,
+        -1,
+        -1,
+        _code(job.group, groups),
+        -1,
+        _code(job.job_class, classes),
+        int(job.partition) if _is_code(job.partition) else -1,
+        -1,
+        -1,
     )
     return " ".join(map(_format, values)) + "\n"
 
@@ -79,12 +93,13 @@ def _header_pairs(header: SWFHeader | Mapping[str, object] | None) -> list[tuple
         return []
     if isinstance(header, SWFHeader):
         pairs = [
-            (key, str(getattr(header, name)))
-            for key, name in _TYPED_KEYS.items()
-            if getattr(header, name) is not None
+            (key, str(getattr(header, name))) for key, name in _TYPED_KEYS.items() if getattr(header, name) is not None
         ]
-        pairs += [(key, _codes_text({v: k for k, v in getattr(header, name).items()}))
-                  for key, name in _LABEL_KEYS.items() if getattr(header, name)]
+        pairs += [
+            (key, _codes_text({v: k for k, v in getattr(header, name).items()}))
+            for key, name in _LABEL_KEYS.items()
+            if getattr(header, name)
+        ]
         rest = header.entries or tuple(header.fields.items())
         skip = {*_TYPED_KEYS, *_LABEL_KEYS, "Note"}
         pairs += [(key, value) for key, value in rest if key not in skip]
