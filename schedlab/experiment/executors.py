@@ -59,7 +59,9 @@ def open_executor(kind: ExecutorName | Executor, workers: int | None, address: s
     n = workers or os.cpu_count() or 1
     if kind == "process":
         import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor  # imported by pool runs only: 10-18 ms
+        from concurrent.futures import (
+            ProcessPoolExecutor,
+        )  # imported by pool runs only: it costs start-up time (measured: benchmarks/README.md)
 
         # spawn: workers start clean (no forked threads or torch state); tasks carry all they need
         pool = ProcessPoolExecutor(
@@ -97,7 +99,7 @@ def open_executor(kind: ExecutorName | Executor, workers: int | None, address: s
 
 
 class _NoBar:
-    """A progress bar nobody sees: what tqdm does when disabled, without importing it (16-44 ms)."""
+    """A progress bar nobody sees: what tqdm does when disabled, without importing tqdm."""
 
     def __enter__(self) -> _NoBar:
         return self

@@ -61,10 +61,9 @@ class Mailbox(simpy.Store):
     :meth:`wait`: a plain ``simpy.Event`` that :meth:`post` succeeds with the item, the
     turn still one SimPy event a teacher can step through. Why not ``get()``: a
     ``StoreGet`` books itself in the store's get queue and re-checks the put queue when
-    it fires; a post-and-resume through it cost 4.9 us against 0.8 us for the plain
-    event (a 100,000-token ping-pong, best of 3, the 2-core dev machine), and the grid
-    passes N tokens per step (OSL on (300, 1000): 300). ``get()`` still works for
-    any other reader.
+    it fires; a post-and-resume through it costs several times the plain event
+    (measured: benchmarks/README.md), and the grid passes N tokens per step (OSL on
+    (300, 1000): 300). ``get()`` still works for any other reader.
     """
 
     def __init__(self, env: simpy.Environment) -> None:
@@ -127,12 +126,12 @@ class SchedulerAgent:
                 # turn), so its copy is freed at once and the allocator hands the next copy that same block,
                 # still in cache. Left on the board until the sender's next write, 300 copies (2.4 MB on
                 # (300, 1000)) were alive and each new one was written to memory that was not: the OSL
-                # benchmark took 5-7% more CPU time (the two ways side by side in one process, best of 6 and of 8).
+                # benchmark took more CPU time (measured: benchmarks/README.md).
                 decider.receive(i, [board.pop(read)] if read is not None else [board.pop(edge) for edge in reads])
             jobs = self.buffer
             if jobs:
                 self.buffer = []
-                # from a list, not np.fromiter over a generator: 0.96 against 1.85 us for a turn's two jobs (timeit)
+                # from a list, not np.fromiter over a generator: cheaper for two jobs (measured: benchmarks/README.md)
                 lengths = np.array([job.runtime for job in jobs])
                 for pos, resource in decider.assign(i, lengths):
                     submit(resource, jobs[pos])
@@ -293,7 +292,7 @@ class GridModel:
     def _arrive(self, step: int) -> None:
         now, next_id = float(self.env.now), self._next_id
         # A source whose lengths are known valid (PoissonJobs: drawn between checked bounds) gets jobs
-        # without the per-job checks: trusted_job costs 0.32 against 0.74 us for new_job (timeit), once
+        # without the per-job checks: trusted_job costs less than new_job (measured: benchmarks/README.md), once
         # per job of the run. Any other source's lengths are checked, job by job.
         make = trusted_job if getattr(self.jobs, "lengths_checked", False) else new_job
         for i, lengths in enumerate(self.jobs.lengths(step, self.agents)):

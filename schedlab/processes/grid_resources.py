@@ -211,8 +211,8 @@ class GridResources:
         """Queue ``job`` at ``resource`` and push that resource's busy-until time."""
         busy = self.busy_until
         now = self.env.now
-        # Python floats for the scalar arithmetic (the same IEEE sums): 0.31 against 0.48 us a job with
-        # numpy scalars (timeit); the array stays what the view and lor() read.
+        # Python floats for the scalar arithmetic (the same IEEE sums): cheaper than numpy scalars
+        # (measured: benchmarks/README.md); the array stays what the view and lor() read.
         start = busy.item(resource)
         if start < now:
             start = now

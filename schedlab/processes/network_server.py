@@ -86,7 +86,7 @@ class NetworkServer(Server):
     def fits(self, job: Job) -> bool:
         """Capacity >= requirement for resources 2..K (the speed admits any job)."""
         caps, demands = self.capacities, job.demands
-        # by key, not .items(): 0.19 against 0.32 us for the paper's one demand (timeit)
+        # by key, not .items(): cheaper for the paper's one demand (measured: benchmarks/README.md)
         for name in demands:  # noqa: SIM110 (a loop is faster than all() on a generator)
             if demands[name] > caps[name]:
                 return False
@@ -105,9 +105,8 @@ class NetworkServer(Server):
         Kept up to date, job by job, from the first read on (load balancing reads it at
         every step); before that nobody needs it, and a run under the agents' vectors
         never reads it. Keeping it from the start (two sums per job per server it visits)
-        makes a RAND run of ``benchmarks/collectives.py``'s network 6-18% slower: 0.78-0.90
-        against 0.67-0.85 s of CPU for 10 runs (best of 5, the two interleaved in one
-        process, five times on the loaded 2-core machine). The first read sums the queue and the running job: the
+        makes a RAND run of ``benchmarks/collectives.py``'s network measurably slower
+        (measured: benchmarks/README.md). The first read sums the queue and the running job: the
         network's requirements are whole numbers, so the sums are exact and equal to
         those kept from the start.
         """
@@ -126,7 +125,7 @@ class NetworkServer(Server):
         held = self._held
         assert held is not None, "only called while the sums are kept"
         held[0] += job.runtime
-        k = 1  # a counter, not enumerate(): 0.34 against 0.70 us for one demand (timeit)
+        k = 1  # a counter, not enumerate(): cheaper for one demand (measured: benchmarks/README.md)
         for amount in job.demands.values():
             held[k] += amount
             k += 1

@@ -77,7 +77,7 @@ def is_int(value: Any, low: float | None = None) -> bool:
     Counts, sizes and indices take this rule: ``3.0`` is refused, since a float there
     is more often a mistake (a rate or a time in the wrong argument) than a count.
     """
-    # the exact type first: an int is by far the most common, and an ABC check costs ~1 us
+    # the exact type first: an int is by far the most common, and an ABC check costs more
     if type(value) is not int and (isinstance(value, bool) or not isinstance(value, numbers.Integral)):
         return False
     return low is None or value >= low  # type: ignore[operator]  # ints and numpy integers compare with floats (Integral's stub says no)
@@ -90,7 +90,7 @@ def is_whole(value: Any, low: float | None = None) -> bool:
     policy, a capacity read from a file. A ``bool``, ``nan`` and ``inf`` are refused.
     """
     kind = type(value)
-    if kind is float:  # the exact types first (an ABC check costs ~1 us): nan and inf are not integers
+    if kind is float:  # the exact types first (an ABC check costs more): nan and inf are not integers
         if not value.is_integer():
             return False
     elif kind is not int:
