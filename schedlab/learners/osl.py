@@ -36,7 +36,7 @@ def greedy_choice(row: np.ndarray, rng: np.random.Generator | None, reach: np.nd
     """Index of the largest value of ``row`` (among ``reach``, if given); ties at random with ``rng`` (or the first)."""
     if reach is not None:
         row = np.where(reach, row, -np.inf)
-    j = int(row.argmax())
+    j = int(np.argmax(row))
     if rng is not None:
         ties = (row == row[j]).nonzero()[0]
         if ties.size > 1:

@@ -130,7 +130,7 @@ class SlottedMachine:
         # jobs in the system by length: the per-step cost sum(1/T_j) without a loop over jobs
         self._present = np.zeros(horizon + 1, dtype=np.int64)
         self._inverse = np.concatenate([[0.0], 1.0 / np.arange(1, horizon + 1)])
-        width = int(self.cap.max())
+        width = int(np.max(self.cap))
         self._bars = (np.arange(width)[None, :] < np.arange(width + 1)[:, None]).astype(np.float32)
         self._beyond = (np.arange(width)[None, :] >= self.cap[:, None]).astype(np.float32)  # (d, C)
         self.machine.completed.connect(self._on_complete)
@@ -164,7 +164,7 @@ class SlottedMachine:
         self._demand[job] = demand.astype(np.int64)
         # the job's slot image never changes: drawn once (length rows, demand cells per resource)
         rows = np.arange(self.horizon)[:, None, None] < length
-        self._image[job] = (rows & (np.arange(int(self.cap.max())) < demand[None, :, None])).astype(np.float32)
+        self._image[job] = (rows & (np.arange(int(np.max(self.cap))) < demand[None, :, None])).astype(np.float32)
 
     # ------------------------------------------------------------------ the model's side
     def submit(self, job: Job) -> None:
