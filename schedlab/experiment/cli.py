@@ -414,10 +414,6 @@ def _replay(args: argparse.Namespace) -> int:
         from schedlab.model.formats.platform_file import load_platform
 
         load_platform(args.platform)  # a bad file stops here, with its one-line error
-    if args.failures:
-        from schedlab.model.formats.failures import read_failure_log
-
-        read_failure_log(args.failures)  # a bad line stops here, with its one-line error
     if args.start is not None:
         overrides["starts"] = (args.start,)
     elif args.starts is not None:

@@ -46,7 +46,7 @@ from schedlab.model.core.failures import NodeFailure, random_failures
 from schedlab.model.core.fields import INT_MAX, items, number
 from schedlab.model.core.streams import Streams
 from schedlab.model.formats.batsim import read_batsim_workload
-from schedlab.model.formats.failures import read_failure_log
+from schedlab.model.formats.failures import cached_failure_log
 from schedlab.model.formats.platform_file import cached_platform
 from schedlab.model.formats.traces import (
     COMPATS,
@@ -184,7 +184,7 @@ class Config:
                 "give the log (failures=FILE)"
             )
         if self.failures:
-            read_failure_log(self.failures)  # a missing file or a bad line stops here, in one line
+            cached_failure_log(self.failures)  # a missing file or a bad line stops here, in one line
         if (self.failures or self.mtbf) and (self.platform or self.compat != "none"):
             raise ValueError(
                 "node failures are replayed on one machine of the log's processors: "
@@ -325,7 +325,7 @@ def window_failures(cfg: Config, jobs: Any, nodes: int, streams: Streams) -> lis
     """
     out: list[NodeFailure] = []
     if cfg.failures:
-        out += read_failure_log(cfg.failures, epoch=cfg.failure_epoch, cluster=cfg.failure_cluster or None).failures
+        out += cached_failure_log(cfg.failures, epoch=cfg.failure_epoch, cluster=cfg.failure_cluster or None).failures
     if cfg.mtbf and len(jobs):
         first = jobs[0].submit
         horizon = jobs[-1].submit - first + max(j.requested_time for j in jobs)

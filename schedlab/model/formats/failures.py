@@ -25,11 +25,12 @@ from __future__ import annotations
 import gzip
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from schedlab.model.core.failures import NodeFailure
 
-__all__ = ["FailureLog", "FailureLogError", "read_failure_log"]
+__all__ = ["FailureLog", "FailureLogError", "cached_failure_log", "read_failure_log"]
 
 
 class FailureLogError(ValueError):
@@ -110,3 +111,14 @@ def read_failure_log(
             failures.append(NodeFailure(time, duration, nodes, fields[1], number))
     failures.sort(key=lambda x: x.time)  # stable: a log's order among equal times
     return FailureLog(name, tuple(failures), other, skipped)
+
+
+@lru_cache(maxsize=8)
+def cached_failure_log(
+    path: str, *, epoch: float = 0.0, cluster: str | None = None, min_duration: float = 0.0
+) -> FailureLog:
+    """:func:`read_failure_log`, once per process and arguments (every window of a replay shares it).
+
+    Safe to share: a :class:`FailureLog` is frozen and holds a tuple of frozen failures.
+    """
+    return read_failure_log(path, epoch=epoch, cluster=cluster, min_duration=min_duration)
