@@ -71,10 +71,18 @@ class Config:
     seeds: tuple[int, ...] = (0, 1, 2)
     #: shipped (the package's models where they exist), train, or a folder of seed<k>.zip
     model: str = "shipped"
-    #: environment steps of training per seed
-    train_steps: int = number(100_000, low=1, work=True)
-    #: episodes during training run with EASY backfilling (RLScheduler trains one model, without)
+    #: heuristic to imitate before the search and PPO (sjf, f1, best of the two; empty: start from random weights)
+    imitate: str = ""
+    #: generations of evolution strategies on the scorer's weights (0: PPO only)
+    search_generations: int = number(120, low=0, work=True)
+    #: training sequences each member of a generation is scored on
+    search_episodes: int = number(16, low=1, work=True)
+    #: PPO's environment steps per seed, after the search (0: none)
+    train_steps: int = number(16_384, low=0, work=True)
+    #: train in the other backfilling setting (RLScheduler trains without; both_backfills overrides)
     train_backfill: bool = False
+    #: train and validate with and without EASY backfilling (the one model serves both)
+    both_backfills: bool = True
     #: PPO's learning rate
     learning_rate: float = number(3e-4, gt=0, high=1)
     #: torch device for training: cpu (the default: a small network is fastest there) or cuda
@@ -119,7 +127,7 @@ class Config:
                 f"length {self.length}: windows are drawn among {n} jobs of {self.log!r}; "
                 f"they need more than {2 * self.length + 1}"
             )
-        TrainSettings(steps=self.train_steps, learning_rate=self.learning_rate)  # one-line errors, before training
+        self.train_settings(0)  # one-line errors, before training
 
     @property
     def within(self) -> int:
@@ -135,6 +143,20 @@ class Config:
             traces_dir=self.traces_dir,
         )
 
+    def train_settings(self, seed: int) -> TrainSettings:
+        """PPO's and the search's settings for training seed ``seed``."""
+        return TrainSettings(
+            steps=self.train_steps,
+            seed=seed,
+            learning_rate=self.learning_rate,
+            device=self.device,
+            eval_every=max(4096, self.train_steps // 4),
+            imitate=self.imitate,
+            search_generations=self.search_generations,
+            search_episodes=self.search_episodes,
+            both_backfills=self.both_backfills,
+        )
+
     def starts(self) -> list[int]:
         n = len(self.env_config(False).trace.jobs)
         return rlscheduler_starts(n, self.length, self.windows, self.eval_seed, self.within)
@@ -148,7 +170,15 @@ class Config:
         return Path(self.out_dir or "results/rlscheduler_models") / self.model_log
 
 
-QUICK = dict(windows=2, length=256, seeds=(0,), train_steps=2048, heuristics=("sjf", "f1"))
+QUICK = dict(
+    windows=2,
+    length=256,
+    seeds=(0,),
+    train_steps=2048,
+    search_generations=2,
+    search_episodes=2,
+    heuristics=("sjf", "f1"),
+)
 
 
 def REPS(cfg: Config) -> int:
@@ -179,20 +209,17 @@ def _train_missing(cfg: Config) -> None:
             continue
         if cfg.model not in ("shipped", "train") or cfg.trained_on:
             raise ValueError(f"model {path}: no such file")
-        settings = TrainSettings(
-            steps=cfg.train_steps,
-            seed=seed,
-            learning_rate=cfg.learning_rate,
-            device=cfg.device,
-            eval_every=max(4096, cfg.train_steps // 5),
-        )
+        settings = cfg.train_settings(seed)
         env_cfg = cfg.env_config(cfg.train_backfill)
         clock = time.process_time()
 
         def show(point: dict[str, float], seed: int = seed, score: str = env_cfg.score_type) -> None:
+            other = point.get("validation_other_backfill")
             print(
-                f"rlscheduler: {cfg.log} seed {seed}: step {point['step']:>7}, validation {score} "
-                f"{point['validation']:.2f}, {point['cpu_s']:.0f} CPU s",
+                f"rlscheduler: {cfg.log} seed {seed}: {point['phase']} generation {point.get('generation', '-')} "
+                f"step {point['step']}, validation {score} {point['validation']:.2f}"
+                f"{'' if other is None else f' / {other:.2f}'} ({point['relative_to_sjf']:.3f} of SJF's), "
+                f"{point['cpu_s']:.0f} CPU s",
                 file=sys.stderr,
                 flush=True,
             )
