@@ -26,6 +26,7 @@ heuristic, and writes ``rlscheduler_table.csv``.
 from __future__ import annotations
 
 import csv
+import json
 import sys
 import time
 from dataclasses import dataclass
@@ -307,6 +308,13 @@ def report(results, out: Path) -> list[Path]:
         writer = csv.DictWriter(fh, fieldnames=list(dict.fromkeys(k for r in rows for k in r)))
         writer.writeheader()
         writer.writerows(rows)
+    c = results.config
+    protocol = (c["windows"], c["length"], c["eval_seed"], c["draw_within"]) == (10, 1024, 1, 0)
+    if not protocol:
+        print(
+            f"this run: {c['windows']} window(s) of {c['length']} jobs (seed {c['eval_seed']}); the published values "
+            "below are RLScheduler's on its protocol (10 windows of 1,024 jobs, seed 1): not comparable to this run's"
+        )
     for row in rows:
         print(
             f"{row['log']} (models of {row['trained_on']}) {row['backfill']}: "
@@ -314,7 +322,48 @@ def report(results, out: Path) -> list[Path]:
             f"(seeds {row['rl_seeds']}); best heuristic {row.get('best_heuristic')} {row.get('best_value', 0):.2f}; "
             f"published rl {row.get('published_rl', '-')}, published best {row.get('published_best', '-')}"
         )
-    return [path]
+    fields = {k: tuple(v) if isinstance(v, list) else v for k, v in c.items() if k in Config.__dataclass_fields__}
+    return [path, *_learning_curves(Config(**fields), Path(out))]
+
+
+def _learning_curves(cfg: Config, out: Path) -> list[Path]:
+    """The evaluated models' learning curves (from their saved settings), as a table and a picture."""
+    points = []
+    for seed in cfg.seeds:
+        meta = model_path(cfg, seed).with_suffix(".json")
+        if meta.is_file():
+            for point in json.loads(meta.read_text())["curve"]:
+                points.append({"seed": seed, **point})
+    if not points:
+        return []
+    table = out / "learning_curves.csv"
+    with open(table, "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(dict.fromkeys(k for p in points for k in p)))
+        writer.writeheader()
+        writer.writerows(points)
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for seed in cfg.seeds:
+        mine = [p for p in points if p["seed"] == seed and "relative_to_sjf" in p]
+        if mine:
+            ax.plot(
+                [p["cpu_s"] / 60 for p in mine], [p["relative_to_sjf"] for p in mine], marker=".", label=f"seed {seed}"
+            )
+    ax.axhline(1.0, color="grey", linestyle="--", linewidth=1, label="SJF")
+    ax.set_xlabel("training, CPU minutes")
+    both = " (mean of both backfilling settings)" if any("validation_other_backfill" in p for p in points) else ""
+    ax.set_ylabel(f"validation {cfg.score_type} / SJF's{both}")
+    ax.set_title(f"Learning curves: models of {cfg.model_log}")
+    ax.legend()
+    fig.tight_layout()
+    picture = out / "learning_curves.png"
+    fig.savefig(picture, dpi=100)
+    plt.close(fig)
+    return [table, picture]
 
 
 if __name__ == "__main__":
