@@ -9,14 +9,13 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from sb3_contrib import MaskablePPO  # noqa: E402
+from sb3_contrib import MaskablePPO
 
-from schedlab.envs.kernel_policy import MaskableKernelPolicy  # noqa: E402
-from schedlab.envs.rlscheduler_env import RLSchedulerConfig, RLSchedulerEnv  # noqa: E402
-from schedlab.envs.rlscheduler_obs import FEATURES  # noqa: E402
-from schedlab.envs.rlscheduler_search import evolve, scorer_vector  # noqa: E402
-from schedlab.envs.rlscheduler_search import _numpy_scorer as numpy_scorer  # noqa: E402
-from schedlab.envs.rlscheduler_train import TrainSettings, train  # noqa: E402
+from schedlab.envs.kernel_policy import MaskableKernelPolicy
+from schedlab.envs.rlscheduler_env import RLSchedulerConfig, RLSchedulerEnv
+from schedlab.envs.rlscheduler_obs import FEATURES
+from schedlab.envs.rlscheduler_search import evolve, numpy_scorer, scorer_vector
+from schedlab.envs.rlscheduler_train import TrainSettings, train
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
 pytestmark = pytest.mark.skipif(not (TRACES / "lublin_256.swf.gz").exists(), reason="needs ../shared/traces")

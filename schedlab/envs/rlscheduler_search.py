@@ -45,7 +45,7 @@ from schedlab.model.core.streams import Streams
 from schedlab.policies.backfilling import Committed
 from schedlab.processes.replay import replay_model
 
-__all__ = ["NumpyScorer", "evolve", "scorer_vector", "sequence_scores"]
+__all__ = ["NumpyScorer", "evolve", "numpy_scorer", "scorer_vector", "sequence_scores"]
 
 
 class NumpyScorer:
@@ -91,7 +91,7 @@ def _set_vector(model: Any, vector: np.ndarray) -> None:
     torch.nn.utils.vector_to_parameters(value, scorer.parameters())
 
 
-def _numpy_scorer(model: Any, vector: np.ndarray) -> NumpyScorer:
+def numpy_scorer(model: Any, vector: np.ndarray) -> NumpyScorer:
     """The scorer of ``model`` with the weights ``vector`` (unpacked as ``parameters()`` lays them out)."""
     layers, at = [], 0
     for layer in model.policy.mlp_extractor.scorer:
@@ -147,7 +147,7 @@ def evolve(
         return max(sequence_scores(configs[backfill], lambda b: Committed("sjf", b), [start])[0], 1e-9)
 
     def cost(vector: np.ndarray, plan: list[tuple[int, bool]]) -> float:
-        scorer = _numpy_scorer(model, vector)
+        scorer = numpy_scorer(model, vector)
         values = [
             sequence_scores(configs[b], lambda b: ModelChooser(scorer, features, cfg.queue, b), [s])[0] / baseline(s, b)
             for s, b in plan
