@@ -1,22 +1,28 @@
 """RLScheduler's experiment (Zhang et al., SC 2020): a kernel policy learns a queue order on a real log.
 
-Training: sb3-contrib's MaskablePPO with schedlab's kernel policy
-(:mod:`schedlab.envs.kernel_policy`) on ``schedlab/RLScheduler-v0`` episodes of 256
-consecutive jobs of the log, each on an empty machine (:mod:`schedlab.envs.rlscheduler_env`),
-once per training seed; one model per log serves both backfilling settings, as in
-RLScheduler (it trains with ``train_backfill``). Each model goes into
+Training: schedlab's kernel policy (:mod:`schedlab.envs.kernel_policy`, an sb3-contrib
+MaskablePPO model) on ``schedlab/RLScheduler-v0`` episodes of 256 consecutive jobs of the
+log, each on an empty machine (:mod:`schedlab.envs.rlscheduler_env`), once per training
+seed, in the stages of :func:`~schedlab.envs.rlscheduler_train.train`: by default
+``search_generations`` of evolution strategies on the scorer's weights, then
+``train_steps`` of PPO, keeping the weights best on validation sequences. One model per
+log serves both backfilling settings, as in RLScheduler; it is trained and validated in
+both (``both_backfills``; RLScheduler trains without). Each model goes into
 ``out_dir/<log>/seed<k>.zip`` with ``seed<k>.json`` (settings, learning curve, CPU
-seconds). ``model=shipped`` (the default) uses the models shipped with schedlab for the
-four logs of the paper when they exist (and trains where none is shipped);
-``model=train`` always trains; any other value is a folder holding ``seed<k>.zip``.
+seconds); the run's folder gets the evaluated models' learning curves
+(``learning_curves.csv`` and ``.png``). ``model=shipped`` (the default) uses the models
+shipped with schedlab for the four logs of the paper when they exist (and trains where
+none is shipped); ``model=train`` always trains; any other value is a folder holding
+``seed<k>.zip``.
 
 Evaluation: the published protocol, RLScheduler's test script's windows (seed 1, 10
 windows of 1,024 jobs, SDSC-SP2 and HPC2N within their first 10,000 jobs), each on an
 empty machine, RLScheduler's loop without and with EASY backfilling. Cells are policy x
 backfill: ``rl`` (one cell per training seed, greedy), and FCFS, WFP3, UNICEP, SJF, F1
-(WFP3 and UNICEP in RLScheduler's reading, as its table). ``report`` prints the table:
-RL as mean ± half the range over seeds, beside RLScheduler's published RL and the best
-heuristic, and writes ``rlscheduler_table.csv``.
+(WFP3 and UNICEP in RLScheduler's reading, as its table; their ``seed`` is -1: no
+training seed). ``report`` prints the table: RL as mean ± half the range over seeds,
+beside RLScheduler's published RL and the best heuristic, and writes
+``rlscheduler_table.csv``.
 
     schedlab run scenarios/rlscheduler.py --quick
     schedlab run scenarios/rlscheduler.py --set log=SDSC-SP2-1998-4.2-cln
