@@ -45,7 +45,7 @@ import simpy
 import schedlab.envs
 from schedlab.envs.rlscheduler_env import SCORE_TYPES, ModelChooser, RLSchedulerConfig
 from schedlab.envs.rlscheduler_obs import log_features
-from schedlab.envs.rlscheduler_train import TrainSettings, load_model, save_model, train
+from schedlab.envs.rlscheduler_train import TrainSettings, check_model, load_model, save_model, train
 from schedlab.experiment import cli_main
 from schedlab.model.core.fields import number, validate
 from schedlab.model.core.streams import Streams
@@ -238,6 +238,8 @@ def _train_missing(cfg: Config) -> None:
 
 def cells(cfg: Config) -> list[dict]:
     _train_missing(cfg)
+    for seed in cfg.seeds:  # a model missing or trained with other settings stops the run here, before any work
+        check_model(model_path(cfg, seed), cfg.env_config(False), other_log=bool(cfg.trained_on))
     out = []
     for backfill in cfg.backfills:
         out += [{"policy": "rl", "seed": s, "backfill": backfill} for s in cfg.seeds]

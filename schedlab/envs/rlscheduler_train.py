@@ -44,7 +44,16 @@ from schedlab.policies.backfilling import Committed
 from schedlab.policies.scoring import RLSCHEDULER_SCORES as SCORES
 from schedlab.processes.replay import replay_model
 
-__all__ = ["MODEL_KEYS", "TrainSettings", "evaluate", "heuristic_scores", "load_model", "save_model", "train"]
+__all__ = [
+    "MODEL_KEYS",
+    "TrainSettings",
+    "check_model",
+    "evaluate",
+    "heuristic_scores",
+    "load_model",
+    "save_model",
+    "train",
+]
 
 
 @dataclass(frozen=True)
@@ -324,13 +333,12 @@ def save_model(
     return folder / f"{name}.zip"
 
 
-def load_model(path: Path, cfg: RLSchedulerConfig, device: str = "cpu", other_log: bool = False) -> Any:
-    """A saved model, refused in one line if it was trained with other settings than ``cfg``'s.
+def check_model(path: Path, cfg: RLSchedulerConfig, other_log: bool = False) -> None:
+    """Refuse, in one line, a saved model that is missing or was trained with other settings than ``cfg``'s.
 
+    Reads only the settings file, so a run can check its models before any work.
     ``other_log`` lets a model trained on one log run on another (generalisation).
     """
-    from sb3_contrib import MaskablePPO
-
     path = Path(path)
     meta_path = path.with_suffix(".json")
     if not path.is_file():
@@ -343,4 +351,11 @@ def load_model(path: Path, cfg: RLSchedulerConfig, device: str = "cpu", other_lo
     for key in MODEL_KEYS:
         if saved.get(key) != here[key] and not (key == "log" and other_log):
             raise ValueError(f"model {path}: trained with {key}={saved.get(key)!r}, this run has {key}={here[key]!r}")
-    return MaskablePPO.load(path, device=device)
+
+
+def load_model(path: Path, cfg: RLSchedulerConfig, device: str = "cpu", other_log: bool = False) -> Any:
+    """A saved model, refused in one line if it was trained with other settings than ``cfg``'s (:func:`check_model`)."""
+    from sb3_contrib import MaskablePPO
+
+    check_model(path, cfg, other_log)
+    return MaskablePPO.load(Path(path), device=device)
