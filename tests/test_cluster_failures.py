@@ -279,3 +279,38 @@ def test_seeded_random_failures_on_a_powered_cluster_conserve_jobs():
     assert balance.kills > 0 and balance.kills == balance.restarts and balance.completed == len(jobs)
     down = sum(b - a for _n, s, a, b in cluster.power_rows() if s == "down")
     assert math.isclose(down, sum(o.end - o.start for o in cluster.node_outages), rel_tol=1e-12)
+
+
+def test_schedlab_replay_replays_a_failure_log_on_a_platforms_nodes(tmp_path, capsys):
+    """The first hand-worked case as a log, a platform file and an Alea failure log (node 1 of
+    the platform, 4-7 s), through ``schedlab replay --platform --failures``: two jobs killed
+    and requeued, conserved, and the kills and outages saved beside the results."""
+    import csv
+
+    from schedlab.experiment.cli import main
+
+    log = tmp_path / "four.swf"
+    log.write_text(
+        "; MaxProcs: 8\n"
+        + "".join(
+            f"{i} {s} -1 {r} {c} -1 -1 {c} {r} -1 1 1 1 -1 -1 -1 -1 -1\n"
+            for i, s, r, c in [(1, 0, 10, 4), (2, 0, 10, 2), (3, 0, 10, 2), (4, 5, 1, 2)]
+        )
+    )
+    platform = tmp_path / "two.toml"
+    platform.write_text("[nodes.n]\ncount = 2\ncores = 4\n")
+    failures = tmp_path / "two.failures"
+    failures.write_text("4\tc\t3\t1\n")
+    args = ["replay", str(log), "--platform", str(platform), "--start", "0", "--length", "4"]
+    args += ["--backfill", "none", "--executor", "serial", "--no-native", "--failures", str(failures)]
+    assert main([*args, "--out", str(tmp_path / "out")]) == 0
+    capsys.readouterr()
+    with (tmp_path / "out" / "replications.csv").open() as stream:
+        row = next(csv.DictReader(stream))
+    assert (float(row["kills"]), float(row["restarts"]), float(row["jobs_hit"])) == (2.0, 2.0, 2.0)
+    assert float(row["lost_cpu_hours"]) == pytest.approx(16 / 3600, rel=1e-12)
+    assert float(row["availability"]) == pytest.approx(1 - 4 * 3 / (8 * 17), rel=1e-12)
+    kills = (tmp_path / "out" / "series" / "cell0-rep0-node_kills.csv").read_text().splitlines()
+    assert kills[1:] == ["4.0,1,2,2,0.0,8.0,requeued,1", "4.0,1,3,2,0.0,8.0,requeued,1"]
+    assert main([*args, "--node-size", "2", "--out", str(tmp_path / "bad")]) != 0
+    assert "node_size=2: with a platform, a failure's nodes are the platform's nodes" in capsys.readouterr().err
