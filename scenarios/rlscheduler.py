@@ -1,22 +1,28 @@
 """RLScheduler's experiment (Zhang et al., SC 2020): a kernel policy learns a queue order on a real log.
 
-Training: sb3-contrib's MaskablePPO with schedlab's kernel policy
-(:mod:`schedlab.envs.kernel_policy`) on ``schedlab/RLScheduler-v0`` episodes of 256
-consecutive jobs of the log, each on an empty machine (:mod:`schedlab.envs.rlscheduler_env`),
-once per training seed; one model per log serves both backfilling settings, as in
-RLScheduler (it trains with ``train_backfill``). Each model goes into
+Training: schedlab's kernel policy (:mod:`schedlab.envs.kernel_policy`, an sb3-contrib
+MaskablePPO model) on ``schedlab/RLScheduler-v0`` episodes of 256 consecutive jobs of the
+log, each on an empty machine (:mod:`schedlab.envs.rlscheduler_env`), once per training
+seed, in the stages of :func:`~schedlab.envs.rlscheduler_train.train`: by default
+``search_generations`` of evolution strategies on the scorer's weights, then
+``train_steps`` of PPO, keeping the weights best on validation sequences. One model per
+log serves both backfilling settings, as in RLScheduler; it is trained and validated in
+both (``both_backfills``; RLScheduler trains without). Each model goes into
 ``out_dir/<log>/seed<k>.zip`` with ``seed<k>.json`` (settings, learning curve, CPU
-seconds). ``model=shipped`` (the default) uses the models shipped with schedlab for the
-four logs of the paper when they exist (and trains where none is shipped);
-``model=train`` always trains; any other value is a folder holding ``seed<k>.zip``.
+seconds); the run's folder gets the evaluated models' learning curves
+(``learning_curves.csv`` and ``.png``). ``model=shipped`` (the default) uses the models
+shipped with schedlab for the four logs of the paper when they exist (and trains where
+none is shipped); ``model=train`` always trains; any other value is a folder holding
+``seed<k>.zip``.
 
 Evaluation: the published protocol, RLScheduler's test script's windows (seed 1, 10
 windows of 1,024 jobs, SDSC-SP2 and HPC2N within their first 10,000 jobs), each on an
 empty machine, RLScheduler's loop without and with EASY backfilling. Cells are policy x
 backfill: ``rl`` (one cell per training seed, greedy), and FCFS, WFP3, UNICEP, SJF, F1
-(WFP3 and UNICEP in RLScheduler's reading, as its table). ``report`` prints the table:
-RL as mean ± half the range over seeds, beside RLScheduler's published RL and the best
-heuristic, and writes ``rlscheduler_table.csv``.
+(WFP3 and UNICEP in RLScheduler's reading, as its table; their ``seed`` is -1: no
+training seed). ``report`` prints the table: RL as mean ± half the range over seeds,
+beside RLScheduler's published RL and the best heuristic, and writes
+``rlscheduler_table.csv``.
 
     schedlab run scenarios/rlscheduler.py --quick
     schedlab run scenarios/rlscheduler.py --set log=SDSC-SP2-1998-4.2-cln
@@ -26,6 +32,7 @@ heuristic, and writes ``rlscheduler_table.csv``.
 from __future__ import annotations
 
 import csv
+import json
 import sys
 import time
 from dataclasses import dataclass
@@ -38,7 +45,7 @@ import simpy
 import schedlab.envs
 from schedlab.envs.rlscheduler_env import SCORE_TYPES, ModelChooser, RLSchedulerConfig
 from schedlab.envs.rlscheduler_obs import log_features
-from schedlab.envs.rlscheduler_train import TrainSettings, load_model, save_model, train
+from schedlab.envs.rlscheduler_train import TrainSettings, check_model, load_model, save_model, train
 from schedlab.experiment import cli_main
 from schedlab.model.core.fields import number, validate
 from schedlab.model.core.streams import Streams
@@ -71,10 +78,18 @@ class Config:
     seeds: tuple[int, ...] = (0, 1, 2)
     #: shipped (the package's models where they exist), train, or a folder of seed<k>.zip
     model: str = "shipped"
-    #: environment steps of training per seed
-    train_steps: int = number(100_000, low=1, work=True)
-    #: episodes during training run with EASY backfilling (RLScheduler trains one model, without)
+    #: heuristic to imitate before the search and PPO (sjf, f1, best of the two; empty: start from random weights)
+    imitate: str = ""
+    #: generations of evolution strategies on the scorer's weights (0: PPO only)
+    search_generations: int = number(100, low=0)
+    #: training sequences each member of a generation is scored on
+    search_episodes: int = number(16, low=1)
+    #: PPO's environment steps per seed, after the search (0: none)
+    train_steps: int = number(16_384, low=0, work=True)
+    #: train in the other backfilling setting (RLScheduler trains without; both_backfills overrides)
     train_backfill: bool = False
+    #: train and validate with and without EASY backfilling (the one model serves both)
+    both_backfills: bool = True
     #: PPO's learning rate
     learning_rate: float = number(3e-4, gt=0, high=1)
     #: torch device for training: cpu (the default: a small network is fastest there) or cuda
@@ -119,7 +134,7 @@ class Config:
                 f"length {self.length}: windows are drawn among {n} jobs of {self.log!r}; "
                 f"they need more than {2 * self.length + 1}"
             )
-        TrainSettings(steps=self.train_steps, learning_rate=self.learning_rate)  # one-line errors, before training
+        self.train_settings(0)  # one-line errors, before training
 
     @property
     def within(self) -> int:
@@ -135,6 +150,20 @@ class Config:
             traces_dir=self.traces_dir,
         )
 
+    def train_settings(self, seed: int) -> TrainSettings:
+        """PPO's and the search's settings for training seed ``seed``."""
+        return TrainSettings(
+            steps=self.train_steps,
+            seed=seed,
+            learning_rate=self.learning_rate,
+            device=self.device,
+            eval_every=max(4096, self.train_steps // 4),
+            imitate=self.imitate,
+            search_generations=self.search_generations,
+            search_episodes=self.search_episodes,
+            both_backfills=self.both_backfills,
+        )
+
     def starts(self) -> list[int]:
         n = len(self.env_config(False).trace.jobs)
         return rlscheduler_starts(n, self.length, self.windows, self.eval_seed, self.within)
@@ -148,7 +177,15 @@ class Config:
         return Path(self.out_dir or "results/rlscheduler_models") / self.model_log
 
 
-QUICK = dict(windows=2, length=256, seeds=(0,), train_steps=2048, heuristics=("sjf", "f1"))
+QUICK = dict(
+    windows=2,
+    length=256,
+    seeds=(0,),
+    train_steps=2048,
+    search_generations=2,
+    search_episodes=2,
+    heuristics=("sjf", "f1"),
+)
 
 
 def REPS(cfg: Config) -> int:
@@ -179,20 +216,17 @@ def _train_missing(cfg: Config) -> None:
             continue
         if cfg.model not in ("shipped", "train") or cfg.trained_on:
             raise ValueError(f"model {path}: no such file")
-        settings = TrainSettings(
-            steps=cfg.train_steps,
-            seed=seed,
-            learning_rate=cfg.learning_rate,
-            device=cfg.device,
-            eval_every=max(4096, cfg.train_steps // 5),
-        )
+        settings = cfg.train_settings(seed)
         env_cfg = cfg.env_config(cfg.train_backfill)
         clock = time.process_time()
 
         def show(point: dict[str, float], seed: int = seed, score: str = env_cfg.score_type) -> None:
+            other = point.get("validation_other_backfill")
             print(
-                f"rlscheduler: {cfg.log} seed {seed}: step {point['step']:>7}, validation {score} "
-                f"{point['validation']:.2f}, {point['cpu_s']:.0f} CPU s",
+                f"rlscheduler: {cfg.log} seed {seed}: {point['phase']} generation {point.get('generation', '-')} "
+                f"step {point['step']}, validation {score} {point['validation']:.2f}"
+                f"{'' if other is None else f' / {other:.2f}'} ({point['relative_to_sjf']:.3f} of SJF's), "
+                f"{point['cpu_s']:.0f} CPU s",
                 file=sys.stderr,
                 flush=True,
             )
@@ -204,6 +238,8 @@ def _train_missing(cfg: Config) -> None:
 
 def cells(cfg: Config) -> list[dict]:
     _train_missing(cfg)
+    for seed in cfg.seeds:  # a model missing or trained with other settings stops the run here, before any work
+        check_model(model_path(cfg, seed), cfg.env_config(False), other_log=bool(cfg.trained_on))
     out = []
     for backfill in cfg.backfills:
         out += [{"policy": "rl", "seed": s, "backfill": backfill} for s in cfg.seeds]
@@ -280,6 +316,13 @@ def report(results, out: Path) -> list[Path]:
         writer = csv.DictWriter(fh, fieldnames=list(dict.fromkeys(k for r in rows for k in r)))
         writer.writeheader()
         writer.writerows(rows)
+    c = results.config
+    protocol = (c["windows"], c["length"], c["eval_seed"], c["draw_within"]) == (10, 1024, 1, 0)
+    if not protocol:
+        print(
+            f"this run: {c['windows']} window(s) of {c['length']} jobs (seed {c['eval_seed']}); the published values "
+            "below are RLScheduler's on its protocol (10 windows of 1,024 jobs, seed 1): not comparable to this run's"
+        )
     for row in rows:
         print(
             f"{row['log']} (models of {row['trained_on']}) {row['backfill']}: "
@@ -287,7 +330,48 @@ def report(results, out: Path) -> list[Path]:
             f"(seeds {row['rl_seeds']}); best heuristic {row.get('best_heuristic')} {row.get('best_value', 0):.2f}; "
             f"published rl {row.get('published_rl', '-')}, published best {row.get('published_best', '-')}"
         )
-    return [path]
+    fields = {k: tuple(v) if isinstance(v, list) else v for k, v in c.items() if k in Config.__dataclass_fields__}
+    return [path, *_learning_curves(Config(**fields), Path(out))]
+
+
+def _learning_curves(cfg: Config, out: Path) -> list[Path]:
+    """The evaluated models' learning curves (from their saved settings), as a table and a picture."""
+    points = []
+    for seed in cfg.seeds:
+        meta = model_path(cfg, seed).with_suffix(".json")
+        if meta.is_file():
+            for point in json.loads(meta.read_text())["curve"]:
+                points.append({"seed": seed, **point})
+    if not points:
+        return []
+    table = out / "learning_curves.csv"
+    with open(table, "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(dict.fromkeys(k for p in points for k in p)))
+        writer.writeheader()
+        writer.writerows(points)
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for seed in cfg.seeds:
+        mine = [p for p in points if p["seed"] == seed and "relative_to_sjf" in p]
+        if mine:
+            ax.plot(
+                [p["cpu_s"] / 60 for p in mine], [p["relative_to_sjf"] for p in mine], marker=".", label=f"seed {seed}"
+            )
+    ax.axhline(1.0, color="grey", linestyle="--", linewidth=1, label="SJF")
+    ax.set_xlabel("training, CPU minutes")
+    both = " (mean of both backfilling settings)" if any("validation_other_backfill" in p for p in points) else ""
+    ax.set_ylabel(f"validation {cfg.score_type} / SJF's{both}")
+    ax.set_title(f"Learning curves: models of {cfg.model_log}")
+    ax.legend()
+    fig.tight_layout()
+    picture = out / "learning_curves.png"
+    fig.savefig(picture, dpi=100)
+    plt.close(fig)
+    return [table, picture]
 
 
 if __name__ == "__main__":

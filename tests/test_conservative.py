@@ -224,9 +224,12 @@ def test_easy_and_conservative_differ_but_both_keep_every_job():
 
 def test_schedlab_replay_takes_conservative(tmp_path, capsys):
     """``schedlab replay --backfill conservative``: the CLI's choices are policies.batch.BACKFILLS."""
-    from schedlab.experiment.cli import _parser, main
+    from schedlab.experiment.arguments import build_parser
+    from schedlab.experiment.cli import main
 
-    replay = next(a for a in _parser()._subparsers._group_actions[0].choices["replay"]._actions if a.dest == "backfill")
+    replay = next(
+        a for a in build_parser()._subparsers._group_actions[0].choices["replay"]._actions if a.dest == "backfill"
+    )
     assert tuple(replay.choices) == BACKFILLS
     example = ROOT / "tests" / "data" / "easy_example.swf"
     code = main(

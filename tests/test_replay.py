@@ -152,6 +152,17 @@ def test_cli_replay_bad_window_is_one_line(capsys):
     assert "out of range" in err and "Traceback" not in err
 
 
+def test_a_window_longer_than_the_log_is_refused_before_any_replication(tmp_path, monkeypatch, capsys):
+    """A log given by path runs from any folder (no ../shared/traces needed); too long a window stops at once."""
+    monkeypatch.chdir(tmp_path)  # a folder with no ../shared/traces beside it
+    out = tmp_path / "out"
+    assert main(["replay", str(EXAMPLE), "--length", "6", "--executor", "serial", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"trace '{EXAMPLE}': window length 6 is longer than the trace's 5 jobs" in err
+    assert "replication" not in err and not (out / "replications.csv").exists()
+    assert main(["replay", str(EXAMPLE), "--length", "5", "--executor", "serial", "--out", str(out)]) == 0
+
+
 # --------------------------------------------------------------------------- issue 17, items 4 and 5
 def _with_memory(tmp_path: Path) -> Path:
     """The hand-made example with a memory request (field 10) on every second job, as HPC2N has."""

@@ -110,3 +110,17 @@ def test_the_scenario_evaluates_the_shipped_models_in_its_quick_run(tmp_path):
     assert not (tmp_path / "models").exists()  # nothing trained: the shipped model was used
     policies = {(r["policy"], r["backfill"]) for r in results.rows}
     assert ("rl", "none") in policies and ("sjf", "easy") in policies
+
+
+def test_the_scenario_refuses_another_logs_models_before_any_replication(tmp_path, capsys):
+    """A folder of models trained on Lublin-1 given for Lublin-2: one line from the command, nothing run."""
+    from schedlab.experiment.cli import main
+
+    if not (TRACES / "lublin_256_new2.swf.gz").exists():
+        pytest.skip("needs ../shared/traces")
+    argv = ["run", str(ROOT / "scenarios" / "rlscheduler.py"), "--set", "log=lublin_256_new2", "--set", "seeds=0"]
+    argv += ["--set", f"model={TRAINED / 'lublin_256'}", "--set", f"traces_dir={TRACES}", "--out", str(tmp_path / "r")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "trained with log='lublin_256', this run has log='lublin_256_new2'" in err
+    assert "replication" not in err and not (tmp_path / "r" / "replications.csv").exists()

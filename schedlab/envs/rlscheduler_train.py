@@ -1,15 +1,25 @@
 """Training a kernel policy on RLScheduler's protocol, and evaluating it there beside the heuristics.
 
-:func:`train` runs sb3-contrib's ``MaskablePPO`` with
+:func:`train` makes an sb3-contrib ``MaskablePPO`` with
 :class:`~schedlab.envs.kernel_policy.MaskableKernelPolicy` on
-:class:`~schedlab.envs.rlscheduler_env.RLSchedulerEnv` episodes; every ``eval_every``
-steps it scores the greedy policy on fixed validation sequences (its learning curve)
-and keeps the best weights. By default it learns from the reward divided by the
-sequence's SJF score (``relative=True``): a sequence's slowdown under any order
-depends mostly on its load, and the ratio keeps one heavy sequence from drowning a
-batch's signal; the environment's own reward is unchanged (``relative=False`` learns
-from it as it is, as RLScheduler does). :func:`evaluate` replays given windows with
-a model (greedy) and returns each window's score.
+:class:`~schedlab.envs.rlscheduler_env.RLSchedulerEnv` episodes and trains it in up to
+three stages, each optional and each going on from the weights of the one before:
+
+1. ``imitate``: behaviour cloning of a heuristic's choices (SJF's or F1's order), so
+   that the stages after it start from a known order instead of from noise;
+2. ``search_generations``: evolution strategies on the scorer's weights, scored on
+   whole sequences (:mod:`schedlab.envs.rlscheduler_search`);
+3. ``steps``: PPO, as RLScheduler trains. By default it learns from the reward divided
+   by the sequence's SJF score (``relative=True``): a sequence's slowdown under any
+   order depends mostly on its load, and the ratio keeps one heavy sequence from
+   drowning a batch's signal; the environment's own reward is unchanged
+   (``relative=False`` learns from it as it is, as RLScheduler does).
+
+Along the way the greedy policy is scored on fixed validation sequences (the learning
+curve: after imitation, every ``search_eval_every`` generations and every ``eval_every``
+PPO steps), relative to SJF's score on the same sequences, in both backfilling settings
+with ``both_backfills``; the best weights seen are the ones returned. :func:`evaluate`
+replays given windows with a model (greedy) and returns each window's score.
 """
 
 from __future__ import annotations
@@ -27,12 +37,23 @@ import gymnasium as gym
 import numpy as np
 import simpy
 
-from schedlab.envs.rlscheduler_env import RLSchedulerConfig, RLSchedulerEnv, sequence_score
+from schedlab.envs.rlscheduler_env import ModelChooser, RLSchedulerConfig, RLSchedulerEnv, sequence_score
+from schedlab.envs.rlscheduler_obs import log_features
+from schedlab.envs.rlscheduler_search import evolve, numpy_scorer, scorer_vector, sequence_scores
 from schedlab.policies.backfilling import Committed
 from schedlab.policies.scoring import RLSCHEDULER_SCORES as SCORES
 from schedlab.processes.replay import replay_model
 
-__all__ = ["MODEL_KEYS", "TrainSettings", "evaluate", "heuristic_scores", "load_model", "save_model", "train"]
+__all__ = [
+    "MODEL_KEYS",
+    "TrainSettings",
+    "check_model",
+    "evaluate",
+    "heuristic_scores",
+    "load_model",
+    "save_model",
+    "train",
+]
 
 
 @dataclass(frozen=True)
@@ -57,22 +78,38 @@ class TrainSettings:
     imitate_epochs: int = 30
     eval_every: int = 10_000
     #: validation sequences (from the training draw's range, fixed by the seed) and their length: the
-    #: evaluation's (1,024), since which order is best differs between 256 and 1,024 jobs
-    validation: int = 4
+    #: evaluation's (1,024), since which order is best differs between 256 and 1,024 jobs; a log's
+    #: windows differ widely (SDSC-SP2's bounded slowdown from tens to thousands), so there are many
+    validation: int = 16
     validation_length: int = 1024
+    #: train and validate with and without EASY backfilling: the one model of a log serves both settings
+    both_backfills: bool = False
+    #: generations of evolution strategies on the scorer's weights before PPO (0: none; see
+    #: :mod:`schedlab.envs.rlscheduler_search`), validated every ``search_eval_every``
+    search_generations: int = 0
+    search_eval_every: int = 10
+    #: antithetic pairs per generation, and the training sequences every member is scored on
+    search_pairs: int = 16
+    search_episodes: int = 8
+    #: the noise's scale on the weights, and Adam's step size on the search's gradient
+    search_sigma: float = 0.05
+    search_learning_rate: float = 0.02
     device: str = "cpu"
 
     def __post_init__(self) -> None:
-        for name in ("learning_rate", "gamma", "gae_lambda", "target_kl"):
+        for name in ("learning_rate", "gamma", "gae_lambda", "target_kl", "search_sigma", "search_learning_rate"):
             value = getattr(self, name)
             if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
                 raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
         if self.imitate not in ("", "best", *SCORES):
             raise ValueError(f"imitate must be empty or one of {', '.join(SCORES)}, got {self.imitate!r}")
-        for name in ("steps", "n_steps", "batch_size", "n_epochs", "eval_every", "validation", "validation_length"):
+        wholes = ("n_steps", "batch_size", "n_epochs", "eval_every", "validation", "validation_length")
+        wholes += ("search_eval_every", "search_pairs", "search_episodes")
+        for name in ("steps", "search_generations", *wholes):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
+            low = 0 if name in ("steps", "search_generations") else 1
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise ValueError(f"{name} must be a whole number >= {low}, got {value!r}")
 
 
 def heuristic_scores(cfg: RLSchedulerConfig, policy: str, starts: Sequence[int], length: int) -> list[float]:
@@ -129,6 +166,16 @@ def evaluate(
             obs, _, done, _, _ = env.step(int(action))
         out.append(env.score)
     return out
+
+
+def _greedy_scores(model: Any, cfg: RLSchedulerConfig, starts: Sequence[int], length: int) -> list[float]:
+    """:func:`evaluate`'s scores, with the scorer's greedy choice computed in numpy (validation's fast path)."""
+    trace = cfg.trace
+    features = log_features(str(cfg.path), trace.procs * trace.procs_per_node)
+    scorer = numpy_scorer(model, scorer_vector(model))
+    return sequence_scores(
+        dataclasses.replace(cfg, sequence=length), lambda b: ModelChooser(scorer, features, cfg.queue, b), list(starts)
+    )
 
 
 def _imitate(model: Any, cfg: RLSchedulerConfig, settings: TrainSettings, teacher: str) -> None:
@@ -198,21 +245,23 @@ def train(
     rng = np.random.default_rng(np.random.SeedSequence(settings.seed, spawn_key=(0x7A1,)))
     length = min(settings.validation_length, (cfg.n_jobs - 2) // 2)
     valid = [int(s) for s in rng.integers(length, cfg.n_jobs - length - 1, size=settings.validation)]
+    # validated in the training setting, and in the other too when the model serves both
+    modes = (cfg.backfill, not cfg.backfill) if settings.both_backfills else (cfg.backfill,)
+    configs = [dataclasses.replace(cfg, backfill=b) for b in modes]
+    sjf = [max(float(np.mean(heuristic_scores(c, "sjf", valid, length))), 1e-9) for c in configs]
     curve: list[dict[str, Any]] = []
     best: dict[str, Any] = {"score": math.inf, "state": None}
     clock = {"cpu": time.process_time()}
 
-    def check(step: int) -> None:
-        score = float(np.mean(evaluate(model, cfg, valid, length)))
-        if cfg.score_type == "utilization":
-            score = -score
-        point = {
-            "step": step,
-            "validation": abs(score),
-            "cpu_s": time.process_time() - clock["cpu"],
-            "teacher": best.get("teacher", ""),
-        }
+    def check(point: dict[str, Any]) -> None:
+        values = [float(np.mean(_greedy_scores(model, c, valid, length))) for c in configs]
+        relative = float(np.mean([v / b for v, b in zip(values, sjf, strict=True)]))  # to SJF's, per setting
+        point |= {"validation": values[0], "relative_to_sjf": relative}
+        if len(values) > 1:
+            point["validation_other_backfill"] = values[1]
+        point |= {"cpu_s": time.process_time() - clock["cpu"], "teacher": best.get("teacher", "")}
         curve.append(point)
+        score = -relative if cfg.score_type == "utilization" else relative  # lower is better
         if score < best["score"]:
             best["score"] = score
             best["state"] = {k: v.clone() for k, v in model.policy.state_dict().items()}
@@ -222,7 +271,7 @@ def train(
     class _Every(BaseCallback):
         def _on_step(self) -> bool:
             if self.num_timesteps % settings.eval_every == 0:
-                check(self.num_timesteps)
+                check({"phase": "ppo", "step": self.num_timesteps})
             return True
 
     if settings.imitate:
@@ -231,10 +280,31 @@ def train(
             teacher = min(("sjf", "f1"), key=lambda h: np.mean(heuristic_scores(cfg, h, valid, length)))
         _imitate(model, cfg, settings, teacher)
         best["teacher"] = teacher
-    check(0)
-    model.learn(settings.steps, callback=_Every())
-    if not curve or curve[-1]["step"] != model.num_timesteps:
-        check(model.num_timesteps)
+    check({"phase": "start", "step": 0})
+    if settings.search_generations:
+
+        def searched(generation: int, cost: float) -> None:
+            if generation % settings.search_eval_every == 0 or generation == settings.search_generations:
+                check({"phase": "search", "step": 0, "generation": generation, "search_cost": cost})
+
+        evolve(
+            model,
+            cfg,
+            generations=settings.search_generations,
+            pairs=settings.search_pairs,
+            episodes=settings.search_episodes,
+            sigma=settings.search_sigma,
+            learning_rate=settings.search_learning_rate,
+            both_backfills=settings.both_backfills,
+            seed=settings.seed,
+            on_generation=searched,
+        )
+    if settings.steps:
+        if best["state"] is not None:  # PPO goes on from the best weights so far
+            model.policy.load_state_dict(best["state"])
+        model.learn(settings.steps, callback=_Every())
+        if curve[-1].get("step") != model.num_timesteps:
+            check({"phase": "ppo", "step": model.num_timesteps})
     if best["state"] is not None:
         model.policy.load_state_dict(best["state"])
     _ = torch  # torch is SB3's; imported here so that a missing rl extra fails in one place
@@ -263,13 +333,12 @@ def save_model(
     return folder / f"{name}.zip"
 
 
-def load_model(path: Path, cfg: RLSchedulerConfig, device: str = "cpu", other_log: bool = False) -> Any:
-    """A saved model, refused in one line if it was trained with other settings than ``cfg``'s.
+def check_model(path: Path, cfg: RLSchedulerConfig, other_log: bool = False) -> None:
+    """Refuse, in one line, a saved model that is missing or was trained with other settings than ``cfg``'s.
 
+    Reads only the settings file, so a run can check its models before any work.
     ``other_log`` lets a model trained on one log run on another (generalisation).
     """
-    from sb3_contrib import MaskablePPO
-
     path = Path(path)
     meta_path = path.with_suffix(".json")
     if not path.is_file():
@@ -282,4 +351,11 @@ def load_model(path: Path, cfg: RLSchedulerConfig, device: str = "cpu", other_lo
     for key in MODEL_KEYS:
         if saved.get(key) != here[key] and not (key == "log" and other_log):
             raise ValueError(f"model {path}: trained with {key}={saved.get(key)!r}, this run has {key}={here[key]!r}")
-    return MaskablePPO.load(path, device=device)
+
+
+def load_model(path: Path, cfg: RLSchedulerConfig, device: str = "cpu", other_log: bool = False) -> Any:
+    """A saved model, refused in one line if it was trained with other settings than ``cfg``'s (:func:`check_model`)."""
+    from sb3_contrib import MaskablePPO
+
+    check_model(path, cfg, other_log)
+    return MaskablePPO.load(Path(path), device=device)

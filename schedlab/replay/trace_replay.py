@@ -195,6 +195,15 @@ class Config:
         if self.length < 1 or (not self.starts and self.windows < 1):
             raise ValueError("need length >= 1 and windows >= 1 (or explicit starts)")
         check_traces(self.traces, self.traces_dir)
+        for name in self.traces:  # windows that do not fit a log stop here, before any replication runs
+            try:
+                trace_path(name, Path(self.traces_dir))
+            except FileNotFoundError:
+                continue  # no logs on this machine: said when the trace is read, as check_traces leaves it
+            try:
+                window_starts(self, len(load_log(self, name).jobs), 0)
+            except ValueError as exc:
+                raise ValueError(f"trace {name!r}: {exc}") from None
         if self.platform and not Path(self.platform).expanduser().is_file():
             raise ValueError(f"platform={self.platform!r} is not a file (a platform TOML; '' for none)")
 

@@ -244,8 +244,13 @@ def traces_dir_problem(folder: str) -> str | None:
 
 
 def check_traces(names: tuple[str, ...] | list[str], folder: str | None) -> None:
-    """Raise ValueError naming the first of ``names`` (or ``folder``) that cannot be a log (a config's check)."""
-    if folder is not None and (why := traces_dir_problem(folder)):
+    """Raise ValueError naming the first of ``names`` (or ``folder``) that cannot be a log (a config's check).
+
+    The folder is checked only where a name is not a file's path: logs given by path
+    run from anywhere.
+    """
+    by_name = [name for name in names if not Path(name).expanduser().is_file()]
+    if folder is not None and by_name and (why := traces_dir_problem(folder)):
         raise ValueError(f"traces_dir={folder!r} {why}")
     for name in names:
         if why := trace_name_problem(name, Path(folder).expanduser() if folder is not None else None):

@@ -1,0 +1,109 @@
+"""Evolution strategies on the kernel scorer: the numpy scorer is the policy's greedy choice, and a search is seeded."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from sb3_contrib import MaskablePPO
+
+from schedlab.envs.kernel_policy import MaskableKernelPolicy
+from schedlab.envs.rlscheduler_env import RLSchedulerConfig, RLSchedulerEnv
+from schedlab.envs.rlscheduler_obs import FEATURES
+from schedlab.envs.rlscheduler_search import evolve, numpy_scorer, scorer_vector
+from schedlab.envs.rlscheduler_train import TrainSettings, train
+
+TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
+pytestmark = pytest.mark.skipif(not (TRACES / "lublin_256.swf.gz").exists(), reason="needs ../shared/traces")
+
+
+def _model(seed: int = 0) -> tuple[MaskablePPO, RLSchedulerConfig]:
+    cfg = RLSchedulerConfig(traces_dir=str(TRACES))
+    return MaskablePPO(MaskableKernelPolicy, RLSchedulerEnv(cfg), seed=seed, n_steps=64, batch_size=32), cfg
+
+
+def test_the_numpy_scorer_picks_what_the_sb3_policy_picks():
+    """The search scores weights with a numpy copy of the scorer: its choice is the model's greedy one."""
+    model, _ = _model()
+    scorer = numpy_scorer(model, scorer_vector(model))
+    rng = np.random.default_rng(5)
+    for n in (2, 7, 128):
+        obs = np.tile(np.array([0, 1, 1, 1, 1, 1, 1, 0, 0], dtype=np.float32), 128)
+        rows = obs.reshape(128, FEATURES)
+        rows[:n, :8] = rng.random((n, 8), dtype=np.float32)
+        rows[:n, 8] = 1.0
+        mask = np.zeros(128, dtype=bool)
+        mask[:n] = True
+        action, _ = model.predict(obs, action_masks=mask, deterministic=True)
+        assert scorer.predict(obs, action_masks=mask)[0] == int(action)
+
+
+def test_a_search_is_seeded_and_moves_the_weights():
+    """Same seed, same weights after the search; another seed, other weights; the SB3 model holds the result."""
+
+    def searched(seed: int) -> np.ndarray:
+        model, cfg = _model()
+        before = scorer_vector(model)
+        costs = []
+        evolve(
+            model,
+            cfg,
+            generations=2,
+            pairs=2,
+            episodes=1,
+            sigma=0.05,
+            learning_rate=0.02,
+            both_backfills=True,
+            seed=seed,
+            on_generation=lambda g, c: costs.append((g, c)),
+        )
+        after = scorer_vector(model)
+        assert not np.allclose(before, after)
+        assert [g for g, _ in costs] == [1, 2] and all(c > 0 for _, c in costs)
+        return after
+
+    first = searched(3)
+    assert np.array_equal(first, searched(3))
+    assert not np.array_equal(first, searched(4))
+
+
+def test_training_with_the_search_keeps_the_best_validated_weights():
+    """The curve holds one point after each validated stage; the model returned is the best point's."""
+    cfg = RLSchedulerConfig(traces_dir=str(TRACES))
+    settings = TrainSettings(
+        steps=0,
+        imitate="",
+        search_generations=2,
+        search_eval_every=1,
+        search_pairs=2,
+        search_episodes=1,
+        both_backfills=True,
+        validation=1,
+        validation_length=256,
+    )
+    model, curve = train(cfg, settings)
+    assert [p["phase"] for p in curve] == ["start", "search", "search"]
+    assert all("validation_other_backfill" in p for p in curve)
+    best = min(curve, key=lambda p: p["relative_to_sjf"])
+    _, again = train(cfg, settings)  # the same seed: the same curve, to the last digit (one environment)
+    assert [p["validation"] for p in again] == [p["validation"] for p in curve]
+    from schedlab.envs.rlscheduler_train import evaluate
+
+    # the model returned scores what its best point scored, in the training setting
+    length = 256
+    rng = np.random.default_rng(np.random.SeedSequence(settings.seed, spawn_key=(0x7A1,)))
+    valid = [int(s) for s in rng.integers(length, cfg.n_jobs - length - 1, size=1)]
+    assert evaluate(model, cfg, valid, length)[0] == pytest.approx(best["validation"], rel=1e-12)
+
+
+def test_bad_search_settings_are_one_line_errors():
+    with pytest.raises(ValueError, match="search_sigma must be a finite number > 0"):
+        TrainSettings(search_sigma=float("nan"))
+    with pytest.raises(ValueError, match="search_generations must be a whole number >= 0, got -1"):
+        TrainSettings(search_generations=-1)
+    with pytest.raises(ValueError, match="search_pairs must be a whole number >= 1, got 0"):
+        TrainSettings(search_pairs=0)
