@@ -21,6 +21,7 @@ from schedlab.model.records.node_fail import NodeKill, NodeOutage
 from schedlab.policies.batch import make_policy
 from schedlab.policies.idle_shutdown import IdleShutdown
 from schedlab.policies.placement import FirstFitPlacement
+from schedlab.policies.queues import make_queue_policy
 from schedlab.processes.cluster import cluster_model
 from schedlab.processes.machine import PolicyError
 from schedlab.processes.power import powered_cluster_model
@@ -215,25 +216,37 @@ NODES4 = parse_platform(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(
     cluster_workloads(),
     st.sampled_from(["requeue", "drop"]),
-    st.sampled_from(["none", "easy"]),
+    st.sampled_from(["none", "easy", "node easy", "node conservative"]),
     st.sampled_from([None, 0.0, 5.0]),
+    st.sampled_from(["run-on", "kill"]),
 )
-def test_no_job_is_lost_or_run_twice_and_no_core_runs_while_down(case, on_node_fail, backfill, shutdown):
-    """On a cluster (``shutdown`` None) or a powered cluster under idle shutdown: every job ends
+def test_no_job_is_lost_or_run_twice_and_no_core_runs_while_down(case, on_node_fail, backfill, shutdown, walltime):
+    """On a cluster (``shutdown`` None) or a powered cluster under idle shutdown, under FCFS,
+    EASY, or the cluster's own backfilling (NodeEASY, PartitionConservative): every job ends
     exactly once, kills = restarts + drops, no job held a core of a node while it was down,
     and every core is free and up at the end."""
     specs, fails = case
     jobs = [Job(i, float(t), float(d), cpus=c, estimate=float(e)) for i, (t, d, c, e) in enumerate(sorted(specs))]
     failures = sorted((NodeFailure(float(t), float(d), tuple(sorted(n))) for t, d, n in fails), key=lambda f: f.time)
-    policy = make_policy("fcfs", backfill)
+    if backfill.startswith("node "):
+        policy = make_queue_policy(NODES4, "none", "fcfs", backfill.removeprefix("node "))
+    else:
+        policy = make_policy("fcfs", backfill)
     env = simpy.Environment()
     if shutdown is None:
         model = cluster_model(
-            env, jobs, NODES4, policy, FirstFitPlacement(), failures=failures, on_node_fail=on_node_fail
+            env,
+            jobs,
+            NODES4,
+            policy,
+            FirstFitPlacement(),
+            failures=failures,
+            on_node_fail=on_node_fail,
+            walltime=walltime,
         )
     else:
         model = powered_cluster_model(
@@ -244,6 +257,7 @@ def test_no_job_is_lost_or_run_twice_and_no_core_runs_while_down(case, on_node_f
             FirstFitPlacement(),
             failures=failures,
             on_node_fail=on_node_fail,
+            walltime=walltime,
         )
     model.run()
     cluster = model["cluster"]
