@@ -94,7 +94,7 @@ class Config:
     #: the Weibull shape of the times between failures (1: exponential)
     shape: float = number(0.7, gt=0)
     #: the mean repair time, seconds (exponential)
-    repair: float = number(4 * 3600.0)
+    repair: float = number(4 * 3600.0, gt=0)
     #: what becomes of a job a failure kills: requeue (same id, started over) or drop
     on_node_fail: str = text("requeue", pattern="requeue|drop", what="requeue or drop")
 
