@@ -21,8 +21,8 @@ joules of the part done count, its end never comes). A node that is down **draws
 the repair, as a switched-off node is, and at 0 W a failure would pass for an energy
 saving beside idle shutdown's off nodes. A policy cannot switch a down node on or off
 (``PolicyError``; ``IdleShutdown`` boots only nodes that are ``"off"``). A repaired node
-comes back on and idle (the repair ends with the node in service, as Alea's failure
-log means it): a policy that wants it off switches it off again.
+comes back on and idle (a failure log's duration is the time the node is unavailable;
+after it, the node serves again): a policy that wants it off switches it off again.
 
 This is a separate module, not a change to :class:`~schedlab.processes.machine.Machine`:
 a cluster without power states pays nothing for them.
