@@ -1,4 +1,4 @@
-"""Energy on a real log: FCFS and EASY, each with and without idle shutdown, on Batsim's 128-node energy platform.
+"""Energy and node failures on a real log: FCFS and EASY, each with and without idle shutdown and failures.
 
 Issue 25 item 8. Replication r replays window r of the SDSC SP2 log (128 processors,
 ``length`` consecutive jobs, its start drawn from the ``window`` stream as
@@ -9,25 +9,31 @@ to start at 0, on 128 one-core nodes with the power of Batsim's
 (:data:`POWER`; ``tests/test_energy_failures.py`` checks it against Batsim's file through
 :func:`~schedlab.model.formats.batsim_platform.batsim_node_power`).
 
-Cells: ``fcfs`` and ``easy``, each ``always on`` and with ``idle shutdown``
+Cells: ``fcfs`` and ``easy``; each ``always on`` and with ``idle shutdown``
 (:class:`~schedlab.policies.idle_shutdown.IdleShutdown`: a node idle ``idle_timeout``
 seconds is switched off; nodes boot when the waiting jobs ask for more cores than are
-on). The table: energy (MJ) and mean power (kW) from the first submission to the last
-end, the nodes' boots, utilization, wait (hours), bounded slowdown (10 s) and the jobs
-hit by node failures.
+on); each with ``failures`` ``none`` and ``weibull``: every node fails independently,
+its times between failures Weibull with shape ``shape`` and mean ``mtbf`` (Schroeder and
+Gibson, DSN 2006, fit shapes of 0.7-0.8 to LANL's nodes), each repair exponential of mean
+``repair`` seconds, drawn by :func:`~schedlab.model.core.failures.random_failures` from
+the ``failures`` stream over ten times the window's submission span (so every cell of
+a replication has the same failures). A failed node's jobs are killed and requeued
+(``on_node_fail``), the node is down (drawing its off watts) until its repair
+(:mod:`schedlab.processes.power`). ``with_failures=false`` runs the ``none`` cells only.
 
-Node failures (issue 25 item 4, ``schedlab replay --failures/--mtbf``) are replayed on one
-machine of the log's processors, not yet on a platform's nodes, so they cannot run on the
-powered cluster here: ``failures`` is a setting that is off, ``failures=true`` says so and
-stops, and ``jobs_hit`` is 0 in every cell.
+The table: energy (MJ) and mean power (kW) from the first submission to the last end,
+the nodes' boots, utilization (the CPU-time of the jobs' last attempts over the 128
+processors and the span: work lost to failures is not in it), wait (hours), bounded
+slowdown (10 s), the jobs hit by node failures, the CPU-hours they lost and the
+processors' availability over the span.
 
-``report`` draws the machine states (computing, idle, switching, switched off) of the
-first window under EASY with idle shutdown: ``machine_states.png``, and the hour around
-its largest boot, ``machine_states_boot.png``.
+``report`` draws the machine states (computing, idle, switching, switched off, down) of
+the first window under EASY with idle shutdown (and failures, unless ``with_failures=false``):
+``machine_states.png``, and the hour around its largest boot, ``machine_states_boot.png``.
 
     schedlab run scenarios/energy_failures.py
     schedlab run scenarios/energy_failures.py --quick
-    schedlab run scenarios/energy_failures.py --set idle_timeout=3600
+    schedlab run scenarios/energy_failures.py --set idle_timeout=3600 --set mtbf=864000
 """
 
 from __future__ import annotations
@@ -44,7 +50,9 @@ from schedlab.experiment import cli_main
 from schedlab.experiment.results import Results
 from schedlab.experiment.seeding import replication_seeds
 from schedlab.model.analysis.energy import energy
-from schedlab.model.core.fields import number
+from schedlab.model.analysis.failures import availability, jobs_hit, lost_cpu_hours
+from schedlab.model.core.failures import NodeFailure, random_failures
+from schedlab.model.core.fields import number, text
 from schedlab.model.core.job import Job
 from schedlab.model.core.streams import Streams
 from schedlab.model.formats.platform import NodePower, Switch
@@ -62,6 +70,9 @@ POWER = NodePower(
 )
 POLICIES = ("fcfs", "easy")
 SHUTDOWN = {"always on": False, "idle shutdown": True}
+FAILURES = ("none", "weibull")
+#: failures are drawn over this many times a window's submission span
+FAILURE_SPAN = 10
 
 
 @dataclass(frozen=True)
@@ -76,16 +87,19 @@ class Config:
     replications: int = number(10, low=2)
     #: seconds a node stays idle before idle shutdown switches it off
     idle_timeout: float = number(1800.0)
-    #: node failures (issue 25 item 4): they run on a machine, not yet on a powered cluster's nodes, so off
-    failures: bool = False
+    #: the failure cells too (false: only the cells without failures)
+    with_failures: bool = True
+    #: each node's mean time between failures, seconds (Weibull): 90 days, an assumption (128 nodes: one a 17 h)
+    mtbf: float = number(90 * 86400.0, gt=0)
+    #: the Weibull shape of the times between failures (1: exponential)
+    shape: float = number(0.7, gt=0)
+    #: the mean repair time, seconds (exponential)
+    repair: float = number(4 * 3600.0, gt=0)
+    #: what becomes of a job a failure kills: requeue (same id, started over) or drop
+    on_node_fail: str = text("requeue", pattern="requeue|drop", what="requeue or drop")
 
     def __post_init__(self) -> None:
         check_traces([self.trace], self.traces_dir)  # a log that is not there stops here, in one line
-        if self.failures:
-            raise ValueError(
-                "failures=true: node failures are replayed on one machine of the log's processors "
-                "(schedlab replay --failures/--mtbf), not yet on a powered cluster's nodes; run with failures=false"
-            )
 
 
 QUICK = dict(length=256, replications=3)
@@ -119,7 +133,8 @@ def platform(nodes: int) -> Any:
 
 
 def cells(cfg: Config) -> list[dict]:
-    return [{"policy": p, "power": s} for p in POLICIES for s in SHUTDOWN]
+    failures = FAILURES if cfg.with_failures else FAILURES[:1]
+    return [{"policy": p, "power": s, "failures": f} for p in POLICIES for s in SHUTDOWN for f in failures]
 
 
 def window(cfg: Config, streams: Streams) -> tuple[list[Job], int]:
@@ -133,13 +148,32 @@ def window(cfg: Config, streams: Streams) -> tuple[list[Job], int]:
     return [dataclasses.replace(j, submit=j.submit - t0) for j in jobs], trace.procs
 
 
+def failures(cfg: Config, jobs: list[Job], nodes: int, streams: Streams) -> list[NodeFailure]:
+    """The window's node failures: Weibull times between failures and exponential repairs, per node,
+    over ten times its submission span (:func:`measure` checks that the run ended within it), from
+    the ``failures`` stream."""
+    horizon = FAILURE_SPAN * max(jobs[-1].submit, 1.0)
+    return random_failures(
+        streams["failures"], nodes, horizon, cfg.mtbf, cfg.repair, shape=cfg.shape, repair_random=True
+    )
+
+
 def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> Model:
     jobs, procs = window(cfg, streams)
     policy = make_policy("fcfs", "easy" if cell["policy"] == "easy" else "none")
     if SHUTDOWN[cell["power"]]:
         policy = IdleShutdown(policy, cfg.idle_timeout)
     nodes = platform(procs)
-    model = powered_cluster_model(env, jobs, nodes, policy, FirstFitPlacement())
+    down = failures(cfg, jobs, procs, streams) if cell["failures"] == "weibull" else []
+    model = powered_cluster_model(
+        env,
+        jobs,
+        nodes,
+        policy,
+        FirstFitPlacement(),
+        failures=down,
+        on_node_fail=cfg.on_node_fail,  # type: ignore[arg-type]  # checked by the field's pattern
+    )
     model.parts.update(procs=procs, platform=nodes)
     return model
 
@@ -150,6 +184,8 @@ def measure(model: Model) -> dict[str, Any]:
     cluster = model["cluster"]
     ran = [r for r in records if r.start == r.start]  # started (NaN start: never ran)
     start, end = min(r.submit for r in ran), max(r.end for r in ran)
+    if cluster.node_outages and end > FAILURE_SPAN * max(r.submit for r in records):
+        raise ValueError(f"the run ended at {end:g} s, after the failures drawn (FAILURE_SPAN x the last submission)")
     report = energy(cluster.placement_rows(), model["platform"], start, end, cluster.power_rows())
     boots = sum(1 for _node, state, _a, _b in cluster.power_rows() if state == "switching_on")
     return {
@@ -159,12 +195,16 @@ def measure(model: Model) -> dict[str, Any]:
         "utilization": row["utilization"],
         "wait_h": row["wait"] / 3600,
         "bounded_slowdown": row["bounded_slowdown"],
-        "jobs_hit": 0.0,
+        "jobs_hit": float(jobs_hit(cluster.node_kills)),
+        "kills": float(len(cluster.node_kills)),
+        "lost_cpu_h": lost_cpu_hours(cluster.node_kills),
+        "availability": availability(cluster.node_outages, model["procs"], start, end),
     }
 
 
 def machine_states_figure(cfg: Config, seed: int = 0, *, zoom: bool = False) -> Any:
-    """The machine-state chart of replication 0's window under EASY with idle shutdown.
+    """The machine-state chart of replication 0's window under EASY with idle shutdown (and
+    failures, unless ``cfg.with_failures`` is false).
 
     ``zoom``: the hour around the window's largest boot (the most nodes booted at once),
     where the switching (151.52 s, under a pixel over the whole window) shows.
@@ -173,12 +213,15 @@ def machine_states_figure(cfg: Config, seed: int = 0, *, zoom: bool = False) -> 
 
     streams = Streams(replication_seeds(seed, 1)[0], 0)  # the run's replication 0: the same window
     env = simpy.Environment()
-    model = build(env, cfg, {"policy": "easy", "power": "idle shutdown"}, streams).run()
+    failing = FAILURES[-1] if cfg.with_failures else FAILURES[0]
+    model = build(env, cfg, {"policy": "easy", "power": "idle shutdown", "failures": failing}, streams).run()
     cluster = model["cluster"]
     busy = [(r[2], r[5], r[6]) for r in cluster.placement_rows()]
     states = cluster.power_rows()
     start, end = 0.0, max(r.end for r in model.records() if r.start == r.start)
     title = f"{Path(cfg.trace).name}, EASY + idle shutdown ({cfg.idle_timeout:g} s), window 0 of seed {seed}"
+    if cfg.with_failures:
+        title += f", {sum(o.start < end for o in cluster.node_outages)} node failures"
     boots = Counter(a for _node, state, a, _b in states if state == "switching_on")
     if zoom and boots:
         at, nodes = max(boots.items(), key=lambda b: (b[1], -b[0]))  # the most nodes; the first such time
@@ -190,20 +233,35 @@ def machine_states_figure(cfg: Config, seed: int = 0, *, zoom: bool = False) -> 
 
 
 def report(results: Results, out: Any) -> list[Path]:
-    """Each policy's energy saved by idle shutdown, and the machine-state chart."""
-    by = {(r["policy"], r["power"]): r for r in results.rows}
-    windows: dict[tuple[str, int], dict[str, float]] = {}  # the same window with and without shutdown
+    """Each policy's energy saved by idle shutdown, what the failures cost, and the machine-state chart."""
+    by = {(r["policy"], r["power"], r["failures"]): r for r in results.rows}
+    ran = [f for f in FAILURES if any(key[2] == f for key in by)]
+    windows: dict[tuple[str, str, int], dict[str, float]] = {}  # the same window with and without shutdown
     for r in results.replications:
-        windows.setdefault((r["policy"], r["rep"]), {})[r["power"]] = r["energy_mj"]
-    for p in POLICIES:
-        on, off = by[(p, "always on")], by[(p, "idle shutdown")]
-        saved = sorted(1 - w["idle shutdown"] / w["always on"] for (q, _), w in windows.items() if q == p)
-        print(
-            f"{p}: idle shutdown saves {100 * (1 - off['energy_mj'] / on['energy_mj']):.1f}% of the mean energy "
-            f"(per window {100 * saved[0]:.1f}% to {100 * saved[-1]:.1f}%, {len(saved)} windows); "
-            f"wait {on['wait_h']:.3g} h -> {off['wait_h']:.3g} h, bounded slowdown "
-            f"{on['bounded_slowdown']:.3g} -> {off['bounded_slowdown']:.3g}"
-        )
+        windows.setdefault((r["policy"], r["failures"], r["rep"]), {})[r["power"]] = r["energy_mj"]
+    for f in ran:
+        for p in POLICIES:
+            on, off = by[(p, "always on", f)], by[(p, "idle shutdown", f)]
+            saved = sorted(
+                1 - w["idle shutdown"] / w["always on"] for (q, g, _), w in windows.items() if (q, g) == (p, f)
+            )
+            print(
+                f"{p}{'' if f == 'none' else ' with failures'}: idle shutdown saves "
+                f"{100 * (1 - off['energy_mj'] / on['energy_mj']):.1f}% of the mean energy "
+                f"(per window {100 * saved[0]:.1f}% to {100 * saved[-1]:.1f}%, {len(saved)} windows); "
+                f"wait {on['wait_h']:.3g} h -> {off['wait_h']:.3g} h, bounded slowdown "
+                f"{on['bounded_slowdown']:.3g} -> {off['bounded_slowdown']:.3g}"
+            )
+    if "weibull" in ran:
+        for p in POLICIES:
+            for power in SHUTDOWN:
+                none, hit = by[(p, power, "none")], by[(p, power, "weibull")]
+                print(
+                    f"{p}, {power}: failures hit {hit['jobs_hit']:.1f} jobs a window ({hit['kills']:.1f} kills), "
+                    f"lose {hit['lost_cpu_h']:.1f} CPU-h, availability {hit['availability']:.4f}; "
+                    f"wait {none['wait_h']:.3g} h -> {hit['wait_h']:.3g} h, "
+                    f"energy {none['energy_mj']:.4g} -> {hit['energy_mj']:.4g} MJ"
+                )
     cfg = Config(**{k: v for k, v in results.config.items() if k in {f.name for f in dataclasses.fields(Config)}})
     target = Path(out)
     target.mkdir(parents=True, exist_ok=True)

@@ -176,7 +176,7 @@ def test_batsims_cluster_energy_128_values_load(tmp_path):
 
 
 def test_machine_states_with_power_states():
-    """The hand case's chart: off and switching counted per node and time, idle what is left."""
+    """The hand case's chart: off and switching (and down: none here) counted per node and time, idle what is left."""
     pytest.importorskip("matplotlib")
     from schedlab.plots.machine_states import machine_states, state_counts
 
@@ -184,11 +184,11 @@ def test_machine_states_with_power_states():
     busy = [(r[2], r[5], r[6]) for r in cluster.placement_rows()]
     t, counts = state_counts(busy, cluster.power_rows())
     at = {float(x): {k: int(v[i]) for k, v in counts.items()} for i, x in enumerate(t)}
-    assert at[25.0] == {"computing": 0, "switching": 0, "switched off": 1}  # n-0 off, n-1 idle
-    assert at[35.0] == {"computing": 0, "switching": 1, "switched off": 1}  # n-1 shuts down
-    assert at[40.0] == {"computing": 0, "switching": 0, "switched off": 2}
-    assert at[60.0] == {"computing": 0, "switching": 2, "switched off": 0}  # both boot
-    assert at[80.0] == {"computing": 2, "switching": 0, "switched off": 0}
+    assert at[25.0] == {"computing": 0, "switching": 0, "switched off": 1, "down": 0}  # n-0 off, n-1 idle
+    assert at[35.0] == {"computing": 0, "switching": 1, "switched off": 1, "down": 0}  # n-1 shuts down
+    assert at[40.0] == {"computing": 0, "switching": 0, "switched off": 2, "down": 0}
+    assert at[60.0] == {"computing": 0, "switching": 2, "switched off": 0, "down": 0}  # both boot
+    assert at[80.0] == {"computing": 2, "switching": 0, "switched off": 0, "down": 0}
     fig = machine_states(busy, ["n-0", "n-1"], start=0.0, end=105.0, states=cluster.power_rows())
     assert [x.get_text() for x in fig.axes[0].get_legend().get_texts()] == [
         "computing",

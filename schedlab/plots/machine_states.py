@@ -2,8 +2,8 @@
 
 Batsim counts each host's time in the states *computing*, *idle*, *switched off* and
 *switching* on or off. A node is *computing* while any of its cores is held, *switched
-off* or *switching* where a powered cluster's power rows say so
-(:meth:`~schedlab.processes.power.PoweredCluster.power_rows`), and *idle* otherwise; the
+off*, *switching* or *down* (failed, until its repair) where a powered cluster's power rows
+say so (:meth:`~schedlab.processes.power.PoweredCluster.power_rows`), and *idle* otherwise; the
 chart stacks the counts over time, and its legend names only the states a run can have
 (a cluster without power states is never switched off). The
 machines are a cluster's nodes (its placement table) or, for a machine that gives
@@ -58,16 +58,17 @@ def _at(t: np.ndarray, times: np.ndarray, counts: np.ndarray) -> np.ndarray:
 def state_counts(
     busy: Iterable[tuple[str, float, float]], states: Iterable[tuple[str, str, float, float]] = ()
 ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """Times, and from each on how many machines are ``computing``, ``switching`` and ``switched off``.
+    """Times, and from each on how many machines are ``computing``, ``switching``, ``switched off`` and ``down``.
 
-    ``states``: ``(machine, state, start, end)`` with state ``off``, ``switching_off`` or
-    ``switching_on``; both switchings count as ``switching``.
+    ``states``: ``(machine, state, start, end)`` with state ``off``, ``switching_off``,
+    ``switching_on`` or ``down`` (failed, until its repair); both switchings count as ``switching``.
     """
     stretches = list(states)
     parts = {
         "computing": computing_count(busy),
         "switching": computing_count((m, a, b) for m, s, a, b in stretches if s.startswith("switching")),
         "switched off": computing_count((m, a, b) for m, s, a, b in stretches if s == "off"),
+        "down": computing_count((m, a, b) for m, s, a, b in stretches if s == "down"),
     }
     t = np.unique(np.concatenate([times for times, _ in parts.values()]))
     return t, {name: _at(t, times, counts) for name, (times, counts) in parts.items()}
@@ -98,8 +99,8 @@ def machine_states(
     what
         What the machines are, for the y label (``"nodes"``, ``"processors"``).
     states
-        Each stretch a machine was off or switching (``None``: the machines are never
-        switched off, and the legend says so).
+        Each stretch a machine was off, switching or down (``None``: the machines are never
+        switched off, and the legend says so; nodes down are drawn, in red, when any was).
     """
     stretches = list(busy)
     powered = states is not None
@@ -116,8 +117,10 @@ def machine_states(
     total = len(machines)
     x = axis(grid)
     low = np.zeros_like(grid)
-    shown = ("computing", "switching", "switched off") if powered else ("computing",)
-    colours = {"computing": "tab:green", "switching": "tab:orange", "switched off": "tab:blue"}
+    shown: tuple[str, ...] = ("computing", "switching", "switched off") if powered else ("computing",)
+    if layers["down"].any():  # only a run with failures has nodes down: the legend names it then
+        shown += ("down",)
+    colours = {"computing": "tab:green", "switching": "tab:orange", "switched off": "tab:blue", "down": "tab:red"}
     for name in shown:  # idle is what is left on top
         high = low + layers[name]
         ax.fill_between(x, low, high, step="post", color=colours[name], label=name, linewidth=0)

@@ -22,6 +22,14 @@ several nodes, and records keep one ``machine`` (the cluster's name) so that eve
 metric and stored digest reads them as before. ``schedlab replay --platform`` saves the
 table beside the results, and ``schedlab plot`` draws a Gantt chart per node from it.
 
+Nodes can fail (:mod:`schedlab.processes.node_faults`, the code a
+:class:`~schedlab.processes.machine.Machine` runs): node ``k`` of a failure is
+``cluster.nodes[k]``; the jobs holding cores on it are killed with status ``node_fail``
+and requeued or dropped (``on_node_fail``), and its cores are not free until the repair,
+so no placement rule puts a job on it. Failures come from :meth:`inject_failures` (an
+Alea log, or :func:`~schedlab.model.core.failures.random_failures` over
+``len(cluster.nodes)`` nodes), or ``cluster_model(..., failures=...)``.
+
 What a cluster does not do: squeeze or grow a running job (``Resize``, or ``Start`` on
 fewer cores than asked, raise :class:`~schedlab.processes.machine.PolicyError`), or
 change its size (:meth:`set_capacity`).
@@ -39,11 +47,13 @@ import simpy
 from schedlab.model.contracts.machine import Policy
 from schedlab.model.contracts.placement import Allocation, ClusterPolicy, NodeState, Placement, share
 from schedlab.model.contracts.processor_map import ProcessorMap, first_fit
+from schedlab.model.core.failures import NodeFailure
 from schedlab.model.core.job import Job
 from schedlab.model.formats.platform import Platform
 from schedlab.processes.machine import Machine, PolicyError
 from schedlab.processes.machine_view import PolicyView
 from schedlab.processes.model import Model
+from schedlab.processes.node_faults import OnNodeFail
 from schedlab.processes.running import Running
 from schedlab.processes.source import Source
 
@@ -101,6 +111,9 @@ class Cluster(Machine):
         As for :class:`Machine`: ``"kill"`` a job that reaches its time limit
         (:meth:`time_limit`: its requested time, capped by its queue's and partition's
         ``max_runtime``), or let it ``"run-on"``.
+    on_node_fail
+        As for :class:`Machine`: a job a node failure kills is ``"requeue"``d (same id,
+        started over) or ``"drop"``ped (a ``NODE_FAIL`` record).
 
     Attributes
     ----------
@@ -121,6 +134,7 @@ class Cluster(Machine):
         oversize: Literal["reject", "raise"] = "reject",
         batch_decisions: bool = False,
         walltime: Literal["run-on", "kill"] = "run-on",
+        on_node_fail: OnNodeFail = "requeue",
     ) -> None:
         # Machine calls its policy with self.view, which is here a ClusterView (set below)
         super().__init__(
@@ -132,6 +146,7 @@ class Cluster(Machine):
             oversize=oversize,
             batch_decisions=batch_decisions,
             walltime=walltime,
+            on_node_fail=on_node_fail,
         )
         self.platform = platform
         self.placement = placement
@@ -292,6 +307,41 @@ class Cluster(Machine):
         ids, since = self._held.pop(job)
         self._segments.append((job.id, ids, since, float(now)))  # formatted when read
 
+    # ------------------------------------------------------------------ node failures (NodeFaults')
+    @property
+    def node_count(self) -> int:
+        """How many nodes the cluster has: its platform's."""
+        return len(self.nodes)
+
+    def node_procs(self, node: int) -> range:
+        """The core ids of node ``node`` (an index into :attr:`nodes`)."""
+        if not (isinstance(node, int) and 0 <= node < len(self.nodes)):
+            raise ValueError(f"cluster {self.name!r}: no node {node!r}; it has nodes 0-{len(self.nodes) - 1}")
+        first = self._first_core[node]
+        return range(first, first + self.nodes[node].cores)
+
+    def _node_shape(self) -> str:
+        return f" on the platform's {len(self.nodes)} nodes"
+
+    def _check_failable(self) -> None:
+        """A cluster always names its cores: any node can fail."""
+
+    def _take_down(self, node: int, ids: range) -> None:
+        """Node ``node`` is down: none of its cores is free (the cores it had free leave ``free``)."""
+        state = self.nodes[node]
+        self._set_capacity_by(-state.cores, -state.free_cores)
+        state.free_cores = 0
+        state.free = dict.fromkeys(state.resources, 0.0)
+        self._version += 1
+
+    def _bring_up(self, node: int, ids: range) -> None:
+        """Node ``node`` is repaired: on, idle, every core free."""
+        state = self.nodes[node]
+        state.free_cores = state.cores
+        state.free = dict(state.resources)
+        self._set_capacity_by(state.cores)
+        self._version += 1
+
     # ------------------------------------------------------------------ results
     def placement_rows(self, *, running: bool = True) -> list[tuple[object, str, str, str, int, float, float]]:
         """Where each job ran: one ``(job, queue, node, kind, cores, start, end)`` per job and node.
@@ -345,11 +395,25 @@ def cluster_model(
     *,
     batch_decisions: bool = False,
     walltime: Literal["run-on", "kill"] = "run-on",
+    failures: Sequence[NodeFailure] = (),
+    on_node_fail: OnNodeFail = "requeue",
 ) -> Model:
     """A model that replays ``jobs`` (in submit order) on an idle cluster of ``platform``'s nodes.
 
     The cluster is ``model["cluster"]`` (its placement table: :meth:`Cluster.placement_rows`).
+    ``failures`` (sorted by time; a failure's nodes are indices into the platform's nodes)
+    are replayed on it, and ``on_node_fail`` says what becomes of the jobs they kill.
     """
-    cluster = Cluster(env, platform, policy, placement, batch_decisions=batch_decisions, walltime=walltime)
+    cluster = Cluster(
+        env,
+        platform,
+        policy,
+        placement,
+        batch_decisions=batch_decisions,
+        walltime=walltime,
+        on_node_fail=on_node_fail,
+    )
     Source(env, jobs, cluster)
+    if failures:
+        cluster.inject_failures(failures)
     return Model(env, [cluster], parts={"cluster": cluster, "machine": cluster})

@@ -30,6 +30,14 @@ At ``t + duration`` the node comes back, its processors are free, and the policy
 decides. Overlapping failures of one node keep it down until the last repair; each
 stretch a node is down is one :class:`~schedlab.model.records.node_fail.NodeOutage`.
 Jobs wider than the processors up wait for the repair; they are never rejected for it.
+
+On a :class:`~schedlab.processes.cluster.Cluster` the nodes are the platform's nodes
+(node ``k`` is ``cluster.nodes[k]``, its processors its core ids) and this same code
+runs: the cluster only says what a node is (:meth:`NodeFaults.node_procs`) and how it
+goes down and comes back (``_take_down``/``_bring_up``: its cores are not free, so no
+placement rule puts a job on it). A
+:class:`~schedlab.processes.power.PoweredCluster` also shows a down node's power state
+as ``"down"`` (:mod:`schedlab.processes.power`).
 """
 
 from __future__ import annotations
@@ -103,7 +111,7 @@ class NodeFaults:
         if not (isinstance(node, int) and 0 <= node < self.node_count):
             raise ValueError(
                 f"machine {self.name!r}: no node {node!r}; it has nodes 0-{self.node_count - 1} "
-                f"({self.max_capacity} processors, node_size {self.node_size})"
+                f"({self.max_capacity} processors{self._node_shape()})"
             )
         return range(node * self.node_size, min((node + 1) * self.node_size, self.max_capacity))
 
@@ -119,12 +127,7 @@ class NodeFaults:
 
     def fail_nodes(self, nodes: Iterable[int]) -> None:
         """Nodes fail now: kill the jobs on them (requeue or drop), take their processors down, decide."""
-        procs = self.processors
-        if procs is None:
-            raise ValueError(
-                f"machine {self.name!r}: node failures need processor ids; "
-                "build the machine with allocation='first-fit' (or another rule)"
-            )
+        self._check_failable()
         nodes = list(dict.fromkeys(nodes))
         ranges = [self.node_procs(n) for n in nodes]  # checks every node before any is failed
         now = self.env.now
@@ -137,8 +140,7 @@ class NodeFaults:
                 count, outage = self._down.get(node, (0, -1))
                 if count == 0:
                     self._account()
-                    procs.set_down(ids)
-                    self._set_capacity_by(-len(ids))
+                    self._take_down(node, ids)
                     outage = len(self.node_outages)
                     self.node_outages.append(NodeOutage(node, format_procset(ids), float(now), math.nan))
                     if self._trace is not None:
@@ -150,8 +152,6 @@ class NodeFaults:
 
     def repair_nodes(self, nodes: Iterable[int]) -> None:
         """One failure of each of ``nodes`` is repaired; a node with no failure left comes back up."""
-        procs = self.processors
-        assert procs is not None
         now = self.env.now
         up = False
         for node in dict.fromkeys(nodes):
@@ -166,8 +166,7 @@ class NodeFaults:
             del self._down[node]
             ids = self.node_procs(node)
             self._account()
-            procs.set_up(ids)
-            self._set_capacity_by(len(ids))
+            self._bring_up(node, ids)
             self.node_outages[outage] = self.node_outages[outage]._replace(end=float(now))
             up = True
             if self._trace is not None:
@@ -187,8 +186,7 @@ class NodeFaults:
                     where = f"failure log line {f.line}" if f.line else f"failure at t={f.time}"
                     raise ValueError(
                         f"{where}: node {node} is not on machine {self.name!r} "
-                        f"(nodes 0-{self.node_count - 1}: {self.max_capacity} processors, "
-                        f"node_size {self.node_size})"
+                        f"(nodes 0-{self.node_count - 1}: {self.max_capacity} processors{self._node_shape()})"
                     )
         return self.env.process(self._failure_process(list(failures)))
 
@@ -204,6 +202,32 @@ class NodeFaults:
             nodes = every if f.nodes is None else f.nodes
             self.fail_nodes(nodes)
             env.timeout(left).callbacks.append(partial(self._repair_event, nodes))
+
+    # -- what a node is, and how it goes down and comes back: a Machine's; a Cluster overrides --------
+
+    def _node_shape(self) -> str:
+        """How nodes are cut from the processors, for error messages."""
+        return f", node_size {self.node_size}"
+
+    def _check_failable(self) -> None:
+        """A machine fails nodes only if it names its processors (``allocation=``)."""
+        if self.processors is None:
+            raise ValueError(
+                f"machine {self.name!r}: node failures need processor ids; "
+                "build the machine with allocation='first-fit' (or another rule)"
+            )
+
+    def _take_down(self, node: int, ids: range) -> None:
+        """``node``'s processors ``ids`` (its jobs killed, so free) go down: none is allocated, the capacity drops."""
+        assert self.processors is not None  # _check_failable passed
+        self.processors.set_down(ids)
+        self._set_capacity_by(-len(ids))
+
+    def _bring_up(self, node: int, ids: range) -> None:
+        """``node`` is repaired: its processors ``ids`` are free again, the capacity grows back."""
+        assert self.processors is not None
+        self.processors.set_up(ids)
+        self._set_capacity_by(len(ids))
 
     # -- internals -------------------------------------------------------------------------
 
@@ -236,13 +260,14 @@ class NodeFaults:
         arrival = self._arrival_seq
         self.waiting.insert(bisect.bisect(self.waiting, arrival[job], key=arrival.__getitem__), job)
 
-    def _set_capacity_by(self, delta: int) -> None:
-        """Processors up change by ``delta`` (after _account): the capacity integral is kept exact."""
+    def _set_capacity_by(self, delta: int, free: int | None = None) -> None:
+        """Processors up change by ``delta`` (after _account), the free ones by ``free`` (default
+        ``delta``: the node's processors were all free): the capacity integral is kept exact."""
         now = self.env.now
         self._capacity_area += self.capacity * (now - self._capacity_since)
         self._capacity_since = now
         self.capacity += delta
-        self.free += delta
+        self.free += delta if free is None else free
 
     # provided by the machine and its other parts
     def held_ids(self, job: Job) -> list[int]:

@@ -13,6 +13,17 @@ The machine itself never switches a node: its policy does
 spends off or switching is kept (:meth:`PoweredCluster.power_rows`) for the energy
 (:func:`schedlab.model.analysis.energy.energy`'s ``states``) and the machine-state chart.
 
+Nodes can also fail (:mod:`schedlab.processes.node_faults`, as on any cluster): a failed
+node's jobs are killed (``node_fail``, requeued or dropped), and the node is ``"down"``
+until its repair, whatever power state it was in (a switch under way is cut short: the
+joules of the part done count, its end never comes). A node that is down **draws its
+``off`` watts** (0 W if its type gives none): it is out of service and powered down for
+the repair, as a switched-off node is, and at 0 W a failure would pass for an energy
+saving beside idle shutdown's off nodes. A policy cannot switch a down node on or off
+(``PolicyError``; ``IdleShutdown`` boots only nodes that are ``"off"``). A repaired node
+comes back on and idle (a failure log's duration is the time the node is unavailable;
+after it, the node serves again): a policy that wants it off switches it off again.
+
 This is a separate module, not a change to :class:`~schedlab.processes.machine.Machine`:
 a cluster without power states pays nothing for them.
 """
@@ -28,11 +39,13 @@ import simpy
 from schedlab.model.contracts.machine import Action, Policy
 from schedlab.model.contracts.placement import Placement
 from schedlab.model.contracts.power import NodePowerState, PowerAction, PowerState, SwitchOff, SwitchOn, WakeAt
+from schedlab.model.core.failures import NodeFailure
 from schedlab.model.core.job import Job
 from schedlab.model.formats.platform import Platform
 from schedlab.processes.cluster import Cluster, ClusterPolicyView
 from schedlab.processes.machine import PolicyError
 from schedlab.processes.model import Model
+from schedlab.processes.node_faults import OnNodeFail
 from schedlab.processes.running import Running
 from schedlab.processes.source import Source
 
@@ -54,9 +67,10 @@ class PoweredClusterView(ClusterPolicyView):
 class PoweredCluster(Cluster):
     """A :class:`~schedlab.processes.cluster.Cluster` whose nodes its policy may switch off and on.
 
-    Parameters are :class:`~schedlab.processes.cluster.Cluster`'s. Every node starts on and
-    idle. ``SwitchOff`` a node whose type gives no ``off`` watts, or one that is not on and
-    idle, and ``SwitchOn`` a node that is not off, raise
+    Parameters are :class:`~schedlab.processes.cluster.Cluster`'s, node failures included
+    (a down node's power: the module's docstring). Every node starts on and idle.
+    ``SwitchOff`` a node whose type gives no ``off`` watts, or one that is not on and idle,
+    and ``SwitchOn`` a node that is not off (one that is down included), raise
     :class:`~schedlab.processes.machine.PolicyError`.
     """
 
@@ -71,6 +85,7 @@ class PoweredCluster(Cluster):
         oversize: Literal["reject", "raise"] = "reject",
         batch_decisions: bool = False,
         walltime: Literal["run-on", "kill"] = "run-on",
+        on_node_fail: OnNodeFail = "requeue",
     ) -> None:
         super().__init__(
             env,
@@ -81,6 +96,7 @@ class PoweredCluster(Cluster):
             oversize=oversize,
             batch_decisions=batch_decisions,
             walltime=walltime,
+            on_node_fail=on_node_fail,
         )
         self.view = PoweredClusterView(self)
         now = float(env.now)
@@ -91,6 +107,7 @@ class PoweredCluster(Cluster):
         self._idle_since: list[float | None] = [now] * len(self.nodes)
         self._power_rows: list[tuple[str, PowerState, float, float]] = []
         self._alarms: set[float] = set()
+        self._switches = [0] * len(self.nodes)  # per node, switches begun or cut short: a stale end is ignored
 
     # ------------------------------------------------------------------ what the policy sees
     @property
@@ -167,7 +184,7 @@ class PoweredCluster(Cluster):
         node.free = dict.fromkeys(node.resources, 0.0)
         self.free -= node.cores
         self._version += 1
-        self.env.timeout(power.switch_off.seconds).callbacks.append(lambda _e: self._switched(i, "off"))
+        self._switch_after(i, power.switch_off.seconds, "off")
 
     def switch_on(self, name: str) -> None:
         """Boot node ``name``: it must be off."""
@@ -180,9 +197,16 @@ class PoweredCluster(Cluster):
         power = self._power[i]
         assert power is not None  # only a node whose type gives power.off was switched off
         self._enter(i, "switching_on")
-        self.env.timeout(power.switch_on.seconds).callbacks.append(lambda _e: self._switched(i, "on"))
+        self._switch_after(i, power.switch_on.seconds, "on")
 
-    def _switched(self, i: int, state: PowerState) -> None:
+    def _switch_after(self, i: int, seconds: float, state: PowerState) -> None:
+        self._switches[i] += 1
+        switch = self._switches[i]
+        self.env.timeout(seconds).callbacks.append(lambda _e: self._switched(i, state, switch))
+
+    def _switched(self, i: int, state: PowerState, switch: int) -> None:
+        if self._switches[i] != switch:  # the node failed while switching: this end is stale
+            return
         self._enter(i, state)
         if state == "on":
             node = self.nodes[i]
@@ -208,9 +232,23 @@ class PoweredCluster(Cluster):
 
         self.env.timeout(time - now).callbacks.append(ring)
 
+    # ------------------------------------------------------------------ node failures
+    def _take_down(self, node: int, ids: range) -> None:
+        """Node ``node`` fails (its jobs are killed): ``"down"``, whatever it was; a switch under way is cut short."""
+        super()._take_down(node, ids)
+        self._switches[node] += 1
+        self._enter(node, "down")
+        self._idle_since[node] = None
+
+    def _bring_up(self, node: int, ids: range) -> None:
+        """Node ``node`` is repaired: on and idle."""
+        super()._bring_up(node, ids)
+        self._enter(node, "on")
+        self._idle_since[node] = float(self.env.now)
+
     # ------------------------------------------------------------------ results
     def power_rows(self, *, running: bool = True) -> list[tuple[str, PowerState, float, float]]:
-        """Every stretch a node spent off or switching: ``(node, state, start, end)``
+        """Every stretch a node spent off, switching or down: ``(node, state, start, end)``
         (:data:`POWER_COLUMNS`); with ``running``, the current ones too, ending now."""
         rows = list(self._power_rows)
         if running:
@@ -236,11 +274,16 @@ def powered_cluster_model(
     placement: Placement,
     *,
     walltime: Literal["run-on", "kill"] = "run-on",
+    failures: Sequence[NodeFailure] = (),
+    on_node_fail: OnNodeFail = "requeue",
 ) -> Model:
     """A model that replays ``jobs`` on a :class:`PoweredCluster` of ``platform``'s nodes, all on at the start.
 
-    The cluster is ``model["cluster"]``, as :func:`~schedlab.processes.cluster.cluster_model` names it.
+    The cluster is ``model["cluster"]``, as :func:`~schedlab.processes.cluster.cluster_model` names it;
+    ``failures`` and ``on_node_fail`` as there.
     """
-    cluster = PoweredCluster(env, platform, policy, placement, walltime=walltime)
+    cluster = PoweredCluster(env, platform, policy, placement, walltime=walltime, on_node_fail=on_node_fail)
     Source(env, jobs, cluster)
+    if failures:
+        cluster.inject_failures(failures)
     return Model(env, [cluster], parts={"cluster": cluster, "machine": cluster})

@@ -136,7 +136,7 @@ class Config:
     failure_shape: float = number(1.0, gt=0)
     #: seconds a failed node stays down (random failures)
     repair: float = number(3600.0, gt=0)
-    #: processors per node: node k is processors k*node_size onwards (failures take whole nodes)
+    #: processors per node without a platform: node k is processors k*node_size onwards (with one: its nodes)
     node_size: int = number(1, low=1)
     #: a job a node failure kills: requeue (same id, started over) or drop (a node_fail record)
     on_node_fail: str = "requeue"
@@ -185,10 +185,12 @@ class Config:
             )
         if self.failures:
             cached_failure_log(self.failures)  # a missing file or a bad line stops here, in one line
-        if (self.failures or self.mtbf) and (self.platform or self.compat != "none"):
+        if (self.failures or self.mtbf) and self.compat != "none":
+            raise ValueError("node failures are replayed by schedlab's machine and cluster: use them with compat none")
+        if self.platform and self.node_size != 1:
             raise ValueError(
-                "node failures are replayed on one machine of the log's processors: "
-                "use them without a platform and with compat none"
+                f"node_size={self.node_size}: with a platform, a failure's nodes are the platform's nodes; "
+                "node_size is for a log's processors (without a platform)"
             )
         if self.length < 1 or (not self.starts and self.windows < 1):
             raise ValueError("need length >= 1 and windows >= 1 (or explicit starts)")
@@ -286,6 +288,7 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
                 IdleShutdown(policy, cfg.idle_shutdown),
                 make_placement(cfg.placement),
                 walltime=cfg.walltime,  # type: ignore[arg-type]  # checked in Config
+                on_node_fail=cfg.on_node_fail,  # type: ignore[arg-type]  # checked in Config
             )
         else:
             model = cluster_model(
@@ -295,7 +298,9 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
                 policy,
                 make_placement(cfg.placement),
                 walltime=cfg.walltime,  # type: ignore[arg-type]  # checked in Config
+                on_node_fail=cfg.on_node_fail,  # type: ignore[arg-type]  # checked in Config
             )
+        _inject(model, window_failures(cfg, jobs, model["cluster"].node_count, streams))  # the platform's nodes
         model.parts.update(procs=platform.cores, window_start=lo)
         return model
     else:
@@ -311,12 +316,16 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
             node_size=cfg.node_size,
             on_node_fail=cfg.on_node_fail,  # type: ignore[arg-type]  # checked in Config
         )
-        failures = window_failures(cfg, jobs, model["machine"].node_count, streams)
-        if failures:
-            model["machine"].inject_failures(failures)
-            model.parts["failures"] = True
+        _inject(model, window_failures(cfg, jobs, model["machine"].node_count, streams))
     model.parts.update(procs=trace.procs, window_start=lo)
     return model
+
+
+def _inject(model: Model, failures: list[NodeFailure]) -> None:
+    """Replay ``failures`` on the model's machine or cluster (its node indices), if there are any."""
+    if failures:
+        model["machine"].inject_failures(failures)
+        model.parts["failures"] = True
 
 
 def window_starts(cfg: Config, n_jobs: int, seed: int) -> list[int]:

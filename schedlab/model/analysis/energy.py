@@ -1,13 +1,13 @@
 """Energy of a run on a platform whose nodes give their power: total, per node, per job, mean power, EDP.
 
-A node is on for the span ``[start, end]`` except where ``states`` says it was off or
-switching (:meth:`~schedlab.processes.power.PoweredCluster.power_rows`). A node of ``cores`` cores draws
+A node is on for the span ``[start, end]`` except where ``states`` says it was off,
+switching or down (:meth:`~schedlab.processes.power.PoweredCluster.power_rows`). A node of ``cores`` cores draws
 ``idle + (full - idle) * busy / cores`` watts while ``busy`` of its cores are held
 (:class:`~schedlab.model.formats.platform.NodePower`). So over the span:
 
 - a node's energy is ``idle * T_on + (full - idle) / cores * C + off * T_off + S``, where
   ``T_on`` is the time it was on within the span, ``C`` the core-seconds its jobs held on
-  it, ``T_off`` its time off and ``S`` the joules of its switches (a switch's joules
+  it, ``T_off`` its time off or down and ``S`` the joules of its switches (a switch's joules
   spread evenly over its seconds, so a switch cut by the span counts in part; a switch of
   0 seconds counts whole when its instant is in the span). Without ``states``,
   ``T_on = end - start``;
@@ -58,7 +58,8 @@ def energy(
     """The energy of the jobs in ``rows`` on ``platform``'s nodes over ``[start, end]``.
 
     ``states``: ``(node, state, t0, t1)`` for every stretch a node was ``off``,
-    ``switching_off`` or ``switching_on`` (a powered cluster's ``power_rows()``).
+    ``switching_off``, ``switching_on`` or ``down`` after a failure (a powered cluster's
+    ``power_rows()``); a down node draws its ``off`` watts (0 W if its type gives none).
 
     Raises
     ------
@@ -91,8 +92,9 @@ def energy(
         watts = watts_of[kind_of[node]]
         inside = max(0.0, min(t1, end) - max(t0, start))
         away[node] = away.get(node, 0.0) + inside
-        if state == "off":
-            joules = (watts.off or 0.0) * inside  # a node that was off gives its off watts
+        if state in ("off", "down"):
+            # off, or failed and powered down for its repair: its off watts (processes/power.py says why)
+            joules = (watts.off or 0.0) * inside
         else:
             switch = watts.switch_off if state == "switching_off" else watts.switch_on
             if switch.seconds > 0:  # its watts, over the part of it inside the span

@@ -13,7 +13,8 @@ beside ``Start``/``Preempt``/``Resize``, the three actions here:
   after a delay, as an idle timeout does, needs a decision event when no job brings one).
 
 A node's life is ``on -> switching_off -> off -> switching_on -> on``; a node that is off
-or switching cannot run jobs. The actions are frozen dataclasses, not named tuples, so
+or switching cannot run jobs, nor can one that failed and is ``down`` until its repair
+(a policy cannot switch it). The actions are frozen dataclasses, not named tuples, so
 that a policy may return one alone (a machine reads an iterable answer as a list of
 actions) or several in a list. :class:`schedlab.policies.idle_shutdown.IdleShutdown` is one
 policy written against this; any callable ``view -> action | None`` that returns these
@@ -28,8 +29,9 @@ from typing import Literal, NamedTuple, Protocol
 
 __all__ = ["NodePowerState", "PowerAction", "PowerState", "PowerView", "SwitchOff", "SwitchOn", "WakeAt"]
 
-#: a node's power state (Batsim's host states: computing and idle are both ``on``)
-PowerState = Literal["on", "switching_off", "off", "switching_on"]
+#: a node's power state (Batsim's host states: computing and idle are both ``on``); ``down``:
+#: failed, until its repair (:mod:`schedlab.processes.node_faults`), and no action moves it
+PowerState = Literal["on", "switching_off", "off", "switching_on", "down"]
 
 
 def _names(nodes: str | Iterable[str]) -> tuple[str, ...]:
