@@ -112,6 +112,7 @@ MEANT: dict[str, dict[str, str]] = {
     "seeds": {"0": "one training seed, 0: " + _SEED, str(10**12): "one training seed: " + _SEED},
     "eval_seed": {"0": _SEED, str(10**12): _SEED},
     "trained_on": {"": "documented: empty evaluates the models of the log itself"},
+    "imitate": {"": "documented: no imitation, training starts from random weights"},
     "draw_within": {"0": "documented: 0 draws as the paper did for this log (or among all jobs)"},
     "learning_rate_half_life": {
         v: "inf keeps the rate constant; a huge half-life is the same, and costs no work"
