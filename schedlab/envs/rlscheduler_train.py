@@ -103,7 +103,13 @@ class TrainSettings:
                 raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
         if self.imitate not in ("", "best", *SCORES):
             raise ValueError(f"imitate must be empty or one of {', '.join(SCORES)}, got {self.imitate!r}")
-        wholes = ("n_steps", "batch_size", "n_epochs", "eval_every", "validation", "validation_length") + (
+        wholes = (
+            "n_steps",
+            "batch_size",
+            "n_epochs",
+            "eval_every",
+            "validation",
+            "validation_length",
             "search_eval_every",
             "search_pairs",
             "search_episodes",
