@@ -363,7 +363,7 @@ def _learning_curves(cfg: Config, out: Path) -> list[Path]:
             )
     ax.axhline(1.0, color="grey", linestyle="--", linewidth=1, label="SJF")
     ax.set_xlabel("training, CPU minutes")
-    both = " (mean of both backfilling settings)" if any("validation_other_backfill" in p for p in points) else ""
+    both = "\n(mean of both backfilling settings)" if any("validation_other_backfill" in p for p in points) else ""
     ax.set_ylabel(f"validation {cfg.score_type} / SJF's{both}")
     ax.set_title(f"Learning curves: models of {cfg.model_log}")
     ax.legend()
