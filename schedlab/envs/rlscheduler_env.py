@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import inspect
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -43,7 +44,7 @@ from schedlab.model.formats.traces import BSLD_THRESHOLD, LoadedTrace, load_trac
 from schedlab.policies.backfilling import Committed
 from schedlab.processes.replay import replay_model
 
-__all__ = ["SCORE_TYPES", "ModelChooser", "RLSchedulerConfig", "RLSchedulerEnv", "sequence_score"]
+__all__ = ["SCORE_TYPES", "ModelChooser", "RLSchedulerConfig", "RLSchedulerEnv", "sequence_score", "sequence_scores"]
 
 #: what an episode's reward measures
 SCORE_TYPES = ("bsld", "wait", "turnaround", "utilization")
@@ -126,6 +127,24 @@ def sequence_score(jobs: list[Job], starts: dict[int, float], score_type: str, p
     span = max(starts.values()) - jobs[0].submit
     work = float(sum(j.runtime * j.cpus for j in jobs))
     return work / (span * procs) if span > 0 else 0.0
+
+
+def sequence_scores(
+    cfg: RLSchedulerConfig, chooser: Callable[[bool], Committed], starts: Sequence[int], length: int | None = None
+) -> list[float]:
+    """Each sequence's score (``length`` jobs from each start; default ``cfg.sequence``) under a policy.
+
+    ``chooser(backfill)`` makes the policy (a heuristic's :class:`Committed`, a
+    :class:`ModelChooser`); each sequence is replayed on an empty machine in RLScheduler's
+    loop, as an episode is, and scored by :func:`sequence_score`.
+    """
+    trace = cfg.trace
+    out = []
+    for start in starts:
+        jobs = list(trace.jobs[start : start + (length or cfg.sequence)])
+        model = replay_model(simpy.Environment(), jobs, trace.procs, chooser(cfg.backfill), compat="rlscheduler").run()
+        out.append(sequence_score(jobs, {r.id: r.start for r in model.records()}, cfg.score_type, trace.procs))
+    return out
 
 
 class _AgentCommitted(Committed):

@@ -31,21 +31,19 @@ Alternative to Reinforcement Learning. arXiv:1703.03864, 2017.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import cache
 from typing import Any
 
 import numpy as np
-import simpy
 
-from schedlab.envs.rlscheduler_env import ModelChooser, RLSchedulerConfig, sequence_score
+from schedlab.envs.rlscheduler_env import ModelChooser, RLSchedulerConfig, sequence_scores
 from schedlab.envs.rlscheduler_obs import FEATURES, log_features
 from schedlab.model.core.streams import Streams
 from schedlab.policies.backfilling import Committed
-from schedlab.processes.replay import replay_model
 
-__all__ = ["NumpyScorer", "evolve", "numpy_scorer", "scorer_vector", "sequence_scores"]
+__all__ = ["NumpyScorer", "evolve", "greedy_scores", "numpy_scorer", "scorer_vector"]
 
 
 class NumpyScorer:
@@ -105,15 +103,16 @@ def numpy_scorer(model: Any, vector: np.ndarray) -> NumpyScorer:
     return NumpyScorer(layers, list(model.policy.mlp_extractor.keep))
 
 
-def sequence_scores(cfg: RLSchedulerConfig, chooser: Callable[[bool], Committed], starts: list[int]) -> list[float]:
-    """Each sequence's score (``cfg.sequence`` jobs from each start) under the policy ``chooser(backfill)`` makes."""
+def greedy_scores(model: Any, cfg: RLSchedulerConfig, starts: Sequence[int], length: int | None = None) -> list[float]:
+    """Each sequence's score with the scorer of ``model`` choosing greedily, computed in numpy (fast).
+
+    The same choices as the SB3 policy's greedy ``predict`` wherever two jobs' scores are
+    not within float rounding of each other.
+    """
     trace = cfg.trace
-    out = []
-    for start in starts:
-        jobs = list(trace.jobs[start : start + cfg.sequence])
-        model = replay_model(simpy.Environment(), jobs, trace.procs, chooser(cfg.backfill), compat="rlscheduler").run()
-        out.append(sequence_score(jobs, {r.id: r.start for r in model.records()}, cfg.score_type, trace.procs))
-    return out
+    features = log_features(str(cfg.path), trace.procs * trace.procs_per_node)
+    scorer = numpy_scorer(model, scorer_vector(model))
+    return sequence_scores(cfg, lambda b: ModelChooser(scorer, features, cfg.queue, b), starts, length)
 
 
 def evolve(

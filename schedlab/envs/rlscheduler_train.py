@@ -35,14 +35,11 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-import simpy
 
-from schedlab.envs.rlscheduler_env import ModelChooser, RLSchedulerConfig, RLSchedulerEnv, sequence_score
-from schedlab.envs.rlscheduler_obs import log_features
-from schedlab.envs.rlscheduler_search import evolve, numpy_scorer, scorer_vector, sequence_scores
+from schedlab.envs.rlscheduler_env import RLSchedulerConfig, RLSchedulerEnv, sequence_scores
+from schedlab.envs.rlscheduler_search import evolve, greedy_scores
 from schedlab.policies.backfilling import Committed
 from schedlab.policies.scoring import RLSCHEDULER_SCORES as SCORES
-from schedlab.processes.replay import replay_model
 
 __all__ = [
     "MODEL_KEYS",
@@ -123,16 +120,7 @@ class TrainSettings:
 
 def heuristic_scores(cfg: RLSchedulerConfig, policy: str, starts: Sequence[int], length: int) -> list[float]:
     """Each window's score under a heuristic (RLScheduler's loop and reading), as the environment scores."""
-    trace = cfg.trace
-    out = []
-    for s in starts:
-        jobs = list(trace.jobs[s : s + length])
-        model = replay_model(
-            simpy.Environment(), jobs, trace.procs, Committed(policy, cfg.backfill), compat="rlscheduler"
-        ).run()
-        starts_ = {r.id: r.start for r in model.records()}
-        out.append(sequence_score(jobs, starts_, cfg.score_type, trace.procs))
-    return out
+    return sequence_scores(cfg, lambda backfill: Committed(policy, backfill), starts, length)
 
 
 class _RelativeReward(gym.Wrapper):
@@ -175,16 +163,6 @@ def evaluate(
             obs, _, done, _, _ = env.step(int(action))
         out.append(env.score)
     return out
-
-
-def _greedy_scores(model: Any, cfg: RLSchedulerConfig, starts: Sequence[int], length: int) -> list[float]:
-    """:func:`evaluate`'s scores, with the scorer's greedy choice computed in numpy (validation's fast path)."""
-    trace = cfg.trace
-    features = log_features(str(cfg.path), trace.procs * trace.procs_per_node)
-    scorer = numpy_scorer(model, scorer_vector(model))
-    return sequence_scores(
-        dataclasses.replace(cfg, sequence=length), lambda b: ModelChooser(scorer, features, cfg.queue, b), list(starts)
-    )
 
 
 def _imitate(model: Any, cfg: RLSchedulerConfig, settings: TrainSettings, teacher: str) -> None:
@@ -263,7 +241,7 @@ def train(
     clock = {"cpu": time.process_time()}
 
     def check(point: dict[str, Any]) -> None:
-        values = [float(np.mean(_greedy_scores(model, c, valid, length))) for c in configs]
+        values = [float(np.mean(greedy_scores(model, c, valid, length))) for c in configs]
         relative = float(np.mean([v / b for v, b in zip(values, sjf, strict=True)]))  # to SJF's, per setting
         point |= {"validation": values[0], "relative_to_sjf": relative}
         if len(values) > 1:
