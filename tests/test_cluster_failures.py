@@ -10,6 +10,10 @@ import simpy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+#: two nodes of 4 cores (ids 0-3 and 4-7): 100 W idle, 200 W full, 10 W off; 5 s and 600 J to switch off,
+#: 20 s and 3,000 J to boot (test_power_states's hand-computed case, shared)
+from test_power_states import PLATFORM
+
 from schedlab.model.analysis.energy import energy
 from schedlab.model.analysis.failures import failure_conservation, jobs_hit, lost_cpu_hours
 from schedlab.model.core.failures import NodeFailure, random_failures
@@ -25,26 +29,6 @@ from schedlab.policies.queues import make_queue_policy
 from schedlab.processes.cluster import cluster_model
 from schedlab.processes.machine import PolicyError
 from schedlab.processes.power import powered_cluster_model
-
-#: two nodes of 4 cores (ids 0-3 and 4-7): 100 W idle, 200 W full, 10 W off; 5 s and 600 J to
-#: switch off, 20 s and 3,000 J to boot
-PLATFORM = parse_platform(
-    {
-        "nodes": {
-            "n": {
-                "count": 2,
-                "cores": 4,
-                "power": {
-                    "idle": 100,
-                    "full": 200,
-                    "off": 10,
-                    "switch_off": {"seconds": 5, "joules": 600},
-                    "switch_on": {"seconds": 20, "joules": 3000},
-                },
-            }
-        }
-    }
-)
 
 
 def four_jobs():
