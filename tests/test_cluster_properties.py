@@ -32,6 +32,7 @@ from schedlab.model.records.job_record import Status
 from schedlab.policies.backfilling import EASY
 from schedlab.policies.node_backfilling import NodeEASY
 from schedlab.policies.partition_conservative import PartitionConservative
+from schedlab.policies.partition_conservative_rebuild import RebuildPartitionConservative
 from schedlab.policies.placement import PLACEMENTS, make_placement
 from schedlab.policies.queues import StrictPriority, WeightedRoundRobin
 from schedlab.policies.scoring import Priority
@@ -97,6 +98,7 @@ def cases(draw):
                 "strict+node-easy",
                 "partition-conservative",
                 "strict+partition-conservative",
+                "partition-conservative-rebuild",
                 "wrr",
             ]
         )
@@ -115,6 +117,7 @@ def _policy(order, platform):
         "strict+node-easy": lambda: NodeEASY(StrictPriority(platform)),
         "partition-conservative": lambda: PartitionConservative(),
         "strict+partition-conservative": lambda: PartitionConservative(StrictPriority(platform)),
+        "partition-conservative-rebuild": lambda: RebuildPartitionConservative(),
         "wrr": lambda: WeightedRoundRobin(platform),
     }[order]()
 

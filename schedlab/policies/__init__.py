@@ -13,7 +13,8 @@ written against (see docs/models.md):
 - a cluster's placement (:class:`~schedlab.model.contracts.placement.NodeState` -> an allocation):
   FirstFitPlacement, BestFitPlacement, ExclusivePlacement, PackPlacement
   (``make_placement`` by name); on a cluster, NodeEASY (EASY reserving nodes),
-  PartitionConservative (a profile of free cores per partition) and the multi-queue
+  PartitionConservative (reservations at arrival, a profile of free cores per
+  partition), RebuildPartitionConservative (that plan rebuilt at each decision) and the multi-queue
   StrictPriority and WeightedRoundRobin (``make_queue_policy``).
 - a powered cluster's energy (:class:`~schedlab.model.contracts.power.PowerView` ->
   ``SwitchOff``/``SwitchOn``/``WakeAt``): IdleShutdown, around any machine policy.
@@ -40,6 +41,7 @@ from schedlab.policies.node_backfilling import NodeEASY
 from schedlab.policies.ordering import FCFS, SJF, BestFit, expected_utility
 from schedlab.policies.packing import Tetris, alignment
 from schedlab.policies.partition_conservative import PartitionConservative
+from schedlab.policies.partition_conservative_rebuild import RebuildPartitionConservative
 from schedlab.policies.placement import (
     PLACEMENTS,
     BestFitPlacement,
@@ -117,6 +119,7 @@ __all__ = [
     "RandomSelection",
     "RandomVectors",
     "RebuildConservative",
+    "RebuildPartitionConservative",
     "SarsaScheduler",
     "ShippingAgents",
     "ShortestFirst",

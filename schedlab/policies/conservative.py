@@ -48,7 +48,7 @@ runtime estimates in scheduling the IBM SP2 with backfilling", IEEE TPDS 12(6), 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 
 from schedlab.model.contracts.machine import MachineView, Order, Score, Start
 from schedlab.model.core.job import Job
@@ -56,6 +56,17 @@ from schedlab.policies.profile import Profile
 from schedlab.policies.scoring import as_order
 
 __all__ = ["Conservative"]
+
+
+def _reserve(profile: Profile | None, job: Job) -> float:
+    """Carve ``job``'s earliest slot out of ``profile`` and say when it is (``inf``: never, or no profile)."""
+    if profile is None:
+        return math.inf
+    i = profile.earliest(job.cpus, job.requested_time)
+    if i < 0:
+        return math.inf
+    profile.reserve(i, job.cpus, job.requested_time)
+    return profile.times[i]
 
 
 class Conservative:
@@ -78,7 +89,7 @@ class Conservative:
         self.promised: dict[Job, float] = {}
         self._plan: dict[Job, list[float]] = {}  # waiting job -> [reservation, arrival number]
         self._ends: dict[Job, float] = {}  # running job -> requested end, as the profile holds it
-        self._profile: Profile | None = None  # running jobs and the plan, from the last decision on
+        self._profiles: dict[Hashable, Profile] | None = None  # running jobs and the plan, per pool
         self._capacity = -1
         self._arrivals = 0
         self._stuck = False  # a job reserved now did not fit: the profile is not the machine's
@@ -91,9 +102,22 @@ class Conservative:
         waiting = view.waiting
         if not waiting:  # nothing planned: the next arrival's profile is made afresh from the running jobs
             self._plan.clear()
-            self._profile = None
+            self._profiles = None
             return None
         return self._starts(view)
+
+    # ------------------------------------------------------------------ what the plan is made over
+    def _fresh(self, view: MachineView) -> dict[Hashable, Profile]:
+        """The profiles of free processors from what runs now, by pool: a machine is one pool."""
+        return {None: Profile.of_running(view.now, view.free, view.running)}
+
+    def _pool(self, view: MachineView, job: Job) -> Hashable:
+        """The pool of processors ``job`` is planned in (a key of :meth:`_fresh`'s answer)."""
+        return None
+
+    def _relaid(self, view: MachineView, new: list[Job]) -> bool:
+        """Note the arriving jobs ``new``; True when the pools changed, so the plan must be made again."""
+        return False
 
     # ------------------------------------------------------------------ the plan
     def _changed(self, view: MachineView) -> bool:
@@ -119,46 +143,40 @@ class Conservative:
         self._ends = seen
         return changed
 
-    def _compress(self, view: MachineView) -> Profile:
+    def _compress(self, view: MachineView) -> dict[Hashable, Profile]:
         """Every reservation moved to the earliest slot, in the order of the reservations."""
-        profile = Profile.of_running(view.now, view.free, view.running)
-        earliest, reserve, times = profile.earliest, profile.reserve, profile.times
+        profiles = self._fresh(view)
         waiting = set(view.waiting)
         for job in [j for j in self._plan if j not in waiting]:
             del self._plan[job]  # taken away (or started) by something else
+        pool = self._pool
         for job, slot in sorted(self._plan.items(), key=lambda item: item[1]):
-            i = earliest(job.cpus, job.requested_time)
-            if i < 0:
-                slot[0] = math.inf
-                continue
-            slot[0] = times[i]
-            reserve(i, job.cpus, job.requested_time)
-        return profile
+            slot[0] = _reserve(profiles.get(pool(view, job)), job)
+        return profiles
 
     def _starts(self, view: MachineView) -> Iterator[Start]:
         now = view.now
         plan = self._plan
-        profile = self._profile
-        if profile is None:
+        new = [job for job in view.waiting if job not in plan]
+        relaid = self._relaid(view, new) if new else False
+        profiles = self._profiles
+        if profiles is None:
             self._ends = {run.job: run.requested_end for run in view.running}
             self._stuck = False
-            profile = self._compress(view)
-        elif self._changed(view):
+            profiles = self._compress(view)
+        elif self._changed(view) or relaid:
             self._stuck = False
-            profile = self._compress(view)
+            profiles = self._compress(view)
         else:
-            profile.advance(now)
-        self._profile = profile
+            for profile in profiles.values():
+                profile.advance(now)
+        self._profiles = profiles
         self._capacity = view.capacity
-        new = [job for job in view.waiting if job not in plan]
         if new:
-            earliest, reserve, times = profile.earliest, profile.reserve, profile.times
+            pool = self._pool
             for job in self.order.rank(new, now) if len(new) > 1 else new:
                 self._arrivals += 1
-                i = earliest(job.cpus, job.requested_time)
-                slot = times[i] if i >= 0 else math.inf
-                if i >= 0:
-                    reserve(i, job.cpus, job.requested_time)
+                slot = _reserve(profiles.get(pool(view, job)), job)
                 plan[job] = [slot, self._arrivals]
                 self.promised.setdefault(job, slot)
         due = sorted((slot, job) for job, slot in plan.items() if slot[0] <= now)

@@ -1,45 +1,60 @@
-"""Conservative backfilling on a cluster: a profile of free cores per partition.
+"""Conservative backfilling on a cluster as Mu'alem & Feitelson define it: reservations at arrival, per pool.
 
-:class:`~schedlab.policies.conservative_rebuild.RebuildConservative` plans with one count
-of free processors, rebuilt at each decision, and so does this rule per partition (the
-arrival-reservation :class:`~schedlab.policies.conservative.Conservative` has no
-cluster version yet). On a cluster with partitions that count mixes them up: a GPU partition's
-idle cores make a CPU job look as if it could start now, and a job started "in its
-slot" may then take cores that an earlier job's reservation, in its own partition,
-needs. :class:`PartitionConservative` keeps one
-:class:`~schedlab.policies.profile.Profile` per *pool* of nodes: the nodes of a
-partition, or of several partitions merged where they share nodes. Each pool's profile
-counts only its nodes' free cores and the cores the running jobs hold there, until
-their requested ends; a job is planned in its pool's profile.
+:class:`PartitionConservative` is :class:`~schedlab.policies.conservative.Conservative`
+(``--backfill conservative``) on a :class:`~schedlab.processes.cluster.Cluster`: each
+job is given a reservation when it arrives, early ends compress the plan in the order
+of the reservations, and a job starts when its reservation comes. What changes is what
+it plans over: one :class:`~schedlab.policies.profile.Profile` of free cores per *pool*
+of nodes (:func:`node_pools`: the nodes of a partition, or of several partitions
+merged where they share nodes), counting that pool's free cores and the cores the
+running jobs hold there until their requested ends. One count for the whole cluster
+would mix the partitions up: a GPU partition's idle cores would make a CPU job look
+as if it could start now (``docs/platforms.md`` works a case).
 
-So with disjoint partitions no job's plan reads another partition's cores. It still
-counts cores within a pool: a job that must fit on one node (GPUs, an exclusive
-placement) may be reserved at a time when its pool has the cores but no node has them
-all; the cluster then keeps it waiting (``fits`` asks the placement rule) and its
-reservation moves on at the next decision. On nodes of one core, where counting is
-exact, with no partitions it is :class:`RebuildConservative` (``tests/test_cluster.py``
-replays a SDSC-SP2 window both ways).
+When the guarantee holds
+------------------------
+A plan of counts is a promise the cluster can keep only if *any* cores its pool has
+free can take the job. That is so, and no job starts later than the reservation it
+was given on arrival (``tests/test_partition_conservative.py``, a Hypothesis
+property), when, under ``walltime="kill"`` (or with no job running past its
+requested time) and with no node failing:
 
-Why not reserve nodes, as :class:`~schedlab.policies.node_backfilling.NodeEASY` does for
-its one head? A version that fixed each reservation's nodes when it planned them was
-tried: on one-core nodes it made jobs wait longer than counting does (a 512-job
-SDSC-SP2 window: mean wait 4,725 s counting, 7,354 s fixing nodes), because a
-reservation's nodes are better chosen when it starts, and it cost far more time
-(measured: benchmarks/README.md).
+- every job's partition is its whole pool (partitions are disjoint, or equal); and
+- every job can be placed on whatever cores its pool has free (:func:`counts_exactly`):
+  it asks for cores only (no memory, GPUs or other resource), and the nodes have one
+  core each (any placement rule), or the rule is ``pack``, or it is ``first-fit`` or
+  ``best-fit`` and the job asks for one core or for more than any node of its pool
+  has (such a job spreads over whatever nodes have cores free).
+
+So it holds on one-core nodes (``schedlab replay --platform`` of a log on its
+``MaxProcs`` one-core nodes), and for LPC-EGEE's serial jobs on
+``docs/platforms/lpc_egee.toml``. Where it does not (a job that must fit on one node,
+exclusive nodes, memory or GPUs per node: ``docs/platforms/two_types.toml``), a job
+reserved now may find its pool's cores spread so that no node can take it; it then
+waits, the plan is compressed at each decision until it starts, and it may start late.
+:attr:`PartitionConservative.exact` says whether the run met the condition, and
+``benchmarks/conservative_guarantee.py --platform`` counts the late starts.
+
+Why counts and not nodes: a version that fixed each reservation's nodes when it
+planned them was tried for the rebuilt plan and dropped (on one-core nodes it made
+jobs wait longer, at some 300 times the cost: ``benchmarks/README.md``). The plan
+rebuilt at each decision is kept as
+:class:`~schedlab.policies.partition_conservative_rebuild.RebuildPartitionConservative`
+(``conservative-rebuild``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Hashable, Mapping, Sequence
 
-from schedlab.model.contracts.machine import Start
-from schedlab.model.contracts.placement import ClusterView
+from schedlab.model.contracts.machine import MachineView, Order, Score
+from schedlab.model.contracts.placement import ClusterView, NodeState, Placement
 from schedlab.model.core.job import Job
-from schedlab.policies.backfilling import Backfilling
+from schedlab.policies.conservative import Conservative
+from schedlab.policies.placement import BestFitPlacement, FirstFitPlacement, PackPlacement
 from schedlab.policies.profile import Profile
 
-__all__ = ["PartitionConservative", "node_pools"]
+__all__ = ["PartitionConservative", "counts_exactly", "node_pools", "pool_profiles"]
 
 
 def node_pools(groups: Sequence[Sequence[int]]) -> dict[int, int]:
@@ -63,44 +78,94 @@ def node_pools(groups: Sequence[Sequence[int]]) -> dict[int, int]:
     return {i: names.setdefault(root(i), len(names)) for i in sorted(parent)}
 
 
-@dataclass(frozen=True, init=False)
-class PartitionConservative(Backfilling):
-    """Conservative backfilling over ``order`` with a profile of free cores per pool of partitions.
+def pool_profiles(view: ClusterView, pool_of: Mapping[int, int]) -> dict[int, Profile]:
+    """Each pool's profile of free cores now: its nodes' free cores, then what running jobs free there.
+
+    A running job holds its cores on a pool's nodes until its requested end.
+    """
+    nodes = view.nodes
+    free_now: dict[int, int] = {}
+    ends: dict[int, list[tuple[float, int]]] = {}
+    for i, pool in pool_of.items():
+        free_now[pool] = free_now.get(pool, 0) + nodes[i].free_cores
+    allocations = view.allocations
+    for run in view.running:
+        for i, cores in allocations[run.job].items():  # an exclusive rule's allocation is its nodes' whole cores
+            held = pool_of.get(i)
+            if held is not None:
+                ends.setdefault(held, []).append((run.requested_end, cores))
+    return {pool: Profile(view.now, free, ends.get(pool, ())) for pool, free in free_now.items()}
+
+
+def counts_exactly(job: Job, nodes: Sequence[NodeState], allowed: Sequence[int], placement: Placement) -> bool:
+    """Can ``placement`` place ``job`` on ``allowed``'s nodes whenever they have ``job.cpus`` cores free?
+
+    The module's docstring says when (cores only; one-core nodes, ``pack``, or
+    ``first-fit``/``best-fit`` for a job of one core or wider than any node). A rule
+    not named there is not assumed to.
+    """
+    if not allowed or any(a > 0 for a in job.demands.values()):
+        return False
+    widest = max(nodes[i].cores for i in allowed)
+    if widest == 1:
+        return True  # a free core is a free node, whatever the rule
+    if placement.exclusive:
+        return False
+    if isinstance(placement, PackPlacement):
+        return True
+    if isinstance(placement, FirstFitPlacement | BestFitPlacement):
+        return job.cpus == 1 or job.cpus > widest
+    return False
+
+
+class PartitionConservative(Conservative):
+    """Conservative backfilling over ``order`` with reservations made at arrival, one profile of free cores per pool.
 
     Needs a :class:`~schedlab.processes.cluster.Cluster` (its view is a
-    :class:`~schedlab.model.contracts.placement.ClusterView`). See the module's docstring.
+    :class:`~schedlab.model.contracts.placement.ClusterView`). See the module's
+    docstring for when no job starts later than :attr:`promised`. Stateful: one per run.
+
+    Attributes
+    ----------
+    exact
+        True while every job seen could be placed on any cores its pool had free and
+        every job's partition was its whole pool: the condition of the guarantee.
     """
 
-    def _starts(self, view: ClusterView) -> Iterator[Start]:  # type: ignore[override]  # it runs on a Cluster, whose view is a ClusterView
-        now = view.now
-        queue: Sequence[Job] = list(self.order.rank(view.waiting, now))  # a copy: starting jobs changes the queue
-        allowed = [view.allowed_nodes(job) for job in queue]
-        pool_of = node_pools(sorted(set(allowed)))
-        nodes, allocations = view.nodes, view.allocations
-        free_now: dict[int, int] = {}
-        ends: dict[int, list[tuple[float, int]]] = {}
-        for i, node in enumerate(nodes):
-            pool = pool_of.get(i)
-            if pool is not None:
-                free_now[pool] = free_now.get(pool, 0) + node.free_cores
-        for run in view.running:
-            for i, cores in allocations[run.job].items():
-                pool = pool_of.get(i)
-                if pool is not None:
-                    ends.setdefault(pool, []).append((run.requested_end, cores))
-        profiles = {pool: Profile(now, free, ends.get(pool, ())) for pool, free in free_now.items()}
-        for job, mine in zip(queue, allowed, strict=True):
-            if view.free == 0:
-                return  # nothing more can start now: the rest need no plan
-            if not mine:
-                continue  # no node to run on
-            profile = profiles[pool_of[mine[0]]]
-            i = profile.earliest(job.cpus, job.requested_time)
-            if i < 0:
-                continue  # wider than its pool: it holds nothing
-            profile.reserve(i, job.cpus, job.requested_time)
-            if i == 0 and view.fits(job):
-                yield Start(job)
+    def __init__(self, order: Order | Score | str = "fcfs") -> None:
+        super().__init__(order)
+        self.exact = True
+        self._groups: set[tuple[int, ...]] = set()  # the node sets the jobs seen may run on
+        self._pool_of: dict[int, int] = {}  # node -> pool
+
+    def _fresh(self, view: MachineView) -> dict[Hashable, Profile]:
+        return dict(pool_profiles(view, self._pool_of))  # type: ignore[arg-type]  # it runs on a Cluster, whose view is a ClusterView
+
+    def _pool(self, view: MachineView, job: Job) -> Hashable:
+        allowed = view.allowed_nodes(job)  # type: ignore[attr-defined]  # a ClusterView
+        return self._pool_of.get(allowed[0]) if allowed else None
+
+    def _relaid(self, view: MachineView, new: list[Job]) -> bool:
+        cluster: ClusterView = view  # type: ignore[assignment]  # it runs on a Cluster
+        groups = self._groups
+        known = len(groups)
+        for job in new:
+            allowed = cluster.allowed_nodes(job)
+            groups.add(allowed)
+            if self.exact and not counts_exactly(job, cluster.nodes, allowed, cluster.placement):
+                self.exact = False
+        if len(groups) == known:
+            return False
+        self._pool_of = node_pools(sorted(groups))
+        members: dict[int, set[int]] = {}
+        for i, pool in self._pool_of.items():
+            members.setdefault(pool, set()).add(i)
+        if any(len(members[self._pool_of[g[0]]]) != len(g) for g in groups if g):
+            self.exact = False  # a partition shares a pool with nodes it may not use
+        return True  # the pools changed: the plan is made again over them
 
     def __str__(self) -> str:
         return f"{self.order}+partition-conservative"
+
+    def __repr__(self) -> str:
+        return f"PartitionConservative({self.order!r})"

@@ -32,6 +32,7 @@ from schedlab.model.formats.platform import Platform, Queue
 from schedlab.policies.batch import make_policy
 from schedlab.policies.node_backfilling import NodeEASY
 from schedlab.policies.partition_conservative import PartitionConservative
+from schedlab.policies.partition_conservative_rebuild import RebuildPartitionConservative
 from schedlab.policies.scoring import as_order
 
 __all__ = ["QUEUE_POLICIES", "StrictPriority", "WeightedRoundRobin", "make_queue_policy"]
@@ -146,11 +147,14 @@ def make_queue_policy(
     ``none`` is one queue in the score's order; ``strict`` is :class:`StrictPriority`'s
     order; ``wrr`` has no backfilling. EASY on a platform is
     :class:`~schedlab.policies.node_backfilling.NodeEASY`, which reserves nodes through
-    the cluster's placement rule; conservative (and conservative-rebuild) is
-    :class:`~schedlab.policies.partition_conservative.PartitionConservative`, which counts
-    cores per partition and, like
-    :class:`~schedlab.policies.conservative_rebuild.RebuildConservative`, rebuilds its
-    plan at each decision: a cluster has no arrival-reservation variant yet.
+    the cluster's placement rule; conservative is
+    :class:`~schedlab.policies.partition_conservative.PartitionConservative`, which, like
+    :class:`~schedlab.policies.conservative.Conservative` on a machine, gives each job a
+    reservation at its arrival that only ever moves earlier, counting cores per
+    partition; conservative-rebuild is
+    :class:`~schedlab.policies.partition_conservative_rebuild.RebuildPartitionConservative`,
+    which rebuilds that plan at each decision, like
+    :class:`~schedlab.policies.conservative_rebuild.RebuildConservative`.
     """
     if queues not in QUEUE_POLICIES:
         raise ValueError(f"unknown queue policy {queues!r}; choose from {', '.join(QUEUE_POLICIES)}")
@@ -160,7 +164,7 @@ def make_queue_policy(
         if backfill == "easy":
             return NodeEASY(order)
         if backfill.startswith("conservative"):
-            return PartitionConservative(order)
+            return _conservative(backfill, order)
         return make_policy(score, backfill)
     if queues == "wrr":
         if backfill != "none":
@@ -170,5 +174,10 @@ def make_queue_policy(
     if backfill == "easy":
         return NodeEASY(strict)
     if backfill.startswith("conservative"):
-        return PartitionConservative(strict)
+        return _conservative(backfill, strict)
     return strict
+
+
+def _conservative(backfill: str, order: Order) -> PartitionConservative | RebuildPartitionConservative:
+    """The cluster's conservative backfilling called ``backfill`` (as on a machine), over ``order``."""
+    return RebuildPartitionConservative(order) if backfill == "conservative-rebuild" else PartitionConservative(order)
