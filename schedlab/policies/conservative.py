@@ -30,6 +30,11 @@ What it leaves out, and why
 - The plan is the policy's own state: one :class:`Conservative` per run (a scenario's
   ``build`` makes one). Jobs started, preempted or resized by anything else make it
   compress (a preempted job is planned again, as a new arrival).
+- It plans one pool of processors, the machine's. Three methods say what the plan is
+  made over (``_fresh``: the profiles from what runs now; ``_pool``: a job's profile;
+  ``_relaid``: the pools changed with new arrivals), so a cluster's version,
+  :class:`~schedlab.policies.partition_conservative.PartitionConservative`, plans
+  each partition's cores apart with this same reservation code.
 - :class:`~schedlab.policies.conservative_rebuild.RebuildConservative`
   (``conservative-rebuild``) keeps no plan and rebuilds it at each decision in priority
   order; on SDSC-SP2 windows under ``--walltime kill`` it starts some jobs later than
@@ -56,17 +61,6 @@ from schedlab.policies.profile import Profile
 from schedlab.policies.scoring import as_order
 
 __all__ = ["Conservative"]
-
-
-def _reserve(profile: Profile | None, job: Job) -> float:
-    """Carve ``job``'s earliest slot out of ``profile`` and say when it is (``inf``: never, or no profile)."""
-    if profile is None:
-        return math.inf
-    i = profile.earliest(job.cpus, job.requested_time)
-    if i < 0:
-        return math.inf
-    profile.reserve(i, job.cpus, job.requested_time)
-    return profile.times[i]
 
 
 class Conservative:
@@ -151,7 +145,8 @@ class Conservative:
             del self._plan[job]  # taken away (or started) by something else
         pool = self._pool
         for job, slot in sorted(self._plan.items(), key=lambda item: item[1]):
-            slot[0] = _reserve(profiles.get(pool(view, job)), job)
+            profile = profiles.get(pool(view, job))
+            slot[0] = math.inf if profile is None else profile.take_earliest(job.cpus, job.requested_time)
         return profiles
 
     def _starts(self, view: MachineView) -> Iterator[Start]:
@@ -160,6 +155,14 @@ class Conservative:
         new = [job for job in view.waiting if job not in plan]
         relaid = self._relaid(view, new) if new else False
         profiles = self._profiles
+        if profiles is None and len(new) == 1 and view.fits(new[0]):
+            # alone in the queue and it fits now: a profile of running jobs only rises from now,
+            # so its earliest slot is now; no plan is needed (the next queue makes one afresh)
+            job = new[0]
+            self._arrivals += 1
+            self.promised.setdefault(job, now)
+            yield Start(job)
+            return
         if profiles is None:
             self._ends = {run.job: run.requested_end for run in view.running}
             self._stuck = False
@@ -168,15 +171,16 @@ class Conservative:
             self._stuck = False
             profiles = self._compress(view)
         else:
-            for profile in profiles.values():
-                profile.advance(now)
+            for kept in profiles.values():
+                kept.advance(now)
         self._profiles = profiles
         self._capacity = view.capacity
         if new:
             pool = self._pool
             for job in self.order.rank(new, now) if len(new) > 1 else new:
                 self._arrivals += 1
-                slot = _reserve(profiles.get(pool(view, job)), job)
+                profile = profiles.get(pool(view, job))
+                slot = math.inf if profile is None else profile.take_earliest(job.cpus, job.requested_time)
                 plan[job] = [slot, self._arrivals]
                 self.promised.setdefault(job, slot)
         due = sorted((slot, job) for job, slot in plan.items() if slot[0] <= now)

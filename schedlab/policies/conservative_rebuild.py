@@ -82,15 +82,7 @@ def plan(view: MachineView, order: Order | Score | str = "fcfs") -> dict[Job, fl
     """
     now = view.now
     profile = Profile.of_running(now, view.free, view.running)
-    out: dict[Job, float] = {}
-    for job in as_order(order).rank(view.waiting, now):
-        i = profile.earliest(job.cpus, job.requested_time)
-        if i < 0:
-            out[job] = float("inf")
-            continue
-        out[job] = profile.times[i]
-        profile.reserve(i, job.cpus, job.requested_time)
-    return out
+    return {job: profile.take_earliest(job.cpus, job.requested_time) for job in as_order(order).rank(view.waiting, now)}
 
 
 @dataclass(frozen=True, init=False)

@@ -137,6 +137,7 @@ class PartitionConservative(Conservative):
         self.exact = True
         self._groups: set[tuple[int, ...]] = set()  # the node sets the jobs seen may run on
         self._pool_of: dict[int, int] = {}  # node -> pool
+        self._checked: dict[tuple[tuple[int, ...], int], bool] = {}  # counts_exactly by (nodes, cores)
 
     def _fresh(self, view: MachineView) -> dict[Hashable, Profile]:
         return dict(pool_profiles(view, self._pool_of))  # type: ignore[arg-type]  # it runs on a Cluster, whose view is a ClusterView
@@ -149,11 +150,18 @@ class PartitionConservative(Conservative):
         cluster: ClusterView = view  # type: ignore[assignment]  # it runs on a Cluster
         groups = self._groups
         known = len(groups)
+        checked = self._checked
         for job in new:
             allowed = cluster.allowed_nodes(job)
             groups.add(allowed)
-            if self.exact and not counts_exactly(job, cluster.nodes, allowed, cluster.placement):
-                self.exact = False
+            if self.exact:
+                key = (allowed, job.cpus) if not job.demands else None  # jobs alike are alike here
+                exact = checked.get(key) if key is not None else None
+                if exact is None:
+                    exact = counts_exactly(job, cluster.nodes, allowed, cluster.placement)
+                    if key is not None:
+                        checked[key] = exact
+                self.exact = exact
         if len(groups) == known:
             return False
         self._pool_of = node_pools(sorted(groups))

@@ -31,6 +31,7 @@ reservation's nodes are better chosen when it starts, and it cost far more time
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -56,16 +57,10 @@ def partition_plan(view: ClusterView, order: Order | Score | str = "fcfs") -> di
     allowed = [view.allowed_nodes(job) for job in queue]
     pool_of = node_pools(sorted(set(allowed)))
     profiles = pool_profiles(view, pool_of)
-    out: dict[Job, float] = {}
-    for job, mine in zip(queue, allowed, strict=True):
-        profile = profiles[pool_of[mine[0]]] if mine else None
-        i = profile.earliest(job.cpus, job.requested_time) if profile is not None else -1
-        if i < 0 or profile is None:
-            out[job] = float("inf")
-            continue
-        out[job] = profile.times[i]
-        profile.reserve(i, job.cpus, job.requested_time)
-    return out
+    return {
+        job: profiles[pool_of[mine[0]]].take_earliest(job.cpus, job.requested_time) if mine else math.inf
+        for job, mine in zip(queue, allowed, strict=True)
+    }
 
 
 @dataclass(frozen=True, init=False)

@@ -12,6 +12,7 @@ steps.
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 
@@ -83,6 +84,18 @@ class Profile:
                 return i
             i = k + 1  # step k is too low: no slot can start before it ends
         return -1
+
+    def take_earliest(self, cpus: int, duration: float) -> float:
+        """Reserve the earliest slot of ``cpus`` processors for ``duration`` and say when it starts.
+
+        :meth:`earliest` then :meth:`reserve`: how every conservative plan places a job.
+        ``inf`` (nothing reserved) when no step ever has ``cpus`` free.
+        """
+        i = self.earliest(cpus, duration)
+        if i < 0:
+            return math.inf
+        self.reserve(i, cpus, duration)
+        return self.times[i]
 
     def reserve(self, i: int, cpus: int, duration: float) -> None:
         """Take ``cpus`` processors from step ``i``'s time for ``duration`` (a slot :meth:`earliest` found)."""
