@@ -29,7 +29,7 @@ requested time) and with no node failing:
 So it holds on one-core nodes (``schedlab replay --platform`` of a log on its
 ``MaxProcs`` one-core nodes), and for LPC-EGEE's serial jobs on
 ``docs/platforms/lpc_egee.toml``. Where it does not (a job that must fit on one node,
-exclusive nodes, memory or GPUs per node: ``docs/platforms/two_types.toml``), a job
+exclusive nodes of several cores, memory or GPUs per node: ``docs/platforms/two_types.toml``), a job
 reserved now may find its pool's cores spread so that no node can take it; it then
 waits, the plan is compressed at each decision until it starts, and it may start late.
 :attr:`PartitionConservative.exact` says whether the run met the condition, and
