@@ -36,7 +36,8 @@ SDSC = ROOT.parent / "shared" / "traces" / "SDSC-SP2-1998-4.2-cln.swf.gz"
 def exact_cases(draw):
     """A small cluster and a workload on it that meet the guarantee's condition.
 
-    One to three disjoint partitions; either one-core nodes under any placement rule,
+    One to three disjoint partitions, with or without memory; jobs that ask for memory
+    ask for no more a core than their nodes have a core; either one-core nodes under any placement rule,
     or multi-core nodes under ``pack``, or under ``first-fit``/``best-fit`` with jobs
     of one core or wider than any node. Whole-number times, so ties are common.
     """
@@ -46,9 +47,12 @@ def exact_cases(draw):
         placement = draw(st.sampled_from(["first-fit", "best-fit"]))
     cores = 1 if shape == "one-core" else draw(st.integers(2, 4))
     kinds = draw(st.integers(1, 3))
-    nodes, partitions = {}, {}
+    nodes, partitions, per_core = {}, {}, {}
     for k in range(kinds):
         nodes[f"t{k}"] = {"count": draw(st.integers(1, 3)), "cores": cores}
+        per_core[k] = draw(st.sampled_from([0, 1, 2]))  # GiB of memory a core (0: no memory)
+        if per_core[k]:
+            nodes[f"t{k}"]["memory"] = per_core[k] * cores
         partitions[f"p{k}"] = {"nodes": [f"t{k}"], "swf_id": k}
     platform = parse_platform({"nodes": nodes, "partitions": partitions}, source="drawn")
     walltime = draw(st.sampled_from(["kill", "run-on"]))
@@ -67,7 +71,10 @@ def exact_cases(draw):
         estimate = draw(st.integers(1, 30))
         if walltime == "run-on":  # the guarantee needs no job to run past its request
             estimate = max(estimate, runtime)
-        jobs.append(Job(i, float(submit), float(runtime), cpus=cpus, estimate=float(estimate), partition=str(k)))
+        # no more memory a core than the nodes have a core (up to all of it)
+        memory = draw(st.sampled_from([0.0, 0.5, 1.0, 2.0])) if per_core[k] else 0.0
+        demands = {"memory": min(memory, per_core[k]) * cpus} if memory else {}
+        jobs.append(Job(i, float(submit), float(runtime), cpus, demands, estimate=float(estimate), partition=str(k)))
     return platform, placement, walltime, jobs
 
 
@@ -95,6 +102,9 @@ def test_no_job_starts_later_than_its_arrival_reservation_where_counting_cores_i
 
 #: two 4-core nodes in one partition, first-fit: a 3-core job must find 3 cores on one node
 TWO_NODES = parse_platform({"nodes": {"n": {"count": 2, "cores": 4}}}, source="two-nodes")
+#: three 4-core nodes of 16 GiB
+SMALL = parse_platform({"nodes": {"n": {"count": 3, "cores": 4, "memory": 16}}}, source="small")
+PACK = make_placement("pack")
 
 
 def test_where_a_job_must_fit_on_one_node_the_count_can_promise_too_early_and_says_so():
@@ -121,6 +131,10 @@ def test_which_jobs_the_count_can_place_on_any_free_cores():
     assert counts_exactly(Job(9, 0.0, 1.0, cpus=3), nodes, (0, 1), make_placement("pack"))
     assert not counts_exactly(Job(9, 0.0, 1.0, cpus=3), nodes, (0, 1), make_placement("exclusive"))
     assert not counts_exactly(Job(9, 0.0, 1.0, cpus=1, demands={"memory": 1.0}), nodes, (0, 1), make_placement("pack"))
+    # memory: exact while a job asks for no more a core than the nodes have a core (16 GiB for 4 cores)
+    with_memory = Cluster(simpy.Environment(), SMALL, PartitionConservative(), make_placement("pack")).nodes
+    assert counts_exactly(Job(9, 0.0, 1.0, cpus=2, demands={"memory": 8.0}), with_memory, (0, 1, 2), PACK)
+    assert not counts_exactly(Job(9, 0.0, 1.0, cpus=2, demands={"memory": 9.0}), with_memory, (0, 1, 2), PACK)
 
 
 class ArrivalPlans:

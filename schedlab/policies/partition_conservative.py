@@ -21,15 +21,18 @@ requested time) and with no node failing:
 
 - every job's partition is its whole pool (partitions are disjoint, or equal); and
 - every job can be placed on whatever cores its pool has free (:func:`counts_exactly`):
-  it asks for cores only (no memory, GPUs or other resource), and the nodes have one
-  core each (any placement rule), or the rule is ``pack``, or it is ``first-fit`` or
-  ``best-fit`` and the job asks for one core or for more than any node of its pool
-  has (such a job spreads over whatever nodes have cores free).
+  it asks for no more of any other resource (memory, GPUs) a core than every node of
+  its pool has a core, so that no node's cores are free without their share of it
+  while every job is so; and the nodes have one core each (any placement rule), or the
+  rule is ``pack``, or it is ``first-fit`` or ``best-fit`` and the job asks for one
+  core or for more than any node of its pool has (such a job spreads over whatever
+  nodes have cores free).
 
 So it holds on one-core nodes (``schedlab replay --platform`` of a log on its
 ``MaxProcs`` one-core nodes), and for LPC-EGEE's serial jobs on
 ``docs/platforms/lpc_egee.toml``. Where it does not (a job that must fit on one node,
-exclusive nodes of several cores, memory or GPUs per node: ``docs/platforms/two_types.toml``), a job
+exclusive nodes of several cores, more memory or GPUs a core than a node has a core:
+``docs/platforms/two_types.toml``), a job
 reserved now may find its pool's cores spread so that no node can take it; it then
 waits, the plan is compressed at each decision until it starts, and it may start late.
 :attr:`PartitionConservative.exact` says whether the run met the condition, and
@@ -100,12 +103,17 @@ def pool_profiles(view: ClusterView, pool_of: Mapping[int, int]) -> dict[int, Pr
 def counts_exactly(job: Job, nodes: Sequence[NodeState], allowed: Sequence[int], placement: Placement) -> bool:
     """Can ``placement`` place ``job`` on ``allowed``'s nodes whenever they have ``job.cpus`` cores free?
 
-    The module's docstring says when (cores only; one-core nodes, ``pack``, or
-    ``first-fit``/``best-fit`` for a job of one core or wider than any node). A rule
-    not named there is not assumed to.
+    The module's docstring says when (no more memory, GPUs... a core than every node
+    has a core; one-core nodes, ``pack``, or ``first-fit``/``best-fit`` for a job of one
+    core or wider than any node). A rule not named there is not assumed to.
     """
-    if not allowed or any(a > 0 for a in job.demands.values()):
+    if not allowed:
         return False
+    for r, a in job.demands.items():
+        # no more of it a core than every node has a core: if every job is so, a node's
+        # free cores always come with their share of it, and the cores alone bind
+        if a > 0 and any(nodes[i].resources.get(r, 0.0) / nodes[i].cores < a / job.cpus * (1 - 1e-9) for i in allowed):
+            return False
     widest = max(nodes[i].cores for i in allowed)
     if widest == 1:
         return True  # a free core is a free node, whatever the rule
