@@ -48,6 +48,8 @@ __all__ = ["RecordLog"]
 
 #: the columns of whole numbers are signed 64-bit
 _BIG = 2**63
+#: the restarts of a job no node failure requeued: the cached int 0 every maker passes, told by identity
+_NO_RESTARTS = 0
 
 
 class RecordLog(OptionalColumns, RecordRows, RecordColumns, Sequence[JobRecord]):
@@ -128,11 +130,11 @@ class RecordLog(OptionalColumns, RecordRows, RecordColumns, Sequence[JobRecord])
             and cpus == self._cpus
             and type(weight := job.weight) is float
             and weight == self._weight
-            and type(preemptions) is type(resizes) is type(restarts) is int
+            and allocation is NO_IDS
+            and restarts is _NO_RESTARTS  # CPython's one int 0 (a False is not it): one test for type and value
+            and type(preemptions) is type(resizes) is int
             and not preemptions
             and not resizes
-            and not restarts
-            and allocation is NO_IDS
             and cpu_time
             and cpu_time == (end - start) * cpus
         ):
