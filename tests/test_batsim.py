@@ -163,7 +163,7 @@ def test_jobs_left_running_are_counted_not_written():
 
     def record(i, status, start, end):
         return JobRecord(
-            i, "", "", None, "m", 0.0, start, end, start, end - start, 5.0, 5.0, 1, 5.0, 1.0, 0, 0, 0.0, status
+            i, "", "", None, "m", 0.0, start, end, start, end - start, 5.0, 5.0, 1, 5.0, 1.0, 0, 0, 0.0, status, 0, "0"
         )
 
     text, left_out = jobs_csv([record(1, Status.COMPLETED, 0.0, 5.0), record(2, Status.RUNNING, 1.0, float("nan"))])

@@ -47,7 +47,15 @@ def _cases(seed: int = 1, n: int = 2000):
         status = rng.choice(list(Status))
         start = math.nan if rng.random() < 0.3 else job.submit + rng.random()
         end = start + rng.random() if status is Status.COMPLETED else math.nan
-        kw = dict(start=start, end=end, cpu_time=rng.random(), preemptions=rng.randint(0, 2), resizes=rng.randint(0, 1))
+        kw = dict(
+            start=start,
+            end=end,
+            cpu_time=rng.random(),
+            preemptions=rng.randint(0, 2),
+            resizes=rng.randint(0, 1),
+            restarts=rng.choice([0, 0, 0, 1, 3]),
+            allocation=rng.choice(["", "", "0-3", "1 5-7", "12"]),
+        )
         yield job, f"m{i % 3}", status, kw
 
 
@@ -62,7 +70,7 @@ def test_log_reads_back_the_records_field_for_field_and_type_for_type():
     for job, where, status, kw in _cases():
         record = job_record(job, where, status, **kw)
         made.append(record)
-        added.add(job, where, status, kw["start"], kw["end"], kw["cpu_time"], kw["preemptions"], kw["resizes"])
+        added.add(job, where, status, *kw.values())  # start, end, cpu_time, ..., restarts, allocation
         appended.append(record)
     for log in (added, appended):
         assert len(log) == len(made)
@@ -149,11 +157,15 @@ def _records(draw) -> JobRecord:
         draw(st.one_of(st.just(0), _int)),
         draw(st.one_of(st.just(0.0), _time)),
         draw(st.sampled_from(list(Status))),
+        draw(st.one_of(st.just(0), _int)),
+        draw(st.sampled_from(["", "", "0-3", "7", "0-3 7"])),
     )
 
 
 # CI found this one: int start and end, a float service 0.0 that equals end - start
-_INT_TIMES = JobRecord(0, "", "", None, "", 0.0, 0, 0, 0.0, 0.0, 0.0, 0.0, 1, 0.0, 1.0, 0, 0, 0.0, Status.COMPLETED)
+_INT_TIMES = JobRecord(
+    0, "", "", None, "", 0.0, 0, 0, 0.0, 0.0, 0.0, 0.0, 1, 0.0, 1.0, 0, 0, 0.0, Status.COMPLETED, 0, ""
+)
 
 
 @settings(max_examples=200)
@@ -199,6 +211,8 @@ def _frame_records() -> st.SearchStrategy[JobRecord]:
             draw(st.sampled_from([0, 1])),
             draw(st.sampled_from([0.0, 0.0, 3.5])),
             draw(st.sampled_from(list(Status))),
+            draw(st.sampled_from([0, 0, 1])),
+            draw(st.sampled_from(["", "", "0-15", "16-31 40"])),
         )
 
     return one()

@@ -23,9 +23,11 @@ from hypothesis import strategies as st
 from schedlab.experiment import run
 from schedlab.experiment.results import _plain_csv
 from schedlab.experiment.run_records import RunRecords
+from schedlab.model.core.job import Job
 from schedlab.model.records.arrow_arrays import texts_at
 from schedlab.model.records.job_record import JobRecord, Status
 from schedlab.model.records.log import RecordLog
+from schedlab.model.records.table import job_record, read_records, records_of_frame
 
 _time = st.one_of(st.floats(0, 1e6), st.just(math.nan), st.just(0.0))
 _text = st.sampled_from(["", "a", "batch, b", 'say "hi"'])
@@ -55,6 +57,8 @@ def _record(draw: st.DrawFn) -> JobRecord:
         draw(st.sampled_from([0, 1])),
         draw(st.sampled_from([0.0, 3.5])),
         draw(st.sampled_from(list(Status))),
+        draw(st.sampled_from([0, 0, 2])),
+        draw(st.sampled_from(["", "", "5", "0-3 7"])),
     )
 
 
@@ -171,6 +175,8 @@ def test_without_pyarrow_the_records_are_saved_as_csv(tmp_path, monkeypatch):
             0,
             0.0,
             Status.COMPLETED,
+            0,
+            "" if i else "5",
         )
         for i in range(5)
     )
@@ -178,3 +184,24 @@ def test_without_pyarrow_the_records_are_saved_as_csv(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)  # import pyarrow.parquet raises ImportError
     assert records.save(tmp_path) == "records.csv"
     assert (tmp_path / "records.csv").read_text() == records.frame().to_csv(index=False)
+    # read back: the interval sets stay texts ("5" is not the number 5, an empty one is "")
+    back = records_of_frame(read_records(tmp_path))
+    assert [(r.id, r.restarts, r.allocation) for r in back] == [(i, 0, "" if i else "5") for i in range(5)]
+
+
+@settings(max_examples=25)
+@given(st.lists(_record(), min_size=1, max_size=20))
+def test_saved_records_read_back_with_their_restarts_and_allocations(tmp_path_factory, records):
+    """Parquet round trip: the new columns come back, as int and text (nan-tolerant compare)."""
+    folder = tmp_path_factory.mktemp("saved")
+    RunRecords([(RecordLog(records), {}, 0)]).save(folder)
+    back = records_of_frame(read_records(folder))
+    assert [(r.id, r.restarts, r.allocation) for r in back] == [(r.id, r.restarts, r.allocation) for r in records]
+    assert all(type(r.restarts) is int and type(r.allocation) is str for r in back)
+
+
+def test_records_saved_before_they_carried_allocations_read_back_with_none(tmp_path):
+    log = RecordLog([job_record(Job(1, 0.0, 1.0), "m", Status.COMPLETED, start=0.0, end=1.0, cpu_time=1.0)])
+    log.frame().drop(columns=["restarts", "allocation"]).to_parquet(tmp_path / "records.parquet", index=False)
+    (back,) = records_of_frame(read_records(tmp_path))
+    assert back == log[0] and (back.restarts, back.allocation) == (0, "")

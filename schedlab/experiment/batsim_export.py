@@ -1,7 +1,8 @@
 """``--batsim-jobs``: each saved run of a results folder written as Batsim's ``jobs.csv``.
 
-Reads what ``schedlab run`` and ``schedlab replay`` saved (the records, and the
-processor ids of a machine built with ``allocation=``, ``series/cell<i>-rep<r>-allocations.csv``)
+Reads what ``schedlab run`` and ``schedlab replay`` saved (the records, each with the
+processor ids of its last run, from a machine built with ``allocation=`` or a cluster; a
+folder saved before records carried them gets them from ``series/cell<i>-rep<r>-allocations.csv``)
 and writes ``batsim/cell<i>-rep<r>-jobs.csv`` per run, with
 :func:`schedlab.model.formats.batsim.jobs_csv`: Batsim's columns and final states, which
 evalys reads (``JobSet.from_csv``) to draw its Gantt chart.
@@ -11,10 +12,10 @@ from __future__ import annotations
 
 import csv
 from pathlib import Path
-from typing import Any
 
 from schedlab.model.formats.batsim import jobs_csv
-from schedlab.model.records.job_record import COLUMNS, JobRecord, Status
+from schedlab.model.records.job_record import COLUMNS, JobRecord
+from schedlab.model.records.table import read_records, records_of_frame
 
 __all__ = ["write_batsim_jobs"]
 
@@ -28,6 +29,11 @@ def _allocated(path: Path) -> dict[str, str]:
         for line, row in enumerate(csv.DictReader(stream), start=2):
             ids.setdefault(row["job"], set()).update(parse_procset(row["procs"], where=f"{path} line {line}"))
     return {job: format_procset(s) for job, s in ids.items()}
+
+
+def _with_allocations(records: list[JobRecord], allocated: dict[str, str]) -> list[JobRecord]:
+    """``records`` with the allocation that ``allocations.csv`` gives each (a folder saved before records had one)."""
+    return [r._replace(allocation=allocated.get(str(r.id), "")) for r in records]
 
 
 def _energy(path: Path) -> dict[str, float]:
@@ -45,11 +51,7 @@ def write_batsim_jobs(folder: str | Path) -> tuple[list[Path], int]:
     import pandas as pd
 
     folder = Path(folder)
-    records = None
-    for name, read in (("records.parquet", pd.read_parquet), ("records.csv", pd.read_csv)):
-        if (folder / name).is_file():
-            records = read(folder / name)
-            break
+    records = read_records(folder)
     if records is None:
         raise ValueError(f"{folder}: no records saved, so no jobs.csv can be written (drop --no-records)")
     summary = pd.read_csv(folder / "summary.csv")
@@ -66,16 +68,12 @@ def write_batsim_jobs(folder: str | Path) -> tuple[list[Path], int]:
             run = mine[mine["rep"] == rep] if "rep" in mine else mine
             if run.empty:
                 continue
-            rows: list[Any] = [
-                JobRecord(**{**row, "status": Status(row["status"])}) for row in run[list(COLUMNS)].to_dict("records")
-            ]
+            rows = records_of_frame(run)
             allocations = folder / "series" / f"cell{i}-rep{rep}-allocations.csv"
             joules = folder / "series" / f"cell{i}-rep{rep}-energy.csv"
-            text, missing = jobs_csv(
-                rows,
-                _allocated(allocations) if allocations.is_file() else None,
-                energy=_energy(joules) if joules.is_file() else None,
-            )
+            if "allocation" not in run and allocations.is_file():  # saved before records carried their ids
+                rows = _with_allocations(rows, _allocated(allocations))
+            text, missing = jobs_csv(rows, energy=_energy(joules) if joules.is_file() else None)
             path = target / f"cell{i}-rep{rep}-jobs.csv"
             path.write_text(text)
             written.append(path)

@@ -10,21 +10,9 @@ from schedlab.model.records.job_record import JobRecord
 from schedlab.plots.factors import metric_vs_factor, split_columns
 
 if TYPE_CHECKING:
-    import pandas as pd
+    pass
 
 __all__ = ["DrawnRun", "allocations_of", "drawn_run", "plot_results", "processor_states", "run_facts_of"]
-
-
-def _records(folder: Path) -> pd.DataFrame | None:
-    import pandas as pd
-
-    for name, read in (("records.parquet", pd.read_parquet), ("records.csv", pd.read_csv)):
-        if (folder / name).is_file():
-            try:
-                return read(folder / name)
-            except ImportError:  # Parquet without pyarrow: try the CSV, if any
-                continue
-    return None
 
 
 def _cell_index(folder: Path, cell: dict) -> int | None:
@@ -145,18 +133,19 @@ def drawn_run(folder: str | Path, capacity: float | None = None) -> DrawnRun | N
     """
     import json
 
-    from schedlab.model.records.job_record import COLUMNS, Status
+    from schedlab.model.records.job_record import COLUMNS
+    from schedlab.model.records.table import read_records, records_of_frame
     from schedlab.plots.timeseries import occupancy
 
     folder = Path(folder)
-    frame = _records(folder)
+    frame = read_records(folder)
     if frame is None or not len(frame):
         return None
     factors = [c for c in frame.columns if c not in COLUMNS]  # cell factors and rep
     first = frame
     for f in factors:  # the first cell's first replication: one run, as it happened
         first = first[first[f] == first[f].iloc[0]]
-    records = [JobRecord(**{**row, "status": Status(row["status"])}) for row in first[list(COLUMNS)].to_dict("records")]
+    records = records_of_frame(first)
     cell = {f: first[f].iloc[0] for f in factors if f != "rep"}
     rep = int(first["rep"].iloc[0]) if "rep" in first else 0
     facts = run_facts_of(folder, cell, rep) or {}

@@ -15,11 +15,12 @@ contiguous free cores (else the lowest free ones). :meth:`allocation_rows` and
 machine built with ``allocation=`` does, for Batsim's ``jobs.csv`` and the Gantt chart
 over cores.
 
-Which nodes a job ran on is kept in the cluster's placement table
+Each job's :class:`~schedlab.model.records.job_record.JobRecord` carries the core ids of
+its last run (``allocation``, e.g. ``"0-3 16-19"``) and its node-failure ``restarts``;
+its ``machine`` stays the cluster's name, so every metric reads the records as before.
+Which nodes a job ran on, stretch by stretch, is kept in the cluster's placement table
 (:meth:`Cluster.placement_rows`: one row per job and node, with the cores it held there
-and when), not in the job's :class:`~schedlab.model.records.job_record.JobRecord`: a job may span
-several nodes, and records keep one ``machine`` (the cluster's name) so that every
-metric and stored digest reads them as before. ``schedlab replay --platform`` saves the
+and when). ``schedlab replay --platform`` saves the
 table beside the results, and ``schedlab plot`` draws a Gantt chart per node from it.
 
 Nodes can fail (:mod:`schedlab.processes.node_faults`, the code a
@@ -50,6 +51,7 @@ from schedlab.model.contracts.processor_map import ProcessorMap, first_fit
 from schedlab.model.core.failures import NodeFailure
 from schedlab.model.core.job import Job
 from schedlab.model.formats.platform import Platform
+from schedlab.model.records.job_record import NO_IDS, Status
 from schedlab.processes.machine import Machine, PolicyError
 from schedlab.processes.machine_view import PolicyView
 from schedlab.processes.model import Model
@@ -277,6 +279,11 @@ class Cluster(Machine):
     def set_capacity(self, cpus: int) -> None:
         """Refused: a cluster's size is its platform's nodes."""
         raise ValueError(f"cluster {self.name!r}: a cluster's size is its platform's nodes; it cannot be set")
+
+    def _leave(self, run: Running, status: Status, now: float, restarts: int = 0, allocation: str = NO_IDS) -> None:
+        """The job ends: its record gets the core ids of this run and its restarts (read before they are freed)."""
+        job = run.job
+        super()._leave(run, status, now, self._attempts.pop(job, 0), self._run_allocation(job))
 
     def _release(self, run: Running) -> None:
         free = self.free

@@ -35,7 +35,7 @@ import simpy
 from simpy.events import NORMAL, URGENT, EventPriority, Timeout
 
 from schedlab.model.core.job import Job
-from schedlab.model.records.job_record import JobRecord, Status
+from schedlab.model.records.job_record import NO_IDS, JobRecord, Status
 from schedlab.model.records.log import RecordLog
 from schedlab.model.records.table import job_record
 from schedlab.processes.running import Running, RunningSet
@@ -150,15 +150,31 @@ class JobEnding:
         run._book(now, max(0.0, run.limit - run.run_time))
         self._leave(run, Status.TIMEOUT, now)
 
-    def _leave(self, run: Running, status: Status, now: float) -> None:
-        """The job ends: free its CPUs, record it, tell the listeners, then decide."""
+    def _leave(self, run: Running, status: Status, now: float, restarts: int = 0, allocation: str = NO_IDS) -> None:
+        """The job ends: free its CPUs, record it, tell the listeners, then decide.
+
+        ``restarts`` and ``allocation`` go into its record: a machine with processor ids
+        wraps this method to pass them (:mod:`schedlab.processes.processor_ids`); a plain
+        machine passes the constants, so its records format nothing.
+        """
         job = run.job
         run.event = None
         self._release(run)
         del self._arrival_seq[job]
         if not self.completed and self._trace is None:
             # Nobody listens: log the fields, make no record (a third of the completion's cost).
-            self.records.add(job, self.name, status, run.first_start, now, run.cpu_time, run.preemptions, run.resizes)
+            self.records.add(
+                job,
+                self.name,
+                status,
+                run.first_start,
+                now,
+                run.cpu_time,
+                run.preemptions,
+                run.resizes,
+                restarts,
+                allocation,
+            )
         else:
             record = job_record(
                 job,
@@ -169,6 +185,8 @@ class JobEnding:
                 cpu_time=run.cpu_time,
                 preemptions=run.preemptions,
                 resizes=run.resizes,
+                restarts=restarts,
+                allocation=allocation,
             )
             self.records.append(record)
             if self._trace is not None:

@@ -35,7 +35,7 @@ from schedlab.model.contracts.machine import Action, Policy, Preempt, Resize, St
 from schedlab.model.contracts.processor_map import AllocationRule
 from schedlab.model.core.fields import is_whole
 from schedlab.model.core.job import Job
-from schedlab.model.records.job_record import JobRecord, Status
+from schedlab.model.records.job_record import NO_IDS, JobRecord, Status
 from schedlab.model.records.log import RecordLog
 from schedlab.model.records.table import job_record
 from schedlab.processes.capacity import CapacityAccount
@@ -421,11 +421,15 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds, JobBodies, NodeFaults):
         raise PolicyError(f"machine {self.name!r}: job {job.id} is not running here")
 
     def _record(self, job: Job, run: Running | None, status: Status) -> JobRecord:
+        # a waiting job holds no ids; a running one those of its current run
+        restarts = self.restarts(job)
         if run is None:
-            return job_record(job, self.name, status)
+            return job_record(job, self.name, status, restarts=restarts)
         cpu_time = run.cpu_time
+        allocation = NO_IDS
         if status is Status.RUNNING:
             cpu_time += (self.env.now - run.started) * run.cpus
+            allocation = self._run_allocation(job)
         return job_record(
             job,
             self.name,
@@ -435,6 +439,8 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds, JobBodies, NodeFaults):
             cpu_time=cpu_time,
             preemptions=run.preemptions,
             resizes=run.resizes,
+            restarts=restarts,
+            allocation=allocation,
         )
 
     def snapshot(self) -> list[JobRecord]:

@@ -17,7 +17,8 @@ When node ``k`` fails at ``t``:
    - ``"requeue"``: the job waits again at its place in arrival order, with the same
      id, and starts over (its work is lost, unless its process body checkpointed:
      :mod:`schedlab.processes.job_body`); its record, when it ends, is the last
-     attempt's;
+     attempt's (``allocation`` that attempt's ids), with ``restarts`` counting the
+     requeued kills before it;
    - ``"drop"``: the job ends with a ``NODE_FAIL`` record (``end`` the kill time,
      ``cpu_time`` what it held);
 
@@ -120,7 +121,7 @@ class NodeFaults:
         return sorted(self._down)
 
     def restarts(self, job: Job) -> int:
-        """How many times ``job`` was killed by a node failure and requeued (while it is here)."""
+        """Times ``job`` was killed by a node failure and requeued, while here (then its record's ``restarts``)."""
         return self._attempts.get(job, 0)
 
     # -- failing and repairing --------------------------------------------------------------

@@ -9,11 +9,17 @@ by the rule). Each stretch a job held one set of ids is a *segment*:
 they closed. Without ``allocation`` (the default) a machine counts CPUs only and
 none of this runs: the engine's speed is what it was (benchmarks/README.md).
 
-How, at no cost to a machine without ids: such a machine's ``start``, ``resize`` and
-``_release`` are wrapped *on the instance* (bound methods that call the class's, then
-take or give back ids). The class's methods, which every other machine runs, have no
-test for ids at all: a test in ``start`` and ``_release`` would be paid by every
-machine, ids or not (measured: benchmarks/README.md).
+A job's record carries the ids of the run that produced it
+(:attr:`~schedlab.model.records.job_record.JobRecord.allocation`, the union of its
+segments since its last start, resume or restart) and its node-failure restarts
+(``restarts``): the segments stay here as the per-stretch detail a Gantt chart needs.
+
+How, at no cost to a machine without ids: such a machine's ``start``, ``resize``,
+``_release`` and ``_leave`` are wrapped *on the instance* (bound methods that call the
+class's, then take or give back ids; ``_leave`` first passes the record its allocation
+and restarts). The class's methods, which every other machine runs, have no test for
+ids at all: a test in ``start`` and ``_release`` would be paid by every machine, ids or
+not (measured: benchmarks/README.md).
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ import simpy
 from schedlab.model.contracts.processor_map import ALLOCATIONS, AllocationRule, ProcessorMap
 from schedlab.model.core.job import Job
 from schedlab.model.formats.procset import format_procset
+from schedlab.model.records.job_record import NO_IDS, Status
 
 if TYPE_CHECKING:
     from schedlab.processes.running import Running
@@ -57,12 +64,21 @@ class ProcessorIds:
 
         def _release(self, run: Running) -> None: ...
 
+        def _leave(
+            self, run: Running, status: Status, now: float, restarts: int = 0, allocation: str = NO_IDS
+        ) -> None: ...
+
+    #: node-failure kills so far, per requeued job still here (NodeFaults')
+    _attempts: dict[Job, int]
+
     def _init_ids(self, allocation: str | AllocationRule | None) -> None:
         self.processors = None
         self._rule: AllocationRule | None = None
         self._held: dict[Job, tuple[Sequence[int], float]] = {}
         # closed segments: (job id, its ids, start, end), the ids formatted when read
         self._segments: list[tuple[Any, Sequence[int], float, float]] = []
+        # every id a job resized in its current run held in it (only resized jobs are here)
+        self._run_union: dict[Job, set[int]] = {}
         if allocation is None:
             return
         if isinstance(allocation, str):
@@ -81,8 +97,8 @@ class ProcessorIds:
             )
         self.processors = ProcessorMap(self.max_capacity)
         # the class's methods, wrapped on this instance only (see the module's docstring)
-        start, resize, release = self.start, self.resize, self._release
-        procs, held, segments, env = self.processors, self._held, self._segments, self.env
+        start, resize, release, leave = self.start, self.resize, self._release, self._leave
+        procs, held, segments, env, union = self.processors, self._held, self._segments, self.env, self._run_union
 
         def start_with_ids(job: Job, cpus: int | None = None) -> None:
             start(job, cpus)  # it checked cpus: the job runs on all it asked for, or on cpus
@@ -100,10 +116,17 @@ class ProcessorIds:
             ids, since = held.pop(job)
             procs.give_back(ids)
             segments.append((job.id, ids, since, float(env.now)))  # formatted when read
+            if union:
+                union.pop(job, None)  # its run is over (ended, preempted or killed)
+
+        def leave_with_ids(run: Any, status: Status, now: float, restarts: int = 0, allocation: str = NO_IDS) -> None:
+            job = run.job  # read before leave() releases the ids
+            leave(run, status, now, self._attempts.pop(job, 0), self._run_allocation(job))
 
         self.start = start_with_ids  # type: ignore[method-assign]  # on this instance only: see the module's docstring
         self.resize = resize_with_ids  # type: ignore[method-assign]  # (the same)
         self._release = release_with_ids  # type: ignore[method-assign]  # (the same)
+        self._leave = leave_with_ids  # type: ignore[method-assign]  # (the same)
 
     def _ids_by_rule(self, procs: ProcessorMap, n: int) -> Sequence[int]:
         """``n`` ids by the rule, marked busy; a rule that gives the wrong count, or a busy id, is named."""
@@ -127,13 +150,28 @@ class ProcessorIds:
         ids, since = self._held[job]
         now = float(self.env.now)
         self._segments.append((job.id, ids, since, now))
+        self._run_union.setdefault(job, set(ids))
         kept = sorted(ids)[:cpus]
         procs = self.processors
         assert procs is not None
         procs.give_back(sorted(ids)[cpus:])
         if cpus > len(ids):
             kept = kept + list(self._ids_by_rule(procs, cpus - len(ids)))
+            self._run_union[job].update(kept)
         self._held[job] = (kept, now)
+
+    def _run_allocation(self, job: Job) -> str:
+        """The interval set of the ids ``job`` held in its current run (``""`` if it holds none).
+
+        The union over the run's segments: a squeeze keeps the lowest ids and a growth
+        adds new ones, so this is every processor the run occupied (why a record keeps the
+        union: :class:`~schedlab.model.records.job_record.JobRecord`).
+        """
+        held = self._held.get(job)
+        if held is None:
+            return NO_IDS
+        union = self._run_union.get(job)
+        return format_procset(held[0] if union is None else union)
 
     def held_ids(self, job: Job) -> list[int]:
         """The processor ids ``job`` holds now (empty if it holds none, or the machine gives no ids)."""

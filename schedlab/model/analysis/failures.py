@@ -79,6 +79,7 @@ def failure_conservation(
     - the kills are the restarts plus the drops: each ``"requeued"`` kill is one more
       attempt of a job that ends later, each ``"dropped"`` kill is the job's
       ``NODE_FAIL`` record;
+    - each ended record's ``restarts`` is the number of its job's ``"requeued"`` kills;
     - no job is killed after it ended.
 
     Records of jobs still running or waiting (a run cut short) fail the check.
@@ -104,6 +105,12 @@ def failure_conservation(
     restarts = sum(k.outcome == "requeued" for k in kills)
     if drops != dropped_ids:
         problems.append(f"dropped kills {dict(drops)} do not match the NODE_FAIL records {dict(dropped_ids)}")
+    requeued = Counter(k.job for k in kills if k.outcome == "requeued")
+    miscounted = [
+        (r.id, r.restarts, requeued[r.id]) for r in records if r.status in _FINAL and r.restarts != requeued[r.id]
+    ]
+    if miscounted:
+        problems.append(f"records whose restarts are not their requeued kills (job, restarts, kills): {miscounted[:5]}")
     odd = [k for k in kills if k.outcome not in ("requeued", "dropped")]
     if odd:
         problems.append(f"kills with an unknown outcome: {odd[:3]}")

@@ -19,8 +19,9 @@ Batsim's ``src/export.cpp`` (``JobsTracer``) writes them, numbers as its
 ``to_string(double)`` prints them (six decimals), the final states
 ``COMPLETED_SUCCESSFULLY`` (success 1), ``COMPLETED_WALLTIME_REACHED`` (killed at its
 time limit), ``COMPLETED_KILLED`` and ``REJECTED`` (times left empty, as Batsim leaves
-them). ``allocated_resources`` is the interval set of the processors the job held (a
-machine built with ``allocation=``), ``consumed_energy`` the joules it consumed on a
+them). ``allocated_resources`` is the record's ``allocation``: the interval set of the
+processors (or a cluster's cores) the job held in its last run, empty from a machine
+that gives no ids; ``consumed_energy`` the joules it consumed on a
 platform whose nodes give their power (else -1, no energy model), and
 ``metadata`` is ``""``. A job still waiting or running when the run stopped has no
 final state: Batsim never writes one, and it is left out and counted.
@@ -194,7 +195,6 @@ def _f(x: float) -> str:
 
 def jobs_csv(
     records: Iterable[JobRecord],
-    allocated: Mapping[Any, str] | None = None,
     *,
     workload_name: str = "w0",
     energy: Mapping[Any, float] | None = None,
@@ -205,16 +205,12 @@ def jobs_csv(
     ----------
     records
         One run's job records.
-    allocated
-        Per job id (as given, or as text), the interval set of the resources it held
-        (:meth:`~schedlab.processes.machine.Machine.allocated`); empty where unknown.
     workload_name
         The ``workload_name`` column (Batsim names its first workload ``w0``).
     energy
         Per job id, the joules it consumed (:func:`schedlab.model.analysis.energy.energy`);
         -1 where not given, as without an energy model.
     """
-    allocated = {str(k): v for k, v in (allocated or {}).items()}
     joules = {str(k): v for k, v in (energy or {}).items()}
     lines = [",".join(JOBS_CSV_COLUMNS)]
     left_out = 0
@@ -249,7 +245,7 @@ def jobs_csv(
             ]
         spent = joules.get(str(r.id))
         row += [
-            allocated.get(str(r.id), ""),
+            r.allocation,  # its last run's ids ("" from a machine that gives none)
             "" if status is Status.REJECTED else "-1" if spent is None else _f(spent),
             '""',
         ]

@@ -18,6 +18,9 @@ if TYPE_CHECKING:
 
 __all__ = ["floats", "ints", "texts", "texts_at"]
 
+#: up to this many distinct texts, texts_at fills the bytes with numpy, one pass per text
+_FEW = 16
+
 
 def floats(values: np.ndarray) -> pa.Array:
     """A ``double`` array of float64 ``values``, each nan a null."""
@@ -58,6 +61,8 @@ def texts_at(values: Sequence[str], codes: np.ndarray) -> pa.Array:
 
     Built with numpy from the few distinct ``values``: ``take`` would import
     ``pyarrow.compute``, which a short run's start-up need not pay (measured: benchmarks/README.md).
+    Many distinct values (a machine's interval sets, one per allocation) are joined row
+    by row instead: the numpy fill costs a pass over the rows per distinct value.
     """
     import numpy as np
     import pyarrow as pa
@@ -66,6 +71,11 @@ def texts_at(values: Sequence[str], codes: np.ndarray) -> pa.Array:
     codes = np.asarray(codes, dtype=np.int64)
     offsets = np.zeros(len(codes) + 1, dtype=np.int64)
     np.cumsum(np.array([len(e) for e in encoded], dtype=np.int64)[codes], out=offsets[1:])
+    if len(encoded) > _FEW:
+        joined = b"".join([encoded[c] for c in codes.tolist()])
+        return pa.Array.from_buffers(
+            pa.large_string(), len(codes), [None, pa.py_buffer(offsets), pa.py_buffer(joined)], null_count=0
+        )
     data = np.empty(int(offsets[-1]), dtype=np.uint8)
     for code, text in enumerate(encoded):  # each distinct text's bytes into its rows, byte by byte
         if text:

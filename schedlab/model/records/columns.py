@@ -35,6 +35,9 @@ _OPTIONAL: dict[str, str] = {
     "cpus": "q",
     "preemptions": "q",
     "resizes": "q",
+    "restarts": "q",
+    #: a code into the log's distinct interval sets (0: ``""``)
+    "allocation": "q",
     "code": "q",
 }
 
@@ -46,6 +49,7 @@ class RecordColumns:
     _times: array[float]
     _ids: array[int]
     _labels: list[tuple[str, str, str, Status]]
+    _allocs: list[str]
     _extra: dict[str, array[Any]]
     _whole: dict[int, JobRecord]
 
@@ -66,9 +70,9 @@ class RecordColumns:
     def column(self, name: str) -> np.ndarray:
         """Field ``name`` of every record, in order, as a new array, computed from the arrays: no record is made.
 
-        Times and other float fields come as float64, ``id``, ``cpus``, ``preemptions`` and
-        ``resizes`` as int64, ``origin`` as :meth:`frame` gives it, the texts and ``status``
-        as object arrays. Each value equals the record's field (``wait`` is ``start -
+        Times and other float fields come as float64, ``id``, ``cpus``, ``preemptions``,
+        ``resizes`` and ``restarts`` as int64, ``origin`` as :meth:`frame` gives it, the texts,
+        ``allocation`` and ``status`` as object arrays. Each value equals the record's field (``wait`` is ``start -
         submit``, ``service`` ``end - start``, as :func:`~schedlab.model.records.table.job_record`
         derives them); a record kept whole (see :attr:`columnar`) has its field converted
         to the column's dtype. A column is read from the arrays, far cheaper than making
@@ -97,6 +101,10 @@ class RecordColumns:
             labels = np.empty(max(len(self._labels), 1), dtype=object)  # [None]: only whole records
             labels[: len(self._labels)] = [label[_LABEL_INDEX[name]] for label in self._labels]
             values = labels[self._array("code")] if self._labels else np.full(self._n, None, dtype=object)
+        elif name == "allocation":
+            allocs = np.empty(len(self._allocs), dtype=object)
+            allocs[:] = self._allocs
+            values = allocs[self._array("allocation")]
         else:
             values = self._array(name)  # a new array
         for row, record in self._whole.items():  # their rows in the arrays are placeholders
@@ -145,6 +153,8 @@ class RecordColumns:
         others = self._other_columns()
         for name in _LABEL_INDEX:
             others[name] = labels[name].take(codes).reset_index(drop=True)
+        # the interval sets as pandas infers texts (a Series of str, as frame_of_records' column)
+        others["allocation"] = pd.Series(self._allocs).take(self._array("allocation")).reset_index(drop=True)
         for k, name in enumerate(COLUMNS):
             if name in others:
                 frame.insert(k, name, others.pop(name))
@@ -174,6 +184,7 @@ class RecordColumns:
         codes = self._array("code")
         for name, k in _LABEL_INDEX.items():
             columns[name] = arrow_arrays.texts_at([str(label[k]) for label in self._labels], codes)
+        columns["allocation"] = arrow_arrays.texts_at(self._allocs, self._array("allocation"))
         return pa.table({name: columns[name] for name in COLUMNS})
 
     def _by_arrays(self) -> bool:
@@ -214,6 +225,7 @@ class RecordColumns:
             "cpus": self._array("cpus"),
             "preemptions": self._array("preemptions"),
             "resizes": self._array("resizes"),
+            "restarts": self._array("restarts"),
         }
 
     def _frame_safe(self) -> bool:

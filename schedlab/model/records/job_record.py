@@ -14,11 +14,14 @@ from typing import TYPE_CHECKING, NamedTuple
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["COLUMNS", "ZERO", "JobRecord", "Status", "frame_of_records", "job_record_from"]
+__all__ = ["COLUMNS", "NO_IDS", "ZERO", "JobRecord", "Status", "frame_of_records", "job_record_from"]
 
 #: the utility of a job that earns none: the very object job_record and RecordLog.add pass, so that
 #: RecordLog tells "the usual 0" by identity, one test per record (a -0.0 is not this object)
 ZERO = 0.0
+#: the allocation of a job that held no processor ids (a machine that counts CPUs only, or a job
+#: that never started): the one object every record maker passes, so a plain record formats nothing
+NO_IDS = ""
 
 
 class Status(StrEnum):
@@ -34,7 +37,8 @@ class Status(StrEnum):
     #: killed when it reached its time limit (walltime), as Slurm's TIMEOUT state
     TIMEOUT = "timeout"
     #: killed by the failure of a node it ran on, and not requeued (Slurm's NODE_FAIL state);
-    #: a requeued job has no record of the kill: the machine's ``node_kills`` list it
+    #: a requeued job has no record of the kill, only a count (``restarts``): the machine's
+    #: ``node_kills`` list each kill
     NODE_FAIL = "node_fail"
 
 
@@ -53,6 +57,21 @@ class JobRecord(NamedTuple):
     completed, since a job squeezed onto fewer CPUs runs proportionally longer);
     ``weight`` its importance. ``utility`` is the final utility
     (unit utility times cpus * runtime; 0 for jobs without a time-utility function).
+
+    ``restarts`` is how many times a node failure killed the job and requeued it (0
+    without failures; a job dropped at a kill counts only the requeued kills before it).
+    ``allocation`` is the processors the job held in the run that produced the record, as
+    an interval set in Batsim's syntax (``"0-3 7"``): a machine's processor ids
+    (``Machine(allocation=...)``), or a cluster's core ids in the platform's numbering
+    (node by node, as the Gantt chart and Batsim's ``jobs.csv`` number them). The run
+    that produced the record is the job's last stretch on the machine: from its last
+    start, resume after a preemption, or restart after a node failure, to its end (or
+    to now, for a ``running`` record). A job resized within that run records the
+    *union* of the ids it held in it: a squeeze keeps its lowest ids and a growth adds
+    new ones, so the union is every processor the run occupied, the set a Gantt
+    rectangle or ``allocated_resources`` must cover (what it held stretch by stretch is
+    the machine's ``allocation_rows``). ``""`` (:data:`NO_IDS`) where the machine gives
+    no ids, and for a job that holds none (rejected, waiting, never started).
     """
 
     id: int
@@ -74,6 +93,8 @@ class JobRecord(NamedTuple):
     resizes: int
     utility: float
     status: Status
+    restarts: int
+    allocation: str
 
     @property
     def response(self) -> float:
@@ -117,6 +138,8 @@ def job_record_from(
     resizes: int,
     utility: float,
     status: Status,
+    restarts: int,
+    allocation: str,
 ) -> JobRecord:
     """The record with these fields, wait and service derived as :func:`job_record` derives them."""
     return JobRecord(
@@ -139,4 +162,6 @@ def job_record_from(
         resizes,
         utility,
         status,
+        restarts,
+        allocation,
     )

@@ -11,9 +11,11 @@ tuples alive: about 350 bytes each, every one tracked by the garbage collector. 
 - the other fields only once some job's value differs from the *usual* one, and from
   then on as one more array (filled in for the jobs before it). Usual means:
   ``estimate`` is ``runtime``; ``cpu_time`` is ``(end - start) * cpus`` (0 where that
-  is nan: a job that never ran); ``utility``, ``preemptions`` and ``resizes`` are 0;
-  ``origin`` is ``None``; ``weight``, ``cpus`` and the texts (``job_class``, ``group``,
-  ``machine``, ``status``: one code per distinct combination) are the first job's.
+  is nan: a job that never ran); ``utility``, ``preemptions``, ``resizes`` and
+  ``restarts`` are 0; ``allocation`` is ``""`` (a machine that gives no ids; else one
+  code per distinct interval set); ``origin`` is ``None``; ``weight``, ``cpus`` and the
+  texts (``job_class``, ``group``, ``machine``, ``status``: one code per distinct
+  combination) are the first job's.
 
 Every test for "usual" is exact (same bits, same type), so reading a log back
 (indexing, iterating, ``==``) gives each record equal field for field and type for type
@@ -23,39 +25,34 @@ time, a numpy number, an id past 64 bits) is kept whole beside them.
 tuple made, and :meth:`RecordLog.column` one field of every record (the reading side
 is in :mod:`schedlab.model.records.columns`). The log takes 36 bytes a job (4 floats
 and a 32-bit id), where a row-by-row log of 14 numbers took 112.
+
+The class is cut by concern: this module logs records (``add``, ``append``, ``extend``)
+and makes the log a sequence; :mod:`schedlab.model.records.log_store` stores the
+optional fields, :mod:`schedlab.model.records.log_rows` reads records back, and
+:mod:`schedlab.model.records.columns` reads columns.
 """
 
 from __future__ import annotations
 
-import struct
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import repeat
 from typing import Any, overload
 
 from schedlab.model.core.utility import final_utility
-from schedlab.model.records.columns import _NO_ORIGIN, _OPTIONAL, RecordColumns
-from schedlab.model.records.job_record import ZERO, JobRecord, Status, job_record_from
+from schedlab.model.records.columns import _NO_ORIGIN, RecordColumns
+from schedlab.model.records.job_record import NO_IDS, ZERO, JobRecord, Status, job_record_from
+from schedlab.model.records.log_rows import RecordRows
+from schedlab.model.records.log_store import OptionalColumns, _same_float
 
 __all__ = ["RecordLog"]
 
 #: the columns of whole numbers are signed 64-bit
 _BIG = 2**63
-_PACK = struct.Struct("d").pack
+#: the restarts of a job no node failure requeued: the cached int 0 every maker passes, told by identity
+_NO_RESTARTS = 0
 
 
-def _same_float(a: float, b: float) -> bool:
-    """The same bits: ``-0.0`` is not ``0.0``, a nan is its own payload."""
-    # Equal nonzero floats have the same bits: only zeros and nans need packing (half the cost).
-    return (a == b and a != 0.0) or _PACK(a) == _PACK(b)
-
-
-def _derived_cpu_time(start: float, end: float, cpus: int) -> float:
-    cpu_time = (end - start) * cpus
-    return 0.0 if cpu_time != cpu_time else cpu_time  # never ran: nan -> 0
-
-
-class RecordLog(RecordColumns, Sequence[JobRecord]):
+class RecordLog(OptionalColumns, RecordRows, RecordColumns, Sequence[JobRecord]):
     """The records of a machine or server, stored by columns; read as a sequence of :class:`JobRecord`.
 
     See the module's docstring for what is stored and why. ``add`` logs a job's
@@ -63,7 +60,20 @@ class RecordLog(RecordColumns, Sequence[JobRecord]):
     completions), ``append`` logs a record, ``extend`` another log or records.
     """
 
-    __slots__ = ("_code", "_cpus", "_extra", "_ids", "_label_of", "_labels", "_n", "_times", "_weight", "_whole")
+    __slots__ = (
+        "_alloc_of",
+        "_allocs",
+        "_code",
+        "_cpus",
+        "_extra",
+        "_ids",
+        "_label_of",
+        "_labels",
+        "_n",
+        "_times",
+        "_weight",
+        "_whole",
+    )
 
     def __init__(self, records: Iterable[JobRecord] = ()) -> None:
         # Row by row, 4 floats (submit, start, end, runtime): one fromlist() per record is
@@ -80,6 +90,9 @@ class RecordLog(RecordColumns, Sequence[JobRecord]):
         self._code: int | None = None
         self._labels: list[tuple[str, str, str, Status]] = []
         self._label_of: dict[tuple[str, str, str, Status], int] = {}
+        # the distinct interval sets of the allocation column: code 0 is "", a job that held no ids
+        self._allocs: list[str] = [NO_IDS]
+        self._alloc_of: dict[str, int] = {NO_IDS: 0}
         self._whole: dict[int, JobRecord] = {}
         self._n = 0
         self.extend(records)
@@ -96,6 +109,8 @@ class RecordLog(RecordColumns, Sequence[JobRecord]):
         cpu_time: float,
         preemptions: int = 0,
         resizes: int = 0,
+        restarts: int = 0,
+        allocation: str = NO_IDS,
     ) -> None:
         """Log ``job_record(job, where, status, ...)`` without making the record."""
         submit, runtime, estimate, tuf = job.submit, job.runtime, job.estimate, job.utility
@@ -115,6 +130,8 @@ class RecordLog(RecordColumns, Sequence[JobRecord]):
             and cpus == self._cpus
             and type(weight := job.weight) is float
             and weight == self._weight
+            and allocation is NO_IDS
+            and restarts is _NO_RESTARTS  # CPython's one int 0 (a False is not it): one test for type and value
             and type(preemptions) is type(resizes) is int
             and not preemptions
             and not resizes
@@ -158,6 +175,8 @@ class RecordLog(RecordColumns, Sequence[JobRecord]):
             resizes,
             utility,
             status,
+            restarts,
+            allocation,
         )
 
     def append(self, record: JobRecord) -> None:
@@ -190,12 +209,14 @@ class RecordLog(RecordColumns, Sequence[JobRecord]):
             r.resizes,
             r.utility,
             r.status,
+            r.restarts,
+            r.allocation,
         )
 
     def extend(self, records: Iterable[JobRecord]) -> None:
         """Log every record of ``records`` (another log's arrays are copied, not read as records)."""
         if isinstance(records, RecordLog):
-            self._extend_log(records)
+            self._extend_log(records.copy() if records is self else records)
             return
         for record in records:
             self.append(record)
@@ -219,6 +240,8 @@ class RecordLog(RecordColumns, Sequence[JobRecord]):
         resizes,
         utility,
         status,
+        restarts,
+        allocation,
     ) -> None:
         if not (
             type(submit)
@@ -230,11 +253,13 @@ class RecordLog(RecordColumns, Sequence[JobRecord]):
             is type(weight)
             is type(utility)
             is float
-            and type(id) is type(cpus) is type(preemptions) is type(resizes) is int
+            and type(id) is type(cpus) is type(preemptions) is type(resizes) is type(restarts) is int
             and -_BIG <= id < _BIG
             and -_BIG <= cpus < _BIG
             and -_BIG <= preemptions < _BIG
             and -_BIG <= resizes < _BIG
+            and -_BIG <= restarts < _BIG
+            and type(allocation) is str
             and (origin is None or (type(origin) is int and _NO_ORIGIN < origin < _BIG))
         ):
             # not what the columns hold exactly (an int time, a numpy number, a huge id): keep it whole
@@ -257,6 +282,8 @@ class RecordLog(RecordColumns, Sequence[JobRecord]):
                     resizes,
                     utility,
                     status,
+                    restarts,
+                    allocation,
                 )
             )
             return
@@ -278,6 +305,8 @@ class RecordLog(RecordColumns, Sequence[JobRecord]):
             and origin is None
             and not preemptions
             and not resizes
+            and not restarts
+            and not allocation
             and cpus == self._cpus
             and code == self._code
             and weight == self._weight
@@ -287,7 +316,20 @@ class RecordLog(RecordColumns, Sequence[JobRecord]):
             self._n += 1
             return
         self._log_optional(
-            start, end, runtime, estimate, cpu_time, weight, utility, origin, cpus, preemptions, resizes, code
+            start,
+            end,
+            runtime,
+            estimate,
+            cpu_time,
+            weight,
+            utility,
+            origin,
+            cpus,
+            preemptions,
+            resizes,
+            restarts,
+            allocation,
+            code,
         )
         self._n += 1
 
@@ -298,152 +340,6 @@ class RecordLog(RecordColumns, Sequence[JobRecord]):
             self._ids = array("q", self._ids)
             self._ids.append(id)
 
-    def _log_optional(
-        self, start, end, runtime, estimate, cpu_time, weight, utility, origin, cpus, preemptions, resizes, code
-    ) -> None:
-        """Store each optional field of the record being logged (row ``self._n``) that is not the usual one.
-
-        A field whose array exists is appended to with no test; any other is tested
-        against its usual value (exactly: bits for floats) and gets its array the first
-        time it differs. Written out field by field, with no dict of values or of usual
-        values per call: a replay where every job stores some fields pays this per job
-        (measured: benchmarks/README.md).
-        """
-        if self._code is None:  # the first record the arrays hold sets the usual values
-            self._cpus, self._code = cpus, code
-            self._weight = weight if weight != 0.0 and weight == weight else None  # 0.0 and nan go by bits
-        # The order is the fields' order in _OPTIONAL: the cpu_time array, when made, reads the cpus one.
-        x = self._extra
-        if "estimate" in x:
-            x["estimate"].append(estimate)
-        elif estimate is not runtime and not _same_float(estimate, runtime):
-            self._stored("estimate").append(estimate)
-        if "cpu_time" in x:
-            x["cpu_time"].append(cpu_time)
-        elif not (cpu_time and cpu_time == (end - start) * cpus) and not _same_float(
-            cpu_time, _derived_cpu_time(start, end, cpus)
-        ):  # a nonzero equal float has the same bits
-            self._stored("cpu_time").append(cpu_time)
-        if "weight" in x:
-            x["weight"].append(weight)
-        elif not (weight == self._weight and weight) and (  # the usual nonzero weight: the same bits
-            self._weight is None or not _same_float(weight, self._weight)
-        ):  # None: no usual weight
-            self._stored("weight").append(weight)
-        if "utility" in x:
-            x["utility"].append(utility)
-        elif utility is not ZERO and not _same_float(utility, 0.0):
-            self._stored("utility").append(utility)
-        if "origin" in x:
-            x["origin"].append(_NO_ORIGIN if origin is None else origin)
-        elif origin is not None:
-            self._stored("origin").append(origin)
-        # whole numbers: != is exact
-        if "cpus" in x:
-            x["cpus"].append(cpus)
-        elif cpus != self._cpus:
-            self._stored("cpus").append(cpus)
-        if "preemptions" in x:
-            x["preemptions"].append(preemptions)
-        elif preemptions:
-            self._stored("preemptions").append(preemptions)
-        if "resizes" in x:
-            x["resizes"].append(resizes)
-        elif resizes:
-            self._stored("resizes").append(resizes)
-        if "code" in x:
-            x["code"].append(code)
-        elif code != self._code:
-            self._stored("code").append(code)
-
-    def _stored(self, name: str) -> array[Any]:
-        """Field ``name`` as an array of the records logged so far, kept from now on."""
-        column = self._extra.get(name)
-        if column is None:
-            column = self._extra[name] = self._column(name)
-        return column
-
-    def _column(self, name: str) -> array[Any]:
-        """Field ``name`` of the ``len(self)`` records logged, as a new array (placeholders for whole records).
-
-        Called while a record is being logged too: its times are in ``_times`` already, not counted yet.
-        """
-        stored = self._extra.get(name)
-        if stored is not None:
-            return array(stored.typecode, stored)
-        end = 4 * self._n
-        if name == "estimate":
-            return array("d", self._times[3:end:4])
-        if name == "cpu_time":
-            cpus = self._column("cpus")
-            return array("d", map(_derived_cpu_time, self._times[1:end:4], self._times[2:end:4], cpus))
-        usual = {
-            "weight": self._weight,
-            "utility": 0.0,
-            "origin": _NO_ORIGIN,
-            "cpus": self._cpus,
-            "preemptions": 0,
-            "resizes": 0,
-            "code": self._code,
-        }[name]
-        if usual is None:  # no usual value yet: an empty log, or a first weight of 0 or nan
-            usual = 0.0 if _OPTIONAL[name] == "d" else 0
-        return array(_OPTIONAL[name], [usual]) * self._n
-
-    def _keep(self, record: JobRecord) -> None:
-        self._whole[self._n] = record
-        # a placeholder row in every array: row numbers stay the records' order
-        self._times.fromlist([0.0, 0.0, 0.0, 0.0])
-        self._ids.append(0)
-        for column in self._extra.values():
-            column.append(0)
-        self._n += 1
-
-    def _extend_log(self, other: RecordLog) -> None:
-        """Log ``other``'s records after these, array by array."""
-        if other is self:
-            other = other.copy()
-        if self._n == 0 and not self._extra and not self._labels:
-            self._weight, self._cpus, self._code = other._weight, other._cpus, other._code
-        base = self._n
-        for name in _OPTIONAL:
-            if name == "code":
-                continue
-            same_usual = (
-                name in ("estimate", "cpu_time", "utility", "origin", "preemptions", "resizes")
-                or (name == "cpus" and other._cpus == self._cpus)
-                or (
-                    name == "weight"
-                    and (other._weight is None) is (self._weight is None)
-                    and (other._weight is None or _same_float(other._weight, self._weight))  # type: ignore[arg-type]  # both None or neither, tested just before
-                )
-            )
-            if name not in self._extra and name not in other._extra and (same_usual or other._n == 0):
-                continue
-            self._stored(name).extend(other._column(name))
-        codes = [self._label_code(label) for label in other._labels]
-        if (
-            "code" in self._extra
-            or "code" in other._extra
-            or (other._n and (other._code is not None and codes[other._code] != self._code))
-        ):
-            theirs = other._column("code")
-            self._stored("code").extend(array("q", [codes[c] if 0 <= c < len(codes) else 0 for c in theirs]))
-        self._times.extend(other._times)
-        if self._ids.typecode != other._ids.typecode:
-            self._ids = array("q", self._ids)
-        self._ids.extend(other._ids if self._ids.typecode == other._ids.typecode else array("q", other._ids))
-        for row, record in other._whole.items():
-            self._whole[base + row] = record
-        self._n += other._n
-
-    def _label_code(self, label: tuple[str, str, str, Status]) -> int:
-        code = self._label_of.get(label)
-        if code is None:
-            code = self._label_of[label] = len(self._labels)
-            self._labels.append(label)
-        return code
-
     def copy(self) -> RecordLog:
         """A new log of the same records (the arrays copied)."""
         new = RecordLog()
@@ -451,145 +347,9 @@ class RecordLog(RecordColumns, Sequence[JobRecord]):
         new._extra = {name: array(column.typecode, column) for name, column in self._extra.items()}
         new._weight, new._cpus, new._code = self._weight, self._cpus, self._code
         new._labels, new._label_of = list(self._labels), dict(self._label_of)
+        new._allocs, new._alloc_of = list(self._allocs), dict(self._alloc_of)
         new._whole, new._n = dict(self._whole), self._n
         return new
-
-    # -- reading ---------------------------------------------------------------------------
-
-    def _rows(self) -> Iterator[JobRecord]:
-        """Every record in order: made from the arrays, or the one kept whole.
-
-        One pass over each array (no copy, no skipping from the start), so reading a log
-        is linear in its length even with whole records in it.
-        """
-        extra, whole = self._extra, self._whole
-        times = zip(*[iter(self._times)] * 4, strict=True)
-        ids = iter(self._ids)
-        # tuple.__new__ is JobRecord(...) without its Python-level __new__, with the usual
-        # fields written out below: a read is paid per record, twice by mmc's measure
-        # (measured: benchmarks/README.md).
-        new = tuple.__new__
-        if not self._n:
-            return
-        if not extra and not whole:  # every optional field the usual one: the common case, written out
-            job_class, group, where, status = self._labels[self._code]  # type: ignore[index]  # a log with records has a code
-            cpus, weight = self._cpus, self._weight
-            for (submit, start, end, runtime), id in zip(times, ids, strict=True):
-                cpu_time = (end - start) * cpus
-                yield new(
-                    JobRecord,
-                    (
-                        id,
-                        job_class,
-                        group,
-                        None,
-                        where,
-                        submit,
-                        start,
-                        end,
-                        start - submit,
-                        end - start,
-                        runtime,
-                        runtime,
-                        cpus,
-                        0.0 if cpu_time != cpu_time else cpu_time,
-                        weight,
-                        0,
-                        0,
-                        0.0,
-                        status,
-                    ),
-                )
-            return
-        derived = object()
-
-        def column(name: str, usual: Any) -> Iterator[Any]:
-            stored = extra.get(name)
-            return repeat(usual) if stored is None else iter(stored)
-
-        labels = self._labels
-        optional = zip(
-            column("estimate", derived),
-            column("cpu_time", derived),
-            column("weight", self._weight),
-            column("utility", 0.0),
-            column("origin", _NO_ORIGIN),
-            column("cpus", self._cpus),
-            column("preemptions", 0),
-            column("resizes", 0),
-            column("code", self._code),
-            strict=False,
-        )
-        # strict=False: a usual field's column is an endless repeat(); the times and ids end the rows
-        rows = zip(zip(times, ids, strict=True), optional, strict=False)
-        for i, (
-            ((submit, start, end, runtime), id),
-            (estimate, cpu_time, weight, utility, origin, cpus, pre, res, code),
-        ) in enumerate(rows):
-            if whole and i in whole:
-                yield whole[i]  # its row in the arrays is a placeholder
-                continue
-            job_class, group, where, status = labels[code]
-            yield new(
-                JobRecord,
-                (
-                    id,
-                    job_class,
-                    group,
-                    None if origin == _NO_ORIGIN else origin,
-                    where,
-                    submit,
-                    start,
-                    end,
-                    start - submit,
-                    end - start,
-                    runtime,
-                    runtime if estimate is derived else estimate,
-                    cpus,
-                    _derived_cpu_time(start, end, cpus) if cpu_time is derived else cpu_time,
-                    weight,
-                    pre,
-                    res,
-                    utility,
-                    status,
-                ),
-            )
-
-    def _row(self, i: int) -> JobRecord:
-        """Record ``i`` (0 <= i < len), from the arrays' row ``i``."""
-        whole = self._whole.get(i)
-        if whole is not None:
-            return whole
-        submit, start, end, runtime = self._times[4 * i : 4 * i + 4]
-        x = self._extra
-
-        def field(name: str, usual: Any) -> Any:
-            stored = x.get(name)
-            return usual if stored is None else stored[i]
-
-        origin, cpus = field("origin", _NO_ORIGIN), field("cpus", self._cpus)
-        job_class, group, where, status = self._labels[field("code", self._code)]
-        return JobRecord(
-            self._ids[i],
-            job_class,
-            group,
-            None if origin == _NO_ORIGIN else origin,
-            where,
-            submit,
-            start,
-            end,
-            start - submit,
-            end - start,
-            runtime,
-            field("estimate", runtime),
-            cpus,
-            field("cpu_time", None) if "cpu_time" in x else _derived_cpu_time(start, end, cpus),
-            field("weight", self._weight),
-            field("preemptions", 0),
-            field("resizes", 0),
-            field("utility", 0.0),
-            status,
-        )
 
     def __len__(self) -> int:
         return self._n

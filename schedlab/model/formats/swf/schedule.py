@@ -13,7 +13,9 @@ failures killed and requeued is written as SWF writes a job with partial executi
 a summary line (its final status; wait to its first start, run time from its first
 start to its end), then one line per execution under the same job number, status 2
 for each one a failure cut short (its wait is to that execution's start), and 3 (or 4
-if it failed) for the last. The number of status-2 lines is the job's restart count.
+if it failed) for the last. The number of status-2 lines is the job's restart count,
+the record's ``restarts``; the kills give each execution's times, and a job whose
+record and kills disagree on the count is an error (a ValueError naming the job).
 Jobs still waiting or running when the run stopped have no SWF state: they are left
 out and counted.
 """
@@ -66,7 +68,10 @@ def _line(r: JobRecord, wait: float, run: float, status: int) -> SWFRecord:
 def schedule_records(records: Iterable[JobRecord], kills: Iterable[NodeKill] = ()) -> tuple[list[SWFRecord], int]:
     """The SWF lines of a run's schedule, in the records' order, and how many jobs were left out (unfinished).
 
-    Raises ValueError if a job that ends here has an id SWF cannot hold (not a whole number).
+    ``kills`` are the machine's ``node_kills``: a record with ``restarts`` n needs its n
+    requeued kills, for the times of its partial executions. Raises ValueError if a job that
+    ends here has an id SWF cannot hold (not a whole number), or if its record's restart
+    count is not the number of its requeued kills.
     """
     killed: dict[Any, list[NodeKill]] = {}
     for k in kills:
@@ -85,6 +90,11 @@ def schedule_records(records: Iterable[JobRecord], kills: Iterable[NodeKill] = (
             out.append(_line(r, -1, -1, status))
             continue
         parts = sorted(killed.get(r.id, ()), key=lambda k: k.attempt)
+        if len(parts) != r.restarts:
+            raise ValueError(
+                f"job {r.id}: its record says {r.restarts} restarts, but {len(parts)} requeued node kills "
+                "of it were given (pass the machine's node_kills of this run)"
+            )
         if not parts:
             out.append(_line(r, r.wait, r.service, status))
             continue
