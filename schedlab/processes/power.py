@@ -24,6 +24,10 @@ saving beside idle shutdown's off nodes. A policy cannot switch a down node on o
 comes back on and idle (a failure log's duration is the time the node is unavailable;
 after it, the node serves again): a policy that wants it off switches it off again.
 
+Nodes whose type lists pstates take :class:`~schedlab.model.contracts.power.SetPstate`
+(DVFS: :mod:`schedlab.processes.pstates`); every stretch a node spends in a pstate
+other than 0 is kept too (:meth:`PoweredCluster.pstate_rows`, the energy's ``pstates``).
+
 This is a separate module, not a change to :class:`~schedlab.processes.machine.Machine`:
 a cluster without power states pays nothing for them.
 """
@@ -38,7 +42,15 @@ import simpy
 
 from schedlab.model.contracts.machine import Action, Policy
 from schedlab.model.contracts.placement import Placement
-from schedlab.model.contracts.power import NodePowerState, PowerAction, PowerState, SwitchOff, SwitchOn, WakeAt
+from schedlab.model.contracts.power import (
+    NodePowerState,
+    PowerAction,
+    PowerState,
+    SetPstate,
+    SwitchOff,
+    SwitchOn,
+    WakeAt,
+)
 from schedlab.model.core.failures import NodeFailure
 from schedlab.model.core.job import Job
 from schedlab.model.formats.platform import Platform
@@ -46,10 +58,11 @@ from schedlab.processes.cluster import Cluster, ClusterPolicyView
 from schedlab.processes.machine import PolicyError
 from schedlab.processes.model import Model
 from schedlab.processes.node_faults import OnNodeFail
+from schedlab.processes.pstates import PSTATE_COLUMNS, PstateControl
 from schedlab.processes.running import Running
 from schedlab.processes.source import Source
 
-__all__ = ["POWER_COLUMNS", "PoweredCluster", "PoweredClusterView", "powered_cluster_model"]
+__all__ = ["POWER_COLUMNS", "PSTATE_COLUMNS", "PoweredCluster", "PoweredClusterView", "powered_cluster_model"]
 
 #: the columns of :meth:`PoweredCluster.power_rows`
 POWER_COLUMNS = ("node", "state", "start", "end")
@@ -64,14 +77,15 @@ class PoweredClusterView(ClusterPolicyView):
     power = property(attrgetter("_m.power"))
 
 
-class PoweredCluster(Cluster):
+class PoweredCluster(PstateControl, Cluster):
     """A :class:`~schedlab.processes.cluster.Cluster` whose nodes its policy may switch off and on.
 
     Parameters are :class:`~schedlab.processes.cluster.Cluster`'s, node failures included
     (a down node's power: the module's docstring). Every node starts on and idle.
     ``SwitchOff`` a node whose type gives no ``off`` watts, or one that is not on and idle,
     and ``SwitchOn`` a node that is not off (one that is down included), raise
-    :class:`~schedlab.processes.machine.PolicyError`.
+    :class:`~schedlab.processes.machine.PolicyError`. Every node starts in its type's
+    ``power.pstate``; ``SetPstate`` moves it (:mod:`schedlab.processes.pstates`).
     """
 
     def __init__(
@@ -108,6 +122,7 @@ class PoweredCluster(Cluster):
         self._power_rows: list[tuple[str, PowerState, float, float]] = []
         self._alarms: set[float] = set()
         self._switches = [0] * len(self.nodes)  # per node, switches begun or cut short: a stale end is ignored
+        self._init_pstates()
 
     # ------------------------------------------------------------------ what the policy sees
     @property
@@ -115,7 +130,14 @@ class PoweredCluster(Cluster):
         """Each node's :class:`~schedlab.model.contracts.power.NodePowerState`, by name."""
         return {
             n.name: NodePowerState(
-                self._state[i], self._state_since[i], n.jobs, self._idle_since[i], n.cores, self._can_switch(i)
+                self._state[i],
+                self._state_since[i],
+                n.jobs,
+                self._idle_since[i],
+                n.cores,
+                self._can_switch(i),
+                self._pstate[i],
+                self._levels[i],
             )
             for i, n in enumerate(self.nodes)
         }
@@ -130,9 +152,11 @@ class PoweredCluster(Cluster):
         super().start(job, cpus)
         for i in self.allocations[job]:
             self._idle_since[i] = None
+        self._paced_start(job)
 
     def _release(self, run: Running) -> None:
         alloc = self.allocations[run.job]
+        self._paced_release(run)
         super()._release(run)
         now = float(self.env.now)
         for i in alloc:
@@ -150,6 +174,9 @@ class PoweredCluster(Cluster):
                 self.switch_on(name)
         elif isinstance(action, WakeAt):
             self.wake_at(action.time)
+        elif isinstance(action, SetPstate):
+            for name in action.nodes:
+                self.set_pstate(name, action.pstate)
         else:
             super().apply(action)
 

@@ -10,7 +10,16 @@ beside ``Start``/``Preempt``/``Resize``, the three actions here:
 - :class:`SwitchOn` nodes that are off: it boots for its ``switch_on`` seconds, then is on
   and idle, and the machine decides again;
 - :class:`WakeAt` a time: the machine asks its policy again then (a policy that acts
-  after a delay, as an idle timeout does, needs a decision event when no job brings one).
+  after a delay, as an idle timeout does, needs a decision event when no job brings one);
+- :class:`SetPstate` of nodes (DVFS): from now on each draws that pstate's watts and
+  computes at its speed (:class:`~schedlab.model.formats.platform.Pstate`). A job runs at
+  the speed of its slowest node: its ideal runtime ``r`` takes ``r / speed`` seconds. A
+  change on a node that runs a job rescales the job's remaining work at once, as Batsim
+  does for compute profiles: the work left at the old speed is carried over, so a job
+  half done at speed 1 that moves to speed 0.5 needs twice the wall time for its other
+  half. Its record keeps the ideal runtime; its service (end - start) shows the stretch.
+  A walltime kill counts wall-clock seconds, so a slowed job can reach its limit, as on
+  a real machine.
 
 A node's life is ``on -> switching_off -> off -> switching_on -> on``; a node that is off
 or switching cannot run jobs, nor can one that failed and is ``down`` until its repair
@@ -27,7 +36,18 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal, NamedTuple, Protocol
 
-__all__ = ["NodePowerState", "PowerAction", "PowerState", "PowerView", "SwitchOff", "SwitchOn", "WakeAt"]
+from schedlab.model.formats.platform import Pstate
+
+__all__ = [
+    "NodePowerState",
+    "PowerAction",
+    "PowerState",
+    "PowerView",
+    "SetPstate",
+    "SwitchOff",
+    "SwitchOn",
+    "WakeAt",
+]
 
 #: a node's power state (Batsim's host states: computing and idle are both ``on``); ``down``:
 #: failed, until its repair (:mod:`schedlab.processes.node_faults`), and no action moves it
@@ -69,15 +89,32 @@ class WakeAt:
     time: float
 
 
+@dataclass(frozen=True, slots=True)
+class SetPstate:
+    """Put ``nodes`` (a node's name, or several) in DVFS pstate ``pstate`` (an index into their pstates).
+
+    A node that is off, switching or down keeps the pstate for when it is on again.
+    """
+
+    nodes: tuple[str, ...]
+    pstate: int
+
+    def __init__(self, nodes: str | Iterable[str], pstate: int) -> None:
+        object.__setattr__(self, "nodes", _names(nodes))
+        object.__setattr__(self, "pstate", pstate)
+
+
 #: what a powered cluster applies besides a machine's actions
-PowerAction = SwitchOff | SwitchOn | WakeAt
+PowerAction = SwitchOff | SwitchOn | WakeAt | SetPstate
 
 
 class NodePowerState(NamedTuple):
     """One node as an energy policy sees it.
 
     ``state`` since ``since``; ``jobs``: how many jobs run on it; ``idle_since``: when it
-    last became on with no job (``None`` while it runs a job or is not on); ``cores``.
+    last became on with no job (``None`` while it runs a job or is not on); ``cores``;
+    ``can_switch``: whether it can be switched off; ``pstate``: its DVFS pstate, an index
+    into ``pstates``, its type's pstates (speed and watts, pstate 0 first).
     """
 
     state: PowerState
@@ -86,6 +123,8 @@ class NodePowerState(NamedTuple):
     idle_since: float | None
     cores: int
     can_switch: bool
+    pstate: int = 0
+    pstates: tuple[Pstate, ...] = ()
 
 
 class PowerView(Protocol):

@@ -64,6 +64,7 @@ __all__ = [
     "NodeType",
     "Partition",
     "Platform",
+    "Pstate",
     "Queue",
     "Switch",
     "frozen_amounts",
@@ -87,6 +88,19 @@ class Switch:
 
 
 @dataclass(frozen=True)
+class Pstate:
+    """One DVFS power state of a node: its relative ``speed`` and its ``idle`` and ``full`` watts.
+
+    ``speed`` is relative to the speed the log's runtimes were measured at (1.0): a job
+    of runtime ``r`` on nodes at speed ``s`` runs ``r / s`` seconds.
+    """
+
+    speed: float
+    idle: float
+    full: float
+
+
+@dataclass(frozen=True)
 class NodePower:
     """A node's electrical power, in watts: ``idle`` with no core busy, ``full`` with all of them.
 
@@ -98,6 +112,10 @@ class NodePower:
     joules) and booting ``switch_on``; while switching the node runs nothing either, and
     the switch's joules are spread evenly over its seconds (Batsim's virtual shutdown and
     boot pstates: ``watts = joules / seconds``). ``None``: the node is never switched off.
+
+    ``pstates``: the node's DVFS power states (:class:`Pstate`), pstate 0 first, whose
+    watts are ``idle`` and ``full``; empty: one pstate, ``Pstate(1.0, idle, full)``
+    (:attr:`levels`). ``pstate``: the one a node starts in.
     """
 
     idle: float
@@ -105,6 +123,13 @@ class NodePower:
     off: float | None = None
     switch_off: Switch = field(default_factory=lambda: Switch(0.0, 0.0))
     switch_on: Switch = field(default_factory=lambda: Switch(0.0, 0.0))
+    pstates: tuple[Pstate, ...] = ()
+    pstate: int = 0
+
+    @property
+    def levels(self) -> tuple[Pstate, ...]:
+        """The node's pstates, pstate 0 first: ``pstates``, or the one pstate ``idle``/``full`` give."""
+        return self.pstates or (Pstate(1.0, self.idle, self.full),)
 
     @property
     def can_switch(self) -> bool:

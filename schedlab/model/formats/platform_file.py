@@ -25,6 +25,7 @@ from schedlab.model.formats.platform import (
     NodeType,
     Partition,
     Platform,
+    Pstate,
     Queue,
     Switch,
     frozen_amounts,
@@ -78,7 +79,8 @@ class _Where:
 
 _TOP = ("name", "nodes", "partitions", "queues")
 _NODE = ("count", "cores", "memory", "gpus", "resources", "power")
-_POWER = ("idle", "full", "off", "switch_off", "switch_on")
+_POWER = ("idle", "full", "off", "switch_off", "switch_on", "pstates", "pstate")
+_PSTATE = ("speed", "idle", "full")
 _SWITCH = ("seconds", "joules")
 _PARTITION = ("nodes", "swf_id", "max_runtime", "default")
 _QUEUE = ("swf_id", "priority", "weight", "max_runtime", "partition", "demands", "walltime")
@@ -170,12 +172,21 @@ def _node_type(at: _Where, kind: str, raw: Any) -> NodeType:
     if "power" in table:
         watts = at.table(table["power"], f"{key}.power")
         at.known(watts, f"{key}.power", _POWER)
-        for w in _POWER[:2]:
-            if w not in watts:
-                raise at.error(f"{key}.power.{w}", "is missing: a node's power needs idle and full watts", show=False)
-        idle, full = at.amount(watts["idle"], f"{key}.power.idle"), at.amount(watts["full"], f"{key}.power.full")
-        if full < idle:
-            raise at.error(f"{key}.power.full", f"must be >= idle ({idle:g} W)", watts["full"])
+        pstates = _pstates(at, watts, f"{key}.power")
+        if pstates:
+            idle, full = pstates[0].idle, pstates[0].full
+        else:
+            for w in _POWER[:2]:
+                if w not in watts:
+                    raise at.error(
+                        f"{key}.power.{w}", "is missing: a node's power needs idle and full watts", show=False
+                    )
+            idle, full = at.amount(watts["idle"], f"{key}.power.idle"), at.amount(watts["full"], f"{key}.power.full")
+            if full < idle:
+                raise at.error(f"{key}.power.full", f"must be >= idle ({idle:g} W)", watts["full"])
+        start = at.whole(watts.get("pstate", 0), f"{key}.power.pstate", 0)
+        if start >= max(1, len(pstates)):
+            raise at.error(f"{key}.power.pstate", f"names no pstate (there are {max(1, len(pstates))})", start)
         switches = {}
         for name in ("switch_off", "switch_on"):
             if name in watts:
@@ -190,8 +201,34 @@ def _node_type(at: _Where, kind: str, raw: Any) -> NodeType:
                     at.amount(switch.get("joules", 0.0), f"{key}.power.{name}.joules"),
                 )
         off = at.amount(watts["off"], f"{key}.power.off") if "off" in watts else None
-        power = NodePower(idle, full, off, **switches)
+        power = NodePower(idle, full, off, **switches, pstates=pstates, pstate=start)
     return NodeType(kind, count, cores, frozen_amounts(resources), power)
+
+
+def _pstates(at: _Where, watts: Mapping[str, Any], key: str) -> tuple[Pstate, ...]:
+    """A power table's ``pstates`` list (empty when it has none); pstate 0's watts replace ``idle``/``full``."""
+    if "pstates" not in watts:
+        return ()
+    raw = watts["pstates"]
+    if not isinstance(raw, list) or not raw:
+        raise at.error(f"{key}.pstates", "must be a non-empty list of {speed, idle, full} tables", raw)
+    for w in ("idle", "full"):
+        if w in watts:
+            raise at.error(f"{key}.{w}", "give pstate 0's watts in pstates[0], not beside pstates", watts[w])
+    out = []
+    for n, item in enumerate(raw):
+        where = f"{key}.pstates[{n}]"
+        table = at.table(item, where)
+        at.known(table, where, _PSTATE)
+        for name in _PSTATE:
+            if name not in table:
+                raise at.error(f"{where}.{name}", "is missing: a pstate needs speed, idle and full", show=False)
+        speed = at.amount(table["speed"], f"{where}.speed", positive=True)
+        idle, full = at.amount(table["idle"], f"{where}.idle"), at.amount(table["full"], f"{where}.full")
+        if full < idle:
+            raise at.error(f"{where}.full", f"must be >= idle ({idle:g} W)", table["full"])
+        out.append(Pstate(speed, idle, full))
+    return tuple(out)
 
 
 def _partition(at: _Where, name: str, raw: Any, types: tuple[NodeType, ...], nodes: tuple[Node, ...]) -> Partition:

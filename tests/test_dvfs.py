@@ -1,0 +1,138 @@
+"""DVFS pstates (issue 25 item 3, optional pstates): slower nodes stretch jobs, their watts are counted to the joule."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import simpy
+
+from schedlab.model.analysis.energy import energy
+from schedlab.model.contracts.power import SetPstate, WakeAt
+from schedlab.model.core.job import Job
+from schedlab.model.formats.platform import Pstate
+from schedlab.model.formats.platform_file import PlatformError, parse_platform
+from schedlab.model.records.job_record import Status
+from schedlab.policies.batch import make_policy
+from schedlab.policies.placement import FirstFitPlacement
+from schedlab.processes.machine import PolicyError
+from schedlab.processes.power import powered_cluster_model
+
+
+def platform(start: int = 0):
+    """Two nodes of 4 cores: pstate 0 at speed 1, 100 W idle and 200 W full; pstate 1 at half speed, 60 W and 100 W."""
+    pstates = [{"speed": 1.0, "idle": 100, "full": 200}, {"speed": 0.5, "idle": 60, "full": 100}]
+    return parse_platform({"nodes": {"n": {"count": 2, "cores": 4, "power": {"pstates": pstates, "pstate": start}}}})
+
+
+def run(jobs, policy, plat, walltime="run-on"):
+    model = powered_cluster_model(simpy.Environment(), jobs, plat, policy, FirstFitPlacement(), walltime=walltime)
+    return model.run()["cluster"]
+
+
+def report_of(cluster, end):
+    return energy(cluster.placement_rows(), cluster.platform, 0.0, end, cluster.power_rows(), cluster.pstate_rows())
+
+
+def test_the_platform_file_reads_pstates_and_names_bad_values():
+    power = platform(start=1).node_types[0].power
+    assert power.levels == (Pstate(1.0, 100.0, 200.0), Pstate(0.5, 60.0, 100.0))
+    assert (power.idle, power.full, power.pstate) == (100.0, 200.0, 1)
+    # no list: one pstate at speed 1 from idle and full (the files written before DVFS)
+    assert parse_platform({"nodes": {"n": {"cores": 1, "power": {"idle": 1, "full": 2}}}}).node_types[
+        0
+    ].power.levels == (Pstate(1.0, 1.0, 2.0),)
+    bad = [
+        ({"pstates": [{"speed": 0, "idle": 1, "full": 2}]}, r"pstates\[0\]\.speed: .*> 0, got 0"),
+        ({"pstates": [{"speed": math.inf, "idle": 1, "full": 2}]}, r"pstates\[0\]\.speed: .*finite.*got inf"),
+        ({"pstates": [{"speed": 1, "idle": 3, "full": 2}]}, r"pstates\[0\]\.full: must be >= idle \(3 W\), got 2"),
+        ({"pstates": [{"speed": 1, "idle": 1}]}, r"pstates\[0\]\.full: is missing"),
+        ({"pstates": []}, r"pstates: must be a non-empty list"),
+        ({"pstates": [{"speed": 1, "idle": 1, "full": 2}], "idle": 1}, r"idle: give pstate 0's watts"),
+        ({"pstates": [{"speed": 1, "idle": 1, "full": 2}], "pstate": 1}, r"pstate: names no pstate.*got 1"),
+    ]
+    for table, message in bad:
+        with pytest.raises(PlatformError, match=r"^platform: nodes\.n\.power\." + message):
+            parse_platform({"nodes": {"n": {"cores": 1, "power": table}}})
+
+
+def test_a_job_at_half_speed_computed_by_hand_to_the_joule():
+    """Both nodes start in pstate 1 (half speed; 60 W idle, 100 W full). Job 1 (4 cores,
+    runtime 10 s) runs on n-0 from 0 to 20 s: its runtime doubles.
+
+    n-0: 60 W x 20 s + (100 - 60) W x 4/4 x 20 s = 2,000 J (100 W throughout);
+    n-1: idle, 60 W x 20 s = 1,200 J. Total 3,200 J. Job 1: 100 W x 20 s = 2,000 J.
+    The record keeps the ideal runtime (10 s); its service shows the stretch (20 s)."""
+    cluster = run([Job(1, 0.0, 10.0, cpus=4)], make_policy("fcfs"), platform(start=1))
+    (record,) = cluster.records
+    assert (record.runtime, record.start, record.end) == (10.0, 0.0, 20.0)
+    assert cluster.pstate_rows() == [("n-0", 1, 0.0, 20.0), ("n-1", 1, 0.0, 20.0)]
+    report = report_of(cluster, 20.0)
+    assert report.per_node == {"n-0": 2000.0, "n-1": 1200.0}
+    assert report.total == 3200.0 and report.per_job == {1: 2000.0}
+
+
+class SlowDownAt:
+    """FCFS, and both nodes set to pstate ``pstate`` at time ``at`` (a policy written against the contract)."""
+
+    def __init__(self, at: float, pstate: int) -> None:
+        self.inner, self.at, self.pstate, self.done = make_policy("fcfs"), at, pstate, False
+
+    def __call__(self, view):
+        answer = self.inner(view)  # FCFS's whole answer (lazily), then this policy's
+        return self._then(answer if answer is not None else (), view)
+
+    def _then(self, answer, view):
+        yield from answer
+        if view.now < self.at:
+            yield WakeAt(self.at)
+        elif not self.done:
+            self.done = True
+            yield SetPstate(list(view.power), self.pstate)
+
+
+def test_a_pstate_change_under_a_running_job_rescales_its_work_left():
+    """Job 1 (4 cores, runtime 100 s) starts at 0 on n-0 at full speed; at 50 s both nodes go to
+    half speed. Half its work is left, which now takes 100 s: it ends at 150 s.
+
+    n-0: 200 W x 50 s + 100 W x 100 s = 20,000 J; n-1: 100 W x 50 s + 60 W x 100 s = 11,000 J.
+    Job 1: 20,000 J (all of n-0's cores, all the time)."""
+    cluster = run([Job(1, 0.0, 100.0, cpus=4)], SlowDownAt(50.0, 1), platform())
+    (record,) = cluster.records
+    assert (record.status, record.runtime, record.end) == (Status.COMPLETED, 100.0, 150.0)
+    assert {n: p.pstate for n, p in cluster.power.items()} == {"n-0": 1, "n-1": 1}
+    report = report_of(cluster, 150.0)
+    assert report.per_node == {"n-0": 20000.0, "n-1": 11000.0}
+    assert report.per_job == {1: 20000.0}
+
+
+def test_speeding_up_a_slowed_job_brings_its_end_forward():
+    """Starts at half speed (runtime 100 s: 200 s planned); at 50 s, a quarter done, pstate 0:
+    the other 75 s of work end at 125 s."""
+    cluster = run([Job(1, 0.0, 100.0, cpus=4)], SlowDownAt(50.0, 0), platform(start=1))
+    (record,) = cluster.records
+    assert record.end == pytest.approx(125.0, abs=1e-9)
+
+
+def test_a_walltime_kill_counts_wall_clock_seconds_on_a_slow_node():
+    """Runtime 10 s, 15 s asked for: at half speed it would need 20 s, so it is killed at 15 s."""
+    job = Job(1, 0.0, 10.0, cpus=4, estimate=15.0)
+    cluster = run([job], make_policy("fcfs"), platform(start=1), walltime="kill")
+    (record,) = cluster.records
+    assert (record.status, record.end) == (Status.TIMEOUT, 15.0)
+    fast = run([job], make_policy("fcfs"), platform(start=0), walltime="kill")
+    assert (fast.records[0].status, fast.records[0].end) == (Status.COMPLETED, 10.0)
+
+
+def test_the_view_shows_pstates_and_bad_set_pstate_is_named():
+    seen = {}
+
+    def policy(view):
+        seen.update(view.power)
+        return SetPstate("n-0", 2)
+
+    with pytest.raises(PolicyError, match=r"node 'n-0' has pstates 0\.\.1; cannot set pstate 2"):
+        run([Job(1, 0.0, 10.0, cpus=4)], policy, platform())
+    assert seen["n-0"].pstate == 0 and seen["n-0"].pstates[1] == Pstate(0.5, 60.0, 100.0)
+    with pytest.raises(PolicyError, match=r"cannot set the pstate of 'x': no such node"):
+        run([Job(1, 0.0, 10.0, cpus=4)], lambda view: SetPstate("x", 0), platform())
