@@ -10,6 +10,7 @@ import simpy
 from schedlab.model.analysis.energy import energy
 from schedlab.model.contracts.power import SetPstate, WakeAt
 from schedlab.model.core.job import Job
+from schedlab.model.formats.batsim_platform import BatsimPlatformError, batsim_node_power
 from schedlab.model.formats.platform import Pstate
 from schedlab.model.formats.platform_file import PlatformError, parse_platform
 from schedlab.model.records.job_record import Status
@@ -136,3 +137,23 @@ def test_the_view_shows_pstates_and_bad_set_pstate_is_named():
     assert seen["n-0"].pstate == 0 and seen["n-0"].pstates[1] == Pstate(0.5, 60.0, 100.0)
     with pytest.raises(PolicyError, match=r"cannot set the pstate of 'x': no such node"):
         run([Job(1, 0.0, 10.0, cpus=4)], lambda view: SetPstate("x", 0), platform())
+
+
+def test_batsims_cluster_energy_128_compute_pstates(tmp_path):
+    """Batsim's platforms/cluster_energy_128.xml (transcribed in tests/data; checked against
+    oar-team/batsim at 6ea18398): pstates 0-12 compute, from 100 Mf at 95:190.738 W down to
+    44.976 Mf at 95:125.88 W; 13-15 are its sleep pstates, not DVFS levels."""
+    power = batsim_node_power("tests/data/batsim_energy_cluster.xml")
+    assert len(power.levels) == 13 and power.levels[0] == Pstate(1.0, 95.0, 190.738)
+    full = [190.738, 171.02, 165.62, 160.47, 155.729, 151.3, 146.92, 142.95, 138.928, 135.368, 132.519, 128.87, 125.88]
+    assert [p.full for p in power.levels] == full and {p.idle for p in power.levels} == {95.0}
+    assert power.levels[1].speed == pytest.approx(0.8895899053627761, rel=1e-12)
+    assert power.levels[12].speed == pytest.approx(0.4497607655502392, rel=1e-12)
+    bad = tmp_path / "bad.xml"
+    bad.write_text(
+        '<platform><cluster id="c" speed="1Mf, 0f, 1f, 1f, 1f">'
+        '<prop id="watt_per_state" value="1:2, 1:2, 3:3, 3:3, 3:3"/>'
+        '<prop id="watt_off" value="3"/><prop id="sleep_pstates" value="2:3:4"/></cluster></platform>'
+    )
+    with pytest.raises(BatsimPlatformError, match=r"bad\.xml: cluster 'c': pstate 1: speed 0 f"):
+        batsim_node_power(bad)

@@ -7,9 +7,12 @@ watts when off, and ``sleep_pstates="off:shutdown:boot"`` names three *virtual* 
 the node is off in the first, and shuts down or boots by computing one flop in the
 other two. So a switch lasts ``1 / speed`` seconds at that pstate's watts, and costs
 ``watts / speed`` joules. :func:`batsim_node_power` reads one cluster's properties into
-a :class:`~schedlab.model.formats.platform.NodePower` (pstate 0's idle and full watts),
-for a platform file's ``power`` table or a cross-check; it reads only these properties,
-not the network or the hosts' names.
+a :class:`~schedlab.model.formats.platform.NodePower`, for a platform file's ``power``
+table or a cross-check; it reads only these properties, not the network or the hosts'
+names. The compute pstates (DVFS) are those listed before the first sleep pstate, as
+Batsim's files order them: each becomes a :class:`~schedlab.model.formats.platform.Pstate`
+whose speed is its flop rate over pstate 0's (a log's runtimes are taken as measured at
+pstate 0) and whose watts are its ``idle:full`` entry (the first and last of its values).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from schedlab.model.formats.platform import NodePower, Switch
+from schedlab.model.formats.platform import NodePower, Pstate, Switch
 
 __all__ = ["BatsimPlatformError", "batsim_node_power"]
 
@@ -85,5 +88,19 @@ def batsim_node_power(path: str | Path, cluster: str | None = None) -> NodePower
         seconds = 1.0 / speeds[k]
         return Switch(seconds, watts[k][0] * seconds)
 
-    idle, full = watts[0][0], watts[0][-1]
-    return NodePower(idle, full, off, switch_off=switch(down), switch_on=switch(boot))
+    compute = []
+    for k in range(min(off_state, down, boot)):
+        level = Pstate(speeds[k] / speeds[0], watts[k][0], watts[k][-1])
+        if not (level.speed > 0 and level.full >= level.idle >= 0):
+            raise BatsimPlatformError(
+                f"{where}: pstate {k}: speed {speeds[k]:g} f and watts {level.idle:g}:{level.full:g} "
+                "must be > 0 and idle <= full"
+            )
+        compute.append(level)
+    if not compute:
+        raise BatsimPlatformError(
+            f"{where}: sleep_pstates {off_state}:{down}:{boot} leave no compute pstate before them"
+        )
+    idle, full = compute[0].idle, compute[0].full
+    pstates = tuple(compute) if len(compute) > 1 else ()
+    return NodePower(idle, full, off, switch_off=switch(down), switch_on=switch(boot), pstates=pstates)
