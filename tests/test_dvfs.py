@@ -15,6 +15,7 @@ from schedlab.model.formats.platform import Pstate
 from schedlab.model.formats.platform_file import PlatformError, parse_platform
 from schedlab.model.records.job_record import Status
 from schedlab.policies.batch import make_policy
+from schedlab.policies.dvfs import QueueDVFS
 from schedlab.policies.placement import FirstFitPlacement
 from schedlab.processes.machine import PolicyError
 from schedlab.processes.power import powered_cluster_model
@@ -157,3 +158,58 @@ def test_batsims_cluster_energy_128_compute_pstates(tmp_path):
     )
     with pytest.raises(BatsimPlatformError, match=r"bad\.xml: cluster 'c': pstate 1: speed 0 f"):
         batsim_node_power(bad)
+
+
+def test_queue_dvfs_computed_by_hand_to_the_joule():
+    """QueueDVFS(FCFS, low=1): half speed while no job waits, full speed when one does.
+
+    0 s: job 1 (4 cores, 10 s of work) starts on n-0; nothing waits: both nodes to pstate 1.
+    5 s: job 2 (8 cores, 10 s) arrives and cannot start: both nodes to pstate 0. Job 1 did
+    2.5 s of work at half speed; its 7.5 s left end at 12.5 s. Job 2 starts then, the queue
+    is empty again, pstate 1: its 10 s of work take 20 s, to 32.5 s.
+
+    n-0: 100 W x 5 s + 200 W x 7.5 s + 100 W x 20 s = 4,000 J;
+    n-1: 60 W x 5 s + 100 W x 7.5 s + 100 W x 20 s = 3,050 J. Total 7,050 J.
+    Job 1: 500 + 1,500 = 2,000 J; job 2: 2 nodes x 100 W x 20 s = 4,000 J."""
+    jobs = [Job(1, 0.0, 10.0, cpus=4), Job(2, 5.0, 10.0, cpus=8)]
+    cluster = run(jobs, QueueDVFS(make_policy("fcfs"), low=1), platform())
+    assert {r.id: (r.start, r.end) for r in cluster.records} == {1: (0.0, 12.5), 2: (12.5, 32.5)}
+    report = report_of(cluster, 32.5)
+    assert report.per_node == {"n-0": 4000.0, "n-1": 3050.0}
+    assert report.per_job == {1: 2000.0, 2: 4000.0}
+    with pytest.raises(ValueError, match=r"QueueDVFS: low must be a whole number >= 1, got 0"):
+        QueueDVFS(make_policy("fcfs"), low=0)
+
+
+def test_schedlab_replay_dvfs_gives_the_same_joules(tmp_path, capsys):
+    """The case above as a log on a platform file, through ``schedlab replay --dvfs 1``."""
+    import csv
+
+    from schedlab.experiment.cli import main
+
+    log = tmp_path / "two.swf"
+    log.write_text(
+        "; MaxProcs: 8\n"
+        + "".join(
+            f"{i} {s} -1 {r} {c} -1 -1 {c} 100 -1 1 1 1 -1 -1 -1 -1 -1\n"  # 100 s asked for: no walltime kill
+            for i, s, r, c in [(1, 0, 10, 4), (2, 5, 10, 8)]
+        )
+    )
+    plat = tmp_path / "dvfs.toml"
+    plat.write_text(
+        "[nodes.n]\ncount = 2\ncores = 4\n[nodes.n.power]\n"
+        "pstates = [{ speed = 1.0, idle = 100, full = 200 }, { speed = 0.5, idle = 60, full = 100 }]\n"
+    )
+    args = ["replay", str(log), "--platform", str(plat), "--start", "0", "--length", "2", "--backfill", "none"]
+    args += ["--executor", "serial", "--no-native"]
+    assert main([*args, "--out", str(tmp_path / "dvfs"), "--dvfs", "1"]) == 0
+    assert main([*args, "--out", str(tmp_path / "fast")]) == 0
+    capsys.readouterr()
+    rows = {}
+    for name in ("dvfs", "fast"):
+        with (tmp_path / name / "replications.csv").open() as stream:
+            rows[name] = next(csv.DictReader(stream))
+    assert float(rows["dvfs"]["energy_j"]) == pytest.approx(7050.0, rel=1e-12)
+    assert float(rows["dvfs"]["wait"]) == pytest.approx(7.5 / 2)
+    # always pstate 0: job 1 0-10 s, job 2 10-20 s; n-0 200 W x 20 s, n-1 100 W x 10 s + 200 W x 10 s
+    assert float(rows["fast"]["energy_j"]) == pytest.approx(7000.0, rel=1e-12)

@@ -191,6 +191,14 @@ def build_parser(script: str | None = None) -> argparse.ArgumentParser:
         "boot it when the queue needs it (docs/energy.md)",
     )
     replay.add_argument(
+        "--dvfs",
+        type=int,
+        default=None,
+        metavar="PSTATE",
+        help="with --platform whose nodes list pstates: run the nodes at PSTATE while no job waits, "
+        "at pstate 0 when jobs wait (QueueDVFS; docs/energy.md)",
+    )
+    replay.add_argument(
         "--failures",
         default=None,
         metavar="FILE",

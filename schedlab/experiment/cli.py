@@ -150,6 +150,7 @@ def _replay(args: argparse.Namespace) -> int:
         "walltime": args.walltime or "",
         "procs": args.procs,
         "idle_shutdown": args.idle_shutdown,
+        "dvfs": args.dvfs,
         "draw": args.draw,
         "draw_within": args.draw_within,
         "failures": str(Path(args.failures).resolve()) if args.failures else "",

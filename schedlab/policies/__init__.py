@@ -17,7 +17,8 @@ written against (see docs/models.md):
   partition), RebuildPartitionConservative (that plan rebuilt at each decision) and the multi-queue
   StrictPriority and WeightedRoundRobin (``make_queue_policy``).
 - a powered cluster's energy (:class:`~schedlab.model.contracts.power.PowerView` ->
-  ``SwitchOff``/``SwitchOn``/``WakeAt``): IdleShutdown, around any machine policy.
+  ``SwitchOff``/``SwitchOn``/``WakeAt``/``SetPstate``): IdleShutdown and QueueDVFS, around
+  any machine policy.
 - grid (:class:`~schedlab.model.contracts.grid.GridView` -> a resource): RandomSelection (RS),
   LeastLoaded (LLS), DecentralisedMinMin (DMMS).
 - server network (:class:`~schedlab.model.contracts.network.NetworkView` -> ``Ship``):
@@ -36,6 +37,7 @@ from schedlab.policies.backfilling import EASY, Backfilling, Committed, reservat
 from schedlab.policies.batch import BACKFILLS, make_policy
 from schedlab.policies.conservative import Conservative
 from schedlab.policies.conservative_rebuild import RebuildConservative
+from schedlab.policies.dvfs import QueueDVFS
 from schedlab.policies.idle_shutdown import IdleShutdown
 from schedlab.policies.node_backfilling import NodeEASY
 from schedlab.policies.ordering import FCFS, SJF, BestFit, expected_utility
@@ -116,6 +118,7 @@ __all__ = [
     "PartitionConservative",
     "Priority",
     "Profile",
+    "QueueDVFS",
     "RandomSelection",
     "RandomVectors",
     "RebuildConservative",

@@ -62,6 +62,7 @@ from schedlab.model.papers.rlscheduler_draw import rlscheduler_starts
 from schedlab.model.records.node_fail import NODE_KILL_COLUMNS, NodeOutage
 from schedlab.model.records.run_facts import run_facts
 from schedlab.policies.batch import BACKFILLS, make_policy
+from schedlab.policies.dvfs import QueueDVFS
 from schedlab.policies.idle_shutdown import IdleShutdown
 from schedlab.policies.placement import PLACEMENTS, make_placement
 from schedlab.policies.queues import QUEUE_POLICIES, make_queue_policy
@@ -124,6 +125,9 @@ class Config:
     #: with a platform whose nodes give power.off: switch a node off after this many idle seconds, boot it when
     #: the queue needs it (IdleShutdown); none: every node stays on
     idle_shutdown: float | None = number(None, low=0)
+    #: with a platform whose nodes list pstates: the pstate they run in while no job waits, back to pstate 0
+    #: when jobs wait (QueueDVFS); none: every node stays in its start pstate
+    dvfs: int | None = number(None, low=1)
     #: a failure log in Alea's format (time, cluster, duration, machine ids; docs/traces.md); none: no log
     failures: str = ""
     #: subtracted from the failure log's times (Alea's start epoch of the data set)
@@ -174,6 +178,8 @@ class Config:
             raise ValueError(
                 "idle_shutdown switches a platform's nodes off: give a platform whose nodes give power.off"
             )
+        if self.dvfs is not None and not self.platform:
+            raise ValueError("dvfs sets a platform's nodes' pstates: give a platform whose nodes list pstates")
         if self.draw not in DRAWS:
             raise ValueError(f"unknown draw {self.draw!r}; choose from {', '.join(DRAWS)}")
         if self.on_node_fail not in ("requeue", "drop"):
@@ -280,12 +286,18 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
     elif cfg.platform:
         platform = cached_platform(cfg.platform)
         policy = make_queue_policy(platform, cfg.queues, cell["policy"], cell["backfill"])
-        if cfg.idle_shutdown is not None:  # nodes switched off and on: a powered cluster
+        powered: Any = policy  # an energy policy around it takes any view
+        if cfg.dvfs is not None:
+            powered = QueueDVFS(powered, int(cfg.dvfs))
+        if cfg.idle_shutdown is not None:
+            powered = IdleShutdown(powered, cfg.idle_shutdown)
+        # nodes switched off and on, or in pstates (a node that starts in one other than 0 included): a powered cluster
+        if cfg.idle_shutdown is not None or cfg.dvfs is not None or _pstates_used(platform):
             model = powered_cluster_model(
                 env,
                 [platform.swf_job(job) for job in jobs],
                 platform,
-                IdleShutdown(policy, cfg.idle_shutdown),
+                powered,
                 make_placement(cfg.placement),
                 walltime=cfg.walltime,  # type: ignore[arg-type]  # checked in Config
                 on_node_fail=cfg.on_node_fail,  # type: ignore[arg-type]  # checked in Config
@@ -353,6 +365,11 @@ def window_failures(cfg: Config, jobs: Any, nodes: int, streams: Streams) -> lis
     return sorted(out, key=lambda f: f.time)
 
 
+def _pstates_used(platform: Any) -> bool:
+    """Does a node type start in a pstate other than 0 (which only a powered cluster runs)?"""
+    return any(t.power is not None and t.power.pstate != 0 for t in platform.node_types)
+
+
 def window_seed(cfg: Config, streams: Streams) -> int:
     """The seed of the window draw: ``window_seed`` if set, else the run's seed (``--seed``)."""
     return cfg.window_seed if cfg.window_seed is not None else int(streams.seed.entropy)  # type: ignore[arg-type]  # a run's Streams are made from its int seed
@@ -368,7 +385,9 @@ def _energy(cluster: Any, records: Any) -> tuple[dict[str, float], str]:
     if not ran or any(t.power is None for t in platform.node_types):
         return {}, ""
     states = cluster.power_rows() if hasattr(cluster, "power_rows") else []  # a powered cluster's off and switching
-    report = energy(cluster.placement_rows(), platform, min(r.submit for r in records), max(r.end for r in ran), states)
+    pstates = cluster.pstate_rows() if hasattr(cluster, "pstate_rows") else []  # and its DVFS stretches
+    span = (min(r.submit for r in records), max(r.end for r in ran))
+    report = energy(cluster.placement_rows(), platform, *span, states, pstates)
     per_job = "job,joules\n" + "".join(f"{job},{joules!r}\n" for job, joules in report.per_job.items())
     out = {"energy_j": report.total, "mean_power_w": report.mean_power, "edp_js": report.edp}
     if hasattr(cluster, "power_rows"):
