@@ -12,7 +12,7 @@ from schedlab.model.contracts.power import SetPstate, WakeAt
 from schedlab.model.core.job import Job
 from schedlab.model.formats.batsim_platform import BatsimPlatformError, batsim_node_power
 from schedlab.model.formats.platform import Pstate
-from schedlab.model.formats.platform_file import PlatformError, parse_platform
+from schedlab.model.formats.platform_file import PlatformError, load_platform, parse_platform
 from schedlab.model.records.job_record import Status
 from schedlab.policies.batch import make_policy
 from schedlab.policies.dvfs import QueueDVFS
@@ -150,6 +150,11 @@ def test_batsims_cluster_energy_128_compute_pstates(tmp_path):
     assert [p.full for p in power.levels] == full and {p.idle for p in power.levels} == {95.0}
     assert power.levels[1].speed == pytest.approx(0.8895899053627761, rel=1e-12)
     assert power.levels[12].speed == pytest.approx(0.4497607655502392, rel=1e-12)
+    # docs/platforms/batsim_dvfs_128.toml, the measured table's platform, gives the same pstates
+    (host,) = load_platform("docs/platforms/batsim_dvfs_128.toml").node_types
+    assert host.count == 128 and host.power.off == power.off
+    assert [(p.idle, p.full) for p in host.power.levels] == [(p.idle, p.full) for p in power.levels]
+    assert [p.speed for p in host.power.levels] == pytest.approx([p.speed for p in power.levels], rel=1e-15)
     bad = tmp_path / "bad.xml"
     bad.write_text(
         '<platform><cluster id="c" speed="1Mf, 0f, 1f, 1f, 1f">'
