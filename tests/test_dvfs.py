@@ -218,3 +218,24 @@ def test_schedlab_replay_dvfs_gives_the_same_joules(tmp_path, capsys):
     assert float(rows["dvfs"]["wait"]) == pytest.approx(7.5 / 2)
     # always pstate 0: job 1 0-10 s, job 2 10-20 s; n-0 200 W x 20 s, n-1 100 W x 10 s + 200 W x 10 s
     assert float(rows["fast"]["energy_j"]) == pytest.approx(7000.0, rel=1e-12)
+
+
+def test_a_slowed_job_preempted_resumes_with_its_ideal_work_left():
+    """Job 1 (4 cores, 10 s of work) starts at half speed at 0; preempted at 5 s it has done
+    2.5 s of work. Both nodes go to pstate 0 and it resumes at 6 s: 7.5 s left, it ends at 13.5 s."""
+    from schedlab.model.contracts.machine import Preempt, Start
+
+    def policy(view):
+        if view.now == 0 and view.waiting:
+            return Start(view.waiting[0])
+        if view.now == 0:
+            return [WakeAt(5.0)]  # a list: the whole answer
+        if view.now == 5.0 and view.running:
+            return [Preempt(view.running[0].job), SetPstate(list(view.power), 0), WakeAt(6.0)]
+        if view.now == 6.0 and view.waiting:
+            return Start(view.waiting[0])
+        return None
+
+    cluster = run([Job(1, 0.0, 10.0, cpus=4)], policy, platform(start=1))
+    (record,) = cluster.records
+    assert (record.status, record.start, record.end, record.preemptions) == (Status.COMPLETED, 0.0, 13.5, 1)
