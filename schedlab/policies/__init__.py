@@ -17,7 +17,7 @@ written against (see docs/models.md):
   partition), RebuildPartitionConservative (that plan rebuilt at each decision) and the multi-queue
   StrictPriority and WeightedRoundRobin (``make_queue_policy``).
 - a powered cluster's energy (:class:`~schedlab.model.contracts.power.PowerView` ->
-  ``SwitchOff``/``SwitchOn``/``WakeAt``/``SetPstate``): IdleShutdown and QueueDVFS, around
+  ``SwitchOff``/``SwitchOn``/``WakeAt``/``SetPstate``): IdleShutdown and QueueDVFS (both an ``AroundJobs``), around
   any machine policy.
 - grid (:class:`~schedlab.model.contracts.grid.GridView` -> a resource): RandomSelection (RS),
   LeastLoaded (LLS), DecentralisedMinMin (DMMS).
@@ -33,6 +33,7 @@ written against (see docs/models.md):
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from schedlab.policies.around_jobs import AroundJobs
 from schedlab.policies.backfilling import EASY, Backfilling, Committed, reservation
 from schedlab.policies.batch import BACKFILLS, make_policy
 from schedlab.policies.conservative import Conservative
@@ -98,6 +99,7 @@ __all__ = [
     "SJF",
     "SLOTTED_BASELINES",
     "AggressiveScheduler",
+    "AroundJobs",
     "Backfilling",
     "BestFit",
     "BestFitPlacement",

@@ -21,16 +21,16 @@ no action.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
 from typing import Any
 
-from schedlab.model.contracts.machine import Action, Preempt, Resize, Start
 from schedlab.model.contracts.power import SetPstate
+from schedlab.policies.around_jobs import AroundJobs
 
 __all__ = ["QueueDVFS"]
 
 
-class QueueDVFS:
+class QueueDVFS(AroundJobs):
     """``inner``'s job decisions, with the nodes at pstate ``low`` while at most ``queue`` jobs wait.
 
     Needs a :class:`~schedlab.processes.power.PoweredCluster` (its view has ``power``).
@@ -53,23 +53,15 @@ class QueueDVFS:
         self.low = low
         self.queue = queue
 
-    def __call__(self, view: Any) -> Action | Iterable[Any] | None:
+    def before(self, view: Any) -> Any | None:
+        """Back to pstate 0 when jobs wait: one action, and the machine asks again, now at full speed."""
         if len(view.waiting) > self.queue:
             first = self._moves(view, 0)
             if first:
-                return first[0]  # one action: the machine applies it and asks again, now at full speed
-        answer = self.inner(view)
-        if answer is None:
-            return self._short(view) or None
-        if isinstance(answer, Start | Preempt | Resize) or not hasattr(answer, "__iter__"):
-            return answer  # one job action: the machine asks again
-        return self._then_short(answer, view)
+                return first[0]
+        return None
 
-    def _then_short(self, answer: Iterable[Any], view: Any) -> Iterator[Any]:
-        yield from answer  # inner's whole answer (lazily), then the slow-down if the queue is short
-        yield from self._short(view)
-
-    def _short(self, view: Any) -> list[Any]:
+    def after(self, view: Any) -> list[Any]:
         """Slow the nodes down if the queue is short now."""
         return self._moves(view, self.low) if len(view.waiting) <= self.queue else []
 

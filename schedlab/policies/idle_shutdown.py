@@ -24,16 +24,16 @@ cores that are on).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
 from typing import Any
 
-from schedlab.model.contracts.machine import Action, Preempt, Resize, Start
 from schedlab.model.contracts.power import SwitchOff, SwitchOn, WakeAt
+from schedlab.policies.around_jobs import AroundJobs
 
 __all__ = ["IdleShutdown"]
 
 
-class IdleShutdown:
+class IdleShutdown(AroundJobs):
     """``inner``'s job decisions, and nodes switched off after ``timeout`` idle seconds.
 
     Needs a :class:`~schedlab.processes.power.PoweredCluster` (its view has ``power``).
@@ -53,18 +53,9 @@ class IdleShutdown:
         self.inner = inner
         self.timeout = float(timeout)
 
-    def __call__(self, view: Any) -> Action | Iterable[Any] | None:
-        answer = self.inner(view)
-        if answer is None:
-            actions = self.power_actions(view)
-            return actions or None  # a list is the policy's whole answer for this event
-        if isinstance(answer, Start | Preempt | Resize) or not hasattr(answer, "__iter__"):
-            return answer  # one job action: the machine asks again
-        return self._then_power(answer, view)  # inner's whole answer (lazily), then the power decisions
-
-    def _then_power(self, answer: Iterable[Any], view: Any) -> Iterator[Any]:
-        yield from answer
-        yield from self.power_actions(view)
+    def after(self, view: Any) -> list[Any]:
+        """The power actions after ``inner``'s answer: :meth:`power_actions`."""
+        return self.power_actions(view)
 
     def power_actions(self, view: Any) -> list[Any]:
         """The boots, shutdowns and wake-up this decision event calls for (see the module's docstring)."""
