@@ -9,11 +9,12 @@ seed, in the stages of :func:`~schedlab.envs.rlscheduler_train.train`: by defaul
 log serves both backfilling settings, as in RLScheduler; it is trained and validated in
 both (``both_backfills``; RLScheduler trains without). Each model goes into
 ``out_dir/<log>/seed<k>.zip`` with ``seed<k>.json`` (settings, learning curve, CPU
-seconds); the run's folder gets the evaluated models' learning curves
-(``learning_curves.csv`` and ``.png``). ``model=shipped`` (the default) uses the models
-shipped with schedlab for the four logs of the paper when they exist (and trains where
-none is shipped); ``model=train`` always trains; any other value is a folder holding
-``seed<k>.zip``.
+seconds); until it is saved, ``seed<k>.checkpoint.npz`` holds the training so far, and
+a run started again with the same settings resumes from it. The run's folder gets the
+evaluated models' learning curves (``learning_curves.csv`` and ``.png``).
+``model=shipped`` (the default) uses the models shipped with schedlab for the four
+logs of the paper when they exist (and trains where none is shipped); ``model=train``
+always trains; any other value is a folder holding ``seed<k>.zip``.
 
 Evaluation: the published protocol, RLScheduler's test script's windows (seed 1, 10
 windows of 1,024 jobs, SDSC-SP2 and HPC2N within their first 10,000 jobs), each on an
@@ -44,8 +45,9 @@ import simpy
 
 import schedlab.envs
 from schedlab.envs.rlscheduler_env import SCORE_TYPES, ModelChooser, RLSchedulerConfig
+from schedlab.envs.rlscheduler_model_files import check_model, load_model, save_model
 from schedlab.envs.rlscheduler_obs import log_features
-from schedlab.envs.rlscheduler_train import TrainSettings, check_model, load_model, save_model, train
+from schedlab.envs.rlscheduler_train import TrainSettings, train
 from schedlab.experiment import cli_main
 from schedlab.model.core.fields import number, validate
 from schedlab.model.core.streams import Streams
@@ -231,8 +233,12 @@ def _train_missing(cfg: Config) -> None:
                 flush=True,
             )
 
-        model, curve = train(env_cfg, settings, progress=show)
+        checkpoint = path.with_name(f"{path.stem}.checkpoint.npz")
+        if checkpoint.is_file():
+            print(f"rlscheduler: {cfg.log} seed {seed}: resuming from {checkpoint}", file=sys.stderr)
+        model, curve = train(env_cfg, settings, progress=show, checkpoint=checkpoint)
         save_model(model, path.parent, env_cfg, settings, curve, name=path.stem)
+        checkpoint.unlink(missing_ok=True)
         print(f"rlscheduler: saved {path} ({time.process_time() - clock:.0f} CPU s)", file=sys.stderr)
 
 

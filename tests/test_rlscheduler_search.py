@@ -14,7 +14,7 @@ from sb3_contrib import MaskablePPO
 from schedlab.envs.kernel_policy import MaskableKernelPolicy
 from schedlab.envs.rlscheduler_env import RLSchedulerConfig, RLSchedulerEnv
 from schedlab.envs.rlscheduler_obs import FEATURES
-from schedlab.envs.rlscheduler_search import evolve, greedy_scores, numpy_scorer, scorer_vector
+from schedlab.envs.rlscheduler_search import SearchState, evolve, greedy_scores, numpy_scorer, scorer_vector
 from schedlab.envs.rlscheduler_train import TrainSettings, train
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
@@ -60,30 +60,36 @@ def test_the_numpy_scorer_picks_what_the_sb3_policy_picks():
 def test_a_search_is_seeded_and_moves_the_weights():
     """Same seed, same weights after the search; another seed, other weights; the SB3 model holds the result."""
 
-    def searched(seed: int) -> np.ndarray:
+    def search(seed: int, generations: int = 2, resume: SearchState | None = None) -> tuple[np.ndarray, list]:
         model, cfg = _model()
         before = scorer_vector(model)
-        costs = []
+        states: list[SearchState] = []
         evolve(
             model,
             cfg,
-            generations=2,
+            generations=generations,
             pairs=2,
             episodes=1,
             sigma=0.05,
             learning_rate=0.02,
             both_backfills=True,
             seed=seed,
-            on_generation=lambda g, c: costs.append((g, c)),
+            on_generation=states.append,
+            resume=resume,
         )
         after = scorer_vector(model)
         assert not np.allclose(before, after)
-        assert [g for g, _ in costs] == [1, 2] and all(c > 0 for _, c in costs)
-        return after
+        return after, states
 
-    first = searched(3)
-    assert np.array_equal(first, searched(3))
-    assert not np.array_equal(first, searched(4))
+    first, states = search(3)
+    assert [s.generation for s in states] == [1, 2] and all(s.cost > 0 for s in states)
+    assert np.array_equal(first, states[-1].weights.astype(np.float32))
+    assert np.array_equal(first, search(3)[0])
+    assert not np.array_equal(first, search(4)[0])
+    # going on from generation 1's state draws and steps as the unbroken search did
+    resumed, later = search(3, resume=states[0])
+    assert [s.generation for s in later] == [2]
+    assert np.array_equal(resumed, first) and np.array_equal(later[0].v, states[1].v)
 
 
 def test_training_with_the_search_keeps_the_best_validated_weights():

@@ -19,8 +19,9 @@ import simpy
 pytest.importorskip("sb3_contrib")
 
 from schedlab.envs.rlscheduler_env import ModelChooser, RLSchedulerConfig
+from schedlab.envs.rlscheduler_model_files import load_model
 from schedlab.envs.rlscheduler_obs import log_features
-from schedlab.envs.rlscheduler_train import heuristic_scores, load_model
+from schedlab.envs.rlscheduler_train import heuristic_scores
 from schedlab.model.formats.traces import evaluate
 from schedlab.model.papers.rlscheduler_published import LOGS
 from schedlab.processes.replay import replay_model

@@ -21,7 +21,10 @@ PPO can go on from them, and the model saves and loads as any SB3 model. With
 one model per log serves both settings.
 
 Every draw comes from named streams of the training seed: ``search_episodes`` (the
-sequences) and ``search_noise`` (the perturbations).
+sequences) and ``search_noise`` (the perturbations). After each generation the search's
+whole state (the weights, Adam's moments and both streams' positions) is handed to the
+caller as a :class:`SearchState`; a search started again from it draws and steps exactly
+as the search that was stopped would have, so a long training can be resumed.
 
 References
 ----------
@@ -31,8 +34,8 @@ Alternative to Reinforcement Learning. arXiv:1703.03864, 2017.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
@@ -43,7 +46,7 @@ from schedlab.envs.rlscheduler_obs import FEATURES, log_features
 from schedlab.model.core.streams import Streams
 from schedlab.policies.backfilling import Committed
 
-__all__ = ["NumpyScorer", "evolve", "greedy_scores", "numpy_scorer", "scorer_vector"]
+__all__ = ["NumpyScorer", "SearchState", "evolve", "greedy_scores", "numpy_scorer", "scorer_vector"]
 
 
 class NumpyScorer:
@@ -71,6 +74,22 @@ class NumpyScorer:
             if i < last:
                 h = np.maximum(h, 0.0)
         return int(np.argmax(h[:, 0])), None
+
+
+@dataclass
+class SearchState:
+    """Where a search stands after a generation: enough to go on from it as if never stopped."""
+
+    #: the generation just done (from 1), and its population's mean cost
+    generation: int
+    cost: float
+    #: the scorer's weights (float64, ``parameters()`` order) and Adam's first and second moments
+    weights: np.ndarray
+    m: np.ndarray
+    v: np.ndarray
+    #: the ``bit_generator.state`` of the ``search_episodes`` and ``search_noise`` streams
+    episodes_stream: Mapping[str, Any]
+    noise_stream: Mapping[str, Any]
 
 
 def scorer_vector(model: Any) -> np.ndarray:
@@ -126,13 +145,16 @@ def evolve(
     learning_rate: float,
     both_backfills: bool,
     seed: int,
-    on_generation: Callable[[int, float], None] | None = None,
+    on_generation: Callable[[SearchState], None] | None = None,
+    resume: SearchState | None = None,
 ) -> None:
     """Search the scorer's weights of ``model`` (an SB3 kernel model) for ``generations``; see the module.
 
     The model's weights are updated in place after each generation, and
-    ``on_generation(g, cost)`` is called with the generation's number (from 1) and the
-    population's mean cost, so that the caller can validate and keep the best.
+    ``on_generation(state)`` is called with the search's :class:`SearchState`, so that
+    the caller can validate, keep the best and save the state. ``resume`` goes on from
+    such a state (from its generation + 1), with the same arguments as the search that
+    gave it.
     """
     streams = Streams(seed)
     draw, noise_rng = streams["search_episodes"], streams["search_noise"]
@@ -156,8 +178,15 @@ def evolve(
 
     weights = scorer_vector(model)
     m, v = np.zeros_like(weights), np.zeros_like(weights)
+    first = 1
+    if resume is not None:
+        weights, m, v = resume.weights.copy(), resume.m.copy(), resume.v.copy()
+        draw.bit_generator.state = resume.episodes_stream
+        noise_rng.bit_generator.state = resume.noise_stream
+        first = resume.generation + 1
+        _set_vector(model, weights)
     beta1, beta2 = 0.9, 0.999
-    for g in range(1, generations + 1):
+    for g in range(first, generations + 1):
         starts = draw.integers(cfg.sequence, cfg.n_jobs - cfg.sequence - 1, size=episodes)
         plan = [(int(s), settings[i % len(settings)]) for i, s in enumerate(starts)]
         noise = noise_rng.standard_normal((pairs, weights.size))
@@ -170,4 +199,5 @@ def evolve(
         weights = weights - learning_rate * step  # against the cost's gradient
         _set_vector(model, weights)
         if on_generation is not None:
-            on_generation(g, float(costs.mean()))
+            streams_now = (draw.bit_generator.state, noise_rng.bit_generator.state)
+            on_generation(SearchState(g, float(costs.mean()), weights.copy(), m.copy(), v.copy(), *streams_now))

@@ -18,14 +18,16 @@ three stages, each optional and each going on from the weights of the one before
 Along the way the greedy policy is scored on fixed validation sequences (the learning
 curve: after imitation, every ``search_eval_every`` generations and every ``eval_every``
 PPO steps), relative to SJF's score on the same sequences, in both backfilling settings
-with ``both_backfills``; the best weights seen are the ones returned. :func:`evaluate`
-replays given windows with a model (greedy) and returns each window's score.
+with ``both_backfills``; the best weights seen are the ones returned. Given a
+``checkpoint`` path, the training is saved at every validation of the search and
+resumes from the file when started again (:mod:`schedlab.envs.rlscheduler_checkpoint`).
+:func:`evaluate` replays given windows with a model (greedy) and returns each window's
+score.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -36,21 +38,14 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from schedlab.envs.rlscheduler_checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from schedlab.envs.rlscheduler_env import RLSchedulerConfig, RLSchedulerEnv, sequence_scores
-from schedlab.envs.rlscheduler_search import evolve, greedy_scores
+from schedlab.envs.rlscheduler_model_files import env_settings
+from schedlab.envs.rlscheduler_search import SearchState, evolve, greedy_scores
 from schedlab.policies.backfilling import Committed
 from schedlab.policies.scoring import RLSCHEDULER_SCORES as SCORES
 
-__all__ = [
-    "MODEL_KEYS",
-    "TrainSettings",
-    "check_model",
-    "evaluate",
-    "heuristic_scores",
-    "load_model",
-    "save_model",
-    "train",
-]
+__all__ = ["TrainSettings", "evaluate", "heuristic_scores", "train"]
 
 
 @dataclass(frozen=True)
@@ -202,9 +197,17 @@ def _imitate(model: Any, cfg: RLSchedulerConfig, settings: TrainSettings, teache
 
 
 def train(
-    cfg: RLSchedulerConfig, settings: TrainSettings, progress: Callable[[dict[str, Any]], None] | None = None
+    cfg: RLSchedulerConfig,
+    settings: TrainSettings,
+    progress: Callable[[dict[str, Any]], None] | None = None,
+    checkpoint: Path | None = None,
 ) -> tuple[Any, list[dict[str, Any]]]:
-    """Train a kernel policy; returns the model (best validation weights) and its learning curve."""
+    """Train a kernel policy; returns the model (best validation weights) and its learning curve.
+
+    With ``checkpoint``, the training is saved there at each validation of the search, and
+    goes on from it if the file exists (refused in one line if it was written with other
+    settings); the caller deletes it once the model is saved.
+    """
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
@@ -239,6 +242,10 @@ def train(
     curve: list[dict[str, Any]] = []
     best: dict[str, Any] = {"score": math.inf, "state": None}
     clock = {"cpu": time.process_time()}
+    resumed = None
+    if checkpoint is not None and Path(checkpoint).is_file():
+        resumed = load_checkpoint(Path(checkpoint), env_settings(cfg), dataclasses.asdict(settings))
+        _restore(model, resumed, curve, best, clock)
 
     def check(point: dict[str, Any]) -> None:
         values = [float(np.mean(greedy_scores(model, c, valid, length))) for c in configs]
@@ -261,18 +268,22 @@ def train(
                 check({"phase": "ppo", "step": self.num_timesteps})
             return True
 
-    if settings.imitate:
+    if settings.imitate and resumed is None:
         teacher = settings.imitate
         if teacher == "best":
             teacher = min(("sjf", "f1"), key=lambda h: np.mean(heuristic_scores(cfg, h, valid, length)))
         _imitate(model, cfg, settings, teacher)
         best["teacher"] = teacher
-    check({"phase": "start", "step": 0})
-    if settings.search_generations:
+    if resumed is None:
+        check({"phase": "start", "step": 0})
+    done = resumed.search.generation if resumed is not None else 0
+    if settings.search_generations > done:
 
-        def searched(generation: int, cost: float) -> None:
-            if generation % settings.search_eval_every == 0 or generation == settings.search_generations:
-                check({"phase": "search", "step": 0, "generation": generation, "search_cost": cost})
+        def searched(state: SearchState) -> None:
+            if state.generation % settings.search_eval_every == 0 or state.generation == settings.search_generations:
+                check({"phase": "search", "step": 0, "generation": state.generation, "search_cost": state.cost})
+                if checkpoint is not None:
+                    save_checkpoint(Path(checkpoint), _checkpoint(model, cfg, settings, state, curve, best, clock))
 
         evolve(
             model,
@@ -285,6 +296,7 @@ def train(
             both_backfills=settings.both_backfills,
             seed=settings.seed,
             on_generation=searched,
+            resume=resumed.search if resumed is not None else None,
         )
     if settings.steps:
         if best["state"] is not None:  # PPO goes on from the best weights so far
@@ -298,51 +310,46 @@ def train(
     return model, curve
 
 
-#: settings a saved model must share with the environment it is run in
-MODEL_KEYS = ("log", "queue", "score_type")
-
-
-def save_model(
+def _checkpoint(
     model: Any,
-    folder: Path,
     cfg: RLSchedulerConfig,
     settings: TrainSettings,
+    state: SearchState,
     curve: list[dict[str, Any]],
-    name: str = "model",
-) -> Path:
-    """``name.zip`` (SB3's) and ``name.json`` (the environment's and PPO's settings, the learning curve)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    model.save(folder / f"{name}.zip")
-    env = {k: getattr(cfg, k) for k in ("log", "backfill", "score_type", "sequence", "queue", "draw_within")}
-    env["log"] = Path(cfg.log).name.removesuffix(".gz").removesuffix(".swf")
-    meta = {"env": env, "train": dataclasses.asdict(settings), "curve": curve}
-    (folder / f"{name}.json").write_text(json.dumps(meta, indent=1))
-    return folder / f"{name}.zip"
+    best: dict[str, Any],
+    clock: dict[str, float],
+) -> Checkpoint:
+    """The training as it stands (see :mod:`schedlab.envs.rlscheduler_checkpoint`)."""
+
+    def arrays(state_dict: dict[str, Any]) -> dict[str, np.ndarray]:
+        return {k: v.detach().cpu().numpy() for k, v in state_dict.items()}
+
+    return Checkpoint(
+        env=env_settings(cfg),
+        train=dataclasses.asdict(settings),
+        search=state,
+        policy=arrays(model.policy.state_dict()),
+        best_policy=None if best["state"] is None else arrays(best["state"]),
+        best_score=best["score"],
+        teacher=best.get("teacher", ""),
+        curve=curve,
+        cpu_s=time.process_time() - clock["cpu"],
+    )
 
 
-def check_model(path: Path, cfg: RLSchedulerConfig, other_log: bool = False) -> None:
-    """Refuse, in one line, a saved model that is missing or was trained with other settings than ``cfg``'s.
+def _restore(
+    model: Any, point: Checkpoint, curve: list[dict[str, Any]], best: dict[str, Any], clock: dict[str, float]
+) -> None:
+    """Put a checkpoint's weights, curve, best and CPU seconds back into a training just set up."""
+    import torch
 
-    Reads only the settings file, so a run can check its models before any work.
-    ``other_log`` lets a model trained on one log run on another (generalisation).
-    """
-    path = Path(path)
-    meta_path = path.with_suffix(".json")
-    if not path.is_file():
-        raise ValueError(f"model {path}: no such file")
-    if not meta_path.is_file():
-        raise ValueError(f"model {path}: its settings file {meta_path.name} is missing")
-    saved = json.loads(meta_path.read_text())["env"]
-    here = {k: getattr(cfg, k) for k in MODEL_KEYS}
-    here["log"] = Path(cfg.log).name.removesuffix(".gz").removesuffix(".swf")
-    for key in MODEL_KEYS:
-        if saved.get(key) != here[key] and not (key == "log" and other_log):
-            raise ValueError(f"model {path}: trained with {key}={saved.get(key)!r}, this run has {key}={here[key]!r}")
+    def tensors(arrays: dict[str, np.ndarray]) -> dict[str, Any]:
+        return {k: torch.as_tensor(v, device=model.policy.device) for k, v in arrays.items()}
 
-
-def load_model(path: Path, cfg: RLSchedulerConfig, device: str = "cpu", other_log: bool = False) -> Any:
-    """A saved model, refused in one line if it was trained with other settings than ``cfg``'s (:func:`check_model`)."""
-    from sb3_contrib import MaskablePPO
-
-    check_model(path, cfg, other_log)
-    return MaskablePPO.load(Path(path), device=device)
+    model.policy.load_state_dict(tensors(point.policy))
+    curve.extend(point.curve)
+    best["score"] = point.best_score
+    best["state"] = None if point.best_policy is None else tensors(point.best_policy)
+    if point.teacher:
+        best["teacher"] = point.teacher
+    clock["cpu"] -= point.cpu_s  # the curve's CPU seconds go on from the stretches before
