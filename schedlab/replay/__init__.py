@@ -1,7 +1,10 @@
 """The replay command's scenario: what ``schedlab replay`` runs.
 
 - :mod:`.trace_replay`: replay a real log (SWF) on a machine or a cluster under a
-  scheduling policy, and evaluate the schedule against the one that ran.
+  scheduling policy, and evaluate the schedule against the one that ran;
+- :mod:`.batsim_log`: a Batsim workload (JSON) read as a log to replay;
+- :mod:`.costs`: what a window's energy and node failures cost, the metrics
+  ``trace_replay.measure`` adds on a cluster.
 
 The repository's ``scenarios/trace_replay.py`` extends it for ``schedlab run``. The
 scenarios of the seed papers live as scripts in the repository's ``scenarios/`` folder;

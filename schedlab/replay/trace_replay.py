@@ -33,24 +33,19 @@ backfilling against an independent transcription of that loop: every start time 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import simpy
 
-from schedlab.model.analysis.energy import energy
-from schedlab.model.analysis.failures import availability, failure_conservation, jobs_hit, lost_cpu_hours
 from schedlab.model.core.failures import NodeFailure, random_failures
 from schedlab.model.core.fields import INT_MAX, items, number
 from schedlab.model.core.streams import Streams
-from schedlab.model.formats.batsim import read_batsim_workload
 from schedlab.model.formats.failures import cached_failure_log
 from schedlab.model.formats.platform_file import cached_platform
 from schedlab.model.formats.traces import (
     COMPATS,
-    LoadedTrace,
     NativeSchedule,
     check_traces,
     evaluate,
@@ -71,6 +66,8 @@ from schedlab.processes.cluster import cluster_model
 from schedlab.processes.model import Model
 from schedlab.processes.power import powered_cluster_model
 from schedlab.processes.replay import replay_model
+from schedlab.replay.batsim_log import load_batsim
+from schedlab.replay.costs import energy_metrics, failure_metrics
 
 NAME = "trace_replay"
 #: how window starts are drawn
@@ -230,33 +227,13 @@ def REPS(cfg: Config) -> int:
 def load_log(cfg: Config, name: str) -> Any:
     """The log ``name`` read and cleaned as ``cfg`` says (read once per process: ``load_trace`` keeps it).
 
-    A ``.json`` file is a Batsim workload (:func:`load_batsim`).
+    A ``.json`` file is a Batsim workload (:func:`~schedlab.replay.batsim_log.load_batsim`).
     """
     if str(name).endswith(".json"):
         return load_batsim(str(trace_path(name, Path(cfg.traces_dir))), cfg.procs or None)
     # with a platform, memory requests are kept for its nodes' memory
     return load_trace(
         str(trace_path(name, Path(cfg.traces_dir))), cfg.compat, cfg.strict, bool(cfg.platform), cfg.procs or None
-    )
-
-
-@lru_cache(maxsize=4)
-def load_batsim(path: str, procs: int | None = None) -> LoadedTrace:
-    """A Batsim workload as a replayable log: its jobs on ``procs`` processors, else its ``nb_res``.
-
-    Batsim records no waits, so there is no ``native`` row.
-    """
-    workload = read_batsim_workload(path)
-    size = procs or workload.nb_res
-    if size is None:
-        raise ValueError(f"{path}: the workload gives no nb_res: pass the machine's processors (--procs N)")
-    return LoadedTrace(
-        path,
-        workload.jobs,
-        np.full(len(workload.jobs), np.nan),
-        size,
-        1,
-        f"{path}: {len(workload.jobs)} jobs (Batsim workload, delay profiles)",
     )
 
 
@@ -375,26 +352,6 @@ def window_seed(cfg: Config, streams: Streams) -> int:
     return cfg.window_seed if cfg.window_seed is not None else int(streams.seed.entropy)  # type: ignore[arg-type]  # a run's Streams are made from its int seed
 
 
-def _energy(cluster: Any, records: Any) -> tuple[dict[str, float], str]:
-    """Energy metrics (J, W, J s) and ``energy.csv`` (per job) where every node type gives its power.
-
-    Over the span ``evaluate`` uses, from the first submission to the last end.
-    """
-    platform = cluster.platform
-    ran = [r for r in records if r.end == r.end]  # not nan: it ended
-    if not ran or any(t.power is None for t in platform.node_types):
-        return {}, ""
-    states = cluster.power_rows() if hasattr(cluster, "power_rows") else []  # a powered cluster's off and switching
-    pstates = cluster.pstate_rows() if hasattr(cluster, "pstate_rows") else []  # and its DVFS stretches
-    span = (min(r.submit for r in records), max(r.end for r in ran))
-    report = energy(cluster.placement_rows(), platform, *span, states, pstates)
-    per_job = "job,joules\n" + "".join(f"{job},{joules!r}\n" for job, joules in report.per_job.items())
-    out = {"energy_j": report.total, "mean_power_w": report.mean_power, "edp_js": report.edp}
-    if hasattr(cluster, "power_rows"):
-        out["boots"] = float(sum(1 for row in states if row[1] == "switching_on"))
-    return out, per_job
-
-
 def measure(model: Model) -> dict[str, Any]:
     """The replication's metrics (``evaluate``), and on a cluster its placements as a file."""
     out: dict[str, Any] = evaluate(model.records(), model["procs"])
@@ -402,7 +359,7 @@ def measure(model: Model) -> dict[str, Any]:
     if "cluster" in model.parts:  # which nodes each job ran on: series/...-placements.csv, for `schedlab plot`
         out["files"]["placements.csv"] = model["cluster"].placements_csv()
         out["files"]["allocations.csv"] = model["cluster"].allocations_csv()  # and which cores
-        metrics, per_job = _energy(model["cluster"], model.records())
+        metrics, per_job = energy_metrics(model["cluster"], model.records())
         out.update(metrics)
         if per_job:  # each job's joules: --batsim-jobs writes them as consumed_energy
             out["files"]["energy.csv"] = per_job
@@ -411,33 +368,10 @@ def measure(model: Model) -> dict[str, Any]:
     elif getattr(model.parts.get("machine"), "processors", None) is not None:  # which processors: its Gantt chart
         out["files"]["allocations.csv"] = model["machine"].allocations_csv()
     if model.parts.get("failures"):
-        out.update(_failures(model["machine"], model.records()))
+        out.update(failure_metrics(model["machine"], model.records()))
         out["files"]["node_kills.csv"] = _csv(NODE_KILL_COLUMNS, model["machine"].node_kills)
         out["files"]["node_outages.csv"] = _csv(NodeOutage._fields, model["machine"].node_outages)
     return out
-
-
-def _failures(machine: Any, records: Any) -> dict[str, float]:
-    """What the failures cost, after checking that they lost no job and ran none twice.
-
-    ``availability`` is over the span ``evaluate`` uses (first submission to last end).
-    """
-    records = list(records)
-    kills = machine.node_kills
-    balance = failure_conservation([r.id for r in records], records, kills)
-    ended = [r.end for r in records if r.end == r.end]
-    first = min(r.submit for r in records)
-    last = max(ended) if ended else first
-    return {
-        "kills": float(balance.kills),
-        "restarts": float(balance.restarts),
-        "dropped": float(balance.dropped),
-        "jobs_hit": float(jobs_hit(kills)),
-        "lost_cpu_hours": lost_cpu_hours(kills),
-        "availability": availability(machine.node_outages, machine.max_capacity, first, last)
-        if last > first
-        else float("nan"),
-    }
 
 
 def _csv(columns: tuple[str, ...], rows: list[Any]) -> str:

@@ -1,0 +1,32 @@
+"""A Batsim workload (JSON) as a log the replay reads, beside the SWF logs of :mod:`schedlab.model.formats.traces`."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from schedlab.model.formats.batsim import read_batsim_workload
+from schedlab.model.formats.traces import LoadedTrace
+
+__all__ = ["load_batsim"]
+
+
+@lru_cache(maxsize=4)
+def load_batsim(path: str, procs: int | None = None) -> LoadedTrace:
+    """A Batsim workload as a replayable log: its jobs on ``procs`` processors, else its ``nb_res``.
+
+    Batsim records no waits, so there is no ``native`` row.
+    """
+    workload = read_batsim_workload(path)
+    size = procs or workload.nb_res
+    if size is None:
+        raise ValueError(f"{path}: the workload gives no nb_res: pass the machine's processors (--procs N)")
+    return LoadedTrace(
+        path,
+        workload.jobs,
+        np.full(len(workload.jobs), np.nan),
+        size,
+        1,
+        f"{path}: {len(workload.jobs)} jobs (Batsim workload, delay profiles)",
+    )
