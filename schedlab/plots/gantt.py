@@ -4,7 +4,7 @@ Records give one bar per job, from its first start to its end. A trace (a
 :class:`~schedlab.processes.tracing.TraceLog`'s entries) gives the exact allocation
 segments: a preempted job's bar has a gap, a squeezed job's bar is thinner while it
 runs on fewer CPUs than it asked for. A cluster's placement table
-(:meth:`~schedlab.processes.cluster.Cluster.placement_rows`) gives :func:`node_gantt`:
+(:meth:`~schedlab.processes.placement_table.PlacementTable.placement_rows`) gives :func:`node_gantt`:
 one band per node, one row per core, each job drawn on the cores it held.
 """
 
@@ -221,7 +221,7 @@ def node_gantt(
     ----------
     rows
         A cluster's placement table: ``(job, queue, node, kind, cores, start, end)``
-        rows (:meth:`~schedlab.processes.cluster.Cluster.placement_rows`, or the
+        rows (:meth:`~schedlab.processes.placement_table.PlacementTable.placement_rows`, or the
         ``placements.csv`` that ``schedlab replay --platform`` saves).
     platform
         The platform the jobs ran on: every node shows (idle ones too) with its

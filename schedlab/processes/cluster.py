@@ -8,7 +8,8 @@ cores each. A job fits when its rule can place it now on the nodes of its partit
 every node keeping within its cores, memory, GPUs and other resources.
 
 Cores have ids, as Batsim numbers resources: node k's cores are ids ``first_k`` to
-``first_k + cores_k - 1``, the nodes in the platform's order (:meth:`Cluster.core_of`).
+``first_k + cores_k - 1``, the nodes in the platform's order
+(:meth:`~schedlab.processes.placement_table.PlacementTable.core_of`).
 The placement rule picks the nodes; on each node a job takes the lowest block of
 contiguous free cores (else the lowest free ones). :meth:`allocation_rows` and
 :meth:`allocated` give the ids each job held as an interval set (``"0-3 7"``), as a
@@ -19,8 +20,8 @@ Each job's :class:`~schedlab.model.records.job_record.JobRecord` carries the cor
 its last run (``allocation``, e.g. ``"0-3 16-19"``) and its node-failure ``restarts``;
 its ``machine`` stays the cluster's name, so every metric reads the records as before.
 Which nodes a job ran on, stretch by stretch, is kept in the cluster's placement table
-(:meth:`Cluster.placement_rows`: one row per job and node, with the cores it held there
-and when). ``schedlab replay --platform`` saves the
+(:meth:`~schedlab.processes.placement_table.PlacementTable.placement_rows`: one row per
+job and node, with the cores it held there and when). ``schedlab replay --platform`` saves the
 table beside the results, and ``schedlab plot`` draws a Gantt chart per node from it.
 
 Nodes can fail (:mod:`schedlab.processes.node_faults`, the code a
@@ -39,8 +40,7 @@ change its size (:meth:`set_capacity`).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from operator import attrgetter
+from collections.abc import Sequence
 from typing import Literal, cast
 
 import simpy
@@ -52,33 +52,15 @@ from schedlab.model.core.failures import NodeFailure
 from schedlab.model.core.job import Job
 from schedlab.model.formats.platform import Platform
 from schedlab.model.records.job_record import NO_IDS, Status
+from schedlab.processes.cluster_view import ClusterPolicyView
 from schedlab.processes.machine import Machine, PolicyError
-from schedlab.processes.machine_view import PolicyView
 from schedlab.processes.model import Model
 from schedlab.processes.node_faults import OnNodeFail
+from schedlab.processes.placement_table import PlacementTable
 from schedlab.processes.running import Running
 from schedlab.processes.source import Source
 
-__all__ = ["PLACEMENT_COLUMNS", "Cluster", "ClusterPolicyView", "cluster_model"]
-
-#: the columns of :meth:`Cluster.placement_rows`
-PLACEMENT_COLUMNS = ("job", "queue", "node", "kind", "cores", "start", "end")
-
-
-class ClusterPolicyView(PolicyView):
-    """What ``cluster.view`` is: a machine's view, and the nodes, placements and rule
-    (:class:`~schedlab.model.contracts.placement.ClusterView`), live and read-only."""
-
-    __slots__ = ("allowed_nodes", "plan")
-
-    def __init__(self, cluster: Cluster) -> None:
-        super().__init__(cluster)
-        self.allowed_nodes = cluster.allowed_nodes
-        self.plan = cluster.plan
-
-    nodes = property(attrgetter("_m.nodes"))
-    allocations = property(attrgetter("_m.allocations"))
-    placement = property(attrgetter("_m.placement"))
+__all__ = ["Cluster", "cluster_model"]
 
 
 def _states(platform: Platform) -> list[NodeState]:
@@ -88,7 +70,7 @@ def _states(platform: Platform) -> list[NodeState]:
     ]
 
 
-class Cluster(Machine):
+class Cluster(Machine, PlacementTable):
     """The nodes of ``platform``, run by ``policy``, jobs placed by ``placement``.
 
     Parameters
@@ -349,43 +331,6 @@ class Cluster(Machine):
         self._set_capacity_by(state.cores)
         self._version += 1
 
-    # ------------------------------------------------------------------ results
-    def placement_rows(self, *, running: bool = True) -> list[tuple[object, str, str, str, int, float, float]]:
-        """Where each job ran: one ``(job, queue, node, kind, cores, start, end)`` per job and node.
-
-        The columns are :data:`PLACEMENT_COLUMNS`; ``queue`` is the job's ``job_class``.
-        A preempted job has one row per stretch it ran. With ``running``, jobs still
-        running are included, ending now.
-        """
-        rows = list(self._rows)
-        if running:
-            now = self.env.now
-            for job, alloc in self.allocations.items():
-                for i, cores in alloc.items():
-                    node = self.nodes[i]
-                    rows.append((job.id, job.job_class, node.name, node.kind, cores, self._since[job], now))
-        return rows
-
-    def core_of(self, core_id: int) -> tuple[str, int]:
-        """The node (its name) and the core on it of the cluster-wide core id ``core_id``."""
-        if not 0 <= core_id < self.max_capacity:
-            raise ValueError(f"cluster {self.name!r}: no core {core_id} (ids 0-{self.max_capacity - 1})")
-        i = max(k for k, first in enumerate(self._first_core) if first <= core_id)
-        return self.nodes[i].name, core_id - self._first_core[i]
-
-    def placements_csv(self) -> str:
-        """:meth:`placement_rows` as CSV text, with a header line."""
-        lines = [",".join(PLACEMENT_COLUMNS)]
-        lines += [",".join(map(str, row)) for row in self.placement_rows()]
-        return "\n".join(lines) + "\n"
-
-    def node_usage(self) -> Mapping[str, tuple[int, dict[str, float]]]:
-        """Each node's cores and other resources in use now: ``{node: (cores, {resource: amount})}``."""
-        return {
-            n.name: (n.cores - n.free_cores, {r: n.resources[r] - n.free.get(r, 0.0) for r in n.resources})
-            for n in self.nodes
-        }
-
     def __repr__(self) -> str:
         return (
             f"Cluster({self.name!r}, nodes={len(self.nodes)}, cores={self.capacity}, free={self.free}, "
@@ -407,7 +352,8 @@ def cluster_model(
 ) -> Model:
     """A model that replays ``jobs`` (in submit order) on an idle cluster of ``platform``'s nodes.
 
-    The cluster is ``model["cluster"]`` (its placement table: :meth:`Cluster.placement_rows`).
+    The cluster is ``model["cluster"]`` (its placement table:
+    :meth:`~schedlab.processes.placement_table.PlacementTable.placement_rows`).
     ``failures`` (sorted by time; a failure's nodes are indices into the platform's nodes)
     are replayed on it, and ``on_node_fail`` says what becomes of the jobs they kill.
     """

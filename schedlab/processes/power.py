@@ -54,7 +54,8 @@ from schedlab.model.contracts.power import (
 from schedlab.model.core.failures import NodeFailure
 from schedlab.model.core.job import Job
 from schedlab.model.formats.platform import Platform
-from schedlab.processes.cluster import Cluster, ClusterPolicyView
+from schedlab.processes.cluster import Cluster
+from schedlab.processes.cluster_view import ClusterPolicyView
 from schedlab.processes.machine import PolicyError
 from schedlab.processes.model import Model
 from schedlab.processes.node_faults import OnNodeFail
