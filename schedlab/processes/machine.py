@@ -35,12 +35,13 @@ from schedlab.model.contracts.machine import Action, Policy, Preempt, Resize, St
 from schedlab.model.contracts.processor_map import AllocationRule
 from schedlab.model.core.fields import is_whole
 from schedlab.model.core.job import Job
-from schedlab.model.records.job_record import NO_IDS, JobRecord, Status
+from schedlab.model.records.job_record import JobRecord, Status
 from schedlab.model.records.log import RecordLog
-from schedlab.model.records.table import job_record
 from schedlab.processes.capacity import CapacityAccount
+from schedlab.processes.fitting import Fitting
 from schedlab.processes.job_body import JobBodies
 from schedlab.processes.job_end import LATE, NORMAL, JobEnding, _Allocated  # private: the event is no API
+from schedlab.processes.job_snapshot import JobSnapshot
 from schedlab.processes.machine_view import PolicyView
 from schedlab.processes.node_faults import NodeFaults, OnNodeFail
 from schedlab.processes.processor_ids import ProcessorIds
@@ -59,7 +60,7 @@ class PolicyError(RuntimeError):
     """A policy asked for something the machine cannot do."""
 
 
-class Machine(CapacityAccount, JobEnding, ProcessorIds, JobBodies, NodeFaults):
+class Machine(CapacityAccount, JobEnding, ProcessorIds, JobBodies, NodeFaults, Fitting, JobSnapshot):
     """``capacity`` CPUs (and optional other resources) shared by jobs, run by a policy.
 
     Parameters
@@ -93,7 +94,8 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds, JobBodies, NodeFaults):
         every event this is RLScheduler's loop (``compat="rlscheduler"``): a job
         submitted when another ends joins the queue before the CPUs come back.
     walltime
-        What happens to a job that reaches its time limit (:meth:`time_limit`):
+        What happens to a job that reaches its time limit
+        (:meth:`~schedlab.processes.fitting.Fitting.time_limit`):
         ``"run-on"`` (the default) lets it run to its end; ``"kill"`` kills it there,
         as Slurm, PBS and OAR do, with a ``TIMEOUT`` record (``end`` the kill time,
         ``cpu_time`` the CPU-time it held). Under ``"kill"`` a job's limit is its
@@ -184,38 +186,6 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds, JobBodies, NodeFaults):
         self._init_ids(allocation)
         self._init_faults(node_size, on_node_fail)
         self._init_bodies()
-
-    # ------------------------------------------------------------------ queries
-    def fits(self, job: Job, cpus: int | None = None) -> bool:
-        """Could ``job`` start now on ``cpus`` CPUs (default: all it asked for)?"""
-        if (job.cpus if cpus is None else cpus) > self.free:
-            return False
-        demands = job.demands
-        if not demands:  # CPUs only, the common case: no generator to build
-            return True
-        used, resources = self.used, self.resources
-        # a relative tolerance: 0.1 + 0.2 of memory must fit a capacity of 0.3
-        return all(a <= 0 or used.get(r, 0.0) + a <= resources.get(r, 0.0) * (1 + 1e-9) for r, a in demands.items())
-
-    def can_ever_fit(self, job: Job) -> bool:
-        """Does ``job`` fit the empty machine at its largest?"""
-        if job.cpus > self.max_capacity:
-            return False
-        demands = job.demands
-        if not demands:
-            return True
-        resources = self.resources
-        return all(a <= 0 or a <= resources.get(r, 0.0) * (1 + 1e-9) for r, a in demands.items())
-
-    def time_limit(self, job: Job) -> float | None:
-        """The run time after which ``job`` is killed, or ``None`` for no limit; asked once, at its first start.
-
-        Under ``walltime="kill"``: the job's ``estimate`` (SWF's requested time), if it
-        has one. Run time is wall-clock time holding CPUs, squeezed or not; time spent
-        suspended after a preemption does not count. A subclass may impose other
-        limits (a queue's, say) by overriding this.
-        """
-        return job.estimate if self.walltime == "kill" else None
 
     # ------------------------------------------------------------------ arrivals
     def submit(self, job: Job) -> None:
@@ -411,7 +381,9 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds, JobBodies, NodeFaults):
     # job_end.py. The CPUs had over time (busy, busy_time, capacity_time, set_capacity,
     # _account): CapacityAccount, in capacity.py. Processor ids (allocation_rows, allocated):
     # ProcessorIds, in processor_ids.py. Node failures (fail_nodes, repair_nodes, inject_failures):
-    # NodeFaults, in node_faults.py.
+    # NodeFaults, in node_faults.py. Whether a job fits now or ever, and its time limit (fits,
+    # can_ever_fit, time_limit): Fitting, in fitting.py. The records of the jobs still here
+    # (snapshot, all_records): JobSnapshot, in job_snapshot.py.
 
     # ------------------------------------------------------------------ internals
     def _running_state(self, job: Job) -> Running:
@@ -419,39 +391,6 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds, JobBodies, NodeFaults):
             if run.job is job:
                 return run
         raise PolicyError(f"machine {self.name!r}: job {job.id} is not running here")
-
-    def _record(self, job: Job, run: Running | None, status: Status) -> JobRecord:
-        # a waiting job holds no ids; a running one those of its current run
-        restarts = self.restarts(job)
-        if run is None:
-            return job_record(job, self.name, status, restarts=restarts)
-        cpu_time = run.cpu_time
-        allocation = NO_IDS
-        if status is Status.RUNNING:
-            cpu_time += (self.env.now - run.started) * run.cpus
-            allocation = self._run_allocation(job)
-        return job_record(
-            job,
-            self.name,
-            status,
-            start=run.first_start,
-            end=self.env.now if status is Status.COMPLETED else math.nan,
-            cpu_time=cpu_time,
-            preemptions=run.preemptions,
-            resizes=run.resizes,
-            restarts=restarts,
-            allocation=allocation,
-        )
-
-    def snapshot(self) -> list[JobRecord]:
-        """Records of the jobs still here (``RUNNING`` or ``WAITING``), as of now."""
-        out = [self._record(r.job, r, Status.RUNNING) for r in self.running]
-        out += [self._record(j, self._suspended.get(j), Status.WAITING) for j in self.waiting]
-        return out
-
-    def all_records(self) -> list[JobRecord]:
-        """Completed and rejected jobs, then those still running or waiting."""
-        return [*self.records, *self.snapshot()]
 
     def __repr__(self) -> str:
         return (
