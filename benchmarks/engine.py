@@ -34,7 +34,10 @@ functions of a cProfile of one schedlab run (the profiler slows it down several-
 ``--before REV`` adds a third model: schedlab's ``Machine`` as it was at git revision
 REV (its ``processes/machine.py``, ``processes/running.py`` and the modules split out of
 ``machine.py``, loaded beside today's package), so a change to the engine is measured
-before and after in one process.
+before and after in one process. A revision older than the ``model/`` split (``ba397ac``),
+whose modules import paths today's package no longer has, is loaded whole instead: its
+``schedlab/`` exported with ``git archive`` and imported as ``_schedlab_before``, and the
+model built from its own ``Machine``, ``FCFS``, ``Source`` and workload.
 
 ``--servers C`` simulates M/M/C at the same rho (arrival rate 0.9 C): ``--servers 1000``
 is the wide machine, where removing a finished job from the running set must not cost
@@ -61,6 +64,8 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import simpy
@@ -110,24 +115,41 @@ def run_raw(customers: int, seed: int, servers: int = SERVERS) -> list[float]:
 MODELS: dict[str, Callable[[int, int, int], list[float]]] = {"schedlab": run_schedlab, "raw simpy": run_raw}
 
 
+#: machine.py and the modules split out of it since: each is loaded from the revision if it has it
+MACHINE_MODULES = (
+    "machine",
+    "running",
+    "job_end",
+    "capacity",
+    "machine_view",
+    "processor_ids",
+    "job_body",
+    "node_faults",
+    "fitting",
+    "job_snapshot",
+)
+#: the name a revision's whole package is imported under, beside today's ``schedlab``
+BEFORE_PACKAGE = "_schedlab_before"
+
+
+def _git(rev: str, *args: str) -> subprocess.CompletedProcess[bytes]:
+    """``git ARGS`` in the repository this script belongs to."""
+    root = Path(__file__).resolve().parent.parent
+    return subprocess.run(["git", *args], cwd=root, capture_output=True)
+
+
 def machine_at(rev: str) -> type:
     """``Machine`` as it was at git revision ``rev``, loaded from ``git show`` beside today's package."""
     import importlib.util
     import tempfile
-    from pathlib import Path
 
-    root = Path(__file__).resolve().parent.parent
     folder = Path(tempfile.mkdtemp())
-    # machine.py and the modules split out of it since (those the revision has)
-    names = ("machine", "running", "job_end", "capacity")
-    for name in names:
-        shown = subprocess.run(
-            ["git", "show", f"{rev}:schedlab/processes/{name}.py"], cwd=root, capture_output=True, text=True
-        )
+    for name in MACHINE_MODULES:
+        shown = _git(rev, "show", f"{rev}:schedlab/processes/{name}.py")
         if shown.returncode != 0:
             continue  # not split out yet at rev
-        text = shown.stdout
-        for other in names:
+        text = shown.stdout.decode()
+        for other in MACHINE_MODULES:
             text = text.replace(f"from schedlab.processes.{other} import", f"from _before_{other} import")
         (folder / f"_before_{name}.py").write_text(text)
     sys.path.insert(0, str(folder))
@@ -138,14 +160,84 @@ def machine_at(rev: str) -> type:
     return module.Machine
 
 
-def schedlab_with(machine: type, label: str) -> Callable[[int, int, int], list[float]]:
-    """:func:`run_schedlab` with another ``Machine`` class."""
+def package_at(rev: str) -> dict[str, Any]:
+    """The M/M/c model's parts from the whole package at ``rev``, imported as :data:`BEFORE_PACKAGE`.
+
+    For a revision older than the ``model/`` split: its ``machine.py`` imports modules
+    (``schedlab.model.job``, ...) that today's package no longer has, and its ``Machine``
+    knows its own ``Job`` class only, so the workload, source and policy are the
+    revision's too.
+    """
+    import importlib
+    import io
+    import re
+    import tarfile
+    import tempfile
+
+    archive = _git(rev, "archive", "--format=tar", rev, "schedlab")
+    if archive.returncode != 0:
+        why = (archive.stderr.decode().strip().splitlines() or ["git archive failed"])[0]
+        raise SystemExit(f"engine.py: --before {rev}: cannot export schedlab/ at that revision: {why}")
+    folder = Path(tempfile.mkdtemp())
+    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+        tar.extractall(folder, filter="data")
+    package = folder / BEFORE_PACKAGE
+    (folder / "schedlab").rename(package)
+    for path in package.rglob("*.py"):  # its absolute imports, renamed: `from schedlab.x import` and `import schedlab`
+        path.write_text(re.sub(r"\b(from|import) schedlab\b", rf"\1 {BEFORE_PACKAGE}", path.read_text()))
+    sys.path.insert(0, str(folder))
+
+    def find(name: str, *modules: str) -> Any:
+        for module in modules:
+            try:
+                found = importlib.import_module(f"{BEFORE_PACKAGE}.{module}")
+            except ModuleNotFoundError:
+                continue
+            if hasattr(found, name):
+                return getattr(found, name)
+        raise SystemExit(f"engine.py: --before {rev}: no {name} in schedlab.{{{','.join(modules)}}} at that revision")
+
+    return {
+        "machine": find("Machine", "processes.machine"),
+        "fcfs": find("FCFS", "policies.ordering", "policies"),
+        "source": find("Source", "processes.source"),
+        "workload": find("poisson_workload", "model.core.workloads", "model.workloads"),
+        "exponential": find("Exponential", "model.core.distributions", "model.distributions"),
+    }
+
+
+def model_at(rev: str) -> Callable[[int, int, int], list[float]]:
+    """:func:`run_schedlab` as it was at git revision ``rev``: its ``Machine``, or its whole package if older.
+
+    A revision git does not know, or one without ``schedlab/processes/machine.py``, stops
+    with a one-line message naming it.
+    """
+    label = f"schedlab@{rev}"
+    if _git(rev, "cat-file", "-e", f"{rev}:schedlab/processes/machine.py").returncode != 0:
+        raise SystemExit(
+            f"engine.py: --before {rev}: no schedlab/processes/machine.py at that revision (or no such revision)"
+        )
+    if _git(rev, "cat-file", "-e", f"{rev}:schedlab/model/core/job.py").returncode == 0:
+        return schedlab_with(machine_at(rev), label)  # the model/ layout: today's package around its Machine
+    return schedlab_with(label=label, **package_at(rev))
+
+
+def schedlab_with(
+    machine: type,
+    label: str,
+    *,
+    fcfs: Any = FCFS,
+    source: Any = Source,
+    workload: Any = poisson_workload,
+    exponential: Any = Exponential,
+) -> Callable[[int, int, int], list[float]]:
+    """:func:`run_schedlab` with another ``Machine`` class (and, for a whole older package, its other parts)."""
 
     def run(customers: int, seed: int, servers: int = SERVERS) -> list[float]:
         env = simpy.Environment()
-        m = machine(env, servers, FCFS())
+        m = machine(env, servers, fcfs())
         rate = RHO * servers * SERVICE_RATE
-        Source(env, poisson_workload(rate, Exponential(1.0 / SERVICE_RATE), count=customers, seed=seed), m)
+        source(env, workload(rate, exponential(1.0 / SERVICE_RATE), count=customers, seed=seed), m)
         env.run()
         return [r.wait for r in m.records]
 
@@ -241,7 +333,7 @@ def main(argv: list[str] | None = None) -> None:
 
     models = dict(MODELS)
     if args.before:
-        models[f"@{args.before}"] = schedlab_with(machine_at(args.before), f"schedlab@{args.before}")
+        models[f"@{args.before}"] = model_at(args.before)
     best = dict.fromkeys(models, float("inf"))
     best_cpu = dict.fromkeys(models, float("inf"))
     mean_wait = dict.fromkeys(models, float("nan"))
