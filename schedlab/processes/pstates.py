@@ -32,10 +32,12 @@ from schedlab.processes.job_end import _Allocated
 from schedlab.processes.machine import PolicyError
 from schedlab.processes.running import Running, RunningSet
 
-__all__ = ["PSTATE_COLUMNS", "PstateControl"]
+__all__ = ["PSTATE_COLUMNS", "PSTATE_CSV_COLUMNS", "PstateControl"]
 
 #: the columns of :meth:`PstateControl.pstate_rows`
 PSTATE_COLUMNS = ("node", "pstate", "start", "end")
+#: the columns of :meth:`PstateControl.pstate_csv`: the rows' with each pstate's speed
+PSTATE_CSV_COLUMNS = ("node", "pstate", "speed", "start", "end")
 
 
 class PstateControl:
@@ -158,3 +160,19 @@ class PstateControl:
                 if self._pstate[i] != 0
             ]
         return rows
+
+    def pstate_csv(self) -> str:
+        """:meth:`pstate_rows` as CSV text (:data:`PSTATE_CSV_COLUMNS`, a header line first), each
+        with its pstate's speed: ``schedlab replay`` saves it as ``series/...-pstates.csv``.
+
+        Batsim writes ``<prefix>_pstate_changes.csv`` instead: one row ``time,machine_id,new_pstate``
+        per change (the machines as an interval set, every machine's start pstate at time 0). A
+        change of nodes to pstate k there ends their row here and opens one at k; a row here is
+        only kept for k other than 0, so a node always at pstate 0 has none and a run whose nodes
+        never left pstate 0 writes only the header.
+        """
+        rows = [",".join(PSTATE_CSV_COLUMNS)]
+        for name, pstate, start, end in self.pstate_rows():
+            speed = self._levels[self._node(name, "read the pstate of")][pstate].speed
+            rows.append(f"{name},{pstate},{speed!r},{start!r},{end!r}")
+        return "\n".join(rows) + "\n"
