@@ -32,7 +32,9 @@ processors' availability over the span.
 
 ``report`` draws the machine states (computing, idle, switching, switched off, down) of
 the first window under EASY with idle shutdown (and failures, unless ``with_failures=false``):
-``machine_states.png``, and the hour around its largest boot, ``machine_states_boot.png``.
+``machine_states.png``, and the hour around its largest boot, ``machine_states_boot.png``;
+and the first day of that window under EASY with DVFS, computing and idle split by
+pstate: ``machine_states_dvfs.png``.
 
     schedlab run scenarios/energy_failures.py
     schedlab run scenarios/energy_failures.py --quick
@@ -250,6 +252,31 @@ def machine_states_figure(cfg: Config, seed: int = 0, *, zoom: bool = False) -> 
     )
 
 
+def dvfs_states_figure(cfg: Config, seed: int = 0, hours: float = 24.0) -> Any:
+    """The machine-state chart of replication 0's window under EASY with DVFS, no failures, over
+    its first ``hours``: computing and idle split by pstate (0, and ``cfg.dvfs_pstate`` while no job waits)."""
+    from schedlab.plots.machine_states import machine_states
+
+    streams = Streams(replication_seeds(seed, 1)[0], 0)  # the run's replication 0: the same window
+    cell = {"policy": "easy", "power": "dvfs", "failures": FAILURES[0]}
+    cluster = build(simpy.Environment(), cfg, cell, streams).run()["cluster"]
+    busy = [(r[2], r[5], r[6]) for r in cluster.placement_rows()]
+    slowed = cluster.pstate_rows()
+    speeds = {k: cluster.platform.node_types[0].power.levels[k].speed for k in {p for _, p, _, _ in slowed}}
+    title = f"EASY + QueueDVFS (pstate {cfg.dvfs_pstate}), window 0 of seed {seed}"
+    return machine_states(
+        busy,
+        [n.name for n in cluster.nodes],
+        start=0.0,
+        end=hours * 3600.0,
+        states=cluster.power_rows(),
+        pstates=slowed,
+        speeds=speeds,
+        time_unit="s",
+        title=f"{title}, first {hours:g} h",
+    )
+
+
 def report(results: Results, out: Any) -> list[Path]:
     """Each policy's energy saved by idle shutdown, what the failures cost, and the machine-state chart."""
     by = {(r["policy"], r["power"], r["failures"]): r for r in results.rows}
@@ -287,7 +314,11 @@ def report(results: Results, out: Any) -> list[Path]:
     target.mkdir(parents=True, exist_ok=True)
     machine_states_figure(cfg, results.seed).savefig(target / "machine_states.png", dpi=100)
     machine_states_figure(cfg, results.seed, zoom=True).savefig(target / "machine_states_boot.png", dpi=100)
-    return [target / "machine_states.png", target / "machine_states_boot.png"]
+    written = [target / "machine_states.png", target / "machine_states_boot.png"]
+    if "dvfs" in settings:
+        dvfs_states_figure(cfg, results.seed).savefig(target / "machine_states_dvfs.png", dpi=100)
+        written.append(target / "machine_states_dvfs.png")
+    return written
 
 
 if __name__ == "__main__":

@@ -220,7 +220,9 @@ def test_report_prints_the_savings_and_draws_the_chart(quick, capsys, tmp_path):
         written = load_scenario(SCRIPT).module.report(quick, tmp_path)
     finally:
         os.chdir(here)
-    assert written == [tmp_path / "machine_states.png", tmp_path / "machine_states_boot.png"]
+    assert written == [
+        tmp_path / name for name in ("machine_states.png", "machine_states_boot.png", "machine_states_dvfs.png")
+    ]
     assert all(path.stat().st_size > 0 for path in written)
     out = capsys.readouterr().out
     assert "easy: idle shutdown saves" in out and "fcfs: idle shutdown saves" in out
