@@ -15,7 +15,11 @@ failure), so a resumed job starts from its true ideal work. A pstate change on a
 that runs a job books the work done so far at the old speed and rescales what is left
 to the new one, as Batsim does for compute profiles; a job with a process body
 (:class:`~schedlab.model.core.job.ProcessJob`) cannot be rescaled this way, and a change on
-its nodes is refused with a one-line :class:`~schedlab.processes.machine.PolicyError`.
+its nodes is refused with a one-line :class:`~schedlab.processes.machine.PolicyError`. Its
+body, not the machine, decides when it ends (its phases, I/O, checkpoints): only a body that
+waits ``alloc.time_left`` follows the rescaled work, and telling the others would take a new
+interrupt cause in the body contract (:mod:`schedlab.processes.job_body`). A body that starts
+on slowed nodes is given its time left at their speed (``tests/test_dvfs_outputs.py``).
 The walltime limit is wall-clock seconds, so a slowed job can reach its limit.
 """
 
