@@ -83,29 +83,10 @@ def test_the_machine_state_chart_draws_pstates_only_where_they_were_used():
     assert legend == ["computing", "switching", "switched off", "idle"]
 
 
-def test_schedlab_replay_dvfs_saves_pstates_and_plot_draws_them(tmp_path, capsys):
+def test_schedlab_replay_dvfs_saves_pstates_and_plot_draws_them(dvfs_replays):
     """``schedlab replay --dvfs 1`` writes series/cell0-rep0-pstates.csv; ``schedlab plot`` reads it
     for machine_states.png. Without ``--dvfs`` no pstate file is written."""
-    from schedlab.experiment.cli import main
-
-    log = tmp_path / "two.swf"
-    log.write_text(
-        "; MaxProcs: 8\n"
-        + "".join(
-            f"{i} {s} -1 {r} {c} -1 -1 {c} 100 -1 1 1 1 -1 -1 -1 -1 -1\n"
-            for i, s, r, c in [(1, 0, 10, 4), (2, 5, 10, 8)]
-        )
-    )
-    plat = tmp_path / "dvfs.toml"
-    plat.write_text(
-        "[nodes.n]\ncount = 2\ncores = 4\n[nodes.n.power]\n"
-        "pstates = [{ speed = 1.0, idle = 100, full = 200 }, { speed = 0.5, idle = 60, full = 100 }]\n"
-    )
-    args = ["replay", str(log), "--platform", str(plat), "--start", "0", "--length", "2", "--backfill", "none"]
-    args += ["--executor", "serial", "--no-native"]
-    assert main([*args, "--out", str(tmp_path / "dvfs"), "--dvfs", "1"]) == 0
-    assert main([*args, "--out", str(tmp_path / "fast")]) == 0
-    capsys.readouterr()
+    tmp_path = dvfs_replays
     with (tmp_path / "dvfs" / "series" / "cell0-rep0-pstates.csv").open() as stream:
         rows = list(csv.DictReader(stream))
     assert [(r["node"], r["pstate"], r["speed"], r["start"], r["end"]) for r in rows] == [
