@@ -1,4 +1,4 @@
-"""Energy and node failures on a real log: FCFS and EASY, each with and without idle shutdown and failures.
+"""Energy and node failures on a real log: FCFS and EASY, each always on, with idle shutdown or DVFS, and failures.
 
 Issue 25 item 8. Replication r replays window r of the SDSC SP2 log (128 processors,
 ``length`` consecutive jobs, its start drawn from the ``window`` stream as
@@ -9,10 +9,13 @@ to start at 0, on 128 one-core nodes with the power of Batsim's
 (:data:`POWER`; ``tests/test_energy_failures.py`` checks it against Batsim's file through
 :func:`~schedlab.model.formats.batsim_platform.batsim_node_power`).
 
-Cells: ``fcfs`` and ``easy``; each ``always on`` and with ``idle shutdown``
+Cells: ``fcfs`` and ``easy``; each ``always on``, with ``idle shutdown``
 (:class:`~schedlab.policies.idle_shutdown.IdleShutdown`: a node idle ``idle_timeout``
 seconds is switched off; nodes boot when the waiting jobs ask for more cores than are
-on); each with ``failures`` ``none`` and ``weibull``: every node fails independently,
+on) and with ``dvfs`` (:class:`~schedlab.policies.dvfs.QueueDVFS`: every node in pstate
+``dvfs_pstate`` while no job waits, back to pstate 0 when one does, on the same hosts
+with the 13 compute pstates of Batsim's file, ``docs/platforms/batsim_dvfs_128.toml``,
+whose pstate 0 is :data:`POWER`); each with ``failures`` ``none`` and ``weibull``: every node fails independently,
 its times between failures Weibull with shape ``shape`` and mean ``mtbf`` (Schroeder and
 Gibson, DSN 2006, fit shapes of 0.7-0.8 to LANL's nodes), each repair exponential of mean
 ``repair`` seconds, drawn by :func:`~schedlab.model.core.failures.random_failures` from
@@ -29,7 +32,9 @@ processors' availability over the span.
 
 ``report`` draws the machine states (computing, idle, switching, switched off, down) of
 the first window under EASY with idle shutdown (and failures, unless ``with_failures=false``):
-``machine_states.png``, and the hour around its largest boot, ``machine_states_boot.png``.
+``machine_states.png``, and the hour around its largest boot, ``machine_states_boot.png``;
+and the first day of that window under EASY with DVFS, computing and idle split by
+pstate: ``machine_states_dvfs.png``.
 
     schedlab run scenarios/energy_failures.py
     schedlab run scenarios/energy_failures.py --quick
@@ -56,9 +61,10 @@ from schedlab.model.core.fields import number, text
 from schedlab.model.core.job import Job
 from schedlab.model.core.streams import Streams
 from schedlab.model.formats.platform import NodePower, Switch
-from schedlab.model.formats.platform_file import parse_platform
+from schedlab.model.formats.platform_file import load_platform, parse_platform
 from schedlab.model.formats.traces import check_traces, evaluate, load_trace, trace_path
 from schedlab.policies.batch import make_policy
+from schedlab.policies.dvfs import QueueDVFS
 from schedlab.policies.idle_shutdown import IdleShutdown
 from schedlab.policies.placement import FirstFitPlacement
 from schedlab.processes import Model
@@ -70,6 +76,10 @@ POWER = NodePower(
 )
 POLICIES = ("fcfs", "easy")
 SHUTDOWN = {"always on": False, "idle shutdown": True}
+#: the power settings: the nodes always on, switched off when idle, slowed when no job waits
+POWER_SETTINGS = (*SHUTDOWN, "dvfs")
+#: Batsim's 13 compute pstates of the same hosts (pstate 0 is POWER's idle and full watts)
+DVFS_PLATFORM = Path(__file__).resolve().parent.parent / "docs" / "platforms" / "batsim_dvfs_128.toml"
 FAILURES = ("none", "weibull")
 #: failures are drawn over this many times a window's submission span
 FAILURE_SPAN = 10
@@ -97,6 +107,8 @@ class Config:
     repair: float = number(4 * 3600.0, gt=0)
     #: what becomes of a job a failure kills: requeue (same id, started over) or drop
     on_node_fail: str = text("requeue", pattern="requeue|drop", what="requeue or drop")
+    #: the pstate the dvfs cells' nodes run in while no job waits (Batsim's file: 1-12; 12 is speed 0.45)
+    dvfs_pstate: int = number(12, low=1, high=12, integer=True)
 
     def __post_init__(self) -> None:
         check_traces([self.trace], self.traces_dir)  # a log that is not there stops here, in one line
@@ -109,9 +121,14 @@ def REPS(cfg: Config) -> int:
     return cfg.replications
 
 
-def platform(nodes: int) -> Any:
-    """``nodes`` one-core nodes with Batsim's :data:`POWER`."""
+def platform(nodes: int, dvfs: bool = False) -> Any:
+    """``nodes`` one-core nodes with Batsim's :data:`POWER` (``dvfs``: and its compute pstates)."""
     p = POWER
+    watts: dict[str, Any] = {"idle": p.idle, "full": p.full}
+    if dvfs:  # pstate 0's watts are POWER's: the dvfs cells differ from the others only by the policy
+        (host,) = load_platform(DVFS_PLATFORM).node_types
+        assert host.power is not None and (host.power.idle, host.power.full) == (p.idle, p.full)
+        watts = {"pstates": [{"speed": q.speed, "idle": q.idle, "full": q.full} for q in host.power.levels]}
     return parse_platform(
         {
             "name": f"batsim-energy-{nodes}",
@@ -120,8 +137,7 @@ def platform(nodes: int) -> Any:
                     "count": nodes,
                     "cores": 1,
                     "power": {
-                        "idle": p.idle,
-                        "full": p.full,
+                        **watts,
                         "off": p.off,
                         "switch_off": {"seconds": p.switch_off.seconds, "joules": p.switch_off.joules},
                         "switch_on": {"seconds": p.switch_on.seconds, "joules": p.switch_on.joules},
@@ -134,7 +150,7 @@ def platform(nodes: int) -> Any:
 
 def cells(cfg: Config) -> list[dict]:
     failures = FAILURES if cfg.with_failures else FAILURES[:1]
-    return [{"policy": p, "power": s, "failures": f} for p in POLICIES for s in SHUTDOWN for f in failures]
+    return [{"policy": p, "power": s, "failures": f} for p in POLICIES for s in POWER_SETTINGS for f in failures]
 
 
 def window(cfg: Config, streams: Streams) -> tuple[list[Job], int]:
@@ -161,9 +177,11 @@ def failures(cfg: Config, jobs: list[Job], nodes: int, streams: Streams) -> list
 def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> Model:
     jobs, procs = window(cfg, streams)
     policy = make_policy("fcfs", "easy" if cell["policy"] == "easy" else "none")
-    if SHUTDOWN[cell["power"]]:
+    if cell["power"] == "dvfs":
+        policy = QueueDVFS(policy, cfg.dvfs_pstate)
+    elif SHUTDOWN[cell["power"]]:
         policy = IdleShutdown(policy, cfg.idle_timeout)
-    nodes = platform(procs)
+    nodes = platform(procs, dvfs=cell["power"] == "dvfs")
     down = failures(cfg, jobs, procs, streams) if cell["failures"] == "weibull" else []
     model = powered_cluster_model(
         env,
@@ -186,7 +204,9 @@ def measure(model: Model) -> dict[str, Any]:
     start, end = min(r.submit for r in ran), max(r.end for r in ran)
     if cluster.node_outages and end > FAILURE_SPAN * max(r.submit for r in records):
         raise ValueError(f"the run ended at {end:g} s, after the failures drawn (FAILURE_SPAN x the last submission)")
-    report = energy(cluster.placement_rows(), model["platform"], start, end, cluster.power_rows())
+    report = energy(
+        cluster.placement_rows(), model["platform"], start, end, cluster.power_rows(), cluster.pstate_rows()
+    )
     boots = sum(1 for _node, state, _a, _b in cluster.power_rows() if state == "switching_on")
     return {
         "energy_mj": report.total / 1e6,
@@ -232,29 +252,56 @@ def machine_states_figure(cfg: Config, seed: int = 0, *, zoom: bool = False) -> 
     )
 
 
+def dvfs_states_figure(cfg: Config, seed: int = 0, hours: float = 24.0) -> Any:
+    """The machine-state chart of replication 0's window under EASY with DVFS, no failures, over
+    its first ``hours``: computing and idle split by pstate (0, and ``cfg.dvfs_pstate`` while no job waits)."""
+    from schedlab.plots.machine_states import machine_states
+
+    streams = Streams(replication_seeds(seed, 1)[0], 0)  # the run's replication 0: the same window
+    cell = {"policy": "easy", "power": "dvfs", "failures": FAILURES[0]}
+    cluster = build(simpy.Environment(), cfg, cell, streams).run()["cluster"]
+    busy = [(r[2], r[5], r[6]) for r in cluster.placement_rows()]
+    slowed = cluster.pstate_rows()
+    speeds = {k: cluster.platform.node_types[0].power.levels[k].speed for k in {p for _, p, _, _ in slowed}}
+    title = f"EASY + QueueDVFS (pstate {cfg.dvfs_pstate}), window 0 of seed {seed}"
+    return machine_states(
+        busy,
+        [n.name for n in cluster.nodes],
+        start=0.0,
+        end=hours * 3600.0,
+        states=cluster.power_rows(),
+        pstates=slowed,
+        speeds=speeds,
+        time_unit="s",
+        title=f"{title}, first {hours:g} h",
+    )
+
+
 def report(results: Results, out: Any) -> list[Path]:
     """Each policy's energy saved by idle shutdown, what the failures cost, and the machine-state chart."""
     by = {(r["policy"], r["power"], r["failures"]): r for r in results.rows}
     ran = [f for f in FAILURES if any(key[2] == f for key in by)]
-    windows: dict[tuple[str, str, int], dict[str, float]] = {}  # the same window with and without shutdown
+    windows: dict[tuple[str, str, int], dict[str, float]] = {}  # the same window under each power setting
     for r in results.replications:
         windows.setdefault((r["policy"], r["failures"], r["rep"]), {})[r["power"]] = r["energy_mj"]
+    settings = [s for s in POWER_SETTINGS[1:] if any(key[1] == s for key in by)]
     for f in ran:
         for p in POLICIES:
-            on, off = by[(p, "always on", f)], by[(p, "idle shutdown", f)]
-            saved = sorted(
-                1 - w["idle shutdown"] / w["always on"] for (q, g, _), w in windows.items() if (q, g) == (p, f)
-            )
-            print(
-                f"{p}{'' if f == 'none' else ' with failures'}: idle shutdown saves "
-                f"{100 * (1 - off['energy_mj'] / on['energy_mj']):.1f}% of the mean energy "
-                f"(per window {100 * saved[0]:.1f}% to {100 * saved[-1]:.1f}%, {len(saved)} windows); "
-                f"wait {on['wait_h']:.3g} h -> {off['wait_h']:.3g} h, bounded slowdown "
-                f"{on['bounded_slowdown']:.3g} -> {off['bounded_slowdown']:.3g}"
-            )
+            on = by[(p, "always on", f)]
+            for setting in settings:
+                off = by[(p, setting, f)]
+                saved = sorted(1 - w[setting] / w["always on"] for (q, g, _), w in windows.items() if (q, g) == (p, f))
+                name = setting if setting != "dvfs" else f"dvfs (pstate {results.config.get('dvfs_pstate', 12)})"
+                print(
+                    f"{p}{'' if f == 'none' else ' with failures'}: {name} saves "  # negative: it costs more
+                    f"{100 * (1 - off['energy_mj'] / on['energy_mj']):.1f}% of the mean energy "
+                    f"(per window {100 * saved[0]:.1f}% to {100 * saved[-1]:.1f}%, {len(saved)} windows); "
+                    f"wait {on['wait_h']:.3g} h -> {off['wait_h']:.3g} h, bounded slowdown "
+                    f"{on['bounded_slowdown']:.3g} -> {off['bounded_slowdown']:.3g}"
+                )
     if "weibull" in ran:
         for p in POLICIES:
-            for power in SHUTDOWN:
+            for power in ("always on", *settings):
                 none, hit = by[(p, power, "none")], by[(p, power, "weibull")]
                 print(
                     f"{p}, {power}: failures hit {hit['jobs_hit']:.1f} jobs a window ({hit['kills']:.1f} kills), "
@@ -267,7 +314,11 @@ def report(results: Results, out: Any) -> list[Path]:
     target.mkdir(parents=True, exist_ok=True)
     machine_states_figure(cfg, results.seed).savefig(target / "machine_states.png", dpi=100)
     machine_states_figure(cfg, results.seed, zoom=True).savefig(target / "machine_states_boot.png", dpi=100)
-    return [target / "machine_states.png", target / "machine_states_boot.png"]
+    written = [target / "machine_states.png", target / "machine_states_boot.png"]
+    if "dvfs" in settings:
+        dvfs_states_figure(cfg, results.seed).savefig(target / "machine_states_dvfs.png", dpi=100)
+        written.append(target / "machine_states_dvfs.png")
+    return written
 
 
 if __name__ == "__main__":

@@ -85,3 +85,34 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 @pytest.fixture
 def mmc_path() -> Path:
     return SCENARIOS / "mmc.py"
+
+
+@pytest.fixture
+def dvfs_replays(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    """``schedlab replay`` of two jobs on two 4-core nodes with two pstates (speed 1 and 0.5), twice:
+    with ``--dvfs 1`` into ``tmp_path/"dvfs"`` and without into ``tmp_path/"fast"``.
+
+    Job 1 (4 cores, 10 s) is submitted at 0 and job 2 (8 cores, 10 s) at 5; both ask for
+    100 s, so no walltime kill. Returns ``tmp_path``.
+    """
+    from schedlab.experiment.cli import main
+
+    log = tmp_path / "two.swf"
+    log.write_text(
+        "; MaxProcs: 8\n"
+        + "".join(
+            f"{i} {s} -1 {r} {c} -1 -1 {c} 100 -1 1 1 1 -1 -1 -1 -1 -1\n"
+            for i, s, r, c in [(1, 0, 10, 4), (2, 5, 10, 8)]
+        )
+    )
+    plat = tmp_path / "dvfs.toml"
+    plat.write_text(
+        "[nodes.n]\ncount = 2\ncores = 4\n[nodes.n.power]\n"
+        "pstates = [{ speed = 1.0, idle = 100, full = 200 }, { speed = 0.5, idle = 60, full = 100 }]\n"
+    )
+    args = ["replay", str(log), "--platform", str(plat), "--start", "0", "--length", "2", "--backfill", "none"]
+    args += ["--executor", "serial", "--no-native"]
+    assert main([*args, "--out", str(tmp_path / "dvfs"), "--dvfs", "1"]) == 0
+    assert main([*args, "--out", str(tmp_path / "fast")]) == 0
+    capsys.readouterr()
+    return tmp_path

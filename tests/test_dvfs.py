@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import math
 
 import pytest
@@ -186,30 +187,9 @@ def test_queue_dvfs_computed_by_hand_to_the_joule():
         QueueDVFS(make_policy("fcfs"), low=0)
 
 
-def test_schedlab_replay_dvfs_gives_the_same_joules(tmp_path, capsys):
+def test_schedlab_replay_dvfs_gives_the_same_joules(dvfs_replays):
     """The case above as a log on a platform file, through ``schedlab replay --dvfs 1``."""
-    import csv
-
-    from schedlab.experiment.cli import main
-
-    log = tmp_path / "two.swf"
-    log.write_text(
-        "; MaxProcs: 8\n"
-        + "".join(
-            f"{i} {s} -1 {r} {c} -1 -1 {c} 100 -1 1 1 1 -1 -1 -1 -1 -1\n"  # 100 s asked for: no walltime kill
-            for i, s, r, c in [(1, 0, 10, 4), (2, 5, 10, 8)]
-        )
-    )
-    plat = tmp_path / "dvfs.toml"
-    plat.write_text(
-        "[nodes.n]\ncount = 2\ncores = 4\n[nodes.n.power]\n"
-        "pstates = [{ speed = 1.0, idle = 100, full = 200 }, { speed = 0.5, idle = 60, full = 100 }]\n"
-    )
-    args = ["replay", str(log), "--platform", str(plat), "--start", "0", "--length", "2", "--backfill", "none"]
-    args += ["--executor", "serial", "--no-native"]
-    assert main([*args, "--out", str(tmp_path / "dvfs"), "--dvfs", "1"]) == 0
-    assert main([*args, "--out", str(tmp_path / "fast")]) == 0
-    capsys.readouterr()
+    tmp_path = dvfs_replays
     rows = {}
     for name in ("dvfs", "fast"):
         with (tmp_path / name / "replications.csv").open() as stream:

@@ -1,4 +1,4 @@
-"""``scenarios/energy_failures.py`` (issue 25 item 8): FCFS and EASY, with and without idle shutdown and failures."""
+"""``scenarios/energy_failures.py`` (issue 25 item 8): FCFS and EASY, always on, idle shutdown or DVFS, failures."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def test_the_platform_is_batsims_cluster_energy_128():
 
 def test_one_row_per_policy_power_setting_and_failures(quick):
     assert [(r["policy"], r["power"], r["failures"]) for r in quick.rows] == [
-        (p, s, f) for p in ("fcfs", "easy") for s in ("always on", "idle shutdown") for f in ("none", "weibull")
+        (p, s, f) for p in ("fcfs", "easy") for s in ("always on", "idle shutdown", "dvfs") for f in ("none", "weibull")
     ]
     for r in quick.replications:
         if r["failures"] == "none":
@@ -72,7 +72,7 @@ def test_every_cell_of_a_window_has_the_same_failures():
         os.chdir(here)
     windows = {tuple(sorted(r.id for r in m.records())) for m in runs.values()}
     outages = {tuple(m["cluster"].node_outages) for key, m in runs.items() if key[2] == "weibull"}
-    assert len(runs) == 8 and len(windows) == 1 and len(outages) == 1 and len(next(iter(outages))) > 0
+    assert len(runs) == 12 and len(windows) == 1 and len(outages) == 1 and len(next(iter(outages))) > 0
     assert all(m["cluster"].node_outages == [] for key, m in runs.items() if key[2] == "none")
 
 
@@ -113,7 +113,36 @@ def test_idle_shutdown_saves_energy_and_keeps_the_work(quick):
         assert off["utilization"] == pytest.approx(on["utilization"], rel=0.05)
 
 
-def test_without_failure_cells_the_table_is_the_four_power_cells():
+def test_dvfs_slows_the_nodes_while_nothing_waits(quick):
+    """The dvfs cells run QueueDVFS at pstate 12 (speed 0.45, 125.88 W full) on the same hosts:
+    window 0 under EASY spends node-time in pstate 12 and none in another pstate but 0, and in
+    every window of seed 0's quick run without failures the mean power is below always on's
+    (what these windows show, not a theorem: a slowed machine is busy longer)."""
+    import simpy
+
+    module = load_scenario(SCRIPT).module
+    here = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        cfg = module.Config(**module.QUICK)
+        streams = Streams(replication_seeds(0, 1)[0], 0)
+        cell = {"policy": "easy", "power": "dvfs", "failures": "none"}
+        model = module.build(simpy.Environment(), cfg, cell, streams).run()
+    finally:
+        os.chdir(here)
+    rows = model["cluster"].pstate_rows()
+    assert rows and {pstate for _, pstate, _, _ in rows} == {12}
+    assert model["platform"].node_types[0].power.levels[12].full == 125.88
+    by = {}
+    for r in quick.replications:
+        if r["failures"] == "none":
+            by.setdefault((r["policy"], r["rep"]), {})[r["power"]] = r
+    for (policy, rep), cells in by.items():
+        on, slowed = cells["always on"], cells["dvfs"]
+        assert slowed["mean_power_kw"] < on["mean_power_kw"], (policy, rep, on, slowed)
+
+
+def test_without_failure_cells_the_table_is_the_six_power_cells():
     module = load_scenario(SCRIPT).module
     here = os.getcwd()
     os.chdir(ROOT)
@@ -121,7 +150,7 @@ def test_without_failure_cells_the_table_is_the_four_power_cells():
         cells = module.cells(module.Config(with_failures=False))
     finally:
         os.chdir(here)
-    assert [c["failures"] for c in cells] == ["none"] * 4
+    assert [c["failures"] for c in cells] == ["none"] * 6
 
 
 def test_the_machine_state_chart_adds_up(quick):
@@ -191,17 +220,20 @@ def test_report_prints_the_savings_and_draws_the_chart(quick, capsys, tmp_path):
         written = load_scenario(SCRIPT).module.report(quick, tmp_path)
     finally:
         os.chdir(here)
-    assert written == [tmp_path / "machine_states.png", tmp_path / "machine_states_boot.png"]
+    assert written == [
+        tmp_path / name for name in ("machine_states.png", "machine_states_boot.png", "machine_states_dvfs.png")
+    ]
     assert all(path.stat().st_size > 0 for path in written)
     out = capsys.readouterr().out
     assert "easy: idle shutdown saves" in out and "fcfs: idle shutdown saves" in out
     assert "easy with failures: idle shutdown saves" in out and "easy, idle shutdown: failures hit" in out
+    assert "easy: dvfs (pstate 12) saves" in out and "fcfs, dvfs: failures hit" in out
 
 
 @pytest.mark.slow
 def test_the_full_run():
     """The default run: 10 windows of 1,024 jobs per cell (the docs page's table)."""
     full = _run()
-    assert len(full.replications) == 8 * 10
+    assert len(full.replications) == 12 * 10
     for r in full.rows:
         assert np.isfinite(r["energy_mj"]) and (r["jobs_hit"] > 0) == (r["failures"] == "weibull")

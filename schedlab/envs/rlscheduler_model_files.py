@@ -13,12 +13,9 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from schedlab.envs.rlscheduler_env import RLSchedulerConfig
-
-if TYPE_CHECKING:
-    from schedlab.envs.rlscheduler_train import TrainSettings
 
 __all__ = ["MODEL_KEYS", "check_model", "env_settings", "load_model", "save_model"]
 
@@ -38,11 +35,16 @@ def save_model(
     model: Any,
     folder: Path,
     cfg: RLSchedulerConfig,
-    settings: TrainSettings,
+    settings: Any,
     curve: list[dict[str, Any]],
     name: str = "model",
 ) -> Path:
-    """``name.zip`` (SB3's) and ``name.json`` (the environment's and PPO's settings, the learning curve)."""
+    """``name.zip`` (SB3's) and ``name.json`` (the environment's settings, the training's, the learning curve).
+
+    ``settings`` is the :class:`~schedlab.envs.rlscheduler_train.TrainSettings` it was
+    trained with (typed ``Any`` here: this module is imported by the trainer, not the
+    other way round).
+    """
     folder.mkdir(parents=True, exist_ok=True)
     model.save(folder / f"{name}.zip")
     meta = {"env": env_settings(cfg), "train": dataclasses.asdict(settings), "curve": curve}

@@ -5,7 +5,11 @@ Batsim counts each host's time in the states *computing*, *idle*, *switched off*
 off*, *switching* or *down* (failed, until its repair) where a powered cluster's power rows
 say so (:meth:`~schedlab.processes.power.PoweredCluster.power_rows`), and *idle* otherwise; the
 chart stacks the counts over time, and its legend names only the states a run can have
-(a cluster without power states is never switched off). The
+(a cluster without power states is never switched off). Where nodes were put in DVFS pstates
+other than 0 (:meth:`~schedlab.processes.pstates.PstateControl.pstate_rows`), computing and
+idle are each split by pstate, a shade per pstate with its speed in the legend, so a node
+slowed to half speed no longer looks like one at full speed (Batsim's ``machine_states.csv``
+has no pstates: it writes them apart, as ``pstate_changes.csv``). The
 machines are a cluster's nodes (its placement table) or, for a machine that gives
 processor ids, its processors (its allocation rows).
 """
@@ -20,7 +24,7 @@ import numpy as np
 from schedlab.plots._mpl import new_figure
 from schedlab.plots.time_axis import time_axis
 
-__all__ = ["computing_count", "machine_states", "state_counts"]
+__all__ = ["computing_count", "machine_states", "pstate_counts", "state_counts"]
 
 
 def computing_count(busy: Iterable[tuple[str, float, float]]) -> tuple[np.ndarray, np.ndarray]:
@@ -74,6 +78,52 @@ def state_counts(
     return t, {name: _at(t, times, counts) for name, (times, counts) in parts.items()}
 
 
+def _overlaps(
+    a: Iterable[tuple[str, float, float]], b: Iterable[tuple[str, float, float]]
+) -> list[tuple[str, float, float]]:
+    """The ``(machine, start, end)`` stretches where a stretch of ``a`` and one of ``b`` of the same machine meet."""
+    by_machine: dict[str, list[tuple[float, float]]] = {}
+    for machine, start, end in b:
+        by_machine.setdefault(machine, []).append((start, end))
+    return [
+        (machine, max(start, s), min(end, e))
+        for machine, start, end in a
+        for s, e in by_machine.get(machine, ())
+        if min(end, e) > max(start, s)
+    ]
+
+
+def pstate_counts(
+    busy: Iterable[tuple[str, float, float]],
+    states: Iterable[tuple[str, str, float, float]],
+    pstates: Iterable[tuple[str, int, float, float]],
+) -> tuple[np.ndarray, dict[int, tuple[np.ndarray, np.ndarray]]]:
+    """Times, and from each on, for each pstate ``k`` other than 0, how many machines compute at ``k``
+    and how many are idle at ``k``.
+
+    ``pstates``: ``(machine, pstate, start, end)``, each stretch a machine spent in a pstate other
+    than 0 (:data:`~schedlab.processes.pstates.PSTATE_COLUMNS`). A machine in pstate ``k`` is
+    computing at ``k`` while a ``busy`` stretch covers the time, and idle at ``k`` while neither a
+    busy stretch nor one of ``states`` (off, switching, down: those keep their own colour) does.
+    """
+    busy, states, slowed = list(busy), list(states), list(pstates)
+    other = [(m, a, b) for m, _, a, b in states]
+    parts: dict[int, tuple[tuple[np.ndarray, np.ndarray], ...]] = {}
+    for k in sorted({p for _, p, _, _ in slowed}):
+        at_k = [(m, a, b) for m, p, a, b in slowed if p == k]
+        parts[k] = (
+            computing_count(_overlaps(busy, at_k)),
+            computing_count(at_k),
+            computing_count(_overlaps(other, at_k)),
+        )
+    t = np.unique(np.concatenate([np.zeros(0)] + [times for part in parts.values() for times, _ in part]))
+    out = {}
+    for k, (computing, inside, elsewhere) in parts.items():
+        working = _at(t, *computing)
+        out[k] = (working, _at(t, *inside) - working - _at(t, *elsewhere))
+    return t, out
+
+
 def machine_states(
     busy: Iterable[tuple[str, float, float]],
     machines: Sequence[str],
@@ -84,6 +134,8 @@ def machine_states(
     time_unit: str = "",
     what: str = "nodes",
     states: Iterable[tuple[str, str, float, float]] | None = None,
+    pstates: Iterable[tuple[str, int, float, float]] = (),
+    speeds: dict[int, float] | None = None,
 ) -> Any:
     """Stacked machines computing and idle over time.
 
@@ -101,31 +153,53 @@ def machine_states(
     states
         Each stretch a machine was off, switching or down (``None``: the machines are never
         switched off, and the legend says so; nodes down are drawn, in red, when any was).
+    pstates
+        Each stretch a machine spent in a DVFS pstate other than 0 (:func:`pstate_counts`):
+        computing and idle are then drawn a shade per pstate (none: the chart is as without DVFS).
+    speeds
+        Each pstate's speed, for the legend (``pstate 1 (speed 0.5)``).
     """
     stretches = list(busy)
     powered = states is not None
     t, counts = state_counts(stretches, states or ())
+    tp, slowed = pstate_counts(stretches, states or (), pstates)
     first = min([s for _, s, _ in stretches], default=0.0) if start is None else start
     last = max([e for _, _, e in stretches], default=1.0) if end is None else end
     # the step functions over [first, last]: each state's count at first, then from each change on
-    inside = (t > first) & (t < last)
-    grid = np.concatenate(([first], t[inside], [last]))
+    changes = np.union1d(t, tp) if slowed else t
+    grid = np.concatenate(([first], changes[(changes > first) & (changes < last)], [last]))
     layers = {name: _at(grid, t, c) for name, c in counts.items()}
     axis = time_axis(first, last, time_unit)
     fig = new_figure(9.0, 3.5)
     ax = fig.axes[0]
     total = len(machines)
     x = axis(grid)
-    low = np.zeros_like(grid)
     shown: tuple[str, ...] = ("computing", "switching", "switched off") if powered else ("computing",)
     if layers["down"].any():  # only a run with failures has nodes down: the legend names it then
         shown += ("down",)
     colours = {"computing": "tab:green", "switching": "tab:orange", "switched off": "tab:blue", "down": "tab:red"}
-    for name in shown:  # idle is what is left on top
-        high = low + layers[name]
-        ax.fill_between(x, low, high, step="post", color=colours[name], label=name, linewidth=0)
+    drawn = [(name, layers[name], colours[name]) for name in shown]
+    if slowed:  # computing at each slow pstate above computing at pstate 0, idle at each below the idle on top
+        from matplotlib import colormaps  # new_figure imported matplotlib (or said it is missing)
+
+        shade = np.linspace(0.5, 0.2, len(slowed)) if len(slowed) > 1 else np.array([0.35])  # slower: paler
+        names = {k: f"pstate {k}" + (f" (speed {speeds[k]:.3g})" if speeds and k in speeds else "") for k in slowed}
+        working = [
+            (f"computing, {names[k]}", _at(grid, tp, c), colormaps["YlGn"](v))
+            for (k, (c, _)), v in zip(slowed.items(), shade, strict=True)
+        ]
+        resting = [
+            (f"idle, {names[k]}", _at(grid, tp, i), colormaps["Purples"](v + 0.1))
+            for (k, (_, i)), v in zip(slowed.items(), shade, strict=True)
+        ]
+        full_speed = layers["computing"] - sum(layer for _, layer, _ in working)
+        drawn = [("computing, pstate 0", full_speed, colours["computing"]), *working, *drawn[1:], *resting]
+    low = np.zeros_like(grid)
+    for name, layer, colour in drawn:  # idle (at pstate 0, where pstates were used) is what is left on top
+        high = low + layer
+        ax.fill_between(x, low, high, step="post", color=colour, label=name, linewidth=0)
         low = high
-    ax.fill_between(x, low, total, step="post", color="0.85", label="idle", linewidth=0)
+    ax.fill_between(x, low, total, step="post", color="0.85", label="idle, pstate 0" if slowed else "idle", linewidth=0)
     ax.set_ylim(0, max(total, 1))
     ax.set_xlim(axis(first), axis(last))
     ax.set_ylabel(f"{what} ({total})")

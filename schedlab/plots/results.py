@@ -96,19 +96,32 @@ def _node_gantt(folder: Path, target: Path, time_unit: str = "") -> list[Path]:
 
     nodes = [n.name for n in platform.nodes] if platform is not None else sorted({r[2] for r in rows})
     power = None  # a powered cluster's off and switching stretches (replay --idle-shutdown saves them)
-    power_tables = sorted((folder / "series").glob("cell0-rep0-*power.csv"))
-    if power_tables:
-        with power_tables[0].open() as stream:
-            power = [(r["node"], r["state"], float(r["start"]), float(r["end"])) for r in csv.DictReader(stream)]
+    power_rows = _series_rows(folder, "power.csv")
+    if power_rows is not None:
+        power = [(r["node"], r["state"], float(r["start"]), float(r["end"])) for r in power_rows]
+    slowed = _series_rows(folder, "pstates.csv") or []  # and its nodes' DVFS pstates (replay --dvfs)
     states = machine_states(
         [(r[2], r[5], r[6]) for r in rows],
         nodes,
         time_unit=time_unit,
         states=power,
+        pstates=[(r["node"], int(r["pstate"]), float(r["start"]), float(r["end"])) for r in slowed],
+        speeds={int(r["pstate"]): float(r["speed"]) for r in slowed},
         title=f"Machine states per node: {label}" if label else "Machine states per node",
     )
     states.savefig(target / "machine_states.png", dpi=100)
     return [path, target / "machine_states.png"]
+
+
+def _series_rows(folder: Path, name: str) -> list[dict[str, str]] | None:
+    """The rows of the first cell's first replication's ``series/...-<name>`` table (None: the run wrote none)."""
+    import csv
+
+    tables = sorted((folder / "series").glob(f"cell0-rep0-*{name}"))
+    if not tables:
+        return None
+    with tables[0].open() as stream:
+        return list(csv.DictReader(stream))
 
 
 @dataclass(frozen=True)

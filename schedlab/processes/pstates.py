@@ -15,7 +15,11 @@ failure), so a resumed job starts from its true ideal work. A pstate change on a
 that runs a job books the work done so far at the old speed and rescales what is left
 to the new one, as Batsim does for compute profiles; a job with a process body
 (:class:`~schedlab.model.core.job.ProcessJob`) cannot be rescaled this way, and a change on
-its nodes is refused with a one-line :class:`~schedlab.processes.machine.PolicyError`.
+its nodes is refused with a one-line :class:`~schedlab.processes.machine.PolicyError`. Its
+body, not the machine, decides when it ends (its phases, I/O, checkpoints): only a body that
+waits ``alloc.time_left`` follows the rescaled work, and telling the others would take a new
+interrupt cause in the body contract (:mod:`schedlab.processes.job_body`). A body that starts
+on slowed nodes is given its time left at their speed (``tests/test_dvfs_outputs.py``).
 The walltime limit is wall-clock seconds, so a slowed job can reach its limit.
 """
 
@@ -32,10 +36,12 @@ from schedlab.processes.job_end import _Allocated
 from schedlab.processes.machine import PolicyError
 from schedlab.processes.running import Running, RunningSet
 
-__all__ = ["PSTATE_COLUMNS", "PstateControl"]
+__all__ = ["PSTATE_COLUMNS", "PSTATE_CSV_COLUMNS", "PstateControl"]
 
 #: the columns of :meth:`PstateControl.pstate_rows`
 PSTATE_COLUMNS = ("node", "pstate", "start", "end")
+#: the columns of :meth:`PstateControl.pstate_csv`: the rows' with each pstate's speed
+PSTATE_CSV_COLUMNS = ("node", "pstate", "speed", "start", "end")
 
 
 class PstateControl:
@@ -158,3 +164,19 @@ class PstateControl:
                 if self._pstate[i] != 0
             ]
         return rows
+
+    def pstate_csv(self) -> str:
+        """:meth:`pstate_rows` as CSV text (:data:`PSTATE_CSV_COLUMNS`, a header line first), each
+        with its pstate's speed: ``schedlab replay`` saves it as ``series/...-pstates.csv``.
+
+        Batsim writes ``<prefix>_pstate_changes.csv`` instead: one row ``time,machine_id,new_pstate``
+        per change (the machines as an interval set, every machine's start pstate at time 0). A
+        change of nodes to pstate k there ends their row here and opens one at k; a row here is
+        only kept for k other than 0, so a node always at pstate 0 has none and a run whose nodes
+        never left pstate 0 writes only the header.
+        """
+        rows = [",".join(PSTATE_CSV_COLUMNS)]
+        for name, pstate, start, end in self.pstate_rows():
+            speed = self._levels[self._node(name, "read the pstate of")][pstate].speed
+            rows.append(f"{name},{pstate},{speed!r},{start!r},{end!r}")
+        return "\n".join(rows) + "\n"

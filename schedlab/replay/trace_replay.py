@@ -365,6 +365,8 @@ def measure(model: Model) -> dict[str, Any]:
             out["files"]["energy.csv"] = per_job
         if hasattr(model["cluster"], "power_csv"):  # nodes off and switching: `schedlab plot`'s machine states
             out["files"]["power.csv"] = model["cluster"].power_csv()
+        if getattr(model["cluster"], "pstate_rows", list)():  # nodes slowed: their pstates, for the same plot
+            out["files"]["pstates.csv"] = model["cluster"].pstate_csv()
     elif getattr(model.parts.get("machine"), "processors", None) is not None:  # which processors: its Gantt chart
         out["files"]["allocations.csv"] = model["machine"].allocations_csv()
     if model.parts.get("failures"):
