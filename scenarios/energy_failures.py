@@ -292,10 +292,11 @@ def report(results: Results, out: Any) -> list[Path]:
                 off = by[(p, setting, f)]
                 saved = sorted(1 - w[setting] / w["always on"] for (q, g, _), w in windows.items() if (q, g) == (p, f))
                 name = setting if setting != "dvfs" else f"dvfs (pstate {results.config.get('dvfs_pstate', 12)})"
+                mean = 1 - off["energy_mj"] / on["energy_mj"]
+                verb = f"saves {100 * mean:.1f}%" if mean >= 0 else f"costs {-100 * mean:.1f}% more"
                 print(
-                    f"{p}{'' if f == 'none' else ' with failures'}: {name} saves "  # negative: it costs more
-                    f"{100 * (1 - off['energy_mj'] / on['energy_mj']):.1f}% of the mean energy "
-                    f"(per window {100 * saved[0]:.1f}% to {100 * saved[-1]:.1f}%, {len(saved)} windows); "
+                    f"{p}{'' if f == 'none' else ' with failures'}: {name} {verb} of the mean energy "
+                    f"(saved per window {100 * saved[0]:.1f}% to {100 * saved[-1]:.1f}%, {len(saved)} windows); "
                     f"wait {on['wait_h']:.3g} h -> {off['wait_h']:.3g} h, bounded slowdown "
                     f"{on['bounded_slowdown']:.3g} -> {off['bounded_slowdown']:.3g}"
                 )
