@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 
 import numpy as np
@@ -115,3 +116,14 @@ def test_a_file_that_is_not_a_checkpoint_is_refused_in_one_line(tmp_path):
     path.write_text("not an archive")
     with pytest.raises(ValueError, match=r"^checkpoint .*seed0.checkpoint.npz: not a readable training checkpoint"):
         train(cfg, SETTINGS, checkpoint=path)
+
+
+def test_a_checkpoint_missing_its_search_state_is_refused_in_one_line(tmp_path):
+    cfg = RLSchedulerConfig(traces_dir=str(TRACES))
+    env, settings = env_settings(cfg), dataclasses.asdict(SETTINGS)
+    path = tmp_path / "seed0.checkpoint.npz"
+    meta = {"format": 1, "env": env, "train": settings, "search": {}}
+    np.savez(path, meta=np.array(json.dumps(meta)))
+    with pytest.raises(ValueError) as err:
+        load_checkpoint(path, env, settings)
+    assert str(err.value) == f"checkpoint {path}: not a whole training checkpoint (its search state lacks 'weights')"

@@ -104,7 +104,12 @@ def load_checkpoint(path: Path, env: dict[str, Any], train: dict[str, Any]) -> C
         return {k.removeprefix(prefix): v for k, v in arrays.items() if k.startswith(prefix)}
 
     search_arrays = part("search/")
-    search = SearchState(**meta["search"], weights=search_arrays["weights"], m=search_arrays["m"], v=search_arrays["v"])
+    try:
+        search = SearchState(
+            **meta["search"], weights=search_arrays["weights"], m=search_arrays["m"], v=search_arrays["v"]
+        )
+    except (KeyError, TypeError) as exc:
+        raise ValueError(f"checkpoint {path}: not a whole training checkpoint (its search state lacks {exc})") from None
     best = part("best/")
     return Checkpoint(
         env=meta["env"],
