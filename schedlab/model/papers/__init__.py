@@ -8,6 +8,7 @@
 - :mod:`.site_measures`: what a replication of seed 001's site is measured by;
 - :mod:`.deeprm_jobs`: DeepRM job sequences (seed 002);
 - :mod:`.ring_bounds`: bounds on the server network's efficiency G (seed 004);
+- :mod:`.collectives_tables`: the tables of seed 004's reproduction (gains, Tables I-IV);
 - :mod:`.rlscheduler_draw`: RLScheduler's draw of window starts (Zhang et al., SC 2020);
 - :mod:`.rlscheduler_published`: RLScheduler's published table (Zhang et al., SC 2020).
 """
