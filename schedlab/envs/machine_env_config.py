@@ -67,7 +67,7 @@ class MachineEnvConfig:
         A typical runtime, scaling the observation's times; ``None`` takes the
         workload's ``time_scale`` (else 1).
     reward
-        ``"slowdown"``, ``"response"`` or ``"utilization"`` (see the module's notes).
+        ``"slowdown"``, ``"response"`` or ``"utilization"`` (see :mod:`schedlab.envs.machine_env`'s notes).
     reward_scale
         Multiplies every reward (e.g. 1/3600 for response times of a trace in seconds).
     trace_window
