@@ -17,7 +17,7 @@ a hash of the training settings and of the log's bytes, and reused by later runs
 Each cell evaluates one policy on ``windows`` held-out test windows (the
 replications): window r starts at a position drawn from replication r's ``window``
 stream, so every policy replays the same windows (common random numbers). Every
-policy runs on the same kind of Machine, :func:`~schedlab.envs.machine_env.agent_machine`
+policy runs on the same kind of Machine, :func:`~schedlab.envs.machine_env_config.agent_machine`
 (deciding once per instant, after every arrival and completion of it): ``dqn`` is the
 trained agent through :class:`~schedlab.envs.agent_policy.AgentPolicy` (greedy over
 the valid actions), ``random`` a uniform choice among them; ``fcfs`` and ``sjf`` are
@@ -52,7 +52,8 @@ import numpy as np
 import simpy
 
 from schedlab.envs.agent_policy import AgentPolicy
-from schedlab.envs.machine_env import MachineEnv, agent_machine
+from schedlab.envs.machine_env import MachineEnv
+from schedlab.envs.machine_env_config import agent_machine
 from schedlab.envs.machine_obs import MachineObserver
 from schedlab.experiment import cli_main
 from schedlab.experiment.results import ci95_halfwidth

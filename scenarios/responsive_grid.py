@@ -40,7 +40,6 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import simpy
 import torch
 
@@ -48,15 +47,15 @@ from schedlab.experiment import cli_main
 from schedlab.learners.approximators import ApproximatorConfig, make_approximator
 from schedlab.learners.sarsa import Sarsa, SarsaConfig
 from schedlab.model.analysis import metrics
-from schedlab.model.analysis.conservation import class_terms, conservation_sum
 from schedlab.model.core.fields import number, text
 from schedlab.model.core.streams import Streams
 from schedlab.model.formats.traces import NativeSchedule, check_traces, load_trace, trace_path
 from schedlab.model.papers.estimates import MedianRuntime, OracleRuntime
 from schedlab.model.papers.fair_share import FairShare
 from schedlab.model.papers.responsive_tables import reading_of, report_text
-from schedlab.model.papers.site_state import INTERACTIVE, SiteFeatures
-from schedlab.model.papers.site_workloads import INTERACTIVE_LIMIT, election_objective, log_segment, synthetic_site_jobs
+from schedlab.model.papers.site_measures import site_measures
+from schedlab.model.papers.site_state import SiteFeatures
+from schedlab.model.papers.site_workloads import INTERACTIVE_LIMIT, log_segment, synthetic_site_jobs
 from schedlab.model.records.job_record import JobRecord, Status
 from schedlab.policies import FCFS
 from schedlab.policies.site_supervisor import (
@@ -368,45 +367,15 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
 
 
 # ---------------------------------------------------------------------- measures
-def _stats(prefix: str, values: np.ndarray) -> dict[str, float]:
-    if len(values) == 0:
-        return {f"{prefix}_mean": math.nan, f"{prefix}_std": math.nan, f"{prefix}_max": math.nan}
-    return {
-        f"{prefix}_mean": float(values.mean()),
-        f"{prefix}_std": float(values.std()),
-        f"{prefix}_max": float(values.max()),
-    }
-
-
 def measure(model: Model) -> dict[str, float]:
     cfg: Config = model["cfg"]
     records = sorted((r for r in model.records() if r.status is Status.COMPLETED), key=lambda r: r.id)
     ids = sorted(j.id for j in model["jobs"])
     first, last = ids[cfg.drop], ids[-cfg.drop - 1] if cfg.drop else ids[-1]
     kept = [r for r in records if first <= r.id <= last]
-    out: dict[str, float] = {"completed": len(kept)}
-    for label in (INTERACTIVE, "batch"):
-        mine = [r for r in kept if r.job_class == label]
-        out.update(_stats(f"wait_{label}", metrics.wait(mine)))
-        w = metrics.responsiveness(mine)
-        out[f"W_{label}_mean"] = float(w.mean()) if len(w) else math.nan
-        out[f"W_{label}_std"] = float(w.std()) if len(w) else math.nan
-        out[f"W_{label}_over_0.9"] = float((w > 0.9).mean()) if len(w) else math.nan
-        waits = metrics.wait(mine)
-        out[f"{label}_under_2min"] = float((waits < 120).mean()) if len(waits) else math.nan
-    waits = metrics.wait(kept)
-    out["wait_mean"], out["wait_std"], out["wait_max"] = float(waits.mean()), float(waits.std()), float(waits.max())
-    fairness = metrics.fair_share(records, model["targets"])  # F after each election, in election order
-    out["fair_share_final"] = float(fairness[-1])
-    out["objective"] = election_objective(records, {r.id for r in kept}, model["targets"], model["weight"])
+    out = site_measures(records, kept, model["targets"], model["weight"], model["cores"])
     machine: Machine | None = model["machine"]
     start, end = min(r.submit for r in records), max(r.end for r in records)
-    # Kleinrock's sum over the kept jobs, loads against the site's own cores over the kept jobs' span
-    span = max(r.end for r in kept) - min(r.submit for r in kept)
-    terms = class_terms(kept, model["cores"] * span)
-    out["conservation_sum"] = conservation_sum(terms)
-    for label, (rho, _) in terms.items():
-        out[f"rho_{label}"] = rho
     if machine is None:  # the native schedule: the log's own cores
         out["utilization"] = metrics.utilization(records, model["cores"], start, end)
     else:

@@ -33,7 +33,7 @@ def direct_configs() -> list[tuple[type, dict]]:
     """
     from schedlab.envs.deeprm import DeepRMConfig
     from schedlab.envs.grid_obs import GridAgentsConfig
-    from schedlab.envs.machine_env import MachineEnvConfig
+    from schedlab.envs.machine_env_config import MachineEnvConfig
     from schedlab.envs.network_obs import NetworkAgentsConfig
     from schedlab.learners.approximators import ApproximatorConfig
     from schedlab.learners.sarsa import SarsaConfig

@@ -13,7 +13,7 @@ from config_probe import probe
 
 from schedlab.envs.deeprm import DeepRMConfig
 from schedlab.envs.grid_obs import GridAgentsConfig
-from schedlab.envs.machine_env import MachineEnvConfig
+from schedlab.envs.machine_env_config import MachineEnvConfig
 from schedlab.envs.network_obs import NetworkAgentsConfig
 from schedlab.experiment import ConfigError, ExperimentError, load_scenario, run
 from schedlab.experiment.cli import main

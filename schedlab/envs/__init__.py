@@ -35,7 +35,8 @@ import gymnasium as gym
 
 from schedlab.envs.agent_policy import AgentPolicy
 from schedlab.envs.deeprm import DeepRMConfig, DeepRMEnv
-from schedlab.envs.machine_env import MachineEnv, MachineEnvConfig, agent_machine
+from schedlab.envs.machine_env import MachineEnv
+from schedlab.envs.machine_env_config import MachineEnvConfig, agent_machine
 from schedlab.envs.machine_jobs import SyntheticJobs, TraceWindows
 from schedlab.envs.machine_obs import MachineObserver
 

@@ -8,7 +8,7 @@ the view through the same :class:`~schedlab.envs.machine_obs.MachineObserver` as
 runs unchanged in any scenario, sweep or replay that takes a machine policy.
 
 On a Machine with ``batch_decisions=True`` (what
-:func:`~schedlab.envs.machine_env.agent_machine` builds) it makes the same decisions
+:func:`~schedlab.envs.machine_env_config.agent_machine` builds) it makes the same decisions
 as in the environment, on the same jobs; on a Machine deciding at every event it is
 also asked between two arrivals of the same instant, which the environment never does.
 """

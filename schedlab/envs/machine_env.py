@@ -39,202 +39,21 @@ since waiting is only valid while a job runs. ``info`` carries ``time`` (the clo
 from __future__ import annotations
 
 import math
-import os
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 import gymnasium as gym
 import numpy as np
 import simpy
 
-from schedlab.envs.machine_jobs import SyntheticJobs, TraceWindows
-from schedlab.envs.machine_obs import MachineObserver
+from schedlab.envs.machine_env_config import REWARDS, MachineEnvConfig, agent_machine, check_jobs
+from schedlab.envs.machine_reward import JOB_WEIGHTS, SystemIntegral
 from schedlab.model.contracts.machine import MachineView, Policy
-from schedlab.model.core.fields import number, validate, whole
-from schedlab.model.core.job import Job
 from schedlab.model.records.job_record import JobRecord
 from schedlab.processes.machine import Machine
 from schedlab.processes.source import Source
 
+# the settings, the Machine and the job check live in machine_env_config; still importable from here
 __all__ = ["REWARDS", "MachineEnv", "MachineEnvConfig", "agent_machine", "check_jobs"]
-
-REWARDS = ("slowdown", "response", "utilization")
-
-Workload = Callable[[np.random.Generator], Sequence[Job]]
-
-
-@dataclass(frozen=True)
-class MachineEnvConfig:
-    """The generic machine environment's settings.
-
-    Parameters
-    ----------
-    workload
-        Draws each episode's jobs: a callable ``jobs(rng) -> list[Job]``, the path of
-        an SWF log (windows of ``trace_window`` jobs, :class:`TraceWindows`), or
-        ``None`` for :class:`SyntheticJobs`' defaults.
-    cpus
-        CPUs of the machine; ``None`` takes the workload's ``cpus`` (the synthetic
-        load's machine, the log's MaxProcs).
-    resources
-        Capacities of other named resources (``{"memory": 64}``) that jobs' demands use.
-    window
-        ``K``: waiting jobs the agent sees and may start (actions ``0..K-1``; ``K`` waits).
-    runtime
-        What the agent is told of a job's length: ``"estimate"`` or ``"runtime"`` (true).
-    time_scale
-        A typical runtime, scaling the observation's times; ``None`` takes the
-        workload's ``time_scale`` (else 1).
-    reward
-        ``"slowdown"``, ``"response"`` or ``"utilization"`` (see the module's notes).
-    reward_scale
-        Multiplies every reward (e.g. 1/3600 for response times of a trace in seconds).
-    trace_window
-        Jobs per episode when ``workload`` is an SWF file.
-    cpu_power
-        ``(idle, full)`` watts of one CPU, for ``energy_weight``.
-    energy_weight
-        Reward lost per joule drawn (``0``: energy is not in the reward); needs ``cpu_power``.
-    """
-
-    workload: Workload | str | os.PathLike[str] | None = None
-    cpus: int | None = number(None, low=1, integer=True)
-    resources: Mapping[str, float] = field(default_factory=dict)
-    window: int = number(8, low=1, integer=True)
-    runtime: Literal["estimate", "runtime"] = "estimate"
-    time_scale: float | None = number(None, gt=0)
-    reward: Literal["slowdown", "response", "utilization"] = "slowdown"
-    reward_scale: float = number(1.0, gt=0)
-    trace_window: int = number(128, low=1, integer=True)
-    cpu_power: tuple[float, float] | None = None
-    energy_weight: float = number(0.0)
-
-    def __post_init__(self) -> None:
-        validate(self)  # every number finite and in range (model/fields); the rules below relate fields
-        if self.cpu_power is not None:
-            idle, full = self.cpu_power
-            if not (math.isfinite(idle) and math.isfinite(full) and 0 <= idle <= full):
-                raise ValueError(f"cpu_power must be (idle, full) watts with 0 <= idle <= full, got {self.cpu_power!r}")
-        if self.energy_weight > 0 and self.cpu_power is None:
-            raise ValueError(f"energy_weight={self.energy_weight:g} needs cpu_power=(idle, full) watts per CPU")
-        if self.reward not in REWARDS:
-            raise ValueError(f"reward must be one of {REWARDS}, got {self.reward!r}")
-        for name, cap in dict(self.resources).items():
-            if name == "cpus":
-                raise ValueError("resources: give the CPUs as cpus=, not as resources['cpus']")
-            if not (isinstance(cap, int | float) and math.isfinite(cap) and cap > 0):
-                raise ValueError(f"resources[{name!r}] must be a finite capacity > 0, got {cap!r}")
-        cpus = self.machine_cpus  # checks cpus, and that a workload without a size got one
-        whole("cpus", cpus, 1)
-        self.observer  # checks runtime, and a time_scale taken from the workload  # noqa: B018
-
-    @property
-    def jobs(self) -> Workload:
-        """The workload as a callable: the given one, a :class:`TraceWindows`, or :class:`SyntheticJobs`."""
-        if self.workload is None:
-            return SyntheticJobs()
-        if isinstance(self.workload, str | os.PathLike):
-            return TraceWindows(self.workload, self.trace_window)
-        if not callable(self.workload):
-            raise ValueError(f"workload must be a callable jobs(rng), an SWF path or None, got {self.workload!r}")
-        return self.workload
-
-    @property
-    def machine_cpus(self) -> int:
-        """The machine's CPUs: ``cpus``, else the workload's own size (an error names the workload when it has none)."""
-        if self.cpus is not None:
-            return self.cpus
-        cpus = getattr(self.jobs, "cpus", None)
-        if cpus is None:
-            raise ValueError(f"cpus: the workload {self.workload!r} does not say its machine's size; give cpus=")
-        return int(cpus)
-
-    @property
-    def observer(self) -> MachineObserver:
-        """The observer for these resources, window, time scale (the workload's by default) and runtime view."""
-        scale = self.time_scale if self.time_scale is not None else getattr(self.jobs, "time_scale", 1.0)
-        return MachineObserver(tuple(self.resources), self.window, scale, self.runtime)
-
-
-def agent_machine(
-    sim: simpy.Environment,
-    cpus: int,
-    policy: Policy,
-    *,
-    resources: Mapping[str, float] | None = None,
-    name: str = "machine",
-) -> Machine:
-    """The environment's kind of Machine on ``sim``: deciding once per instant, refusing jobs that never fit.
-
-    Run :class:`~schedlab.envs.agent_policy.AgentPolicy` on such a Machine (or on any
-    Machine with ``batch_decisions=True``) and it decides exactly as in the
-    environment: there the agent answers once every arrival and completion of an
-    instant is in, and so it must here.
-    """
-    return Machine(sim, cpus, policy, name=name, resources=resources, oversize="raise", batch_decisions=True)
-
-
-def check_jobs(jobs: Sequence[Job], cpus: int, resources: Mapping[str, float]) -> None:
-    """Refuse, naming the job and the setting, a sequence the machine could not run to its end."""
-    if not jobs:
-        raise ValueError("workload: it drew no jobs; an episode needs at least one")
-    last = -math.inf
-    for job in jobs:
-        if job.cpus > cpus:
-            raise ValueError(f"workload job {job.id} asks for {job.cpus} cpus, more than the machine's cpus={cpus}")
-        for name, amount in job.demands.items():
-            if amount > 0 and amount > resources.get(name, 0.0) * (1 + 1e-9):
-                raise ValueError(
-                    f"workload job {job.id} demands {amount:g} of {name!r}; the machine's "
-                    f"resources[{name!r}]={resources.get(name, 0.0)!r}"
-                )
-        if job.submit < last:
-            raise ValueError(f"workload job {job.id} submits at {job.submit}, before the job ahead of it ({last})")
-        last = job.submit
-
-
-class _SystemIntegral:
-    """The Source's target, in front of the Machine: integrates a per-job weight over the jobs in the system.
-
-    The weight sum changes only at arrivals and completions, so the integral is exact:
-    booked at each change, read at any time as ``area + rate * (now - since)``.
-    """
-
-    def __init__(self, machine: Machine, weight: Callable[[float], float]) -> None:
-        self.machine, self.weight = machine, weight
-        self.rate = 0.0
-        self.present = 0
-        self.area = 0.0
-        self.since = machine.env.now
-        machine.completed.connect(self._completed)
-
-    def _book(self) -> None:
-        now = self.machine.env.now
-        self.area += self.rate * (now - self.since)
-        self.since = now
-
-    def submit(self, job: Job) -> None:
-        self._book()
-        self.rate += self.weight(job.runtime)
-        self.present += 1
-        self.machine.submit(job)
-
-    def _completed(self, record: JobRecord) -> None:
-        self._book()
-        self.present -= 1
-        # an empty system has rate 0 exactly: no float residue carried from one busy period to the next
-        self.rate = self.rate - self.weight(record.runtime) if self.present else 0.0
-
-    def value(self) -> float:
-        return self.area + self.rate * (self.machine.env.now - self.since)
-
-
-_WEIGHTS: dict[str, Callable[[float], float]] = {
-    "slowdown": lambda runtime: 1.0 / runtime,
-    "response": lambda runtime: 1.0,
-    "utilization": lambda runtime: 0.0,
-}
 
 
 class MachineEnv(gym.Env[np.ndarray, np.int64]):
@@ -273,7 +92,7 @@ class MachineEnv(gym.Env[np.ndarray, np.int64]):
         self.action_space = self.observer.action_space()
         self.sim: simpy.Environment | None = None
         self.machine: Machine | None = None
-        self._integral: _SystemIntegral | None = None
+        self._integral: SystemIntegral | None = None
         self._asked = False
         self._mask = np.zeros(self.observer.n_actions, dtype=bool)
         self._last = 0.0
@@ -324,7 +143,7 @@ class MachineEnv(gym.Env[np.ndarray, np.int64]):
         check_jobs(jobs, self.cpus, self.resources)
         self.sim = sim = simpy.Environment()
         self.machine = agent_machine(sim, self.cpus, self._ask, resources=self.resources)
-        self._integral = _SystemIntegral(self.machine, _WEIGHTS[self.config.reward])
+        self._integral = SystemIntegral(self.machine, JOB_WEIGHTS[self.config.reward])
         Source(sim, jobs, self._integral, name="machine-source")
         self.n_jobs = len(jobs)
         self._asked, self._invalid, self._done = False, 0, False

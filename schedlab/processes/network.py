@@ -23,8 +23,9 @@ A *run* is ``steps`` such steps with the rule's vectors fixed; at its start the 
 ``begin_run`` hook and the :attr:`~ServerNetwork.run_started` signal (where a learner
 sets the vectors); at its end the network scores it
 (:class:`~schedlab.model.contracts.network.RunOutcome`: which jobs were executed, which agents
-touched which jobs), clears every queue, link and running job, and emits the outcome
-on :attr:`~ServerNetwork.run_ended`, where learners (WLU, TG, SU) record their rewards.
+touched which jobs; :class:`~schedlab.processes.network_outcome.RunScoring`, mixed in),
+clears every queue, link and running job, and emits the outcome on
+:attr:`~ServerNetwork.run_ended`, where learners (WLU, TG, SU) record their rewards.
 The contract a rule is written against is :mod:`schedlab.model.contracts.network`; the network
 itself is the :class:`~schedlab.model.contracts.network.NetworkView` the rule reads.
 """
@@ -44,18 +45,14 @@ from schedlab.model.core.fields import whole
 from schedlab.model.core.job import Job, frozen_demands, trusted_job
 from schedlab.model.records.job_record import JobRecord, Status
 from schedlab.model.records.table import job_record
+from schedlab.processes.network_outcome import RunScoring
 from schedlab.processes.network_server import NetworkServer
 from schedlab.processes.signal import Signal
 
 __all__ = ["ServerNetwork"]
 
-#: a touch (agent, job of the run) is kept as one int, ``agent << _JOB_BITS | job``: no tuple per
-#: touch, and the ints sort in the pairs' order (a run has far fewer than 2^32 jobs)
-_JOB_BITS = 32
-_JOB_MASK = (1 << _JOB_BITS) - 1
 
-
-class ServerNetwork:
+class ServerNetwork(RunScoring):
     """N :class:`NetworkServer` on a graph, external arrivals, links, a shipping rule, run after run.
 
     Parameters
@@ -190,15 +187,6 @@ class ServerNetwork:
         self.clock = env.process(self._clock())
 
     # ------------------------------------------------------------------ bookkeeping
-    def job_class(self, job: Job | JobRecord) -> int:
-        """The agent class of a job of the current run (or of its record)."""
-        return self._classes[job.id - self._first_id]
-
-    def touch(self, agent: int, job: Job) -> None:
-        """Record that ``agent`` decided on ``job`` in this run (I_k = 1 for that agent)."""
-        self._decided_agents.append(agent)
-        self._decided_ids.append(job.id)
-
     def _completion_receiver(self, server: int) -> Callable[[Job, float, float], None]:
         signal, name = self.completed, self.servers[server].name
 
@@ -235,10 +223,6 @@ class ServerNetwork:
     def running(self) -> int:
         """Servers running a job now."""
         return sum(s.running is not None for s in self.servers)
-
-    def executed(self) -> int:
-        """Jobs of the current run executed so far."""
-        return sum(self._executed)
 
     # ------------------------------------------------------------------ phases
     def _deliver(self) -> None:
@@ -315,37 +299,6 @@ class ServerNetwork:
         """Take ``job`` out of ``server``'s queue onto the link towards ``destination``."""
         self.servers[server].take(job)
         self._outgoing.append((self.next_hop[server][destination], job, destination))
-
-    def _touches(self, job_class: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The run's distinct (agent, job) touches in lexicographic order, as two arrays."""
-        first, classes = self._first_id, self.classes
-        agents = [np.array(self._decided_agents, dtype=np.int64)]
-        jobs = [np.array(self._decided_ids, dtype=np.int64) - first]
-        if self._visits:  # each job's arrival, then each delivery, at the server's agent of the job's class
-            agents.append(np.array(self._origins, dtype=np.int64) * classes + job_class)
-            jobs.append(np.arange(len(job_class), dtype=np.int64))
-            delivered = np.array(self._delivered_ids, dtype=np.int64) - first
-            agents.append(np.array(self._delivered_to, dtype=np.int64) * classes + job_class[delivered])
-            jobs.append(delivered)
-        # sorted and made distinct as one int each, agent << 32 | job, then split
-        pairs = np.unique(np.concatenate(agents) << _JOB_BITS | np.concatenate(jobs))
-        return pairs >> _JOB_BITS, pairs & _JOB_MASK
-
-    def _outcome(self) -> RunOutcome:
-        job_class = np.array(self._classes, dtype=np.int64)
-        agents, jobs = self._touches(job_class)
-        where = np.array(self._where, dtype=np.int64)
-        executed_agent = np.where(where >= 0, where * self.classes + job_class, -1)
-        return RunOutcome(
-            self.run,
-            np.array(self._weights, dtype=float),
-            np.frombuffer(bytes(self._executed), dtype=np.uint8).astype(bool),
-            agents,
-            jobs,
-            self.n * self.classes,
-            executed_agent,
-            np.concatenate(self._reqs) if self._reqs else np.zeros((0, self.k), dtype=np.int64),
-        )
 
     def _clear(self) -> None:
         for server in self.servers:
