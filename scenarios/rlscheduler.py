@@ -83,9 +83,9 @@ class Config:
     #: heuristic to imitate before the search and PPO (sjf, f1, best of the two; empty: start from random weights)
     imitate: str = ""
     #: generations of evolution strategies on the scorer's weights (0: PPO only)
-    search_generations: int = number(100, low=0)
+    search_generations: int = number(200, low=0)
     #: training sequences each member of a generation is scored on
-    search_episodes: int = number(16, low=1)
+    search_episodes: int = number(32, low=1)
     #: PPO's environment steps per seed, after the search (0: none)
     train_steps: int = number(16_384, low=0, work=True)
     #: train in the other backfilling setting (RLScheduler trains without; both_backfills overrides)
