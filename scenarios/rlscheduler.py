@@ -14,7 +14,9 @@ a run started again with the same settings resumes from it. The run's folder get
 evaluated models' learning curves (``learning_curves.csv`` and ``.png``).
 ``model=shipped`` (the default) uses the models shipped with schedlab for the four
 logs of the paper when they exist (and trains where none is shipped); ``model=train``
-always trains; any other value is a folder holding ``seed<k>.zip``.
+always trains; any other value is a folder holding ``seed<k>.zip``. ``seeds`` left
+empty (the default) means the seeds of the models shipped for the log, whichever they
+are, and 0, 1, 2 where none is shipped or another model is asked for.
 
 Evaluation: the published protocol, RLScheduler's test script's windows (seed 1, 10
 windows of 1,024 jobs, SDSC-SP2 and HPC2N within their first 10,000 jobs), each on an
@@ -49,7 +51,7 @@ from schedlab.envs.rlscheduler_model_files import check_model, load_model, save_
 from schedlab.envs.rlscheduler_obs import log_features
 from schedlab.envs.rlscheduler_train import TrainSettings, train
 from schedlab.experiment import cli_main
-from schedlab.model.core.fields import number, validate
+from schedlab.model.core.fields import items, number, validate
 from schedlab.model.core.streams import Streams
 from schedlab.model.formats.traces import evaluate
 from schedlab.model.papers.rlscheduler_draw import rlscheduler_starts
@@ -76,8 +78,8 @@ class Config:
     heuristics: tuple[str, ...] = HEURISTICS
     #: what the reward measures: bsld, wait, turnaround, utilization
     score_type: str = "bsld"
-    #: training seeds (one model each)
-    seeds: tuple[int, ...] = (0, 1, 2)
+    #: training seeds, one model each (empty: the seeds shipped for the log, else 0, 1, 2)
+    seeds: tuple[int, ...] = items((), nonempty=False)
     #: shipped (the package's models where they exist), train, or a folder of seed<k>.zip
     model: str = "shipped"
     #: heuristic to imitate before the search and PPO (sjf, f1, best of the two; empty: start from random weights)
@@ -109,6 +111,8 @@ class Config:
 
     def __post_init__(self) -> None:
         validate(self)
+        if not self.seeds:  # frozen: the resolved seeds are the config's own, as recorded with the run
+            object.__setattr__(self, "seeds", self.shipped_seeds() or (0, 1, 2))
         if self.score_type not in SCORE_TYPES:
             raise ValueError(f"score_type must be one of {', '.join(SCORE_TYPES)}, got {self.score_type!r}")
         bad = sorted(set(self.backfills) - {"none", "easy"}) + sorted(set(self.heuristics) - set(HEURISTICS))
@@ -137,6 +141,13 @@ class Config:
                 f"they need more than {2 * self.length + 1}"
             )
         self.train_settings(0)  # one-line errors, before training
+
+    def shipped_seeds(self) -> tuple[int, ...]:
+        """The seeds of the models shipped for the evaluated models' log (none unless ``model=shipped``)."""
+        if self.model != "shipped" or self.score_type != "bsld":
+            return ()
+        found = (path.stem.removeprefix("seed") for path in (SHIPPED / self.model_log).glob("seed*.zip"))
+        return tuple(sorted(int(k) for k in found if k.isdigit()))
 
     @property
     def within(self) -> int:
@@ -182,7 +193,6 @@ class Config:
 QUICK = dict(
     windows=2,
     length=256,
-    seeds=(0,),
     train_steps=2048,
     search_generations=2,
     search_episodes=2,

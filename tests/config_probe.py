@@ -109,7 +109,11 @@ MEANT: dict[str, dict[str, str]] = {
     **{name: {"*": _FOLDER} for name in ("curves_dir", "out_dir", "series_dir", "pool_log")},
     "train_seed": {"0": _SEED, str(10**12): _SEED},
     "window_seed": {"0": _SEED, str(10**12): _SEED},
-    "seeds": {"0": "one training seed, 0: " + _SEED, str(10**12): "one training seed: " + _SEED},
+    "seeds": {
+        "0": "one training seed, 0: " + _SEED,
+        str(10**12): "one training seed: " + _SEED,
+        "": "documented: the seeds of the models shipped for the log, else 0, 1, 2 (rlscheduler)",
+    },
     "eval_seed": {"0": _SEED, str(10**12): _SEED},
     "trained_on": {"": "documented: empty evaluates the models of the log itself"},
     "imitate": {"": "documented: no imitation, training starts from random weights"},

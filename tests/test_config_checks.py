@@ -65,9 +65,10 @@ def test_work_fields_multiply_into_a_size():
 
 def test_no_scenario_accepts_inf_nan_negative_or_empty_numbers():
     tried, _accepted, names = probe(bad=("inf", "nan", "-1", ""), numeric_only=True, direct=False)
-    # the only ones left are meant: an infinite half-life (no decay), and no explicit window starts
+    # the only ones left are meant: an infinite half-life (no decay), no explicit window starts,
+    # and no explicit training seeds (the shipped models' seeds)
     assert sorted(set(names)) == sorted(
-        {"utility_scheduling.learning_rate_half_life='inf'", "trace_replay.starts=''"}
+        {"utility_scheduling.learning_rate_half_life='inf'", "trace_replay.starts=''", "rlscheduler.seeds=''"}
     ), names
     assert tried > 400
 

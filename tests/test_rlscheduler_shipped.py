@@ -125,3 +125,20 @@ def test_the_scenario_refuses_another_logs_models_before_any_replication(tmp_pat
     err = capsys.readouterr().err
     assert "trained with log='lublin_256', this run has log='lublin_256_new2'" in err
     assert "replication" not in err and not (tmp_path / "r" / "replications.csv").exists()
+
+
+def test_the_scenario_evaluates_the_seeds_shipped_for_the_log_unless_told_otherwise():
+    """Seeds left empty are those of the shipped models (a selection need not be 0, 1, 2); trained ones are."""
+    from schedlab.experiment.scenario import load_scenario
+
+    if not (TRACES / "lublin_256.swf.gz").exists():
+        pytest.skip("needs ../shared/traces")
+    scenario = load_scenario(ROOT / "scenarios" / "rlscheduler.py")
+    for log in sorted(path.name for path in TRAINED.iterdir() if path.is_dir()):
+        shipped = tuple(sorted(int(path.stem.removeprefix("seed")) for path in (TRAINED / log).glob("seed*.zip")))
+        cfg = scenario.config(overrides={"log": log, "traces_dir": str(TRACES)})
+        assert cfg.seeds == shipped, log
+    trained = scenario.config(overrides={"model": "train", "traces_dir": str(TRACES)})
+    assert trained.seeds == (0, 1, 2)
+    told = scenario.config(overrides={"seeds": "7,8", "traces_dir": str(TRACES)})
+    assert told.seeds == (7, 8)
