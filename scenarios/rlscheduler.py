@@ -15,8 +15,9 @@ evaluated models' learning curves (``learning_curves.csv`` and ``.png``).
 ``model=shipped`` (the default) uses the models shipped with schedlab for the four
 logs of the paper when they exist (and trains where none is shipped); ``model=train``
 always trains; any other value is a folder holding ``seed<k>.zip``. ``seeds`` left
-empty (the default) means the seeds of the models shipped for the log, whichever they
-are, and 0, 1, 2 where none is shipped or another model is asked for.
+empty (the default) means the seeds of the models in the folder evaluated (the shipped
+one for the log, or the one given), whichever they are, and 0, 1, 2 where there are
+none or ``model=train``.
 
 Evaluation: the published protocol, RLScheduler's test script's windows (seed 1, 10
 windows of 1,024 jobs, SDSC-SP2 and HPC2N within their first 10,000 jobs), each on an
@@ -78,7 +79,7 @@ class Config:
     heuristics: tuple[str, ...] = HEURISTICS
     #: what the reward measures: bsld, wait, turnaround, utilization
     score_type: str = "bsld"
-    #: training seeds, one model each (empty: the seeds shipped for the log, else 0, 1, 2)
+    #: training seeds, one model each (empty: those of the models in the folder evaluated, else 0, 1, 2)
     seeds: tuple[int, ...] = items((), nonempty=False)
     #: shipped (the package's models where they exist), train, or a folder of seed<k>.zip
     model: str = "shipped"
@@ -112,7 +113,7 @@ class Config:
     def __post_init__(self) -> None:
         validate(self)
         if not self.seeds:  # frozen: the resolved seeds are the config's own, as recorded with the run
-            object.__setattr__(self, "seeds", self.shipped_seeds() or (0, 1, 2))
+            object.__setattr__(self, "seeds", self.found_seeds() or (0, 1, 2))
         if self.score_type not in SCORE_TYPES:
             raise ValueError(f"score_type must be one of {', '.join(SCORE_TYPES)}, got {self.score_type!r}")
         bad = sorted(set(self.backfills) - {"none", "easy"}) + sorted(set(self.heuristics) - set(HEURISTICS))
@@ -142,11 +143,15 @@ class Config:
             )
         self.train_settings(0)  # one-line errors, before training
 
-    def shipped_seeds(self) -> tuple[int, ...]:
-        """The seeds of the models shipped for the evaluated models' log (none unless ``model=shipped``)."""
-        if self.model != "shipped" or self.score_type != "bsld":
+    def found_seeds(self) -> tuple[int, ...]:
+        """The seeds of the models in the folder evaluated: the one given, or the one shipped for the log."""
+        if self.model == "shipped" and self.score_type == "bsld":
+            folder = SHIPPED / self.model_log
+        elif self.model not in ("shipped", "train"):
+            folder = Path(self.model).expanduser()
+        else:
             return ()
-        found = (path.stem.removeprefix("seed") for path in (SHIPPED / self.model_log).glob("seed*.zip"))
+        found = (path.stem.removeprefix("seed") for path in folder.glob("seed*.zip"))
         return tuple(sorted(int(k) for k in found if k.isdigit()))
 
     @property

@@ -112,7 +112,7 @@ MEANT: dict[str, dict[str, str]] = {
     "seeds": {
         "0": "one training seed, 0: " + _SEED,
         str(10**12): "one training seed: " + _SEED,
-        "": "documented: the seeds of the models shipped for the log, else 0, 1, 2 (rlscheduler)",
+        "": "documented: the seeds of the models evaluated, else 0, 1, 2 (rlscheduler)",
     },
     "eval_seed": {"0": _SEED, str(10**12): _SEED},
     "trained_on": {"": "documented: empty evaluates the models of the log itself"},

@@ -128,7 +128,7 @@ def test_the_scenario_refuses_another_logs_models_before_any_replication(tmp_pat
 
 
 def test_the_scenario_evaluates_the_seeds_shipped_for_the_log_unless_told_otherwise():
-    """Seeds left empty are those of the shipped models (a selection need not be 0, 1, 2); trained ones are."""
+    """Seeds left empty are those of the models evaluated (a selection need not be 0, 1, 2), else 0, 1, 2."""
     from schedlab.experiment.scenario import load_scenario
 
     if not (TRACES / "lublin_256.swf.gz").exists():
@@ -142,3 +142,5 @@ def test_the_scenario_evaluates_the_seeds_shipped_for_the_log_unless_told_otherw
     assert trained.seeds == (0, 1, 2)
     told = scenario.config(overrides={"seeds": "7,8", "traces_dir": str(TRACES)})
     assert told.seeds == (7, 8)
+    folder = scenario.config(overrides={"model": str(TRAINED / "lublin_256"), "traces_dir": str(TRACES)})
+    assert folder.seeds == scenario.config(overrides={"traces_dir": str(TRACES)}).seeds
