@@ -45,7 +45,7 @@ from schedlab.envs.rlscheduler_search import SearchState, evolve, greedy_scores
 from schedlab.policies.backfilling import Committed
 from schedlab.policies.scoring import RLSCHEDULER_SCORES as SCORES
 
-__all__ = ["TrainSettings", "evaluate", "heuristic_scores", "train"]
+__all__ = ["TrainSettings", "evaluate", "heuristic_scores", "train", "validation_windows"]
 
 
 @dataclass(frozen=True)
@@ -111,6 +111,13 @@ class TrainSettings:
             low = 0 if name in ("steps", "search_generations") else 1
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise ValueError(f"{name} must be a whole number >= {low}, got {value!r}")
+
+
+def validation_windows(cfg: RLSchedulerConfig, settings: TrainSettings) -> tuple[list[int], int]:
+    """The validation sequences' starts and their length: fixed by the seed, from the training draw's range."""
+    rng = np.random.default_rng(np.random.SeedSequence(settings.seed, spawn_key=(0x7A1,)))
+    length = min(settings.validation_length, (cfg.n_jobs - 2) // 2)
+    return [int(s) for s in rng.integers(length, cfg.n_jobs - length - 1, size=settings.validation)], length
 
 
 def heuristic_scores(cfg: RLSchedulerConfig, policy: str, starts: Sequence[int], length: int) -> list[float]:
@@ -231,10 +238,7 @@ def train(
         device=settings.device,
         verbose=0,
     )
-    # validation sequences: fixed by the seed, from the training draw's range
-    rng = np.random.default_rng(np.random.SeedSequence(settings.seed, spawn_key=(0x7A1,)))
-    length = min(settings.validation_length, (cfg.n_jobs - 2) // 2)
-    valid = [int(s) for s in rng.integers(length, cfg.n_jobs - length - 1, size=settings.validation)]
+    valid, length = validation_windows(cfg, settings)
     # validated in the training setting, and in the other too when the model serves both
     modes = (cfg.backfill, not cfg.backfill) if settings.both_backfills else (cfg.backfill,)
     configs = [dataclasses.replace(cfg, backfill=b) for b in modes]
