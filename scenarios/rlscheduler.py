@@ -143,15 +143,16 @@ class Config:
             )
         self.train_settings(0)  # one-line errors, before training
 
+    def given_folder(self) -> Path | None:
+        """The folder of models evaluated as they are: the one given, or the one shipped for the log (bsld only)."""
+        if self.model == "shipped":
+            return SHIPPED / self.model_log if self.score_type == "bsld" else None
+        return None if self.model == "train" else Path(self.model).expanduser()
+
     def found_seeds(self) -> tuple[int, ...]:
-        """The seeds of the models in the folder evaluated: the one given, or the one shipped for the log."""
-        if self.model == "shipped" and self.score_type == "bsld":
-            folder = SHIPPED / self.model_log
-        elif self.model not in ("shipped", "train"):
-            folder = Path(self.model).expanduser()
-        else:
-            return ()
-        found = (path.stem.removeprefix("seed") for path in folder.glob("seed*.zip"))
+        """The seeds of the models in :meth:`given_folder` (none when there is no such folder)."""
+        folder = self.given_folder()
+        found = (path.stem.removeprefix("seed") for path in folder.glob("seed*.zip")) if folder else ()
         return tuple(sorted(int(k) for k in found if k.isdigit()))
 
     @property
@@ -211,16 +212,12 @@ def REPS(cfg: Config) -> int:
 
 
 def model_path(cfg: Config, seed: int) -> Path:
-    """Where seed ``seed``'s model is: shipped, trained in this run, or in the given folder."""
+    """Where seed ``seed``'s model is: shipped, in the given folder, or trained in this run (``out_dir``)."""
     name = f"seed{seed}.zip"
-    if cfg.model == "shipped":
-        shipped = SHIPPED / cfg.model_log / name
-        if shipped.is_file() and cfg.score_type == "bsld":
-            return shipped
-        return cfg.model_dir() / name
-    if cfg.model == "train":
-        return cfg.model_dir() / name
-    return Path(cfg.model) / name
+    folder = cfg.given_folder()
+    if folder is not None and (cfg.model != "shipped" or (folder / name).is_file()):
+        return folder / name
+    return cfg.model_dir() / name  # trained in this run: model=train, or nothing shipped for this seed
 
 
 def _train_missing(cfg: Config) -> None:

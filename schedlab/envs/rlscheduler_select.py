@@ -33,12 +33,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from schedlab.envs.rlscheduler_env import RLSchedulerConfig
 from schedlab.envs.rlscheduler_model_files import check_model, load_model
-from schedlab.envs.rlscheduler_search import greedy_scores
-from schedlab.envs.rlscheduler_train import TrainSettings, heuristic_scores, validation_windows
+from schedlab.envs.rlscheduler_train import (
+    TrainSettings,
+    ranked,
+    relative_to_sjf,
+    sjf_means,
+    validation_configs,
+    validation_windows,
+)
 
 __all__ = ["Candidate", "pick", "select_pairs"]
 
@@ -48,13 +52,14 @@ class Candidate:
     """One model's score on the union of the candidates' validation windows."""
 
     path: Path
-    #: mean over the backfilling settings of (mean bounded slowdown / SJF's); lower is better
+    #: mean over the backfilling settings of (mean score / SJF's); lower is better (higher for utilization)
     score: float
-    #: its mean score in each setting validated, without backfilling first
+    #: its mean score in each setting validated, the training setting first
     values: tuple[float, ...]
 
 
 def _settings(path: Path, traces_dir: str) -> tuple[RLSchedulerConfig, TrainSettings]:
+    """The environment and training settings a model was saved with (its ``.json``)."""
     meta_path = Path(path).with_suffix(".json")
     if not meta_path.is_file():
         raise ValueError(f"model {path}: its settings file {meta_path.name} is missing")
@@ -62,40 +67,43 @@ def _settings(path: Path, traces_dir: str) -> tuple[RLSchedulerConfig, TrainSett
     env = meta["env"]
     known = {f.name for f in dataclasses.fields(TrainSettings)}
     settings = TrainSettings(**{k: v for k, v in meta["train"].items() if k in known})
-    keys = ("log", "score_type", "queue", "draw_within", "sequence")
-    cfg = RLSchedulerConfig(**{k: env[k] for k in keys if k in env}, backfill=False, traces_dir=traces_dir)
-    return cfg, settings
+    keys = ("log", "backfill", "score_type", "queue", "draw_within", "sequence")
+    return RLSchedulerConfig(**{k: env[k] for k in keys if k in env}, traces_dir=traces_dir), settings
+
+
+def _read(paths: Sequence[Path], traces_dir: str) -> list[tuple[RLSchedulerConfig, TrainSettings]]:
+    """Every candidate's settings; one that is missing or differs from the first's is refused in one line."""
+    if not paths:
+        raise ValueError("pick needs at least one model")
+    for path in paths:
+        if not Path(path).is_file():
+            raise ValueError(f"model {path}: no such file")
+    read = [_settings(Path(p), traces_dir) for p in paths]
+    for path in paths:
+        check_model(Path(path), read[0][0])
+    return read
 
 
 def pick(paths: Sequence[Path], traces_dir: str = "../shared/traces") -> tuple[int, list[Candidate], list[int]]:
     """The index of the best of ``paths``, every candidate's score, and the windows scored (their starts).
 
-    The windows are the union of the candidates' validation windows.
-
-    The models must share a log, queue and score type (a model saved with others is
-    refused in one line); ties go to the earlier path.
+    The windows are the union of the candidates' validation windows, scored in the
+    settings the first candidate was validated in. The models must share a log, queue
+    and score type (a model saved with others is refused in one line, before any work);
+    ties go to the earlier path.
     """
-    if not paths:
-        raise ValueError("pick needs at least one model")
-    read = [_settings(Path(p), traces_dir) for p in paths]
+    read = _read(paths, traces_dir)
     cfg, first = read[0]
-    for path in paths:  # all refused or none, before any work
-        check_model(Path(path), cfg)
-    starts: set[int] = set()
-    for model_cfg, settings in read:
-        starts |= set(validation_windows(model_cfg, settings)[0])
-    windows = sorted(starts)
+    windows = sorted({start for model_cfg, settings in read for start in validation_windows(model_cfg, settings)[0]})
     length = validation_windows(cfg, first)[1]
-    modes = (False, True) if first.both_backfills else (False,)
-    configs = [dataclasses.replace(cfg, backfill=b) for b in modes]
-    sjf = [max(float(np.mean(heuristic_scores(c, "sjf", windows, length))), 1e-9) for c in configs]
-    sign = -1.0 if cfg.score_type == "utilization" else 1.0  # a higher utilization is better
+    configs = validation_configs(cfg, first)
+    sjf = sjf_means(configs, windows, length)
     out = []
     for path in paths:
-        values = tuple(float(np.mean(greedy_scores(load_model(Path(path), c), c, windows, length))) for c in configs)
-        score = float(np.mean([v / b for v, b in zip(values, sjf, strict=True)]))
-        out.append(Candidate(Path(path), score, values))
-    best = min(range(len(out)), key=lambda i: (sign * out[i].score, i))
+        model = load_model(Path(path), cfg)  # one model serves every setting
+        values, relative = relative_to_sjf(model, configs, windows, length, sjf)
+        out.append(Candidate(Path(path), relative, tuple(values)))
+    best = min(range(len(out)), key=lambda i: (ranked(cfg, out[i].score), i))
     return best, out, windows
 
 
@@ -105,9 +113,8 @@ def select_pairs(
     """Pick the best seed of each group in ``pairs`` from ``folder``; copy it into ``out`` with ``selection.json``."""
     folder, out = Path(folder), Path(out)
     paths = [[folder / f"seed{seed}.zip" for seed in group] for group in pairs]
-    for path in (p for group in paths for p in group):  # every file, before any work
-        if not path.is_file():
-            raise ValueError(f"model {path}: no such file")
+    for group_paths in paths:  # every model, before any work
+        _read(group_paths, traces_dir)
     out.mkdir(parents=True, exist_ok=True)
     record: dict[str, Any] = {}
     for group, group_paths in zip(pairs, paths, strict=True):

@@ -45,7 +45,17 @@ from schedlab.envs.rlscheduler_search import SearchState, evolve, greedy_scores
 from schedlab.policies.backfilling import Committed
 from schedlab.policies.scoring import RLSCHEDULER_SCORES as SCORES
 
-__all__ = ["TrainSettings", "evaluate", "heuristic_scores", "train", "validation_windows"]
+__all__ = [
+    "TrainSettings",
+    "evaluate",
+    "heuristic_scores",
+    "ranked",
+    "relative_to_sjf",
+    "sjf_means",
+    "train",
+    "validation_configs",
+    "validation_windows",
+]
 
 
 @dataclass(frozen=True)
@@ -118,6 +128,30 @@ def validation_windows(cfg: RLSchedulerConfig, settings: TrainSettings) -> tuple
     rng = np.random.default_rng(np.random.SeedSequence(settings.seed, spawn_key=(0x7A1,)))
     length = min(settings.validation_length, (cfg.n_jobs - 2) // 2)
     return [int(s) for s in rng.integers(length, cfg.n_jobs - length - 1, size=settings.validation)], length
+
+
+def validation_configs(cfg: RLSchedulerConfig, settings: TrainSettings) -> list[RLSchedulerConfig]:
+    """The settings a model is validated in: its training setting, and the other too when it serves both."""
+    modes = (cfg.backfill, not cfg.backfill) if settings.both_backfills else (cfg.backfill,)
+    return [dataclasses.replace(cfg, backfill=b) for b in modes]
+
+
+def sjf_means(configs: Sequence[RLSchedulerConfig], starts: Sequence[int], length: int) -> list[float]:
+    """SJF's mean score on the windows in each setting: what a validation score is relative to."""
+    return [max(float(np.mean(heuristic_scores(c, "sjf", starts, length))), 1e-9) for c in configs]
+
+
+def relative_to_sjf(
+    model: Any, configs: Sequence[RLSchedulerConfig], starts: Sequence[int], length: int, sjf: Sequence[float]
+) -> tuple[list[float], float]:
+    """The model's mean score in each setting (greedy), and the mean over settings of its ratio to SJF's."""
+    values = [float(np.mean(greedy_scores(model, c, starts, length))) for c in configs]
+    return values, float(np.mean([v / b for v, b in zip(values, sjf, strict=True)]))
+
+
+def ranked(cfg: RLSchedulerConfig, relative: float) -> float:
+    """``relative`` turned so that lower is better whatever the score type (a higher utilization is better)."""
+    return -relative if cfg.score_type == "utilization" else relative
 
 
 def heuristic_scores(cfg: RLSchedulerConfig, policy: str, starts: Sequence[int], length: int) -> list[float]:
@@ -239,10 +273,8 @@ def train(
         verbose=0,
     )
     valid, length = validation_windows(cfg, settings)
-    # validated in the training setting, and in the other too when the model serves both
-    modes = (cfg.backfill, not cfg.backfill) if settings.both_backfills else (cfg.backfill,)
-    configs = [dataclasses.replace(cfg, backfill=b) for b in modes]
-    sjf = [max(float(np.mean(heuristic_scores(c, "sjf", valid, length))), 1e-9) for c in configs]
+    configs = validation_configs(cfg, settings)
+    sjf = sjf_means(configs, valid, length)
     curve: list[dict[str, Any]] = []
     best: dict[str, Any] = {"score": math.inf, "state": None}
     clock = {"cpu": time.process_time()}
@@ -252,14 +284,13 @@ def train(
         _restore(model, resumed, curve, best, clock)
 
     def check(point: dict[str, Any]) -> None:
-        values = [float(np.mean(greedy_scores(model, c, valid, length))) for c in configs]
-        relative = float(np.mean([v / b for v, b in zip(values, sjf, strict=True)]))  # to SJF's, per setting
+        values, relative = relative_to_sjf(model, configs, valid, length, sjf)
         point |= {"validation": values[0], "relative_to_sjf": relative}
         if len(values) > 1:
             point["validation_other_backfill"] = values[1]
         point |= {"cpu_s": time.process_time() - clock["cpu"], "teacher": best.get("teacher", "")}
         curve.append(point)
-        score = -relative if cfg.score_type == "utilization" else relative  # lower is better
+        score = ranked(cfg, relative)
         if score < best["score"]:
             best["score"] = score
             best["state"] = {k: v.clone() for k, v in model.policy.state_dict().items()}
