@@ -1,7 +1,7 @@
 """The OSL grid of seed 003 as a plain vectorised numpy loop, without SimPy: the benchmark's reference.
 
 Same model, same named streams and the same order of draws as
-``schedlab.processes.grid.GridModel`` with ``OrdinalSharing``, so the two produce
+``schedlab.processes.grid.grid.GridModel`` with ``OrdinalSharing``, so the two produce
 the same decisions and the same ALoR series. A FIFO resource that never idles while
 jobs wait finishes a job at ``max(busy_until, submit) + J / C``, known at submission;
 so completions are bucketed by the step they fall in, and each step's reward of

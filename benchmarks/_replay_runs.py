@@ -37,7 +37,7 @@ from typing import Any
 class _OneAtATime:
     """A generator policy (``EASY``, ``Priority``) served one action per call.
 
-    Used only while :class:`~schedlab.processes.machine.Machine` still expects a policy
+    Used only while :class:`~schedlab.processes.machine.machine.Machine` still expects a policy
     to return one action (or ``None``) per call: the machine applies each action
     before asking again, so the generator sees every start before it yields the next,
     exactly as a machine that consumed the iterator itself would.
@@ -66,7 +66,7 @@ def _machine_takes_iterators() -> bool:
     import simpy
 
     from schedlab.model.core.job import Job
-    from schedlab.processes.machine import Machine, PolicyError
+    from schedlab.processes.machine.machine import Machine, PolicyError
 
     env = simpy.Environment()
     machine = Machine(env, 1, lambda view: iter(()))
@@ -80,9 +80,9 @@ def _machine_takes_iterators() -> bool:
 def build_schedlab(env: Any, jobs: Sequence[Any], procs: int, batch: bool, backfill: str = "easy") -> tuple[Any, str]:
     """The replay model, built as ``replay_model`` builds it where this checkout allows."""
     from schedlab.policies.batch import BACKFILLS, make_policy
-    from schedlab.processes.machine import Machine
+    from schedlab.processes.machine.machine import Machine
+    from schedlab.processes.machine.replay import replay_model
     from schedlab.processes.model import Model
-    from schedlab.processes.replay import replay_model
     from schedlab.processes.source import Source
 
     if backfill == "conservative" and "conservative-rebuild" in BACKFILLS:

@@ -24,7 +24,7 @@ import simpy
 from schedlab.model.contracts.routing import neighbour_lists
 from schedlab.model.core.streams import Streams
 from schedlab.policies import RandomVectors, ShippingAgents
-from schedlab.processes.network import ServerNetwork
+from schedlab.processes.network.network import ServerNetwork
 from schedlab.topologies import small_world_ring
 
 

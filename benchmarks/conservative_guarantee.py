@@ -32,7 +32,7 @@ from pathlib import Path
 
 import simpy
 
-from schedlab.model.formats.platform import Platform
+from schedlab.model.core.platform import Platform
 from schedlab.model.formats.platform_file import load_platform, parse_platform
 from schedlab.model.formats.traces import load_trace, pick_windows, trace_path
 from schedlab.policies.conservative import Conservative
@@ -40,8 +40,8 @@ from schedlab.policies.conservative_rebuild import RebuildConservative, plan
 from schedlab.policies.partition_conservative import PartitionConservative
 from schedlab.policies.partition_conservative_rebuild import RebuildPartitionConservative, partition_plan
 from schedlab.policies.placement import PLACEMENTS, make_placement
-from schedlab.processes.cluster import cluster_model
-from schedlab.processes.replay import replay_model
+from schedlab.processes.cluster.cluster import cluster_model
+from schedlab.processes.machine.replay import replay_model
 
 
 class FirstPlan:

@@ -10,7 +10,7 @@ tracing hook) over the least a SimPy user would write for this one model.
 
 - **schedlab**: ``Source(poisson_workload(45, Exponential(1.0), count=N, seed=seed))``
   feeding ``Machine(env, 50, FCFS())``; the run ends when the workload drains.
-- **raw SimPy**: :mod:`schedlab.processes.simpy_machine`, the package's plain-SimPy
+- **raw SimPy**: :mod:`schedlab.processes.machine.simpy_machine`, the package's plain-SimPy
   machine (lesson 2 starts from it): a source process, and one process per customer
   that holds a ``simpy.Resource(capacity=50)`` (``with res.request() as req: yield req;
   yield env.timeout(s)``) and appends its wait to a list.
@@ -31,13 +31,11 @@ left on, as in real use, but collects once before each run, so that neither mode
 leftovers are freed in the other's time. ``--profile N`` also prints the top N
 functions of a cProfile of one schedlab run (the profiler slows it down several-fold).
 
-``--before REV`` adds a third model: schedlab's ``Machine`` as it was at git revision
-REV (its ``processes/machine.py``, ``processes/running.py`` and the modules split out of
-``machine.py``, loaded beside today's package), so a change to the engine is measured
-before and after in one process. A revision older than the ``model/`` split (``ba397ac``),
-whose modules import paths today's package no longer has, is loaded whole instead: its
-``schedlab/`` exported with ``git archive`` and imported as ``_schedlab_before``, and the
-model built from its own ``Machine``, ``FCFS``, ``Source`` and workload.
+``--before REV`` adds a third model: schedlab as it was at git revision REV, its whole
+``schedlab/`` exported with ``git archive`` and imported as ``_schedlab_before`` beside
+today's package, the model built from its own ``Machine``, ``FCFS``, ``Source`` and
+workload. So a change to the engine, or a move of its modules, is measured before and
+after in one process.
 
 ``--servers C`` simulates M/M/C at the same rho (arrival rate 0.9 C): ``--servers 1000``
 is the wide machine, where removing a finished job from the running set must not cost
@@ -74,8 +72,8 @@ from schedlab.model.analysis.queueing import erlang_c_wait
 from schedlab.model.core.distributions import Exponential
 from schedlab.model.core.workloads import BLOCK, poisson_workload
 from schedlab.policies.ordering import FCFS
-from schedlab.processes.machine import Machine
-from schedlab.processes.simpy_machine import run_jobs
+from schedlab.processes.machine.machine import Machine
+from schedlab.processes.machine.simpy_machine import run_jobs
 from schedlab.processes.source import Source
 
 SERVERS = 50
@@ -95,7 +93,7 @@ def run_schedlab(customers: int, seed: int, servers: int = SERVERS) -> list[floa
 
 
 def run_raw(customers: int, seed: int, servers: int = SERVERS) -> list[float]:
-    """The same queue in plain SimPy (:mod:`schedlab.processes.simpy_machine`); returns each customer's wait."""
+    """The same queue in plain SimPy (:mod:`schedlab.processes.machine.simpy_machine`); returns each customer's wait."""
     rng = np.random.default_rng(seed)
     rate = RHO * servers * SERVICE_RATE
 
@@ -115,19 +113,6 @@ def run_raw(customers: int, seed: int, servers: int = SERVERS) -> list[float]:
 MODELS: dict[str, Callable[[int, int, int], list[float]]] = {"schedlab": run_schedlab, "raw simpy": run_raw}
 
 
-#: machine.py and the modules split out of it since: each is loaded from the revision if it has it
-MACHINE_MODULES = (
-    "machine",
-    "running",
-    "job_end",
-    "capacity",
-    "machine_view",
-    "processor_ids",
-    "job_body",
-    "node_faults",
-    "fitting",
-    "job_snapshot",
-)
 #: the name a revision's whole package is imported under, beside today's ``schedlab``
 BEFORE_PACKAGE = "_schedlab_before"
 
@@ -138,35 +123,13 @@ def _git(rev: str, *args: str) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(["git", *args], cwd=root, capture_output=True)
 
 
-def machine_at(rev: str) -> type:
-    """``Machine`` as it was at git revision ``rev``, loaded from ``git show`` beside today's package."""
-    import importlib.util
-    import tempfile
-
-    folder = Path(tempfile.mkdtemp())
-    for name in MACHINE_MODULES:
-        shown = _git(rev, "show", f"{rev}:schedlab/processes/{name}.py")
-        if shown.returncode != 0:
-            continue  # not split out yet at rev
-        text = shown.stdout.decode()
-        for other in MACHINE_MODULES:
-            text = text.replace(f"from schedlab.processes.{other} import", f"from _before_{other} import")
-        (folder / f"_before_{name}.py").write_text(text)
-    sys.path.insert(0, str(folder))
-    spec = importlib.util.spec_from_file_location("_before_machine", folder / "_before_machine.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.Machine
-
-
 def package_at(rev: str) -> dict[str, Any]:
     """The M/M/c model's parts from the whole package at ``rev``, imported as :data:`BEFORE_PACKAGE`.
 
-    For a revision older than the ``model/`` split: its ``machine.py`` imports modules
-    (``schedlab.model.job``, ...) that today's package no longer has, and its ``Machine``
-    knows its own ``Job`` class only, so the workload, source and policy are the
-    revision's too.
+    The whole package, not its ``Machine`` alone: a revision's ``Machine`` imports its own
+    modules by their paths at that revision (which moved with the ``model/`` split and again
+    with the rooms by model kind), and knows its own ``Job`` class only, so the workload,
+    source and policy are the revision's too.
     """
     import importlib
     import io
@@ -198,7 +161,7 @@ def package_at(rev: str) -> dict[str, Any]:
         raise SystemExit(f"engine.py: --before {rev}: no {name} in schedlab.{{{','.join(modules)}}} at that revision")
 
     return {
-        "machine": find("Machine", "processes.machine"),
+        "machine": find("Machine", "processes.machine.machine", "processes.machine"),
         "fcfs": find("FCFS", "policies.ordering", "policies"),
         "source": find("Source", "processes.source"),
         "workload": find("poisson_workload", "model.core.workloads", "model.workloads"),
@@ -207,19 +170,13 @@ def package_at(rev: str) -> dict[str, Any]:
 
 
 def model_at(rev: str) -> Callable[[int, int, int], list[float]]:
-    """:func:`run_schedlab` as it was at git revision ``rev``: its ``Machine``, or its whole package if older.
+    """:func:`run_schedlab` as it was at git revision ``rev``: its whole package, imported beside today's.
 
-    A revision git does not know, or one without ``schedlab/processes/machine.py``, stops
-    with a one-line message naming it.
+    A revision git does not know stops with a one-line message naming it.
     """
-    label = f"schedlab@{rev}"
-    if _git(rev, "cat-file", "-e", f"{rev}:schedlab/processes/machine.py").returncode != 0:
-        raise SystemExit(
-            f"engine.py: --before {rev}: no schedlab/processes/machine.py at that revision (or no such revision)"
-        )
-    if _git(rev, "cat-file", "-e", f"{rev}:schedlab/model/core/job.py").returncode == 0:
-        return schedlab_with(machine_at(rev), label)  # the model/ layout: today's package around its Machine
-    return schedlab_with(label=label, **package_at(rev))
+    if _git(rev, "cat-file", "-e", f"{rev}^{{commit}}").returncode != 0:
+        raise SystemExit(f"engine.py: --before {rev}: no such revision")
+    return schedlab_with(label=f"schedlab@{rev}", **package_at(rev))
 
 
 def schedlab_with(

@@ -1,13 +1,13 @@
 """RL interface speed: DeepRM environment steps per second, and DQN updates per second.
 
-- **environment**: :class:`schedlab.envs.deeprm.DeepRMEnv` (the DeepRM defaults: 2
+- **environment**: :class:`schedlab.envs.slotted.deeprm.DeepRMEnv` (the DeepRM defaults: 2
   resources of 20 units, horizon 20, 5 slots) at each load, driven by a uniformly
   random policy through ``reset``/``step`` until ``--steps`` steps are done; Dict
   and flat observations. Each step builds the observation images; a time step also
   runs the SimPy model (arrivals, completions, reserved starts) to the next decision
   event. Printed beside it, for scale: the same episodes' steps with the SJF agent
   and the share of steps that advance time.
-- **generic machine environment**: :class:`schedlab.envs.machine_env.MachineEnv` (any
+- **generic machine environment**: :class:`schedlab.envs.machine.env.MachineEnv` (any
   schedlab Machine, continuous time, window of 8) on its synthetic workload (16 CPUs,
   64 jobs per episode at load 0.9) and on 128-job windows of the Lublin log (256
   CPUs), driven by a uniformly random choice among the valid actions. A step is one
@@ -33,8 +33,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from schedlab.envs.deeprm import DeepRMEnv
-from schedlab.envs.machine_env import MachineEnv
+from schedlab.envs.machine.env import MachineEnv
+from schedlab.envs.slotted.deeprm import DeepRMEnv
 from schedlab.learners.dqn import DQN, DQNConfig, train
 from schedlab.learners.replay_buffer import ReplayBuffer
 from schedlab.policies.slotted import sjf

@@ -12,7 +12,7 @@ mean bounded slowdown ``max(1, (wait + run) / max(run, 10))`` of its schedule; t
 the time ratios AccaSim / schedlab.
 
 - **schedlab**: :func:`schedlab.model.formats.traces.load_trace` (read, clean), then
-  :func:`~schedlab.processes.replay.replay_model` with ``make_policy("fcfs",
+  :func:`~schedlab.processes.machine.replay.replay_model` with ``make_policy("fcfs",
   "easy")`` on a machine of the header's MaxProcs processors, run to the end, and
   :func:`~schedlab.model.formats.traces.evaluate` (timed apart, as "metrics").
 - **AccaSim** 1.1.3 (``pip install accasim`` into its own venv, default

@@ -4,7 +4,7 @@ RLScheduler's ``HPCSimPickJobs.HPCEnv`` (DIR-LAB/deep-batch-scheduler) is import
 a checkout given by ``--rlscheduler DIR`` (with its ``job.py`` and ``cluster.py``; the
 log as plain ``.swf`` in ``--swf``). Its TensorFlow and gym imports are not needed to
 step it: they are replaced by stand-ins (gym's 2019 seeding is schedlab's
-:func:`~schedlab.model.papers.rlscheduler_draw.legacy_gym_rng`). Both environments play the
+:func:`~schedlab.model.formats.window_draw.legacy_gym_rng`). Both environments play the
 same number of episodes of 256 jobs, choosing uniformly among the valid slots, and
 the CPU time of ``reset`` and ``step`` is summed; the two alternate, several rounds,
 and the best round of each is kept. RLScheduler asks its agent at every decision;
@@ -29,7 +29,7 @@ import numpy as np
 
 
 def _stub_imports() -> None:
-    from schedlab.model.papers.rlscheduler_draw import legacy_gym_rng
+    from schedlab.model.formats.window_draw import legacy_gym_rng
 
     sys.modules.setdefault("tensorflow", types.ModuleType("tensorflow"))
     gym = types.ModuleType("gym")
@@ -68,7 +68,7 @@ def theirs(checkout: str, swf: str, episodes: int, rng: np.random.Generator) -> 
 
 
 def ours(log: str, episodes: int, rng: np.random.Generator, ask_single: bool) -> tuple[float, int]:
-    from schedlab.envs.rlscheduler_env import RLSchedulerEnv
+    from schedlab.envs.rlscheduler.env import RLSchedulerEnv
 
     env = RLSchedulerEnv(log=log, ask_single=ask_single)
     env.reset(seed=0)

@@ -6,7 +6,7 @@ evaluated greedily (deterministic, masked) on seeds it never trained on:
 - **machine**: ``schedlab/Machine-v0`` (a 16-CPU machine, 64 synthetic jobs per episode
   at load 0.9, the agent picks which of the 8 oldest waiting jobs to start), against
   FCFS, SJF and EASY backfilling (:func:`schedlab.policies.batch.make_policy`) run on
-  the same kind of Machine (:func:`~schedlab.envs.machine_env_config.agent_machine`) with the
+  the same kind of Machine (:func:`~schedlab.envs.machine.config.agent_machine`) with the
   same jobs. Metric: mean bounded slowdown (threshold 10 s, the mean runtime) and mean wait.
 - **grid**: seed 003's grid (10 brokers x 25 resources, xi = 0.7, 200 steps) behind the
   Parallel API, one policy shared by every broker, trained through SuperSuit's vector
@@ -41,7 +41,7 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.vec_env import DummyVecEnv, VecNormalize
 
 from schedlab.envs import GridAgentsConfig, MachineEnv, SyntheticJobs, agent_machine, grid_model
-from schedlab.envs.grid_parallel import GridParallelEnv
+from schedlab.envs.grid.parallel import GridParallelEnv
 from schedlab.envs.sb3 import grid_vec_env
 from schedlab.experiment.results import ci95_halfwidth
 from schedlab.model.analysis import metrics

@@ -12,7 +12,7 @@ sides interleaved:
   imported (none of them should be).
 - **start to finish**: ``schedlab run scenarios/mmc.py --reps 1 --executor serial --set
   c=50 --set arrival_rate=45 --set customers=N`` (imports, simulation, records, saving
-  to a temporary folder) against :data:`SCRIPT`, ``schedlab/processes/simpy_machine.py``
+  to a temporary folder) against :data:`SCRIPT`, ``schedlab/processes/machine/simpy_machine.py``
   run as a plain SimPy script (it imports only SimPy and the standard library) that
   simulates the same queue and prints its mean wait; the ratio is script / schedlab
   (target >= 0.9).
@@ -39,7 +39,7 @@ MMC = ROOT / "scenarios" / "mmc.py"
 
 #: the M/M/c queue as a SimPy user would write it, start to finish: the package's plain-SimPy
 #: machine, copied out and run as a script, so that importing it loads no part of schedlab
-SCRIPT = ROOT / "schedlab" / "processes" / "simpy_machine.py"
+SCRIPT = ROOT / "schedlab" / "processes" / "machine" / "simpy_machine.py"
 
 HEAVY = ("scipy.stats", "networkx", "torch")
 

@@ -42,11 +42,11 @@ from schedlab.model.contracts.network import TOUCHES
 from schedlab.model.contracts.routing import neighbour_lists
 from schedlab.model.core.fields import items, number
 from schedlab.model.core.streams import Streams
-from schedlab.model.papers.collectives_tables import ALGORITHMS, curves, tables
-from schedlab.model.papers.ring_bounds import paper_estimate, throughput_bound
+from schedlab.papers.collectives_tables import ALGORITHMS, curves, tables
+from schedlab.papers.ring_bounds import paper_estimate, throughput_bound
 from schedlab.policies import LoadBalancing, RandomVectors, ShippingAgents
 from schedlab.processes import Model
-from schedlab.processes.network import ServerNetwork
+from schedlab.processes.network.network import ServerNetwork
 from schedlab.topologies import scale_free_network, small_world_ring, torus_network
 
 TOPOLOGIES = ("small_world", "torus", "scale_free")
@@ -147,7 +147,7 @@ def cells(cfg: Config) -> list[dict]:
 
 
 def optimal_estimate(capacities: np.ndarray, m: int, r: float) -> float:
-    """Section 4's estimate ``min(1, P1 / r)`` (:func:`~schedlab.model.papers.ring_bounds.paper_estimate`)."""
+    """Section 4's estimate ``min(1, P1 / r)`` (:func:`~schedlab.papers.ring_bounds.paper_estimate`)."""
     return paper_estimate(capacities, m, r)
 
 

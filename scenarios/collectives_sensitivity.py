@@ -29,7 +29,7 @@ from schedlab.experiment import cli_main
 from schedlab.experiment.scenario import load_scenario
 from schedlab.model.core import fields
 from schedlab.model.core.streams import Streams
-from schedlab.model.papers.collectives_tables import gain
+from schedlab.papers.collectives_tables import gain
 from schedlab.processes import Model
 
 base = load_scenario(Path(__file__).with_name("collectives.py")).module

@@ -29,14 +29,14 @@ from pathlib import Path
 import numpy as np
 import simpy
 
-from schedlab.envs.deeprm import DeepRMConfig, DeepRMEnv
+from schedlab.envs.slotted.deeprm import DeepRMConfig, DeepRMEnv
 from schedlab.experiment import cli_main
 from schedlab.model.contracts.slotted import Agent, episode_metrics
 from schedlab.model.core.fields import INT_MAX, items, number
 from schedlab.model.core.streams import Streams
 from schedlab.policies.slotted import BASELINES, random_agent
 from schedlab.processes import Model
-from schedlab.processes.slotted import SlottedMachine, drive
+from schedlab.processes.slotted.slotted import SlottedMachine, drive
 
 POLICIES = ("dqn", "sjf", "tetris", "fcfs", "random")
 

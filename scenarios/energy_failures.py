@@ -22,7 +22,7 @@ Gibson, DSN 2006, fit shapes of 0.7-0.8 to LANL's nodes), each repair exponentia
 the ``failures`` stream over ten times the window's submission span (so every cell of
 a replication has the same failures). A failed node's jobs are killed and requeued
 (``on_node_fail``), the node is down (drawing its off watts) until its repair
-(:mod:`schedlab.processes.power`). ``with_failures=false`` runs the ``none`` cells only.
+(:mod:`schedlab.processes.cluster.power`). ``with_failures=false`` runs the ``none`` cells only.
 
 The table: energy (MJ) and mean power (kW) from the first submission to the last end,
 the nodes' boots, utilization (the CPU-time of the jobs' last attempts over the 128
@@ -59,8 +59,8 @@ from schedlab.model.analysis.failures import availability, jobs_hit, lost_cpu_ho
 from schedlab.model.core.failures import NodeFailure, random_failures
 from schedlab.model.core.fields import number, text
 from schedlab.model.core.job import Job
+from schedlab.model.core.platform import NodePower, Switch
 from schedlab.model.core.streams import Streams
-from schedlab.model.formats.platform import NodePower, Switch
 from schedlab.model.formats.platform_file import load_platform, parse_platform
 from schedlab.model.formats.traces import check_traces, evaluate, load_trace, trace_path
 from schedlab.policies.batch import make_policy
@@ -68,7 +68,7 @@ from schedlab.policies.dvfs import QueueDVFS
 from schedlab.policies.idle_shutdown import IdleShutdown
 from schedlab.policies.placement import FirstFitPlacement
 from schedlab.processes import Model
-from schedlab.processes.power import powered_cluster_model
+from schedlab.processes.cluster.power import powered_cluster_model
 
 #: Batsim's cluster_energy_128.xml, pstate 0 and its sleep pstates 13:14:15 (watts x seconds = joules)
 POWER = NodePower(

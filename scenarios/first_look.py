@@ -48,7 +48,7 @@ from schedlab.model.records.run_facts import run_facts
 from schedlab.policies import FCFS
 from schedlab.policies.batch import make_policy
 from schedlab.processes import Machine, Model, Source
-from schedlab.processes.replay import replay_model
+from schedlab.processes.machine.replay import replay_model
 
 #: a policy's name on the command line -> (priority order, backfilling)
 POLICIES = {"fcfs": ("fcfs", "none"), "sjf": ("sjf", "none"), "easy": ("fcfs", "easy"), "sjf+easy": ("sjf", "easy")}

@@ -6,7 +6,7 @@ processors (MaxProcs; the Lublin model log by default: 256 processors, offered l
 windows are drawn from the first ``train_fraction`` of the jobs, test windows from the
 rest, so no test job was ever seen in training. A DQN
 (:mod:`schedlab.learners.dqn`) is trained once, before the cells run, on
-:class:`~schedlab.envs.machine_env.MachineEnv` episodes of ``length`` consecutive
+:class:`~schedlab.envs.machine.env.MachineEnv` episodes of ``length`` consecutive
 jobs (a fresh window per episode, its clock starting at the window's first job); it
 sees the ``window`` oldest waiting jobs and their requested times, and its reward is
 minus the slowdown integral (the return is minus the episode's total slowdown). The
@@ -17,9 +17,9 @@ a hash of the training settings and of the log's bytes, and reused by later runs
 Each cell evaluates one policy on ``windows`` held-out test windows (the
 replications): window r starts at a position drawn from replication r's ``window``
 stream, so every policy replays the same windows (common random numbers). Every
-policy runs on the same kind of Machine, :func:`~schedlab.envs.machine_env_config.agent_machine`
+policy runs on the same kind of Machine, :func:`~schedlab.envs.machine.config.agent_machine`
 (deciding once per instant, after every arrival and completion of it): ``dqn`` is the
-trained agent through :class:`~schedlab.envs.agent_policy.AgentPolicy` (greedy over
+trained agent through :class:`~schedlab.envs.machine.agent_policy.AgentPolicy` (greedy over
 the valid actions), ``random`` a uniform choice among them; ``fcfs`` and ``sjf`` are
 strict priority orders (by submit time, by requested time), ``easy`` and ``sjf_easy``
 the same with EASY backfilling (:mod:`schedlab.policies.backfilling`). The heuristics
@@ -51,10 +51,10 @@ from pathlib import Path
 import numpy as np
 import simpy
 
-from schedlab.envs.agent_policy import AgentPolicy
-from schedlab.envs.machine_env import MachineEnv
-from schedlab.envs.machine_env_config import agent_machine
-from schedlab.envs.machine_obs import MachineObserver
+from schedlab.envs.machine.agent_policy import AgentPolicy
+from schedlab.envs.machine.config import agent_machine
+from schedlab.envs.machine.env import MachineEnv
+from schedlab.envs.machine.obs import MachineObserver
 from schedlab.experiment import cli_main
 from schedlab.experiment.results import ci95_halfwidth
 from schedlab.model.analysis import metrics

@@ -41,7 +41,7 @@ from schedlab.model.core.fields import number
 from schedlab.model.core.streams import Streams
 from schedlab.policies import DecentralisedMinMin, LeastLoaded, RandomSelection
 from schedlab.processes import Model
-from schedlab.processes.grid import GridModel
+from schedlab.processes.grid.grid import GridModel
 from schedlab.topologies import ordinal_ring, resource_capacities
 
 POLICIES = ("osl", "lls", "rs", "sls", "dmms")

@@ -51,7 +51,7 @@ from schedlab.model.core.fields import items, number
 from schedlab.model.core.streams import Streams
 from schedlab.policies import LeastLoaded, RandomSelection
 from schedlab.processes import Model
-from schedlab.processes.grid import GridModel
+from schedlab.processes.grid.grid import GridModel
 from schedlab.topologies import (
     bipartite_grid,
     grid_topology,

@@ -29,7 +29,7 @@ import torch
 
 from schedlab.experiment.scenario import load_scenario
 from schedlab.model.core.streams import Streams
-from schedlab.model.papers.site_workloads import election_rewards
+from schedlab.papers.site_workloads import election_rewards
 
 SCENARIO = load_scenario(Path(__file__).with_name("responsive_grid.py"))
 SETTINGS = ("EDF", "GREEDY", "RL", "RL eps=0", "RL+queue")

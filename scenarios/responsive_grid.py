@@ -47,16 +47,16 @@ from schedlab.experiment import cli_main
 from schedlab.learners.approximators import ApproximatorConfig, make_approximator
 from schedlab.learners.sarsa import Sarsa, SarsaConfig
 from schedlab.model.analysis import metrics
+from schedlab.model.analysis.estimates import MedianRuntime, OracleRuntime
+from schedlab.model.analysis.fair_share import FairShare
+from schedlab.model.contracts.site import SiteFeatures
 from schedlab.model.core.fields import number, text
 from schedlab.model.core.streams import Streams
 from schedlab.model.formats.traces import NativeSchedule, check_traces, load_trace, trace_path
-from schedlab.model.papers.estimates import MedianRuntime, OracleRuntime
-from schedlab.model.papers.fair_share import FairShare
-from schedlab.model.papers.responsive_tables import reading_of, report_text
-from schedlab.model.papers.site_measures import site_measures
-from schedlab.model.papers.site_state import SiteFeatures
-from schedlab.model.papers.site_workloads import INTERACTIVE_LIMIT, log_segment, synthetic_site_jobs
 from schedlab.model.records.job_record import JobRecord, Status
+from schedlab.papers.responsive_tables import reading_of, report_text
+from schedlab.papers.site_measures import site_measures
+from schedlab.papers.site_workloads import INTERACTIVE_LIMIT, log_segment, synthetic_site_jobs
 from schedlab.policies import FCFS
 from schedlab.policies.site_supervisor import (
     EarliestDeadlineFirst,
@@ -66,7 +66,7 @@ from schedlab.policies.site_supervisor import (
     ShortestFirst,
 )
 from schedlab.processes import Machine, Model, Source
-from schedlab.processes.elastic import ElasticPool
+from schedlab.processes.machine.elastic import ElasticPool
 
 VOS = ("vo1", "vo2", "vo3", "vo4")
 FAIRNESS = {"feasible": (0.7, 0.2, 0.05, 0.05), "unfeasible": (0.4, 0.2, 0.2, 0.2)}

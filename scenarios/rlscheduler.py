@@ -2,8 +2,8 @@
 
 Training: schedlab's kernel policy (:mod:`schedlab.envs.kernel_policy`, an sb3-contrib
 MaskablePPO model) on ``schedlab/RLScheduler-v0`` episodes of 256 consecutive jobs of the
-log, each on an empty machine (:mod:`schedlab.envs.rlscheduler_env`), once per training
-seed, in the stages of :func:`~schedlab.envs.rlscheduler_train.train`: by default
+log, each on an empty machine (:mod:`schedlab.envs.rlscheduler.env`), once per training
+seed, in the stages of :func:`~schedlab.training.rlscheduler.train.train`: by default
 ``search_generations`` of evolution strategies on the scorer's weights, then
 ``train_steps`` of PPO, keeping the weights best on validation sequences. One model per
 log serves both backfilling settings, as in RLScheduler; it is trained and validated in
@@ -47,23 +47,23 @@ import numpy as np
 import simpy
 
 import schedlab.envs
-from schedlab.envs.rlscheduler_env import SCORE_TYPES, ModelChooser, RLSchedulerConfig
-from schedlab.envs.rlscheduler_model_files import check_model, load_model, save_model
-from schedlab.envs.rlscheduler_obs import log_features
-from schedlab.envs.rlscheduler_train import TrainSettings, train
+from schedlab.envs.rlscheduler.env import SCORE_TYPES, ModelChooser, RLSchedulerConfig
+from schedlab.envs.rlscheduler.model_files import check_model, load_model, save_model
+from schedlab.envs.rlscheduler.obs import log_features
 from schedlab.experiment import cli_main
 from schedlab.model.core.fields import items, number, validate
 from schedlab.model.core.streams import Streams
 from schedlab.model.formats.traces import evaluate
-from schedlab.model.papers.rlscheduler_draw import rlscheduler_starts
-from schedlab.model.papers.rlscheduler_published import LOGS, PUBLISHED_BSLD, best_heuristic
+from schedlab.model.formats.window_draw import rlscheduler_starts
+from schedlab.papers.rlscheduler_published import LOGS, PUBLISHED_BSLD, best_heuristic
 from schedlab.policies.backfilling import Committed
 from schedlab.processes import Model
-from schedlab.processes.replay import replay_model
+from schedlab.processes.machine.replay import replay_model
+from schedlab.training.rlscheduler.train import TrainSettings, train
 
 HEURISTICS = ("fcfs", "wfp3", "unicep", "sjf", "f1")
-#: where the models shipped with schedlab are (package data: schedlab/envs/trained/<log>/seed<k>.zip)
-SHIPPED = Path(schedlab.envs.__file__).resolve().parent / "trained"
+#: where the models shipped with schedlab are (package data: schedlab/envs/rlscheduler/trained/<log>/seed<k>.zip)
+SHIPPED = Path(schedlab.envs.__file__).resolve().parent / "rlscheduler" / "trained"
 
 
 @dataclass(frozen=True)

@@ -31,14 +31,14 @@ def direct_configs() -> list[tuple[type, dict]]:
     ``TDConfig(...)``), not through ``make_config``, which would add the type rules a
     direct construction gets only from the config's own ``__post_init__``.
     """
-    from schedlab.envs.deeprm import DeepRMConfig
-    from schedlab.envs.grid_obs import GridAgentsConfig
-    from schedlab.envs.machine_env_config import MachineEnvConfig
-    from schedlab.envs.network_obs import NetworkAgentsConfig
+    from schedlab.envs.grid.obs import GridAgentsConfig
+    from schedlab.envs.machine.config import MachineEnvConfig
+    from schedlab.envs.network.obs import NetworkAgentsConfig
+    from schedlab.envs.slotted.deeprm import DeepRMConfig
     from schedlab.learners.approximators import ApproximatorConfig
     from schedlab.learners.sarsa import SarsaConfig
     from schedlab.learners.td import LearningRate, TDConfig
-    from schedlab.model.papers.deeprm_jobs import DeepRMJobs
+    from schedlab.model.core.deeprm_jobs import DeepRMJobs
 
     return [
         (TDConfig, {}),

@@ -13,8 +13,8 @@ from schedlab.policies.backfilling import EASY
 from schedlab.policies.placement import BestFitPlacement, ExclusivePlacement, FirstFitPlacement, PackPlacement
 from schedlab.policies.queues import StrictPriority, WeightedRoundRobin
 from schedlab.policies.scoring import Priority
-from schedlab.processes.cluster import Cluster
-from schedlab.processes.machine import PolicyError
+from schedlab.processes.cluster.cluster import Cluster
+from schedlab.processes.machine.machine import PolicyError
 from schedlab.processes.source import Source
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -255,8 +255,8 @@ def test_single_core_nodes_replay_a_log_as_the_machine_does_job_for_job():
     """128 one-core nodes, first-fit, no partitions: the same schedule as a 128-CPU Machine, start for start."""
     from schedlab.model.formats.traces import load_trace
     from schedlab.policies.batch import make_policy
-    from schedlab.processes.cluster import cluster_model
-    from schedlab.processes.replay import replay_model
+    from schedlab.processes.cluster.cluster import cluster_model
+    from schedlab.processes.machine.replay import replay_model
 
     trace = load_trace(str(ROOT.parent / "shared" / "traces" / "SDSC-SP2-1998-4.2-cln.swf.gz"))
     window = trace.jobs[20000:20512]
@@ -372,8 +372,8 @@ def test_on_one_core_nodes_the_cluster_rule_starts_the_jobs_the_machine_rule_sta
     from schedlab.policies.node_backfilling import NodeEASY
     from schedlab.policies.partition_conservative import PartitionConservative
     from schedlab.policies.partition_conservative_rebuild import RebuildPartitionConservative
-    from schedlab.processes.cluster import cluster_model
-    from schedlab.processes.replay import replay_model
+    from schedlab.processes.cluster.cluster import cluster_model
+    from schedlab.processes.machine.replay import replay_model
 
     on_machine, on_cluster = {
         "easy": (EASY, NodeEASY),

@@ -26,9 +26,9 @@ from schedlab.policies.batch import make_policy
 from schedlab.policies.idle_shutdown import IdleShutdown
 from schedlab.policies.placement import FirstFitPlacement
 from schedlab.policies.queues import make_queue_policy
-from schedlab.processes.cluster import cluster_model
-from schedlab.processes.machine import PolicyError
-from schedlab.processes.power import powered_cluster_model
+from schedlab.processes.cluster.cluster import cluster_model
+from schedlab.processes.cluster.power import powered_cluster_model
+from schedlab.processes.machine.machine import PolicyError
 
 
 def four_jobs():

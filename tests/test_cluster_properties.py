@@ -1,4 +1,4 @@
-"""Invariants of :class:`~schedlab.processes.cluster.Cluster` under random platforms, workloads and preemptions.
+"""Invariants of :class:`~schedlab.processes.cluster.cluster.Cluster` under random platforms, workloads and preemptions.
 
 Hypothesis builds a platform (one to three node types: cores, memory, sometimes GPUs; a
 partition per type, a queue per partition, one asking for GPUs), a workload of jobs in
@@ -36,7 +36,7 @@ from schedlab.policies.partition_conservative_rebuild import RebuildPartitionCon
 from schedlab.policies.placement import PLACEMENTS, make_placement
 from schedlab.policies.queues import StrictPriority, WeightedRoundRobin
 from schedlab.policies.scoring import Priority
-from schedlab.processes.cluster import Cluster
+from schedlab.processes.cluster.cluster import Cluster
 from schedlab.processes.source import Source
 
 SETTINGS = settings(max_examples=150, deadline=None)
@@ -183,7 +183,7 @@ def test_nodes_stay_within_their_resources_and_jobs_within_their_partitions(case
 
     # core ids: each stretch holds as many ids as cores, on the nodes of its placement rows, and
     # no core id is held by two jobs at once
-    from schedlab.model.formats.procset import parse_procset
+    from schedlab.model.core.procset import parse_procset
 
     held: dict[int, object] = {}
     for _t, begins, core, job_id in sorted(

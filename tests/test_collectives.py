@@ -26,9 +26,9 @@ from schedlab.learners import (
 from schedlab.model.contracts.network import job_classes, random_vectors
 from schedlab.model.contracts.routing import neighbour_lists
 from schedlab.model.core.streams import Streams
-from schedlab.model.papers.collectives_tables import gain, tables
+from schedlab.papers.collectives_tables import gain, tables
 from schedlab.policies import LoadBalancing, RandomVectors, ShippingAgents, job_load, server_loads
-from schedlab.processes.network import ServerNetwork
+from schedlab.processes.network.network import ServerNetwork
 from schedlab.topologies import small_world_ring
 
 ROOT = Path(__file__).resolve().parent.parent

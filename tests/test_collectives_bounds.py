@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from schedlab.learners.utilities import selfish, wonderful_life, world_utility
 from schedlab.model.contracts.routing import neighbour_lists
 from schedlab.model.core.streams import Streams
-from schedlab.model.papers.ring_bounds import fluid_bound, paper_estimate, throughput_bound
+from schedlab.papers.ring_bounds import fluid_bound, paper_estimate, throughput_bound
 from schedlab.policies import LoadBalancing, RandomVectors, ShippingAgents
-from schedlab.processes.network import ServerNetwork
+from schedlab.processes.network.network import ServerNetwork
 from schedlab.topologies import small_world_ring
 
 

@@ -12,7 +12,7 @@ from schedlab.model.core.job import Job
 from schedlab.model.core.streams import Streams
 from schedlab.policies import LoadBalancing, RandomVectors, ShippingAgents, job_load
 from schedlab.policies.load_balancing import heaviest
-from schedlab.processes.network import ServerNetwork
+from schedlab.processes.network.network import ServerNetwork
 from schedlab.topologies import small_world_ring
 
 

@@ -11,17 +11,17 @@ import numpy as np
 import pytest
 from config_probe import probe
 
-from schedlab.envs.deeprm import DeepRMConfig
-from schedlab.envs.grid_obs import GridAgentsConfig
-from schedlab.envs.machine_env_config import MachineEnvConfig
-from schedlab.envs.network_obs import NetworkAgentsConfig
+from schedlab.envs.grid.obs import GridAgentsConfig
+from schedlab.envs.machine.config import MachineEnvConfig
+from schedlab.envs.network.obs import NetworkAgentsConfig
+from schedlab.envs.slotted.deeprm import DeepRMConfig
 from schedlab.experiment import ConfigError, ExperimentError, load_scenario, run
 from schedlab.experiment.cli import main
 from schedlab.learners.approximators import ApproximatorConfig
 from schedlab.learners.sarsa import SarsaConfig
 from schedlab.learners.td import LearningRate, TDConfig
+from schedlab.model.core.deeprm_jobs import DeepRMJobs
 from schedlab.model.core.fields import FieldValueError, is_int, is_whole, items, number, validate, whole, work_units
-from schedlab.model.papers.deeprm_jobs import DeepRMJobs
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 

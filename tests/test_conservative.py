@@ -16,8 +16,8 @@ from schedlab.policies.conservative import Conservative
 from schedlab.policies.conservative_rebuild import RebuildConservative, plan
 from schedlab.policies.profile import Profile
 from schedlab.policies.scoring import Priority
-from schedlab.processes.machine import Machine
-from schedlab.processes.replay import replay_model
+from schedlab.processes.machine.machine import Machine
+from schedlab.processes.machine.replay import replay_model
 from schedlab.processes.source import Source
 
 ROOT = Path(__file__).resolve().parents[1]

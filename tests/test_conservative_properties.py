@@ -21,7 +21,7 @@ from schedlab.model.contracts.machine import MachineView, Start
 from schedlab.model.core.job import Job
 from schedlab.policies.conservative import Conservative
 from schedlab.policies.conservative_rebuild import RebuildConservative, plan
-from schedlab.processes.machine import Machine
+from schedlab.processes.machine.machine import Machine
 from schedlab.processes.source import Source
 
 SETTINGS = settings(max_examples=200, deadline=None)

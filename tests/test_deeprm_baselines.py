@@ -25,13 +25,13 @@ import numpy as np
 import pytest
 import simpy
 
-from schedlab.envs.deeprm import DeepRMEnv
+from schedlab.envs.slotted.deeprm import DeepRMEnv
 from schedlab.model.contracts.slotted import episode_metrics
 from schedlab.model.core.job import Job
 from schedlab.policies.packing import Tetris, alignment
 from schedlab.policies.slotted import BASELINES, fcfs, random_agent, sjf, tetris
 from schedlab.processes import Machine, Source
-from schedlab.processes.slotted import SlottedMachine, drive
+from schedlab.processes.slotted.slotted import SlottedMachine, drive
 
 A, B, C = 0, 1, 2
 CAPACITIES = {"cpus": 10, "memory": 10}

@@ -6,9 +6,9 @@ import numpy as np
 import simpy
 
 from schedlab.model.contracts.slotted import SlottedStep, SlottedView, episode_metrics, is_wait, place, wait
-from schedlab.model.papers.deeprm_jobs import DeepRMJobs
+from schedlab.model.core.deeprm_jobs import DeepRMJobs
 from schedlab.policies.slotted import sjf
-from schedlab.processes.slotted import SlottedMachine, drive
+from schedlab.processes.slotted.slotted import SlottedMachine, drive
 
 CAPACITIES = {"cpus": 20, "memory": 20}
 

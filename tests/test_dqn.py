@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import schedlab
-from schedlab.envs.deeprm import DeepRMEnv
+from schedlab.envs.slotted.deeprm import DeepRMEnv
 from schedlab.learners.dqn import DQN, DQNConfig, linear_schedule, train
 from schedlab.learners.replay_buffer import ReplayBuffer
 
@@ -195,7 +195,7 @@ def test_masked_actions_are_never_chosen_nor_bootstrapped():
 
 
 def test_training_explores_and_acts_only_among_valid_actions():
-    from schedlab.envs.deeprm import DeepRMEnv
+    from schedlab.envs.slotted.deeprm import DeepRMEnv
 
     class Recorder(DeepRMEnv):
         invalid = 0
@@ -262,7 +262,7 @@ def test_training_keeps_the_best_validated_weights_and_caches_the_checkpoint(tmp
 
 
 def test_a_guide_replaces_its_share_of_the_random_exploration():
-    from schedlab.envs.deeprm import DeepRMEnv
+    from schedlab.envs.slotted.deeprm import DeepRMEnv
 
     class Recorder(DeepRMEnv):
         def step(self, action):

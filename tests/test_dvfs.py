@@ -11,15 +11,15 @@ import simpy
 from schedlab.model.analysis.energy import energy
 from schedlab.model.contracts.power import SetPstate, WakeAt
 from schedlab.model.core.job import Job
+from schedlab.model.core.platform import Pstate
 from schedlab.model.formats.batsim_platform import BatsimPlatformError, batsim_node_power
-from schedlab.model.formats.platform import Pstate
 from schedlab.model.formats.platform_file import PlatformError, load_platform, parse_platform
 from schedlab.model.records.job_record import Status
 from schedlab.policies.batch import make_policy
 from schedlab.policies.dvfs import QueueDVFS
 from schedlab.policies.placement import FirstFitPlacement
-from schedlab.processes.machine import PolicyError
-from schedlab.processes.power import powered_cluster_model
+from schedlab.processes.cluster.power import powered_cluster_model
+from schedlab.processes.machine.machine import PolicyError
 
 
 def platform(start: int = 0):

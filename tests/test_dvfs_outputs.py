@@ -11,7 +11,7 @@ from test_dvfs import SlowDownAt, platform, run
 from schedlab.model.core.job import Job, with_body
 from schedlab.policies.batch import make_policy
 from schedlab.policies.dvfs import QueueDVFS
-from schedlab.processes.machine import PolicyError
+from schedlab.processes.machine.machine import PolicyError
 
 
 def queue_dvfs_case():

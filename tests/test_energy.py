@@ -10,7 +10,7 @@ from schedlab.model.core.job import Job
 from schedlab.model.formats.platform_file import PlatformError, parse_platform
 from schedlab.policies.batch import make_policy
 from schedlab.policies.placement import FirstFitPlacement
-from schedlab.processes.cluster import cluster_model
+from schedlab.processes.cluster.cluster import cluster_model
 
 #: two nodes of 4 cores, 100 W idle and 200 W with all 4 cores busy (25 W more per busy core)
 PLATFORM = parse_platform({"nodes": {"n": {"count": 2, "cores": 4, "power": {"idle": 100, "full": 200}}}})

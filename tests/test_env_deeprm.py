@@ -9,10 +9,10 @@ from gymnasium.utils.env_checker import check_env
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from schedlab.envs.deeprm import DeepRMEnv
+from schedlab.envs.slotted.deeprm import DeepRMEnv
 from schedlab.model.analysis import metrics
+from schedlab.model.core.deeprm_jobs import DeepRMJobs
 from schedlab.model.core.job import Job
-from schedlab.model.papers.deeprm_jobs import DeepRMJobs
 
 SMALL = dict(resources={"cpus": 10, "memory": 10}, horizon=15, slots=3)
 

@@ -18,7 +18,7 @@ from pettingzoo.utils import wrappers
 
 import schedlab.envs
 from schedlab.envs import GridAgentsConfig, PolicyDecider, grid_model, least_loaded
-from schedlab.envs.grid_agents import GridAgentsEnv
+from schedlab.envs.grid.agents import GridAgentsEnv
 from schedlab.model.core.streams import Streams
 from schedlab.policies import LeastLoaded
 

@@ -12,8 +12,8 @@ pytest.importorskip("pettingzoo")
 from pettingzoo.test import parallel_api_test, parallel_seed_test
 
 from schedlab.envs import GridAgentsConfig
-from schedlab.envs.grid_agents import GridAgentsEnv
-from schedlab.envs.grid_parallel import GridParallelEnv
+from schedlab.envs.grid.agents import GridAgentsEnv
+from schedlab.envs.grid.parallel import GridParallelEnv
 
 #: a small grid, loaded past 1 so queues build and loads differ between resources
 SMALL = GridAgentsConfig(agents=4, resources=6, rate=1.0, steps=40)

@@ -13,10 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import schedlab.envs  # noqa: F401  (registers schedlab/Machine-v0)
-from schedlab.envs.agent_policy import AgentPolicy
-from schedlab.envs.machine_env import MachineEnv
-from schedlab.envs.machine_env_config import MachineEnvConfig, agent_machine
-from schedlab.envs.machine_jobs import SyntheticJobs, TraceWindows
+from schedlab.envs.machine.agent_policy import AgentPolicy
+from schedlab.envs.machine.config import MachineEnvConfig, agent_machine
+from schedlab.envs.machine.env import MachineEnv
+from schedlab.envs.machine.jobs import SyntheticJobs, TraceWindows
 from schedlab.model.analysis import metrics
 from schedlab.model.core.job import Job
 from schedlab.model.records.job_record import Status

@@ -11,12 +11,12 @@ pytest.importorskip("pettingzoo")
 
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test
 
-from schedlab.envs.network_agents import NetworkAgentsEnv, network_aec_env
-from schedlab.envs.network_obs import NetworkAgentsConfig
+from schedlab.envs.network.agents import NetworkAgentsEnv, network_aec_env
+from schedlab.envs.network.obs import NetworkAgentsConfig
 from schedlab.model.contracts.routing import neighbour_lists
 from schedlab.model.core.streams import Streams
 from schedlab.policies import RandomVectors, ShippingAgents
-from schedlab.processes.network import ServerNetwork
+from schedlab.processes.network.network import ServerNetwork
 from schedlab.topologies import small_world_ring
 
 SMALL = NetworkAgentsConfig(servers=8, steps=30, arrival_prob=0.8, max_requirement=8)

@@ -144,7 +144,7 @@ def test_the_machine_state_chart_counts_the_processors_computing(quick, tmp_path
     its time-average of processors computing, over the log's 128, is the run's utilization."""
     import numpy as np
 
-    from schedlab.model.formats.procset import parse_procset
+    from schedlab.model.core.procset import parse_procset
     from schedlab.plots.machine_states import computing_count
     from schedlab.plots.results import drawn_run, processor_states
 

@@ -20,9 +20,9 @@ from schedlab.model.core.streams import Streams
 from schedlab.model.records.job_record import Status
 from schedlab.model.records.table import records_frame
 from schedlab.policies import DecentralisedMinMin, LeastLoaded, RandomSelection
-from schedlab.processes.grid import GridModel
-from schedlab.processes.grid_resources import GridModelView as GridView
-from schedlab.processes.grid_resources import GridResources
+from schedlab.processes.grid.grid import GridModel
+from schedlab.processes.grid.resources import GridModelView as GridView
+from schedlab.processes.grid.resources import GridResources
 from schedlab.topologies import ordinal_ring
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -101,7 +101,7 @@ def test_a_completion_carries_who_where_and_when_and_its_record_is_the_resources
 
 def test_a_mailbox_hands_each_token_to_its_waiting_reader_on_one_plain_event():
     """A post to a waiting reader fires its wait() event; a token posted first is there when it waits."""
-    from schedlab.processes.grid import Mailbox
+    from schedlab.processes.grid.grid import Mailbox
 
     env = simpy.Environment()
     box = Mailbox(env)

@@ -18,7 +18,7 @@ from schedlab.learners import OrdinalSharing
 from schedlab.model.contracts.grid import GridTopology, PoissonJobs
 from schedlab.model.core.streams import Streams
 from schedlab.policies import LeastLoaded, RandomSelection
-from schedlab.processes.grid import GridModel
+from schedlab.processes.grid.grid import GridModel
 from schedlab.topologies import (
     bipartite_grid,
     grid_capacities,

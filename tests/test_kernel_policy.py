@@ -14,8 +14,8 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3 import PPO
 
 from schedlab.envs.kernel_policy import KernelLayout, KernelNet, KernelPolicy, MaskableKernelPolicy, kernel_layout
-from schedlab.envs.machine_env import MachineEnv
-from schedlab.envs.rlscheduler_env import RLSchedulerConfig, RLSchedulerEnv
+from schedlab.envs.machine.env import MachineEnv
+from schedlab.envs.rlscheduler.env import RLSchedulerConfig, RLSchedulerEnv
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
 needs_traces = pytest.mark.skipif(not (TRACES / "lublin_256.swf.gz").exists(), reason="needs ../shared/traces")

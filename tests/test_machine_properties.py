@@ -1,4 +1,4 @@
-"""Invariants of :class:`~schedlab.processes.machine.Machine` under random workloads and meddling.
+"""Invariants of :class:`~schedlab.processes.machine.machine.Machine` under random workloads and meddling.
 
 Hypothesis builds a random workload (submit times, runtimes, CPUs, sometimes memory), a policy (FCFS, SJF or
 BestFit, sometimes squeezing the head job onto the CPUs left) and a driver process that wakes

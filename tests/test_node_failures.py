@@ -202,7 +202,7 @@ def test_no_job_is_lost_or_run_twice_under_failures(case, on_node_fail, policy, 
 
 
 def procs_of(text):
-    from schedlab.model.formats.procset import parse_procset
+    from schedlab.model.core.procset import parse_procset
 
     return parse_procset(text)
 

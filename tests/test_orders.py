@@ -28,8 +28,8 @@ from schedlab.policies.partition_conservative import PartitionConservative
 from schedlab.policies.placement import FirstFitPlacement
 from schedlab.policies.queues import StrictPriority, WeightedRoundRobin
 from schedlab.policies.scoring import Priority, as_order
-from schedlab.processes.cluster import Cluster
-from schedlab.processes.replay import replay_model
+from schedlab.processes.cluster.cluster import Cluster
+from schedlab.processes.machine.replay import replay_model
 from schedlab.processes.source import Source
 
 #: one node of 4 cores: the machine of the cluster rules

@@ -13,7 +13,7 @@ import simpy
 from schedlab.learners import OrdinalSharing, SimpleLearning
 from schedlab.model.contracts.grid import GridTopology
 from schedlab.model.records.job_record import Status
-from schedlab.processes.grid import GridModel
+from schedlab.processes.grid.grid import GridModel
 
 
 class FixedJobs:

@@ -25,7 +25,7 @@ from schedlab.model.formats.platform_file import parse_platform
 from schedlab.policies.partition_conservative import PartitionConservative, counts_exactly
 from schedlab.policies.partition_conservative_rebuild import RebuildPartitionConservative, partition_plan
 from schedlab.policies.placement import make_placement
-from schedlab.processes.cluster import Cluster, cluster_model
+from schedlab.processes.cluster.cluster import Cluster, cluster_model
 from schedlab.processes.source import Source
 
 ROOT = Path(__file__).resolve().parent.parent

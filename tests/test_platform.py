@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schedlab.model.core.job import Job
-from schedlab.model.formats.platform import SWF_MEMORY_TO_GIB
+from schedlab.model.core.platform import SWF_MEMORY_TO_GIB
 from schedlab.model.formats.platform_file import PlatformError, load_platform, parse_platform
 
 ROOT = Path(__file__).resolve().parent.parent

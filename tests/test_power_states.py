@@ -15,8 +15,8 @@ from schedlab.model.formats.platform_file import PlatformError, parse_platform
 from schedlab.policies.batch import make_policy
 from schedlab.policies.idle_shutdown import IdleShutdown
 from schedlab.policies.placement import FirstFitPlacement
-from schedlab.processes.machine import PolicyError
-from schedlab.processes.power import PoweredCluster, powered_cluster_model
+from schedlab.processes.cluster.power import PoweredCluster, powered_cluster_model
+from schedlab.processes.machine.machine import PolicyError
 
 #: two nodes of 4 cores: 100 W idle, 200 W full, 10 W off; 5 s and 600 J to switch off, 20 s and 3,000 J to boot
 PLATFORM = parse_platform(

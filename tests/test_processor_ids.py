@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from schedlab.model.contracts.processor_map import ProcessorMap, first_fit, lowest_free
 from schedlab.model.core.job import Job
-from schedlab.model.formats.procset import format_procset, parse_procset
+from schedlab.model.core.procset import format_procset, parse_procset
 from schedlab.policies import FCFS
 from schedlab.policies.batch import make_policy
 from schedlab.processes import Machine, Source
@@ -143,7 +143,7 @@ def test_a_cluster_gives_core_ids_through_its_placement_rule():
     takes cpu-0's last core, id 3. When A ends, D (2) gets cpu-0's cores 0-1."""
     from schedlab.model.formats.platform_file import parse_platform
     from schedlab.policies.placement import FirstFitPlacement
-    from schedlab.processes.cluster import cluster_model
+    from schedlab.processes.cluster.cluster import cluster_model
 
     platform = parse_platform({"nodes": {"cpu": {"count": 2, "cores": 4}}})
     jobs = [Job(1, 0.0, 10.0, cpus=3), Job(2, 1.0, 10.0, cpus=3), Job(3, 2.0, 10.0, cpus=1), Job(4, 3.0, 5.0, cpus=2)]

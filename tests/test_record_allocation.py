@@ -26,7 +26,7 @@ from schedlab.policies import FCFS
 from schedlab.policies.batch import make_policy
 from schedlab.policies.placement import FirstFitPlacement
 from schedlab.processes import Machine, Source
-from schedlab.processes.cluster import cluster_model
+from schedlab.processes.cluster.cluster import cluster_model
 from schedlab.replay import trace_replay
 
 

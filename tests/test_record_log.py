@@ -25,7 +25,7 @@ from schedlab.model.core.utility import LinearDecay
 from schedlab.model.records.job_record import COLUMNS, JobRecord, Status
 from schedlab.model.records.log import RecordLog
 from schedlab.model.records.table import job_record, records_frame
-from schedlab.processes.running import Running, RunningSet
+from schedlab.processes.machine.running import Running, RunningSet
 
 
 def _cases(seed: int = 1, n: int = 2000):

@@ -14,7 +14,7 @@ from schedlab.model.core.job import Job
 from schedlab.model.formats.traces import NativeSchedule, evaluate, load_trace, pick_windows
 from schedlab.policies.batch import make_policy
 from schedlab.policies.scoring import f1, unicep, wfp3
-from schedlab.processes.replay import replay_model
+from schedlab.processes.machine.replay import replay_model
 
 DATA = Path(__file__).parent / "data"
 EXAMPLE = DATA / "easy_example.swf"

@@ -16,16 +16,16 @@ from schedlab.experiment import run
 from schedlab.experiment.scenario import load_scenario
 from schedlab.learners.approximators import ApproximatorConfig, make_approximator
 from schedlab.learners.sarsa import Sarsa, SarsaConfig
+from schedlab.model.analysis.estimates import MedianRuntime
+from schedlab.model.analysis.fair_share import FairShare, FairShareError, responsiveness_utility
+from schedlab.model.contracts.site import SiteFeatures
 from schedlab.model.core.job import Job
-from schedlab.model.papers.estimates import MedianRuntime
-from schedlab.model.papers.fair_share import FairShare, FairShareError, responsiveness_utility
-from schedlab.model.papers.site_state import SiteFeatures
 from schedlab.model.records.job_record import Status
 from schedlab.model.records.table import job_record
 from schedlab.policies import FCFS
 from schedlab.policies.site_supervisor import EarliestDeadlineFirst, SarsaScheduler
 from schedlab.processes import Machine, Source
-from schedlab.processes.elastic import ElasticPool
+from schedlab.processes.machine.elastic import ElasticPool
 
 SCENARIO = Path(__file__).resolve().parent.parent / "scenarios" / "responsive_grid.py"
 
@@ -85,7 +85,7 @@ def test_median_runtime_over_a_sliding_window_per_class():
 
 
 def test_edf_elects_by_submit_plus_execution_time():
-    from schedlab.model.papers.estimates import OracleRuntime
+    from schedlab.model.analysis.estimates import OracleRuntime
 
     jobs = [
         Job(id=0, submit=0.0, runtime=500.0, cpus=1),
@@ -186,7 +186,7 @@ def test_sarsa_scheduler_elects_and_is_rewarded_at_completion():
         SarsaConfig(refit_every=3),
         np.random.default_rng(1),
     )
-    from schedlab.model.papers.estimates import OracleRuntime
+    from schedlab.model.analysis.estimates import OracleRuntime
 
     scheduler = SarsaScheduler(
         learner, features, OracleRuntime(), fair_share=FairShare({"a": 0.5, "b": 0.5}), weight=0.5, pretrain=4

@@ -16,9 +16,9 @@ from schedlab.model.core.job import Job
 from schedlab.model.core.streams import Streams
 from schedlab.model.formats.egee import busiest_segment, is_monitoring, without_monitoring
 from schedlab.model.formats.traces import load_trace
-from schedlab.model.papers.responsive_tables import READINGS, reading_of
 from schedlab.model.records.job_record import JobRecord, Status
 from schedlab.model.records.table import job_record
+from schedlab.papers.responsive_tables import READINGS, reading_of
 
 SCENARIO = Path(__file__).resolve().parents[1] / "scenarios" / "responsive_grid.py"
 
@@ -113,7 +113,7 @@ class _View:
 
 
 def test_bounds_and_the_greedy_diagnostic_elect_as_their_rules_say():
-    from schedlab.model.papers.estimates import OracleRuntime
+    from schedlab.model.analysis.estimates import OracleRuntime
     from schedlab.policies.site_supervisor import GreedyReward, InteractiveFirst, ShortestFirst
 
     old_short = Job(id=0, submit=0.0, runtime=100.0, job_class="interactive")

@@ -13,11 +13,11 @@ pytest.importorskip("sb3_contrib")
 
 import torch
 
-from schedlab.envs.rlscheduler_checkpoint import Checkpoint, load_checkpoint, save_checkpoint
-from schedlab.envs.rlscheduler_env import RLSchedulerConfig
-from schedlab.envs.rlscheduler_model_files import env_settings
-from schedlab.envs.rlscheduler_search import SearchState
-from schedlab.envs.rlscheduler_train import TrainSettings, train
+from schedlab.envs.rlscheduler.env import RLSchedulerConfig
+from schedlab.envs.rlscheduler.model_files import env_settings
+from schedlab.training.rlscheduler.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
+from schedlab.training.rlscheduler.search import SearchState
+from schedlab.training.rlscheduler.train import TrainSettings, train
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
 pytestmark = pytest.mark.skipif(not (TRACES / "lublin_256.swf.gz").exists(), reason="needs ../shared/traces")

@@ -9,12 +9,12 @@ import pytest
 import simpy
 
 from schedlab.model.core.job import Job
-from schedlab.model.papers.rlscheduler_draw import legacy_gym_rng, rlscheduler_starts
-from schedlab.model.papers.rlscheduler_published import PUBLISHED_BSLD, best_heuristic
+from schedlab.model.formats.window_draw import legacy_gym_rng, rlscheduler_starts
+from schedlab.papers.rlscheduler_published import PUBLISHED_BSLD, best_heuristic
 from schedlab.policies.backfilling import Committed
 from schedlab.policies.batch import make_policy
 from schedlab.policies.scoring import unicep_rlscheduler, wfp3, wfp3_rlscheduler
-from schedlab.processes.replay import replay_model
+from schedlab.processes.machine.replay import replay_model
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
 

@@ -12,10 +12,10 @@ pytest.importorskip("sb3_contrib")
 from sb3_contrib import MaskablePPO
 
 from schedlab.envs.kernel_policy import MaskableKernelPolicy
-from schedlab.envs.rlscheduler_env import RLSchedulerConfig, RLSchedulerEnv
-from schedlab.envs.rlscheduler_obs import FEATURES
-from schedlab.envs.rlscheduler_search import SearchState, evolve, greedy_scores, numpy_scorer, scorer_vector
-from schedlab.envs.rlscheduler_train import TrainSettings, train
+from schedlab.envs.rlscheduler.env import RLSchedulerConfig, RLSchedulerEnv
+from schedlab.envs.rlscheduler.obs import FEATURES
+from schedlab.training.rlscheduler.search import SearchState, evolve, greedy_scores, numpy_scorer, scorer_vector
+from schedlab.training.rlscheduler.train import TrainSettings, train
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
 pytestmark = pytest.mark.skipif(not (TRACES / "lublin_256.swf.gz").exists(), reason="needs ../shared/traces")

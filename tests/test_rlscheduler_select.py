@@ -11,15 +11,15 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from schedlab.envs.rlscheduler_env import RLSchedulerConfig
-from schedlab.envs.rlscheduler_model_files import load_model
-from schedlab.envs.rlscheduler_search import greedy_scores
-from schedlab.envs.rlscheduler_select import main, pick, select_pairs
-from schedlab.envs.rlscheduler_train import TrainSettings, heuristic_scores, validation_windows
+from schedlab.envs.rlscheduler.env import RLSchedulerConfig
+from schedlab.envs.rlscheduler.model_files import load_model
+from schedlab.training.rlscheduler.search import greedy_scores
+from schedlab.training.rlscheduler.select import main, pick, select_pairs
+from schedlab.training.rlscheduler.train import TrainSettings, heuristic_scores, validation_windows
 
 ROOT = Path(__file__).resolve().parents[1]
 TRACES = ROOT.parent / "shared" / "traces"
-SHIPPED = ROOT / "schedlab" / "envs" / "trained" / "lublin_256"
+SHIPPED = ROOT / "schedlab" / "envs" / "rlscheduler" / "trained" / "lublin_256"
 pytestmark = pytest.mark.skipif(not (TRACES / "lublin_256.swf.gz").exists(), reason="needs ../shared/traces")
 
 

@@ -1,4 +1,4 @@
-"""The models shipped with schedlab (schedlab/envs/trained/) run through a short version of the published protocol.
+"""The models shipped with schedlab (envs/rlscheduler/trained/) run through a short version of the published protocol.
 
 Each shipped model is evaluated (greedy) on the first two of RLScheduler's published
 windows (1,024 jobs from positions 1981 and 2756, seed 1), without and with EASY
@@ -18,17 +18,17 @@ import simpy
 
 pytest.importorskip("sb3_contrib")
 
-from schedlab.envs.rlscheduler_env import ModelChooser, RLSchedulerConfig
-from schedlab.envs.rlscheduler_model_files import load_model
-from schedlab.envs.rlscheduler_obs import log_features
-from schedlab.envs.rlscheduler_train import heuristic_scores
+from schedlab.envs.rlscheduler.env import ModelChooser, RLSchedulerConfig
+from schedlab.envs.rlscheduler.model_files import load_model
+from schedlab.envs.rlscheduler.obs import log_features
 from schedlab.model.formats.traces import evaluate
-from schedlab.model.papers.rlscheduler_published import LOGS
-from schedlab.processes.replay import replay_model
+from schedlab.papers.rlscheduler_published import LOGS
+from schedlab.processes.machine.replay import replay_model
+from schedlab.training.rlscheduler.train import heuristic_scores
 
 ROOT = Path(__file__).resolve().parents[1]
 TRACES = ROOT.parent / "shared" / "traces"
-TRAINED = ROOT / "schedlab" / "envs" / "trained"
+TRAINED = ROOT / "schedlab" / "envs" / "rlscheduler" / "trained"
 WINDOWS = (1981, 2756)
 #: (log, seed, backfill) -> bounded slowdown on WINDOWS, as scenarios/rlscheduler.py measured it (replications.csv);
 #: a log's lowest shipped seed

@@ -16,7 +16,7 @@ from schedlab.model.formats.swf.errors import DropReason, SWFError
 from schedlab.model.formats.swf.reader import read_swf
 from schedlab.model.formats.traces import load_trace
 from schedlab.policies.batch import make_policy
-from schedlab.processes.replay import replay_model
+from schedlab.processes.machine.replay import replay_model
 
 TRACES = Path(__file__).resolve().parent.parent.parent / "shared" / "traces"
 SMALL = Path(__file__).parent / "data" / "easy_example.swf"

@@ -4,7 +4,7 @@
 with Gymnasium as ``schedlab/DeepRM-v0``, so ``gymnasium.make("schedlab/DeepRM-v0")``
 works once ``schedlab.envs`` is imported. It is an adapter over the slotted model kind:
 its contract is :mod:`schedlab.model.contracts.slotted` (with the job sequences of
-:mod:`schedlab.model.papers.deeprm_jobs`), its process :mod:`schedlab.processes.slotted`
+:mod:`schedlab.model.core.deeprm_jobs`), its process :mod:`schedlab.processes.slotted.slotted`
 (``SlottedMachine``, ``drive``) and its baselines :mod:`schedlab.policies.slotted`.
 
 ``MachineEnv`` (``schedlab/Machine-v0``) is any schedlab Machine, in continuous time,
@@ -33,12 +33,12 @@ from typing import Any
 
 import gymnasium as gym
 
-from schedlab.envs.agent_policy import AgentPolicy
-from schedlab.envs.deeprm import DeepRMConfig, DeepRMEnv
-from schedlab.envs.machine_env import MachineEnv
-from schedlab.envs.machine_env_config import MachineEnvConfig, agent_machine
-from schedlab.envs.machine_jobs import SyntheticJobs, TraceWindows
-from schedlab.envs.machine_obs import MachineObserver
+from schedlab.envs.machine.agent_policy import AgentPolicy
+from schedlab.envs.machine.config import MachineEnvConfig, agent_machine
+from schedlab.envs.machine.env import MachineEnv
+from schedlab.envs.machine.jobs import SyntheticJobs, TraceWindows
+from schedlab.envs.machine.obs import MachineObserver
+from schedlab.envs.slotted.deeprm import DeepRMConfig, DeepRMEnv
 
 __all__ = [
     "MAX_EPISODE_STEPS",
@@ -77,41 +77,41 @@ MAX_EPISODE_STEPS = {"schedlab/DeepRM-v0": 5_000, "schedlab/Machine-v0": 10_000,
 if "schedlab/DeepRM-v0" not in gym.registry:
     gym.register(
         id="schedlab/DeepRM-v0",
-        entry_point="schedlab.envs.deeprm:DeepRMEnv",
+        entry_point="schedlab.envs.slotted.deeprm:DeepRMEnv",
         max_episode_steps=MAX_EPISODE_STEPS["schedlab/DeepRM-v0"],
     )
 if "schedlab/Machine-v0" not in gym.registry:
     gym.register(
         id="schedlab/Machine-v0",
-        entry_point="schedlab.envs.machine_env:MachineEnv",
+        entry_point="schedlab.envs.machine.env:MachineEnv",
         max_episode_steps=MAX_EPISODE_STEPS["schedlab/Machine-v0"],
     )
 
 if "schedlab/RLScheduler-v0" not in gym.registry:
     gym.register(
         id="schedlab/RLScheduler-v0",
-        entry_point="schedlab.envs.rlscheduler_env:RLSchedulerEnv",
+        entry_point="schedlab.envs.rlscheduler.env:RLSchedulerEnv",
         max_episode_steps=MAX_EPISODE_STEPS["schedlab/RLScheduler-v0"],
     )
 
 #: names imported on first use: the grid's pieces (and PettingZoo, for the environments) load only when asked for
 _LAZY = {
-    "GridAgentsEnv": "schedlab.envs.grid_agents",
-    "GridParallelEnv": "schedlab.envs.grid_parallel",
-    "NetworkAgentsEnv": "schedlab.envs.network_agents",
-    "network_aec_env": "schedlab.envs.network_agents",
-    "NetworkAgentsConfig": "schedlab.envs.network_obs",
-    "GridAgentsConfig": "schedlab.envs.grid_obs",
-    "GridObserver": "schedlab.envs.grid_obs",
-    "grid_model": "schedlab.envs.grid_obs",
-    "PolicyDecider": "schedlab.envs.grid_policy",
-    "RLSchedulerConfig": "schedlab.envs.rlscheduler_env",
-    "RLSchedulerEnv": "schedlab.envs.rlscheduler_env",
+    "GridAgentsEnv": "schedlab.envs.grid.agents",
+    "GridParallelEnv": "schedlab.envs.grid.parallel",
+    "NetworkAgentsEnv": "schedlab.envs.network.agents",
+    "network_aec_env": "schedlab.envs.network.agents",
+    "NetworkAgentsConfig": "schedlab.envs.network.obs",
+    "GridAgentsConfig": "schedlab.envs.grid.obs",
+    "GridObserver": "schedlab.envs.grid.obs",
+    "grid_model": "schedlab.envs.grid.obs",
+    "PolicyDecider": "schedlab.envs.grid.policy",
+    "RLSchedulerConfig": "schedlab.envs.rlscheduler.env",
+    "RLSchedulerEnv": "schedlab.envs.rlscheduler.env",
     "KernelPolicy": "schedlab.envs.kernel_policy",
     "MaskableKernelPolicy": "schedlab.envs.kernel_policy",
     "kernel_layout": "schedlab.envs.kernel_policy",
-    "least_loaded": "schedlab.envs.grid_policy",
-    "random_resource": "schedlab.envs.grid_policy",
+    "least_loaded": "schedlab.envs.grid.policy",
+    "random_resource": "schedlab.envs.grid.policy",
 }
 
 

@@ -12,8 +12,8 @@ padding slots get a logit of -1e8) and :class:`MaskableKernelPolicy` with sb3-co
 (``model.save``, ``PPO.load``); the layout travels in ``policy_kwargs``.
 
 A :class:`KernelLayout` says where the job rows are in the flat observation.
-:func:`kernel_layout` gives it for :class:`~schedlab.envs.rlscheduler_env.RLSchedulerEnv`
-(any ``queue``) and :class:`~schedlab.envs.machine_env.MachineEnv` (any ``window``;
+:func:`kernel_layout` gives it for :class:`~schedlab.envs.rlscheduler.env.RLSchedulerEnv`
+(any ``queue``) and :class:`~schedlab.envs.machine.env.MachineEnv` (any ``window``;
 there the extra action, *wait*, is scored from the pooled features).
 """
 
@@ -61,9 +61,9 @@ class KernelLayout:
 def kernel_layout(env: Any) -> KernelLayout:
     """The layout of an :class:`RLSchedulerEnv` or :class:`MachineEnv` (wrapped or not)."""
     env = getattr(env, "unwrapped", env)
-    from schedlab.envs.machine_env import MachineEnv
-    from schedlab.envs.rlscheduler_env import RLSchedulerEnv
-    from schedlab.envs.rlscheduler_obs import FEATURES
+    from schedlab.envs.machine.env import MachineEnv
+    from schedlab.envs.rlscheduler.env import RLSchedulerEnv
+    from schedlab.envs.rlscheduler.obs import FEATURES
 
     if isinstance(env, RLSchedulerEnv):
         return KernelLayout(env.config.queue, FEATURES, FEATURES - 1, ignore=(FEATURES - 1,))

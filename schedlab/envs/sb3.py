@@ -5,7 +5,7 @@ with one policy shared by every agent is SuperSuit's
 ``pettingzoo_env_to_vec_env_v1`` (one vector entry per agent) then
 ``concat_vec_envs_v1(..., base_class="stable_baselines3")`` (several copies of the
 game side by side). :func:`grid_vec_env` builds it over
-:class:`~schedlab.envs.grid_parallel.GridParallelEnv` and adds :class:`MaskedVecEnv`,
+:class:`~schedlab.envs.grid.parallel.GridParallelEnv` and adds :class:`MaskedVecEnv`,
 which fills two gaps of that route:
 
 - SuperSuit 3.11's concatenated env has no ``seed``, which SB3 2.x calls when a model
@@ -27,8 +27,8 @@ import supersuit as ss
 from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvStepReturn
 
-from schedlab.envs.grid_obs import GridAgentsConfig
-from schedlab.envs.grid_parallel import GridParallelEnv
+from schedlab.envs.grid.obs import GridAgentsConfig
+from schedlab.envs.grid.parallel import GridParallelEnv
 
 __all__ = ["MaskedVecEnv", "grid_vec_env", "parallel_vec_env"]
 

@@ -22,7 +22,7 @@ __all__ = ["write_batsim_jobs"]
 
 def _allocated(path: Path) -> dict[str, str]:
     """Per job id, every processor id of its segments in ``allocations.csv``, as one interval set."""
-    from schedlab.model.formats.procset import format_procset, parse_procset
+    from schedlab.model.core.procset import format_procset, parse_procset
 
     ids: dict[str, set[int]] = {}
     with path.open() as stream:

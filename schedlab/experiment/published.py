@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from schedlab.model.papers.rlscheduler_published import LOGS, PUBLISHED_BSLD
+from schedlab.papers.rlscheduler_published import LOGS, PUBLISHED_BSLD
 
 __all__ = ["published_lines"]
 

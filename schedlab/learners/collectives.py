@@ -40,7 +40,7 @@ class _Agents(Protocol):
 
 
 class _Signals(Protocol):
-    """The network's run signals (:class:`~schedlab.processes.network.ServerNetwork`)."""
+    """The network's run signals (:class:`~schedlab.processes.network.network.ServerNetwork`)."""
 
     run_started: Any
     run_ended: Any

@@ -31,8 +31,8 @@ import numpy as np
 import torch
 
 from schedlab.learners.approximators import QApproximator
+from schedlab.model.contracts.site import DecisionReward
 from schedlab.model.core.fields import number, validate
-from schedlab.model.papers.site_state import DecisionReward
 
 __all__ = ["Sarsa", "SarsaConfig"]
 

@@ -3,7 +3,7 @@
 A run's state (eqs. 4-5) is, per job k that entered during the run, its weight w_k,
 whether it was executed e_k, and for each agent eta whether eta touched it,
 I_k^eta (what counts as a touch is the network's choice, see
-:class:`~schedlab.processes.network.ServerNetwork`). Utilities are computed for all
+:class:`~schedlab.processes.network.network.ServerNetwork`). Utilities are computed for all
 agents at once from a :class:`~schedlab.model.contracts.network.RunOutcome`-like object
 with ``weights``, ``executed``, ``touch_agent``, ``touch_job`` and ``agents`` (and
 ``executed_agent`` for the selfish utility's ``"agent"`` reading).

@@ -4,7 +4,7 @@ Records give one bar per job, from its first start to its end. A trace (a
 :class:`~schedlab.processes.tracing.TraceLog`'s entries) gives the exact allocation
 segments: a preempted job's bar has a gap, a squeezed job's bar is thinner while it
 runs on fewer CPUs than it asked for. A cluster's placement table
-(:meth:`~schedlab.processes.placement_table.PlacementTable.placement_rows`) gives :func:`node_gantt`:
+(:meth:`~schedlab.processes.cluster.placement_table.PlacementTable.placement_rows`) gives :func:`node_gantt`:
 one band per node, one row per core, each job drawn on the cores it held.
 """
 
@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from schedlab.model.formats.platform import Platform
+from schedlab.model.core.platform import Platform
 from schedlab.model.records.job_record import JobRecord
 from schedlab.plots._mpl import new_figure
 from schedlab.plots.time_axis import time_axis
@@ -221,7 +221,7 @@ def node_gantt(
     ----------
     rows
         A cluster's placement table: ``(job, queue, node, kind, cores, start, end)``
-        rows (:meth:`~schedlab.processes.placement_table.PlacementTable.placement_rows`, or the
+        rows (:meth:`~schedlab.processes.cluster.placement_table.PlacementTable.placement_rows`, or the
         ``placements.csv`` that ``schedlab replay --platform`` saves).
     platform
         The platform the jobs ran on: every node shows (idle ones too) with its

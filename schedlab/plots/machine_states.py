@@ -3,10 +3,10 @@
 Batsim counts each host's time in the states *computing*, *idle*, *switched off* and
 *switching* on or off. A node is *computing* while any of its cores is held, *switched
 off*, *switching* or *down* (failed, until its repair) where a powered cluster's power rows
-say so (:meth:`~schedlab.processes.power.PoweredCluster.power_rows`), and *idle* otherwise; the
+say so (:meth:`~schedlab.processes.cluster.power.PoweredCluster.power_rows`), and *idle* otherwise; the
 chart stacks the counts over time, and its legend names only the states a run can have
 (a cluster without power states is never switched off). Where nodes were put in DVFS pstates
-other than 0 (:meth:`~schedlab.processes.pstates.PstateControl.pstate_rows`), computing and
+other than 0 (:meth:`~schedlab.processes.cluster.pstates.PstateControl.pstate_rows`), computing and
 idle are each split by pstate, a shade per pstate with its speed in the legend, so a node
 slowed to half speed no longer looks like one at full speed (Batsim's ``machine_states.csv``
 has no pstates: it writes them apart, as ``pstate_changes.csv``). The
@@ -102,7 +102,7 @@ def pstate_counts(
     and how many are idle at ``k``.
 
     ``pstates``: ``(machine, pstate, start, end)``, each stretch a machine spent in a pstate other
-    than 0 (:data:`~schedlab.processes.pstates.PSTATE_COLUMNS`). A machine in pstate ``k`` is
+    than 0 (:data:`~schedlab.processes.cluster.pstates.PSTATE_COLUMNS`). A machine in pstate ``k`` is
     computing at ``k`` while a ``busy`` stretch covers the time, and idle at ``k`` while neither a
     busy stretch nor one of ``states`` (off, switching, down: those keep their own colour) does.
     """

@@ -5,7 +5,7 @@ axis, processors on the y axis, each job one rectangle per contiguous run of the
 held (a job given non-contiguous ids draws several). The rectangles are coloured by the
 job's wait, so long waits stand out, and a second panel below counts the jobs waiting.
 The ids come from a machine built with ``allocation=``
-(:meth:`~schedlab.processes.processor_ids.ProcessorIds.allocation_rows`), or from the
+(:meth:`~schedlab.processes.machine.processor_ids.ProcessorIds.allocation_rows`), or from the
 ``allocations.csv`` that ``schedlab replay`` and ``scenarios/first_look.py`` save.
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from schedlab.model.formats.procset import parse_procset
+from schedlab.model.core.procset import parse_procset
 from schedlab.model.records.job_record import JobRecord
 from schedlab.plots._mpl import new_figure
 from schedlab.plots.time_axis import time_axis

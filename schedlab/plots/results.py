@@ -176,7 +176,7 @@ def drawn_run(folder: str | Path, capacity: float | None = None) -> DrawnRun | N
 def processor_states(run: DrawnRun) -> Any:
     """The machine-state chart of a run whose machine gave processor ids: each processor a machine,
     over the span from the first submission to the last end."""
-    from schedlab.model.formats.procset import parse_procset
+    from schedlab.model.core.procset import parse_procset
     from schedlab.plots.machine_states import machine_states
 
     busy = [(str(p), start, end) for _, procs, start, end in run.allocations or [] for p in parse_procset(procs)]

@@ -33,7 +33,7 @@ __all__ = ["QueueDVFS"]
 class QueueDVFS(AroundJobs):
     """``inner``'s job decisions, with the nodes at pstate ``low`` while at most ``queue`` jobs wait.
 
-    Needs a :class:`~schedlab.processes.power.PoweredCluster` (its view has ``power``).
+    Needs a :class:`~schedlab.processes.cluster.power.PoweredCluster` (its view has ``power``).
 
     Parameters
     ----------

@@ -36,7 +36,7 @@ __all__ = ["IdleShutdown"]
 class IdleShutdown(AroundJobs):
     """``inner``'s job decisions, and nodes switched off after ``timeout`` idle seconds.
 
-    Needs a :class:`~schedlab.processes.power.PoweredCluster` (its view has ``power``).
+    Needs a :class:`~schedlab.processes.cluster.power.PoweredCluster` (its view has ``power``).
 
     Parameters
     ----------

@@ -52,7 +52,7 @@ def server_loads(network: NetworkView) -> np.ndarray:
     """L_i = Avg_k(l_k), l_k = sum over the server's jobs (waiting and running) of j_k / s_k.
 
     Each server keeps its summed requirements up to date as jobs come and go
-    (:meth:`~schedlab.processes.network_server.NetworkServer.load`), so this costs O(N), not O(jobs).
+    (:meth:`~schedlab.processes.network.server.NetworkServer.load`), so this costs O(N), not O(jobs).
     """
     return network.loads()
 

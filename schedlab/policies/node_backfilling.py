@@ -70,7 +70,7 @@ def node_reservation(view: ClusterView, head: Job) -> tuple[float, list[NodeStat
 class NodeEASY:
     """EASY backfilling over ``order`` that reserves nodes through the cluster's placement rule.
 
-    Needs a :class:`~schedlab.processes.cluster.Cluster` (its view is a
+    Needs a :class:`~schedlab.processes.cluster.cluster.Cluster` (its view is a
     :class:`~schedlab.model.contracts.placement.ClusterView`). ``order`` is an order or
     a score, as :class:`~schedlab.policies.backfilling.EASY` takes it (default FCFS).
     """

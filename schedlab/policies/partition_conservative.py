@@ -1,7 +1,7 @@
 """Conservative backfilling on a cluster as Mu'alem & Feitelson define it: reservations at arrival, per pool.
 
 :class:`PartitionConservative` is :class:`~schedlab.policies.conservative.Conservative`
-(``--backfill conservative``) on a :class:`~schedlab.processes.cluster.Cluster`: each
+(``--backfill conservative``) on a :class:`~schedlab.processes.cluster.cluster.Cluster`: each
 job is given a reservation when it arrives, early ends compress the plan in the order
 of the reservations, and a job starts when its reservation comes. What changes is what
 it plans over: one :class:`~schedlab.policies.profile.Profile` of free cores per *pool*
@@ -129,7 +129,7 @@ def counts_exactly(job: Job, nodes: Sequence[NodeState], allowed: Sequence[int],
 class PartitionConservative(Conservative):
     """Conservative backfilling over ``order`` with reservations made at arrival, one profile of free cores per pool.
 
-    Needs a :class:`~schedlab.processes.cluster.Cluster` (its view is a
+    Needs a :class:`~schedlab.processes.cluster.cluster.Cluster` (its view is a
     :class:`~schedlab.model.contracts.placement.ClusterView`). See the module's
     docstring for when no job starts later than :attr:`promised`. Stateful: one per run.
 

@@ -67,7 +67,7 @@ def partition_plan(view: ClusterView, order: Order | Score | str = "fcfs") -> di
 class RebuildPartitionConservative(Backfilling):
     """Conservative backfilling over ``order`` with a profile of free cores per pool, rebuilt at each decision.
 
-    Needs a :class:`~schedlab.processes.cluster.Cluster` (its view is a
+    Needs a :class:`~schedlab.processes.cluster.cluster.Cluster` (its view is a
     :class:`~schedlab.model.contracts.placement.ClusterView`). See the module's docstring.
     """
 

@@ -1,7 +1,7 @@
 """Placement rules: which nodes a starting job runs on, and how many of its cores each holds.
 
 Placement is a policy decision, separate from the order jobs start in: a
-:class:`~schedlab.processes.cluster.Cluster` asks its rule each time it checks
+:class:`~schedlab.processes.cluster.cluster.Cluster` asks its rule each time it checks
 whether a job fits and when it starts it. The rules, all written against
 :mod:`schedlab.model.contracts.placement`:
 

@@ -1,7 +1,7 @@
 """Multi-queue policies: pick across a platform's queues by strict priority or weighted round robin.
 
 A job's queue is its ``job_class`` (SWF field 15), matched to a
-:class:`~schedlab.model.formats.platform.Queue` of the platform by name or SWF number; jobs of
+:class:`~schedlab.model.core.platform.Queue` of the platform by name or SWF number; jobs of
 no known queue form one more queue, of priority 0 and weight 1. Within a queue jobs go
 in the order of an inner :class:`~schedlab.model.contracts.machine.Order` or score (FCFS by default).
 
@@ -16,7 +16,7 @@ in the order of an inner :class:`~schedlab.model.contracts.machine.Order` or sco
   per run.
 
 Per-queue runtime limits are not a policy matter: :meth:`Platform.admit
-<schedlab.model.formats.platform.Platform.admit>` makes a queue's limit the job's requested
+<schedlab.model.core.platform.Platform.admit>` makes a queue's limit the job's requested
 time, which the walltime kill and backfilling then use.
 """
 
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from schedlab.model.contracts.machine import MachineView, Order, Score, Start
 from schedlab.model.contracts.placement import ClusterPolicy
 from schedlab.model.core.job import Job
-from schedlab.model.formats.platform import Platform, Queue
+from schedlab.model.core.platform import Platform, Queue
 from schedlab.policies.batch import make_policy
 from schedlab.policies.node_backfilling import NodeEASY
 from schedlab.policies.partition_conservative import PartitionConservative

@@ -5,7 +5,7 @@ job fits, the supervisor elects one: the scheduler is work-conserving. The state
 the site is five quantities (total work of the running jobs, time until a core frees
 up, backlog of queued work, idle cores, and each VO's share of the queue) and an
 action is a waiting job (its type, its VO and its execution time), all as a
-scheduler knows them: execution times come from a :class:`~schedlab.model.papers.estimates.RuntimeEstimate`.
+scheduler knows them: execution times come from a :class:`~schedlab.model.analysis.estimates.RuntimeEstimate`.
 
 :class:`SarsaScheduler` elects by SARSA and learns from each elected job's reward
 ``R_s = lambda W + (1 - lambda) F``, computed when the job completes (``W`` its
@@ -21,11 +21,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from schedlab.model.analysis.estimates import RuntimeEstimate
+from schedlab.model.analysis.fair_share import FairShare, responsiveness_utility
 from schedlab.model.contracts.machine import MachineView, Start
+from schedlab.model.contracts.site import INTERACTIVE, SiteFeatures
 from schedlab.model.core.job import Job
-from schedlab.model.papers.estimates import RuntimeEstimate
-from schedlab.model.papers.fair_share import FairShare, responsiveness_utility
-from schedlab.model.papers.site_state import INTERACTIVE, SiteFeatures
 from schedlab.model.records.job_record import JobRecord
 
 __all__ = ["EarliestDeadlineFirst", "FirstFit", "GreedyReward", "InteractiveFirst", "SarsaScheduler", "ShortestFirst"]
@@ -84,8 +84,8 @@ class InteractiveFirst:
 class ShortestFirst:
     """Shortest (estimated) execution time first among the fitting jobs; ties go to the earlier arrival.
 
-    With :class:`~schedlab.model.papers.estimates.OracleRuntime` this is the SJF oracle; with
-    :class:`~schedlab.model.papers.estimates.MedianRuntime` every job of a class has the same
+    With :class:`~schedlab.model.analysis.estimates.OracleRuntime` this is the SJF oracle; with
+    :class:`~schedlab.model.analysis.estimates.MedianRuntime` every job of a class has the same
     estimate, so it is priority to the class with the shorter median, FIFO within it.
     """
 

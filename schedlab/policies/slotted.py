@@ -1,7 +1,7 @@
 """Baseline agents on the slotted (DeepRM) machine: FCFS, SJF, Tetris and random.
 
 Each agent is a function of a :class:`~schedlab.model.contracts.slotted.SlottedView` that
-returns an action of the slotted contract (and of :class:`~schedlab.envs.deeprm.DeepRMEnv`):
+returns an action of the slotted contract (and of :class:`~schedlab.envs.slotted.deeprm.DeepRMEnv`):
 a slot index, or ``M`` (the number of slots) to let time move on. They see what the learned agent
 sees, the visible slots, and act through the same actions, as DeepRM's baselines do:
 a heuristic only starts a job that can run *now* for its whole length (no look-ahead

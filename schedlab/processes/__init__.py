@@ -1,8 +1,8 @@
 """SimPy processes: sources, machines, servers, the completion signal, tracing."""
 
-from schedlab.processes.machine import Machine, PolicyError
+from schedlab.processes.machine.machine import Machine, PolicyError
+from schedlab.processes.machine.running import Running
 from schedlab.processes.model import Model
-from schedlab.processes.running import Running
 from schedlab.processes.server import JobQueue, Server
 from schedlab.processes.signal import Signal
 from schedlab.processes.source import Source

@@ -10,7 +10,7 @@ import simpy
 
 from schedlab.model.records.job_record import JobRecord
 from schedlab.model.records.log import RecordLog
-from schedlab.processes.machine import Machine
+from schedlab.processes.machine.machine import Machine
 from schedlab.processes.server import Server
 
 __all__ = ["Model"]

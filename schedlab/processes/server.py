@@ -7,8 +7,8 @@ something (an agent shipping it away) takes it out. A job of length ``runtime`` 
 ``runtime / speed``.
 
 This is the one service loop. The grid's resources
-(:class:`~schedlab.processes.grid_resources.GridServer`) and the server network's
-servers (:class:`~schedlab.processes.network_server.NetworkServer`) extend it through
+(:class:`~schedlab.processes.grid.resources.GridServer`) and the server network's
+servers (:class:`~schedlab.processes.network.server.NetworkServer`) extend it through
 the hooks its docstring declares, as SimPy's resources extend ``BaseResource`` through
 ``_do_put`` and ``_do_get``. :class:`JobQueue` is the SimPy side on its own: a ``Store``
 with front insertion and a head-of-line admission test, for ``put`` and ``get``.

@@ -53,7 +53,7 @@ from schedlab.model.formats.traces import (
     pick_windows,
     trace_path,
 )
-from schedlab.model.papers.rlscheduler_draw import rlscheduler_starts
+from schedlab.model.formats.window_draw import rlscheduler_starts
 from schedlab.model.records.node_fail import NODE_KILL_COLUMNS, NodeOutage
 from schedlab.model.records.run_facts import run_facts
 from schedlab.policies.batch import BACKFILLS, make_policy
@@ -62,10 +62,10 @@ from schedlab.policies.idle_shutdown import IdleShutdown
 from schedlab.policies.placement import PLACEMENTS, make_placement
 from schedlab.policies.queues import QUEUE_POLICIES, make_queue_policy
 from schedlab.policies.scoring import SCORES
-from schedlab.processes.cluster import cluster_model
+from schedlab.processes.cluster.cluster import cluster_model
+from schedlab.processes.cluster.power import powered_cluster_model
+from schedlab.processes.machine.replay import replay_model
 from schedlab.processes.model import Model
-from schedlab.processes.power import powered_cluster_model
-from schedlab.processes.replay import replay_model
 from schedlab.replay.batsim_log import load_batsim
 from schedlab.replay.costs import energy_metrics, failure_metrics
 

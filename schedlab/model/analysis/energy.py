@@ -1,9 +1,9 @@
 """Energy of a run on a platform whose nodes give their power: total, per node, per job, mean power, EDP.
 
 A node is on for the span ``[start, end]`` except where ``states`` says it was off,
-switching or down (:meth:`~schedlab.processes.power.PoweredCluster.power_rows`). A node of ``cores`` cores draws
+switching or down (:meth:`~schedlab.processes.cluster.power.PoweredCluster.power_rows`). A node of ``cores`` cores draws
 ``idle + (full - idle) * busy / cores`` watts while ``busy`` of its cores are held
-(:class:`~schedlab.model.formats.platform.NodePower`). So over the span:
+(:class:`~schedlab.model.core.platform.NodePower`). So over the span:
 
 - a node's energy is ``idle * T_on + (full - idle) / cores * C + off * T_off + S``, where
   ``T_on`` is the time it was on within the span, ``C`` the core-seconds its jobs held on
@@ -23,11 +23,11 @@ switching or down (:meth:`~schedlab.processes.power.PoweredCluster.power_rows`).
 With DVFS (``pstates``: the stretches a node spent in a pstate other than 0, a powered
 cluster's ``pstate_rows()``), every ``idle`` and ``full`` above is that of the node's
 pstate at the time: the formulas hold piece by piece, each piece of time at its
-pstate's watts (:class:`~schedlab.model.formats.platform.Pstate`; pstate 0's are the
+pstate's watts (:class:`~schedlab.model.core.platform.Pstate`; pstate 0's are the
 type's ``idle`` and ``full``).
 
 The held cores come from a cluster's placement table
-(:meth:`~schedlab.processes.placement_table.PlacementTable.placement_rows`): one ``(job, queue, node,
+(:meth:`~schedlab.processes.cluster.placement_table.PlacementTable.placement_rows`): one ``(job, queue, node,
 kind, cores, start, end)`` per job and node. Stretches outside the span are cut to it.
 """
 
@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import Any
 
-from schedlab.model.formats.platform import NodePower, Platform
+from schedlab.model.core.platform import NodePower, Platform
 
 __all__ = ["EnergyReport", "energy"]
 
@@ -119,7 +119,7 @@ def energy(
         for level, seconds in stretches.overlaps(node, max(t0, start), min(t1, end)):  # not on: no idle watts
             extra[node] = extra.get(node, 0.0) - (watts.levels[level].idle - watts.idle) * seconds
         if state in ("off", "down"):
-            # off, or failed and powered down for its repair: its off watts (processes/power.py says why)
+            # off, or failed and powered down for its repair: its off watts (processes/cluster/power.py says why)
             joules = (watts.off or 0.0) * inside
         else:
             switch = watts.switch_off if state == "switching_off" else watts.switch_on

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from schedlab.model.formats.procset import parse_procset
+from schedlab.model.core.procset import parse_procset
 from schedlab.model.records.job_record import JobRecord, Status
 from schedlab.model.records.node_fail import NodeKill, NodeOutage
 

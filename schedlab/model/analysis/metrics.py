@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from schedlab.model.papers.fair_share import FairShare
+from schedlab.model.analysis.fair_share import FairShare
 from schedlab.model.records.job_record import JobRecord, Status
 from schedlab.model.records.log import RecordLog
 

@@ -3,7 +3,7 @@
 N brokers (scheduler agents) send jobs to M resources. In each time step the brokers
 take turns (the *sharing order*); in its turn a broker reads the messages its
 predecessors left (OSL's utility tables), assigns each of its new jobs to a resource,
-and leaves a message of its own. The process side (:class:`schedlab.processes.grid.GridModel`)
+and leaves a message of its own. The process side (:class:`schedlab.processes.grid.grid.GridModel`)
 runs the turns, the resources and the clock; this module holds, as plain data:
 
 - :class:`GridView`: the read-only state a decider gets (sizes, capacities, the clock,

@@ -3,7 +3,7 @@
 N servers with K integer resources each sit on a connected graph. Time advances in
 unit steps, grouped into *runs*; in each step a shipping rule looks at the servers and
 ships waiting jobs towards other servers, one link per step. The process side
-(:class:`schedlab.processes.network.ServerNetwork`) runs the steps, servers and links;
+(:class:`schedlab.processes.network.network.ServerNetwork`) runs the steps, servers and links;
 this module holds, as plain data:
 
 - :class:`NetworkView`: the read-only state a rule gets (graph, capacities, heads of
@@ -37,7 +37,7 @@ __all__ = [
     "random_vectors",
 ]
 
-#: what makes an agent "touch" a job (I_k^eta = 1), see :class:`~schedlab.processes.network.ServerNetwork`
+#: what makes an agent "touch" a job (I_k^eta = 1), see :class:`~schedlab.processes.network.network.ServerNetwork`
 TOUCHES = ("visit", "decision")
 
 

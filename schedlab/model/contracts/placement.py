@@ -1,6 +1,6 @@
 """The placement contract: what a placement rule sees of a cluster's nodes, and what it answers.
 
-A cluster (:class:`schedlab.processes.cluster.Cluster`) asks its placement rule where a
+A cluster (:class:`schedlab.processes.cluster.cluster.Cluster`) asks its placement rule where a
 job that is about to start should run. The rule sees the nodes' state
 (:class:`NodeState`, one per node) and the nodes the job may use (its partition's),
 and answers an :data:`Allocation`, ``{node index: cores}``, or ``None`` when the job
@@ -8,7 +8,7 @@ cannot be placed now. Rules live in :mod:`schedlab.policies.placement`; like eve
 policy they import only this layer.
 
 How a job's other resources are spread over its nodes: a job's ``demands`` (memory,
-GPUs, ...) are totals for the job, as on a :class:`~schedlab.processes.machine.Machine`,
+GPUs, ...) are totals for the job, as on a :class:`~schedlab.processes.machine.machine.Machine`,
 and each node holds the share of them in proportion to the cores the job has there
 (:func:`share`). SWF's memory is per processor, so this is exact for traces: a job of
 4 processors of 2 GiB each holds 2 GiB on a node where it has one core. A resource

@@ -1,7 +1,7 @@
 """What an energy policy sees and may decide, as plain data: node power states and the actions that switch them.
 
 This is the extension point for energy policies. A cluster whose nodes can be switched
-off (:class:`schedlab.processes.power.PoweredCluster`) gives its policy a view that is a
+off (:class:`schedlab.processes.cluster.power.PoweredCluster`) gives its policy a view that is a
 :class:`~schedlab.model.contracts.machine.MachineView` plus :class:`PowerView`, and applies,
 beside ``Start``/``Preempt``/``Resize``, the three actions here:
 
@@ -12,7 +12,7 @@ beside ``Start``/``Preempt``/``Resize``, the three actions here:
 - :class:`WakeAt` a time: the machine asks its policy again then (a policy that acts
   after a delay, as an idle timeout does, needs a decision event when no job brings one);
 - :class:`SetPstate` of nodes (DVFS): from now on each draws that pstate's watts and
-  computes at its speed (:class:`~schedlab.model.formats.platform.Pstate`). A job runs at
+  computes at its speed (:class:`~schedlab.model.core.platform.Pstate`). A job runs at
   the speed of its slowest node: its ideal runtime ``r`` takes ``r / speed`` seconds. A
   change on a node that runs a job rescales the job's remaining work at once, as Batsim
   does for compute profiles: the work left at the old speed is carried over, so a job
@@ -36,7 +36,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal, NamedTuple, Protocol
 
-from schedlab.model.formats.platform import Pstate
+from schedlab.model.core.platform import Pstate
 
 __all__ = [
     "NodePowerState",
@@ -50,7 +50,7 @@ __all__ = [
 ]
 
 #: a node's power state (Batsim's host states: computing and idle are both ``on``); ``down``:
-#: failed, until its repair (:mod:`schedlab.processes.node_faults`), and no action moves it
+#: failed, until its repair (:mod:`schedlab.processes.machine.node_faults`), and no action moves it
 PowerState = Literal["on", "switching_off", "off", "switching_on", "down"]
 
 

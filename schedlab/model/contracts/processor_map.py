@@ -5,7 +5,7 @@ A :class:`ProcessorMap` is one byte per processor (0 free, 1 busy): a contiguous
 about a microsecond on a machine of thousands of processors. A rule is a function
 ``(map, n) -> ids``: :func:`first_fit` (the lowest contiguous block, else the lowest
 free ids) is the default, :func:`lowest_free` ignores contiguity, and any other
-function of that shape can be handed to a :class:`~schedlab.processes.machine.Machine`.
+function of that shape can be handed to a :class:`~schedlab.processes.machine.machine.Machine`.
 Rules are deterministic: they read only the map (a random rule must draw from a named
 stream it was given).
 """
@@ -23,7 +23,7 @@ class ProcessorMap:
     """``size`` processors, ids ``0 .. size - 1``, each free, busy or down.
 
     A processor of a failed node is *down* (byte 2): no rule finds it free, and
-    :meth:`take` refuses it, until :meth:`set_up` (:mod:`schedlab.processes.node_faults`).
+    :meth:`take` refuses it, until :meth:`set_up` (:mod:`schedlab.processes.machine.node_faults`).
     """
 
     __slots__ = ("_ones", "busy", "down", "size")

@@ -1,6 +1,6 @@
 """Shortest-path routing over a graph of servers: neighbour lists, hop distances, next hops.
 
-Plain data: the network model (:mod:`schedlab.processes.network`) routes shipped jobs
+Plain data: the network model (:mod:`schedlab.processes.network.network`) routes shipped jobs
 with :func:`next_hops`, and load balancing picks the nearest destination with
 :func:`hop_distances`. Breadth-first search from every node, neighbours in increasing
 order, so ties between equally short paths always go the same way.

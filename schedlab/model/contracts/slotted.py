@@ -1,6 +1,6 @@
 """The slotted (DeepRM) machine's decision contract (seed 002): what an agent sees, decides, hears.
 
-A time-slotted machine (:class:`schedlab.processes.slotted.SlottedMachine`) holds ``d``
+A time-slotted machine (:class:`schedlab.processes.slotted.slotted.SlottedMachine`) holds ``d``
 resources of whole-unit capacities, the scheduler's *plan* (an occupation image over
 the next ``horizon`` steps), ``slots`` visible job slots and a backlog behind them
 (Mao et al. 2016, section 3). At each time step the agent is asked for actions until
@@ -20,7 +20,7 @@ so an agent trained there acts here unchanged. This module holds, as plain data:
   a learner subscribes to;
 - :func:`episode_metrics`: the outcome of an episode (seed 002, section 4).
 
-Nothing here imports SimPy. The job sequences live in :mod:`schedlab.model.papers.deeprm_jobs`.
+Nothing here imports SimPy. The job sequences live in :mod:`schedlab.model.core.deeprm_jobs`.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 A failure takes one or more *nodes* of a machine down at ``time`` for ``duration``:
 the jobs running on them are killed, and their processors cannot be allocated until
-the repair. What a node is on a :class:`~schedlab.processes.machine.Machine` (a block
-of processors) is the machine's business (:mod:`schedlab.processes.node_faults`);
+the repair. What a node is on a :class:`~schedlab.processes.machine.machine.Machine` (a block
+of processors) is the machine's business (:mod:`schedlab.processes.machine.node_faults`);
 here a node is an index. Failures come from a log (Alea's format:
 :mod:`schedlab.model.formats.failures`) or from :func:`random_failures`, which draws
 each node's times between failures (exponential or Weibull) and its repair times from

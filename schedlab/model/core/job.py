@@ -76,7 +76,7 @@ class Job:
     partition
         The partition the job was submitted to (SWF field 16, as text), ``""`` for
         none. The queue it was submitted to is ``job_class`` (SWF field 15). A
-        :class:`~schedlab.model.formats.platform.Platform` binds partitions to nodes.
+        :class:`~schedlab.model.core.platform.Platform` binds partitions to nodes.
 
     Notes
     -----
@@ -162,7 +162,7 @@ class Job:
 
 
 #: a job's process body: ``body(env, alloc)`` returns a generator of SimPy events (what the job
-#: does on its allocation; :mod:`schedlab.processes.job_body` says what ``alloc`` holds)
+#: does on its allocation; :mod:`schedlab.processes.machine.job_body` says what ``alloc`` holds)
 JobBody = Callable[[Any, Any], Generator[Any, Any, Any]]
 
 
@@ -171,7 +171,7 @@ class ProcessJob(Job):
     """A :class:`Job` that carries a process body: what it does on the CPUs it is given.
 
     A machine runs ``body(env, alloc)`` as a SimPy process when the job gets CPUs, and
-    the job completes when the body returns (:mod:`schedlab.processes.job_body`).
+    the job completes when the body returns (:mod:`schedlab.processes.machine.job_body`).
     ``runtime`` is still what the job tells the scheduler it needs (its records and
     backfilling read it); the body decides how long it really runs. A body to be run
     in a process pool must pickle: a module-level function, not a lambda.

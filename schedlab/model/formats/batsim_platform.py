@@ -7,10 +7,10 @@ watts when off, and ``sleep_pstates="off:shutdown:boot"`` names three *virtual* 
 the node is off in the first, and shuts down or boots by computing one flop in the
 other two. So a switch lasts ``1 / speed`` seconds at that pstate's watts, and costs
 ``watts / speed`` joules. :func:`batsim_node_power` reads one cluster's properties into
-a :class:`~schedlab.model.formats.platform.NodePower`, for a platform file's ``power``
+a :class:`~schedlab.model.core.platform.NodePower`, for a platform file's ``power``
 table or a cross-check; it reads only these properties, not the network or the hosts'
 names. The compute pstates (DVFS) are those listed before the first sleep pstate, as
-Batsim's files order them: each becomes a :class:`~schedlab.model.formats.platform.Pstate`
+Batsim's files order them: each becomes a :class:`~schedlab.model.core.platform.Pstate`
 whose speed is its flop rate over pstate 0's (a log's runtimes are taken as measured at
 pstate 0) and whose watts are its ``idle:full`` entry (the first and last of its values).
 """
@@ -21,7 +21,7 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from schedlab.model.formats.platform import NodePower, Pstate, Switch
+from schedlab.model.core.platform import NodePower, Pstate, Switch
 
 __all__ = ["BatsimPlatformError", "batsim_node_power"]
 

@@ -5,7 +5,7 @@ Every mistake names the file, the key path and the value, on one line::
     platform.toml: nodes.gpu.count: must be a whole number >= 1, got -2
 
 The file's keys are in ``docs/platforms.md``; what they read into is
-:mod:`schedlab.model.formats.platform`.
+:mod:`schedlab.model.core.platform`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from types import MappingProxyType
 from typing import Any
 
 from schedlab.model.core.fields import is_int
-from schedlab.model.formats.platform import (
+from schedlab.model.core.platform import (
     Node,
     NodePower,
     NodeType,

@@ -2,7 +2,7 @@
 
 Plain data (no SimPy). The protocol of RL-scheduling papers: take windows of L
 consecutive jobs of the loaded, cleaned log, replay each alone on an empty machine
-(:func:`schedlab.processes.replay.replay_model`; only its jobs arrive, at their recorded
+(:func:`schedlab.processes.machine.replay.replay_model`; only its jobs arrive, at their recorded
 submit times, and run for their recorded run times), and report per window and on
 average the bounded slowdown (10 s threshold), mean wait, mean response and
 utilization (:func:`evaluate`). The *native* baseline is the schedule that actually
@@ -76,7 +76,7 @@ def load_trace(
 
     Requested memory (SWF field 10) is left out of the jobs unless ``memory``: then it
     stays in ``demands["memory"]`` as the log gives it (kilobytes per processor), for
-    a platform with node memory to map (:meth:`~schedlab.model.formats.platform.Platform.swf_job`).
+    a platform with node memory to map (:meth:`~schedlab.model.core.platform.Platform.swf_job`).
 
     ``procs`` is the machine's processor count where the header gives none (or to replay
     the log on another size); by default the header's MaxProcs.

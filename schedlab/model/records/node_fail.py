@@ -1,6 +1,6 @@
 """What node failures did to a run: one :class:`NodeKill` per job killed, one :class:`NodeOutage` per node down.
 
-A machine that injects failures (:mod:`schedlab.processes.node_faults`) keeps both
+A machine that injects failures (:mod:`schedlab.processes.machine.node_faults`) keeps both
 lists; the failure metrics (:mod:`schedlab.model.analysis.failures`) and the
 conservation check are functions of them and of the job records.
 """

@@ -1,0 +1,203 @@
+"""Evolution strategies for the kernel scorer: search its weights on the sequences' scores themselves.
+
+PPO (:mod:`schedlab.training.rlscheduler.train`) learns a queue order from one reward at
+the end of an episode, shared by the hundreds of choices before it, and needs millions
+of steps to sort out which choice mattered. The scorer of the kernel policy is small
+(about a thousand weights), and its greedy order can be scored directly: run it on a
+few sequences, compare with SJF on the same sequences. So this module searches the
+weights with OpenAI's evolution strategies (Salimans et al., 2017):
+
+1. draw ``pairs`` noise vectors ``e`` and try the weights ``w + sigma * e`` and
+   ``w - sigma * e`` (antithetic pairs) on the same ``episodes`` training sequences,
+   drawn anew each generation as the environment draws them;
+2. a member's cost is its mean, over those sequences, of the sequence's score divided
+   by SJF's score of the same sequence (the relative reward PPO also learns from);
+3. rank the costs (centred ranks in [-0.5, 0.5], so one heavy sequence cannot dominate)
+   and step ``w`` against the ranks' weighted sum of noise, with Adam.
+
+The weights found are the same SB3 policy's (:class:`~schedlab.envs.kernel_policy.MaskableKernelPolicy`):
+PPO can go on from them, and the model saves and loads as any SB3 model. With
+``both_backfills``, half the sequences of a generation run with EASY backfilling, since
+one model per log serves both settings.
+
+Every draw comes from named streams of the training seed: ``search_episodes`` (the
+sequences) and ``search_noise`` (the perturbations). After each generation the search's
+whole state (the weights, Adam's moments and both streams' positions) is handed to the
+caller as a :class:`SearchState`; a search started again from it draws and steps exactly
+as the search that was stopped would have, so a long training can be resumed.
+
+References
+----------
+T. Salimans, J. Ho, X. Chen, S. Sidor, I. Sutskever. Evolution Strategies as a Scalable
+Alternative to Reinforcement Learning. arXiv:1703.03864, 2017.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from schedlab.envs.rlscheduler.env import ModelChooser, RLSchedulerConfig, sequence_scores
+from schedlab.envs.rlscheduler.obs import FEATURES, log_features
+from schedlab.model.core.streams import Streams
+from schedlab.policies.backfilling import Committed
+
+__all__ = ["NumpyScorer", "SearchState", "evolve", "greedy_scores", "numpy_scorer", "scorer_vector"]
+
+
+class NumpyScorer:
+    """A kernel scorer's layers as numpy arrays: its greedy choice, without SB3's per-call overhead.
+
+    ``predict`` has SB3's signature, so a :class:`~schedlab.envs.rlscheduler.env.ModelChooser`
+    runs it as it runs a model. It scores the observation's ``keep`` columns of each
+    present row and picks the highest, the first of equal ones, as the policy's
+    ``argmax`` does.
+    """
+
+    def __init__(self, layers: list[tuple[np.ndarray, np.ndarray]], keep: list[int], width: int = FEATURES) -> None:
+        self.layers, self.keep, self.width = layers, keep, width
+
+    def predict(
+        self, obs: np.ndarray, deterministic: bool = True, action_masks: np.ndarray | None = None
+    ) -> tuple[int, None]:
+        """The slot of the highest-scored present job (``deterministic`` is accepted and always so)."""
+        rows = obs.reshape(-1, self.width)
+        n = int(action_masks.sum()) if action_masks is not None else len(rows)
+        h = rows[:n, self.keep]
+        last = len(self.layers) - 1
+        for i, (weight, bias) in enumerate(self.layers):
+            h = h @ weight.T + bias
+            if i < last:
+                h = np.maximum(h, 0.0)
+        return int(np.argmax(h[:, 0])), None
+
+
+@dataclass
+class SearchState:
+    """Where a search stands after a generation: enough to go on from it as if never stopped."""
+
+    #: the generation just done (from 1), and its population's mean cost
+    generation: int
+    cost: float
+    #: the scorer's weights (float64, ``parameters()`` order) and Adam's first and second moments
+    weights: np.ndarray
+    m: np.ndarray
+    v: np.ndarray
+    #: the ``bit_generator.state`` of the ``search_episodes`` and ``search_noise`` streams
+    episodes_stream: Mapping[str, Any]
+    noise_stream: Mapping[str, Any]
+
+
+def scorer_vector(model: Any) -> np.ndarray:
+    """The scorer's weights of an SB3 kernel model, flat (float64), in ``parameters()`` order."""
+    import torch
+
+    scorer = model.policy.mlp_extractor.scorer
+    return torch.nn.utils.parameters_to_vector(scorer.parameters()).detach().cpu().double().numpy()
+
+
+def _set_vector(model: Any, vector: np.ndarray) -> None:
+    import torch
+
+    scorer = model.policy.mlp_extractor.scorer
+    value = torch.as_tensor(vector, dtype=torch.float32, device=model.policy.device)
+    torch.nn.utils.vector_to_parameters(value, scorer.parameters())
+
+
+def numpy_scorer(model: Any, vector: np.ndarray) -> NumpyScorer:
+    """The scorer of ``model`` with the weights ``vector`` (unpacked as ``parameters()`` lays them out)."""
+    layers, at = [], 0
+    for layer in model.policy.mlp_extractor.scorer:
+        if not hasattr(layer, "weight"):
+            continue  # a ReLU
+        out, inp = layer.weight.shape
+        weight = vector[at : at + out * inp].reshape(out, inp).astype(np.float32)
+        at += out * inp
+        layers.append((weight, vector[at : at + out].astype(np.float32)))
+        at += out
+    return NumpyScorer(layers, list(model.policy.mlp_extractor.keep))
+
+
+def greedy_scores(model: Any, cfg: RLSchedulerConfig, starts: Sequence[int], length: int | None = None) -> list[float]:
+    """Each sequence's score with the scorer of ``model`` choosing greedily, computed in numpy (fast).
+
+    The same choices as the SB3 policy's greedy ``predict`` wherever two jobs' scores are
+    not within float rounding of each other.
+    """
+    trace = cfg.trace
+    features = log_features(str(cfg.path), trace.procs * trace.procs_per_node)
+    scorer = numpy_scorer(model, scorer_vector(model))
+    return sequence_scores(cfg, lambda b: ModelChooser(scorer, features, cfg.queue, b), starts, length)
+
+
+def evolve(
+    model: Any,
+    cfg: RLSchedulerConfig,
+    *,
+    generations: int,
+    pairs: int,
+    episodes: int,
+    sigma: float,
+    learning_rate: float,
+    both_backfills: bool,
+    seed: int,
+    on_generation: Callable[[SearchState], None] | None = None,
+    resume: SearchState | None = None,
+) -> None:
+    """Search the scorer's weights of ``model`` (an SB3 kernel model) for ``generations``; see the module.
+
+    The model's weights are updated in place after each generation, and
+    ``on_generation(state)`` is called with the search's :class:`SearchState`, so that
+    the caller can validate, keep the best and save the state. ``resume`` goes on from
+    such a state (from its generation + 1), with the same arguments as the search that
+    gave it.
+    """
+    streams = Streams(seed)
+    draw, noise_rng = streams["search_episodes"], streams["search_noise"]
+    trace = cfg.trace
+    features = log_features(str(cfg.path), trace.procs * trace.procs_per_node)
+    settings = (False, True) if both_backfills else (cfg.backfill,)
+    configs = {b: replace(cfg, backfill=b) for b in settings}
+
+    @cache
+    def baseline(start: int, backfill: bool) -> float:
+        return max(sequence_scores(configs[backfill], lambda b: Committed("sjf", b), [start])[0], 1e-9)
+
+    def cost(vector: np.ndarray, plan: list[tuple[int, bool]]) -> float:
+        scorer = numpy_scorer(model, vector)
+        values = [
+            sequence_scores(configs[b], lambda b: ModelChooser(scorer, features, cfg.queue, b), [s])[0] / baseline(s, b)
+            for s, b in plan
+        ]
+        mean = float(np.mean(values))
+        return -mean if cfg.score_type == "utilization" else mean  # utilization: higher is better
+
+    weights = scorer_vector(model)
+    m, v = np.zeros_like(weights), np.zeros_like(weights)
+    first = 1
+    if resume is not None:
+        weights, m, v = resume.weights.copy(), resume.m.copy(), resume.v.copy()
+        draw.bit_generator.state = resume.episodes_stream
+        noise_rng.bit_generator.state = resume.noise_stream
+        first = resume.generation + 1
+        _set_vector(model, weights)
+    beta1, beta2 = 0.9, 0.999
+    for g in range(first, generations + 1):
+        starts = draw.integers(cfg.sequence, cfg.n_jobs - cfg.sequence - 1, size=episodes)
+        plan = [(int(s), settings[i % len(settings)]) for i, s in enumerate(starts)]
+        noise = noise_rng.standard_normal((pairs, weights.size))
+        costs = np.array([[cost(weights + sign * sigma * e, plan) for sign in (1.0, -1.0)] for e in noise])
+        ranks = np.argsort(np.argsort(costs.ravel())).reshape(costs.shape) / max(costs.size - 1, 1) - 0.5
+        grad = ((ranks[:, 0] - ranks[:, 1])[:, None] * noise).sum(0) / (pairs * sigma)
+        m = beta1 * m + (1 - beta1) * grad
+        v = beta2 * v + (1 - beta2) * grad**2
+        step = (m / (1 - beta1**g)) / (np.sqrt(v / (1 - beta2**g)) + 1e-8)
+        weights = weights - learning_rate * step  # against the cost's gradient
+        _set_vector(model, weights)
+        if on_generation is not None:
+            streams_now = (draw.bit_generator.state, noise_rng.bit_generator.state)
+            on_generation(SearchState(g, float(costs.mean()), weights.copy(), m.copy(), v.copy(), *streams_now))

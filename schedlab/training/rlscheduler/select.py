@@ -1,0 +1,162 @@
+"""Keeping the best of several trained models, judged on their validation windows only.
+
+Where a kernel policy's training ends depends on its seed: on SDSC-SP2 one seed of three
+found an order three times worse than the other two (docs/rl.md). Training two models
+per slot, with different seeds, and keeping the one that does better on validation
+makes a slot's model less a matter of one draw, without ever reading a test window.
+
+:func:`pick` scores each candidate on the union of all the candidates' validation
+windows (each seed's, drawn as :func:`~schedlab.training.rlscheduler.train.train` draws
+them), by the training's own measure: the mean, over the backfilling settings the model
+was validated in, of its mean bounded slowdown divided by SJF's on the same windows.
+Everything it needs (log, queue, score type, seed, windows) is read from the models'
+settings files. Ties go to the first candidate, so list the incumbent first.
+
+From the command line, over a folder of trained models (``seed<k>.zip``)::
+
+    python -m schedlab.training.rlscheduler.select results/rlscheduler_models/lublin_256 \\
+        --pair 0,3 --pair 1,4 --pair 2,5 --out my_models/lublin_256
+
+copies each pair's better model into ``--out`` (as it is, ``seed<k>.zip`` and
+``seed<k>.json``) with ``selection.json`` (every candidate's scores), ready for
+``schedlab run scenarios/rlscheduler.py --set model=my_models/lublin_256``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import shutil
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from schedlab.envs.rlscheduler.env import RLSchedulerConfig
+from schedlab.envs.rlscheduler.model_files import check_model, load_model
+from schedlab.training.rlscheduler.train import (
+    TrainSettings,
+    ranked,
+    relative_to_sjf,
+    sjf_means,
+    validation_configs,
+    validation_windows,
+)
+
+__all__ = ["Candidate", "pick", "select_pairs"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Candidate:
+    """One model's score on the union of the candidates' validation windows."""
+
+    path: Path
+    #: mean over the backfilling settings of (mean score / SJF's); lower is better (higher for utilization)
+    score: float
+    #: its mean score in each setting validated, the training setting first
+    values: tuple[float, ...]
+
+
+def _settings(path: Path, traces_dir: str) -> tuple[RLSchedulerConfig, TrainSettings]:
+    """The environment and training settings a model was saved with (its ``.json``)."""
+    meta_path = Path(path).with_suffix(".json")
+    if not meta_path.is_file():
+        raise ValueError(f"model {path}: its settings file {meta_path.name} is missing")
+    meta = json.loads(meta_path.read_text())
+    env = meta["env"]
+    known = {f.name for f in dataclasses.fields(TrainSettings)}
+    settings = TrainSettings(**{k: v for k, v in meta["train"].items() if k in known})
+    keys = ("log", "backfill", "score_type", "queue", "draw_within", "sequence")
+    return RLSchedulerConfig(**{k: env[k] for k in keys if k in env}, traces_dir=traces_dir), settings
+
+
+def _read(paths: Sequence[Path], traces_dir: str) -> list[tuple[RLSchedulerConfig, TrainSettings]]:
+    """Every candidate's settings; one that is missing or differs from the first's is refused in one line."""
+    if not paths:
+        raise ValueError("pick needs at least one model")
+    for path in paths:
+        if not Path(path).is_file():
+            raise ValueError(f"model {path}: no such file")
+    read = [_settings(Path(p), traces_dir) for p in paths]
+    for path in paths:
+        check_model(Path(path), read[0][0])
+    return read
+
+
+def pick(paths: Sequence[Path], traces_dir: str = "../shared/traces") -> tuple[int, list[Candidate], list[int]]:
+    """The index of the best of ``paths``, every candidate's score, and the windows scored (their starts).
+
+    The windows are the union of the candidates' validation windows, scored in the
+    settings the first candidate was validated in. The models must share a log, queue
+    and score type (a model saved with others is refused in one line, before any work);
+    ties go to the earlier path.
+    """
+    read = _read(paths, traces_dir)
+    cfg, first = read[0]
+    windows = sorted({start for model_cfg, settings in read for start in validation_windows(model_cfg, settings)[0]})
+    length = validation_windows(cfg, first)[1]
+    configs = validation_configs(cfg, first)
+    sjf = sjf_means(configs, windows, length)
+    out = []
+    for path in paths:
+        model = load_model(Path(path), cfg)  # one model serves every setting
+        values, relative = relative_to_sjf(model, configs, windows, length, sjf)
+        out.append(Candidate(Path(path), relative, tuple(values)))
+    best = min(range(len(out)), key=lambda i: (ranked(cfg, out[i].score), i))
+    return best, out, windows
+
+
+def select_pairs(
+    folder: Path, pairs: Sequence[Sequence[int]], out: Path, traces_dir: str = "../shared/traces"
+) -> dict[str, Any]:
+    """Pick the best seed of each group in ``pairs`` from ``folder``; copy it into ``out`` with ``selection.json``."""
+    folder, out = Path(folder), Path(out)
+    paths = [[folder / f"seed{seed}.zip" for seed in group] for group in pairs]
+    for group_paths in paths:  # every model, before any work
+        _read(group_paths, traces_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    record: dict[str, Any] = {}
+    for group, group_paths in zip(pairs, paths, strict=True):
+        best, candidates, windows = pick(group_paths, traces_dir)
+        for suffix in (".zip", ".json"):
+            shutil.copy2(group_paths[best].with_suffix(suffix), out / group_paths[best].with_suffix(suffix).name)
+        key = ",".join(str(s) for s in group)
+        record[key] = {
+            "picked": group[best],
+            "windows": windows,
+            "candidates": {
+                str(s): {"score": c.score, "values": c.values} for s, c in zip(group, candidates, strict=True)
+            },
+        }
+        scores = ", ".join(f"seed {s} {c.score:.4f}" for s, c in zip(group, candidates, strict=True))
+        print(f"{folder.name}: {scores} -> seed {group[best]}")
+    (out / "selection.json").write_text(json.dumps(record, indent=1))
+    return record
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The command line: the exit status, 2 with one line on standard error for bad input."""
+    parser = argparse.ArgumentParser(
+        prog="python -m schedlab.training.rlscheduler.select", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("folder", help="a folder of trained models (seed<k>.zip with seed<k>.json)")
+    parser.add_argument("--pair", action="append", required=True, help="seeds to choose among, e.g. 0,3 (repeatable)")
+    parser.add_argument("--out", required=True, help="where the chosen models go")
+    parser.add_argument("--traces-dir", default="../shared/traces", help="where logs named without a path are found")
+    args = parser.parse_args(argv)
+    try:
+        pairs = [[int(s) for s in p.split(",")] for p in args.pair]
+    except ValueError:
+        print(f"error: --pair takes seeds separated by commas, got {args.pair}", file=sys.stderr)
+        return 2
+    try:
+        select_pairs(Path(args.folder), pairs, Path(args.out), args.traces_dir)
+    except (ValueError, OSError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
