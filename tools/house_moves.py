@@ -113,6 +113,10 @@ def rewrite(text: str) -> str:
         # ``schedlab.processes.machine.running`` is already the new layout: the room's module
         if old in rooms and tail[1:] in rooms[old]:
             return match.group(0)
+        # ... and so is ``from schedlab.processes.machine import simpy_machine``
+        after = re.match(r"\s+import\s+(\w+)", match.string[match.end() :])
+        if old in rooms and not tail and after and after.group(1) in rooms[old]:
+            return match.group(0)
         return "schedlab." + MOVES[old] + tail
 
     text = pattern.sub(dotted, text)

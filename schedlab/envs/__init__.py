@@ -65,6 +65,7 @@ __all__ = [
     "grid_model",
     "kernel_layout",
     "least_loaded",
+    "make_env",
     "network_aec_env",
     "random_resource",
 ]
@@ -93,6 +94,21 @@ if "schedlab/RLScheduler-v0" not in gym.registry:
         entry_point="schedlab.envs.rlscheduler.env:RLSchedulerEnv",
         max_episode_steps=MAX_EPISODE_STEPS["schedlab/RLScheduler-v0"],
     )
+
+
+def make_env(name: str, **settings: Any) -> gym.Env[Any, Any]:
+    """One of schedlab's Gymnasium environments, made by ``gymnasium.make``: ``make_env("Machine-v0")``.
+
+    ``name`` is a registered id, with or without its ``schedlab/`` namespace; ``settings``
+    go to the environment as ``gymnasium.make``'s keyword arguments. An unknown name is
+    refused in one line that lists schedlab's environments.
+    """
+    full = name if "/" in name else f"schedlab/{name}"
+    if full not in gym.registry:
+        known = ", ".join(sorted(env_id for env_id in gym.registry if env_id.startswith("schedlab/")))
+        raise ValueError(f"unknown environment {name!r}; schedlab's are {known}")
+    return gym.make(full, **settings)
+
 
 #: names imported on first use: the grid's pieces (and PettingZoo, for the environments) load only when asked for
 _LAZY = {

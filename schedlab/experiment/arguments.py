@@ -1,12 +1,16 @@
 """The ``schedlab`` command line's words: its subcommands, their options and help.
 
 Kept apart from :mod:`schedlab.experiment.cli`, which acts on the parsed words, so that
-the command's surface reads in one place; like the command, it imports only argparse.
+the command's surface reads in one place. Besides argparse it reads one table of the
+package, the registry of queue orders, whose names and descriptions ``replay --policy``
+lists.
 """
 
 from __future__ import annotations
 
 import argparse
+
+from schedlab.policies.scoring import describe_orders
 
 __all__ = ["EPILOG", "build_parser"]
 
@@ -109,7 +113,7 @@ def build_parser(script: str | None = None) -> argparse.ArgumentParser:
         action="append",
         default=None,
         metavar="NAME",
-        help="priority order: fcfs, sjf (by requested time), smallest, f1, wfp3, unicep (repeatable; default fcfs)",
+        help=f"priority order, one of the registered orders: {describe_orders()} (repeatable; default fcfs)",
     )
     # the names of policies.batch.BACKFILLS, written out: importing it here would load the
     # policies at every start-up of the CLI (tests/test_conservative.py checks they agree)

@@ -55,7 +55,7 @@ from schedlab.policies.placement import (
 )
 from schedlab.policies.profile import Profile
 from schedlab.policies.queues import StrictPriority, WeightedRoundRobin, make_queue_policy
-from schedlab.policies.scoring import SCORES, Priority
+from schedlab.policies.scoring import SCORES, Priority, order
 from schedlab.policies.site_supervisor import (
     EarliestDeadlineFirst,
     FirstFit,
@@ -138,6 +138,7 @@ __all__ = [
     "make_placement",
     "make_policy",
     "make_queue_policy",
+    "order",
     "reservation",
     "server_loads",
     "slotted_fcfs",

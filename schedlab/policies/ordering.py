@@ -7,7 +7,11 @@ they pickle into process pools and print in results.
 
 :class:`FCFS` and :class:`SJF` are also orders (:class:`~schedlab.model.contracts.machine.Order`:
 they have ``rank``), so a backfilling rule runs over them: ``EASY(SJF(by="runtime"))``.
-:class:`BestFit` is not: which job it picks depends on what fits now, not on a ranking.
+Their ranks are the registered orders ``"fcfs"``, ``"sjf"`` and ``"sjf-runtime"``
+(:mod:`schedlab.policies.scoring`), so ``SJF()``, ``Priority("sjf")`` and ``EASY("sjf")``
+rank alike; the classes add a start rule that looks at the queue's head only, which a
+machine calls at every decision. :class:`BestFit` is not an order: which job it picks
+depends on what fits now, not on a ranking.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import Literal
 
 from schedlab.model.contracts.machine import MachineView, Start
 from schedlab.model.core.job import Job
+from schedlab.policies.scoring import fcfs, rank_by, sjf, sjf_runtime
 
 __all__ = ["FCFS", "SJF", "BestFit", "expected_utility"]
 
@@ -32,8 +37,8 @@ class FCFS:
     """
 
     def rank(self, waiting: Sequence[Job], now: float) -> Sequence[Job]:
-        """The queue as it is: jobs in the order they reached the machine."""
-        return waiting
+        """The queue as it is: jobs in the order they reached the machine (the order ``"fcfs"``)."""
+        return rank_by(fcfs, waiting, now)
 
     def __call__(self, view: MachineView) -> Start | None:
         waiting = view.waiting
@@ -64,8 +69,8 @@ class SJF:
             raise ValueError(f"SJF: by must be 'estimate' or 'runtime', got {self.by!r}")
 
     def rank(self, waiting: Sequence[Job], now: float) -> Sequence[Job]:
-        """The waiting jobs, shortest first by :attr:`by` (a stable sort: ties keep arrival order)."""
-        return sorted(waiting, key=_estimate if self.by == "estimate" else _runtime)
+        """The waiting jobs, shortest first by :attr:`by`: the order ``"sjf"`` or ``"sjf-runtime"``."""
+        return rank_by(sjf if self.by == "estimate" else sjf_runtime, waiting, now)
 
     def __call__(self, view: MachineView) -> Start | None:
         waiting = view.waiting

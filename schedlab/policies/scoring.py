@@ -1,8 +1,22 @@
-"""Priority scores for batch schedulers, the policy that starts jobs in score order, and ``as_order``.
+"""The registry of queue orders, the policy that starts jobs in an order, and ``as_order``.
 
 A score maps a waiting job (and the time of the decision) to a number; lower runs
-first. :class:`Priority` re-scores the whole queue at every decision event, so scores
-that grow with waiting time (WFP3, UNICEP) reorder the queue as time passes.
+first. Every named order is a score registered here with :func:`order`:
+
+>>> from schedlab.policies.scoring import RLSCHEDULER_SCORES, SCORES, order
+>>> @order("largest")
+... def largest(job, now):
+...     '''Largest job first: the most processors.'''
+...     return -float(job.cpus)
+>>> "largest" in SCORES
+True
+>>> del SCORES["largest"], RLSCHEDULER_SCORES["largest"]  # (this example's order, unregistered)
+
+That one function is the whole of a new order: :class:`Priority`, EASY and conservative
+backfilling, ``schedlab replay --policy``, its ``--help`` and the scenarios' config checks
+all read :data:`SCORES`. :class:`Priority` re-scores the whole queue at every decision
+event, so scores that grow with waiting time (WFP3, UNICEP) reorder the queue as time
+passes.
 
 There is one way to give a backfilling rule its order: an
 :class:`~schedlab.model.contracts.machine.Order`, any object with
@@ -10,7 +24,8 @@ There is one way to give a backfilling rule its order: an
 :data:`SCORES`, or any callable ``(job, now) -> float``, is wrapped in a
 :class:`Priority` by :func:`as_order`, the one place every rule reads its order
 through. So ``EASY("wfp3")``, ``EASY(lambda job, now: job.cpus)``,
-``EASY(Priority("wfp3"))`` and ``EASY(SJF())`` all work.
+``EASY(Priority("wfp3"))`` and ``EASY(SJF())`` all work, and rank alike
+(:func:`rank_by` is the one sort they share).
 
 References
 ----------
@@ -36,10 +51,14 @@ __all__ = [
     "SCORES",
     "Priority",
     "as_order",
+    "describe_orders",
     "f1",
     "fcfs",
+    "order",
+    "rank_by",
     "scores_of",
     "sjf",
+    "sjf_runtime",
     "smallest",
     "unicep",
     "unicep_rlscheduler",
@@ -47,21 +66,82 @@ __all__ = [
     "wfp3_rlscheduler",
 ]
 
+#: the orders by name, as the CLI and scenarios spell them (the textbook readings); filled by :func:`order`
+SCORES: dict[str, Score] = {}
+#: the same names read as RLScheduler computes them (what its published heuristic columns measured)
+RLSCHEDULER_SCORES: dict[str, Score] = {}
 
+
+def order(name: str, *, rlscheduler: Score | None = None) -> Callable[[Score], Score]:
+    """Register the decorated score ``(job, now) -> float`` as the order ``name`` (lowest score first).
+
+    ``rlscheduler`` is the same order as RLScheduler's code computes it, where that
+    differs (:data:`RLSCHEDULER_SCORES`, read under ``--compat rlscheduler``). The first
+    line of the score's docstring is what ``schedlab replay --help`` says of it. A name
+    taken by another function is refused: two orders under one name would make a
+    result's policy column ambiguous. A score must be defined at a module's top level
+    to reach a process pool's workers (a lambda does not pickle).
+    """
+
+    def register(score: Score) -> Score:
+        held = SCORES.get(name)
+        if held is not None and _qualified(held) != _qualified(score):
+            raise ValueError(f"order {name!r} is already registered, by {_qualified(held)}")
+        SCORES[name] = score
+        RLSCHEDULER_SCORES[name] = rlscheduler if rlscheduler is not None else score
+        return score
+
+    return register
+
+
+def _qualified(score: Score) -> str:
+    return f"{getattr(score, '__module__', '?')}.{getattr(score, '__qualname__', repr(score))}"
+
+
+def describe_orders() -> str:
+    """The registered orders in one line, each with its docstring's first clause: the CLI's help."""
+    parts = []
+    for name, score in SCORES.items():
+        doc = (getattr(score, "__doc__", None) or "").strip().splitlines()
+        what = doc[0].split(":")[0].rstrip(".").strip() if doc else ""
+        parts.append(f"{name} ({what})" if what and what.lower() != name else name)
+    return "; ".join(parts)
+
+
+def rank_by(score: Score, waiting: Sequence[Job], now: float) -> Sequence[Job]:
+    """``waiting`` in the order of ``score``, lowest first; a stable sort, so ties keep arrival order.
+
+    FCFS is the order jobs reached the machine, which the queue already keeps (for a
+    trace, the submit order): no sort.
+    """
+    if score is fcfs:
+        return waiting
+    return sorted(waiting, key=lambda job: score(job, now))
+
+
+@order("fcfs")
 def fcfs(job: Job, now: float) -> float:
     """First come, first served: the submit time."""
     return job.submit
 
 
+@order("sjf")
 def sjf(job: Job, now: float) -> float:
-    """Shortest job first, by the estimate: the requested time, as a scheduler knows it.
+    """Shortest job first, by the requested time: as a scheduler knows it.
 
     The same order as :class:`~schedlab.policies.ordering.SJF`'s default
-    (``by="estimate"``); ``SJF(by="runtime")`` is the oracle that reads true runtimes.
+    (``by="estimate"``); ``SJF(by="runtime")`` is :func:`sjf_runtime`, the oracle.
     """
     return job.requested_time
 
 
+@order("sjf-runtime")
+def sjf_runtime(job: Job, now: float) -> float:
+    """Shortest job first, by the true runtime: an oracle, which no real scheduler has."""
+    return job.runtime
+
+
+@order("smallest")
 def smallest(job: Job, now: float) -> float:
     """Smallest job first: the number of processors."""
     return float(job.cpus)
@@ -72,6 +152,7 @@ def _log_positive(log: Callable[[float], float], x: float) -> float:
     return log(x if x > 0 else 0.1)
 
 
+@order("f1")
 def f1(job: Job, now: float) -> float:
     """F1 (Carastan-Santos & de Camargo 2017): ``log10(r) * n + 870 * log10(s)``.
 
@@ -121,10 +202,8 @@ def unicep_rlscheduler(job: Job, now: float) -> float:
     return -(wait + 1e-15) / (math.log2(job.cpus + 1e-15) * job.requested_time)
 
 
-#: the scores by name, as the CLI and scenarios spell them (the textbook readings)
-SCORES: dict[str, Score] = {"fcfs": fcfs, "sjf": sjf, "smallest": smallest, "f1": f1, "wfp3": wfp3, "unicep": unicep}
-#: the same names read as RLScheduler computes them (what its published heuristic columns measured)
-RLSCHEDULER_SCORES: dict[str, Score] = {**SCORES, "wfp3": wfp3_rlscheduler, "unicep": unicep_rlscheduler}
+order("wfp3", rlscheduler=wfp3_rlscheduler)(wfp3)
+order("unicep", rlscheduler=unicep_rlscheduler)(unicep)
 
 
 def scores_of(reading: str) -> dict[str, Score]:
@@ -166,15 +245,8 @@ class Priority:
             raise TypeError(f"a score is a name in SCORES or a callable (job, now) -> float, got {self.score!r}")
 
     def rank(self, waiting: Sequence[Job], now: float) -> Sequence[Job]:
-        """The waiting jobs in the order this policy would start them.
-
-        FCFS is the order jobs reached the machine, which the queue already keeps (for
-        a trace, the submit order): no sort. Other scores sort stably, so ties keep it.
-        """
-        fn = SCORES[self.score] if isinstance(self.score, str) else self.score
-        if fn is fcfs:
-            return waiting
-        return sorted(waiting, key=lambda job: fn(job, now))
+        """The waiting jobs in the order this policy would start them (:func:`rank_by`)."""
+        return rank_by(SCORES[self.score] if isinstance(self.score, str) else self.score, waiting, now)
 
     def __call__(self, view: MachineView) -> Iterator[Start] | None:
         if not view.waiting:

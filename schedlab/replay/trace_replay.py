@@ -82,7 +82,7 @@ class Config:
 
     #: SWF logs, by path or by name in traces_dir (e.g. UniLu-Gaia-2014-1)
     traces: tuple[str, ...] = ("UniLu-Gaia-2014-1",)
-    #: priority orders: fcfs, sjf (by requested time), smallest, f1, wfp3, unicep
+    #: priority orders: names registered with schedlab.policies.scoring.order (see --help)
     policies: tuple[str, ...] = ("fcfs",)
     #: backfilling variants: none, easy, conservative, conservative-rebuild
     backfills: tuple[str, ...] = ("none", "easy")

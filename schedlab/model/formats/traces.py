@@ -35,6 +35,7 @@ __all__ = [
     "NativeSchedule",
     "check_traces",
     "evaluate",
+    "load_log",
     "load_trace",
     "pick_windows",
     "trace_name_problem",
@@ -291,3 +292,15 @@ def trace_path(name_or_path: str, root: Path | None = None) -> Path:
         if candidate.is_file():
             return candidate
     raise FileNotFoundError(f"trace {name_or_path!r} not found (as a path, or by name in {base})")
+
+
+def load_log(
+    name_or_path: str, root: Path | None = None, *, compat: str = "none", strict: bool = False, procs: int | None = None
+) -> LoadedTrace:
+    """An SWF log by name (found in ``../shared/traces`` or ``root``) or by path, read and cleaned.
+
+    The front door's way to a log (``from schedlab import load_log``): :func:`trace_path`
+    finds it, :func:`load_trace` reads it once per process; ``compat``, ``strict`` and
+    ``procs`` are :func:`load_trace`'s.
+    """
+    return load_trace(str(trace_path(name_or_path, root)), compat, strict, False, procs)
