@@ -154,3 +154,24 @@ def test_a_cluster_gives_core_ids_through_its_placement_rule():
     assert cluster.core_of(5) == ("cpu-1", 1) and cluster.core_of(3) == ("cpu-0", 3)
     with pytest.raises(ValueError, match="no core 8"):
         cluster.core_of(8)
+
+
+def test_a_machine_with_ids_is_its_own_class_and_shows_what_runs() -> None:
+    from schedlab.processes.machine.machine import MachineWithIds
+
+    env = simpy.Environment()
+    plain = Machine(env, 4, FCFS())
+    with_ids = Machine(env, 4, FCFS(), allocation="first-fit")
+    assert type(plain) is Machine and type(with_ids) is MachineWithIds
+    # no method replaced on an instance: what runs is the class's
+    for name in ("start", "resize", "_release", "_leave"):
+        assert name not in vars(with_ids) and name not in vars(plain)
+    assert MachineWithIds.start is not Machine.start
+
+
+def test_a_subclass_that_cannot_give_ids_is_refused_in_one_line() -> None:
+    class Mine(Machine):
+        pass
+
+    with pytest.raises(TypeError, match=r"machine 'machine': a Mine gives no processor ids; .*MachineWithIds"):
+        Mine(simpy.Environment(), 4, FCFS(), allocation="first-fit")

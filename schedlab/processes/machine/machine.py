@@ -27,7 +27,7 @@ from __future__ import annotations
 import bisect
 import math
 from collections.abc import Mapping
-from typing import Literal
+from typing import Any, Literal
 
 import simpy
 
@@ -43,13 +43,13 @@ from schedlab.processes.machine.job_body import JobBodies
 from schedlab.processes.machine.job_end import LATE, NORMAL, JobEnding, _Allocated  # private: the event is no API
 from schedlab.processes.machine.job_snapshot import JobSnapshot
 from schedlab.processes.machine.node_faults import NodeFaults, OnNodeFail
-from schedlab.processes.machine.processor_ids import ProcessorIds
+from schedlab.processes.machine.processor_ids import GivesIds, ProcessorIds
 from schedlab.processes.machine.running import Running, RunningSet
 from schedlab.processes.machine.view import PolicyView
 from schedlab.processes.signal import Signal
 from schedlab.processes.tracing import step_label, tracer_of
 
-__all__ = ["Machine", "PolicyError"]
+__all__ = ["Machine", "MachineWithIds", "PolicyError"]
 
 #: answers decide() applies as one action (an iterable of any other kind is a batch);
 #: a tuple, built once: ``A | B | ...`` in the loop would build a union at every answer
@@ -126,6 +126,10 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds, JobBodies, NodeFaults, F
         Running jobs' :class:`Running` states, in the order they started (a
         :class:`~schedlab.processes.machine.running.RunningSet`: a sequence with O(1) removal).
     """
+
+    def __new__(cls, *args: Any, allocation: str | AllocationRule | None = None, **kwargs: Any) -> Machine:
+        # the feature set is chosen here, once: a machine that gives processor ids is a MachineWithIds
+        return super().__new__(MachineWithIds if allocation is not None and cls is Machine else cls)
 
     def __init__(
         self,
@@ -394,6 +398,14 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds, JobBodies, NodeFaults, F
 
     def __repr__(self) -> str:
         return (
-            f"Machine({self.name!r}, capacity={self.capacity}, free={self.free}, "
+            f"{type(self).__name__}({self.name!r}, capacity={self.capacity}, free={self.free}, "
             f"waiting={len(self.waiting)}, running={len(self.running)})"
         )
+
+
+class MachineWithIds(GivesIds, Machine):
+    """A :class:`Machine` that gives each job processor ids: what ``Machine(..., allocation=...)`` builds.
+
+    Its ``start``, ``resize``, ``_release`` and ``_leave`` are Machine's with the ids
+    taken and given back around them (:class:`~schedlab.processes.machine.processor_ids.GivesIds`).
+    """

@@ -14,12 +14,13 @@ A job's record carries the ids of the run that produced it
 segments since its last start, resume or restart) and its node-failure restarts
 (``restarts``): the segments stay here as the per-stretch detail a Gantt chart needs.
 
-How, at no cost to a machine without ids: such a machine's ``start``, ``resize``,
-``_release`` and ``_leave`` are wrapped *on the instance* (bound methods that call the
-class's, then take or give back ids; ``_leave`` first passes the record its allocation
-and restarts). The class's methods, which every other machine runs, have no test for
-ids at all: a test in ``start`` and ``_release`` would be paid by every machine, ids or
-not (measured: benchmarks/README.md).
+How, at no cost to a machine without ids: a machine built with ``allocation=`` is a
+:class:`~schedlab.processes.machine.machine.MachineWithIds`, the explicit subclass whose
+``start``, ``resize``, ``_release`` and ``_leave`` (:class:`GivesIds`, here) take or give
+back ids around Machine's own; ``Machine(..., allocation=...)`` builds one. The plain
+``Machine``'s methods, which every other machine runs, have no test for ids at all: a
+test in ``start`` and ``_release`` would be paid by every machine, ids or not (measured:
+benchmarks/README.md).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from schedlab.model.records.job_record import NO_IDS, Status
 if TYPE_CHECKING:
     from schedlab.processes.machine.running import Running
 
-__all__ = ["ALLOCATION_COLUMNS", "ProcessorIds"]
+__all__ = ["ALLOCATION_COLUMNS", "GivesIds", "ProcessorIds"]
 
 #: the columns of :meth:`ProcessorIds.allocation_rows`
 ALLOCATION_COLUMNS = ("job", "procs", "start", "end")
@@ -52,7 +53,7 @@ class ProcessorIds:
     #: the processors, free or busy (None: the machine counts CPUs only)
     processors: ProcessorMap | None
 
-    if TYPE_CHECKING:  # the host Machine's, which _init_ids wraps on the instance
+    if TYPE_CHECKING:  # the host Machine's, which GivesIds extends (Machine follows it in the method order)
 
         def start(self, job: Job, cpus: int | None = None) -> None:
             """Start (or resume) waiting ``job`` (Machine's)."""
@@ -95,38 +96,12 @@ class ProcessorIds:
                 f"machine {self.name!r}: allocation must be a rule name or a function "
                 f"(map, n) -> ids, got {allocation!r}"
             )
+        if not isinstance(self, GivesIds):
+            raise TypeError(
+                f"machine {self.name!r}: a {type(self).__name__} gives no processor ids; "
+                "build a Machine (which becomes a MachineWithIds) or derive from MachineWithIds"
+            )
         self.processors = ProcessorMap(self.max_capacity)
-        # the class's methods, wrapped on this instance only (see the module's docstring)
-        start, resize, release, leave = self.start, self.resize, self._release, self._leave
-        procs, held, segments, env, union = self.processors, self._held, self._segments, self.env, self._run_union
-
-        def start_with_ids(job: Job, cpus: int | None = None) -> None:
-            start(job, cpus)  # it checked cpus: the job runs on all it asked for, or on cpus
-            held[job] = (self._ids_by_rule(procs, job.cpus if cpus is None else int(cpus)), float(env.now))
-
-        def resize_with_ids(job: Job, cpus: int) -> None:
-            before = len(self._held[job][0]) if job in self._held else None
-            resize(job, cpus)
-            if before is not None and before != cpus:
-                self._resize_ids(job, int(cpus))
-
-        def release_with_ids(run: Any) -> None:
-            release(run)
-            job = run.job
-            ids, since = held.pop(job)
-            procs.give_back(ids)
-            segments.append((job.id, ids, since, float(env.now)))  # formatted when read
-            if union:
-                union.pop(job, None)  # its run is over (ended, preempted or killed)
-
-        def leave_with_ids(run: Any, status: Status, now: float, restarts: int = 0, allocation: str = NO_IDS) -> None:
-            job = run.job  # read before leave() releases the ids
-            leave(run, status, now, self._attempts.pop(job, 0), self._run_allocation(job))
-
-        self.start = start_with_ids  # type: ignore[method-assign]  # on this instance only: see the module's docstring
-        self.resize = resize_with_ids  # type: ignore[method-assign]  # (the same)
-        self._release = release_with_ids  # type: ignore[method-assign]  # (the same)
-        self._leave = leave_with_ids  # type: ignore[method-assign]  # (the same)
 
     def _ids_by_rule(self, procs: ProcessorMap, n: int) -> Sequence[int]:
         """``n`` ids by the rule, marked busy; a rule that gives the wrong count, or a busy id, is named."""
@@ -201,3 +176,42 @@ class ProcessorIds:
         lines = [",".join(ALLOCATION_COLUMNS)]
         lines += [f"{job},{procs},{start!r},{end!r}" for job, procs, start, end in self.allocation_rows()]
         return "\n".join(lines) + "\n"
+
+
+class GivesIds(ProcessorIds):
+    """What :class:`~schedlab.processes.machine.machine.MachineWithIds` runs around Machine's own actions.
+
+    Each method calls the machine's (``super()``), then takes or gives back processor
+    ids; ``_leave`` first hands the record the run's ids and its restarts. A mix-in
+    placed before ``Machine`` (``class MachineWithIds(GivesIds, Machine)``), so the
+    class's method order shows what runs.
+    """
+
+    def start(self, job: Job, cpus: int | None = None) -> None:
+        """Start (or resume) waiting ``job``, then give it ids by the machine's rule."""
+        super().start(job, cpus)  # it checked cpus: the job runs on all it asked for, or on cpus
+        procs = self.processors
+        assert procs is not None  # a MachineWithIds always has its map (_init_ids)
+        self._held[job] = (self._ids_by_rule(procs, job.cpus if cpus is None else int(cpus)), float(self.env.now))
+
+    def resize(self, job: Job, cpus: int) -> None:
+        """Squeeze or grow running ``job``, then give back its highest ids or take new ones."""
+        before = len(self._held[job][0]) if job in self._held else None
+        super().resize(job, cpus)
+        if before is not None and before != cpus:
+            self._resize_ids(job, int(cpus))
+
+    def _release(self, run: Running) -> None:
+        super()._release(run)
+        job = run.job
+        ids, since = self._held.pop(job)
+        procs = self.processors
+        assert procs is not None  # a MachineWithIds always has its map (_init_ids)
+        procs.give_back(ids)
+        self._segments.append((job.id, ids, since, float(self.env.now)))  # formatted when read
+        if self._run_union:
+            self._run_union.pop(job, None)  # its run is over (ended, preempted or killed)
+
+    def _leave(self, run: Running, status: Status, now: float, restarts: int = 0, allocation: str = NO_IDS) -> None:
+        job = run.job  # read before the machine's _leave releases the ids
+        super()._leave(run, status, now, self._attempts.pop(job, 0), self._run_allocation(job))
