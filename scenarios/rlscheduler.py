@@ -61,7 +61,9 @@ from schedlab.processes import Model
 from schedlab.processes.machine.replay import replay_model
 from schedlab.training.rlscheduler.train import TrainSettings, train
 
-HEURISTICS = ("fcfs", "wfp3", "unicep", "sjf", "f1")
+#: the heuristics a learned model is measured against: RLScheduler's five, and F2-F4 (Carastan-Santos
+#: and de Camargo, SC 2017) and smallest area first, so that "best heuristic" is the best of nine
+HEURISTICS = ("fcfs", "wfp3", "unicep", "sjf", "f1", "f2", "f3", "f4", "saf")
 #: where the models shipped with schedlab are (package data: schedlab/envs/rlscheduler/trained/<log>/seed<k>.zip)
 SHIPPED = Path(schedlab.envs.__file__).resolve().parent / "rlscheduler" / "trained"
 

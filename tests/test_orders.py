@@ -10,6 +10,7 @@ one decision (it keeps each reservation made at arrival).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import pytest
@@ -148,3 +149,17 @@ def test_a_priority_takes_a_score_name_or_a_callable_and_says_what_is_wrong():
         Priority(3)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"an order has rank\(waiting, now\), or is a score"):
         EASY(3)  # type: ignore[arg-type]
+
+
+def test_f2_f3_f4_and_saf_are_carastan_santos_and_de_camargos_formulas():
+    # r = 100 s requested, n = 4 processors, s = 1000 s submitted: log10(s) = 3
+    from schedlab.policies.scoring import SCORES
+
+    job = Job(1, submit=1000.0, runtime=50.0, cpus=4, estimate=100.0)
+    assert SCORES["f2"](job, 0.0) == pytest.approx(10.0 * 4 + 25600.0 * 3)
+    assert SCORES["f3"](job, 0.0) == pytest.approx(100.0 * 4 + 6_860_000.0 * 3)
+    assert SCORES["f4"](job, 0.0) == pytest.approx(100.0 * 2 + 530_000.0 * 3)
+    assert SCORES["saf"](job, 0.0) == pytest.approx(400.0)
+    # a job submitted at 0 keeps a finite score (s read as 0.1, as F1 does)
+    first = Job(2, submit=0.0, runtime=50.0, cpus=4, estimate=100.0)
+    assert all(math.isfinite(SCORES[name](first, 0.0)) for name in ("f2", "f3", "f4"))

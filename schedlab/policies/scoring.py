@@ -53,9 +53,13 @@ __all__ = [
     "as_order",
     "describe_orders",
     "f1",
+    "f2",
+    "f3",
+    "f4",
     "fcfs",
     "order",
     "rank_by",
+    "saf",
     "scores_of",
     "sjf",
     "sjf_runtime",
@@ -160,6 +164,33 @@ def f1(job: Job, now: float) -> float:
     values are read as 0.1 so that a job submitted at time 0 keeps a finite score.
     """
     return _log_positive(math.log10, job.requested_time) * job.cpus + 870.0 * _log_positive(math.log10, job.submit)
+
+
+@order("f2")
+def f2(job: Job, now: float) -> float:
+    """F2 (Carastan-Santos & de Camargo 2017): ``sqrt(r) * n + 25600 * log10(s)``.
+
+    r, n and s as in :func:`f1`; a non-positive submit time is read as 0.1.
+    """
+    return math.sqrt(job.requested_time) * job.cpus + 25600.0 * _log_positive(math.log10, job.submit)
+
+
+@order("f3")
+def f3(job: Job, now: float) -> float:
+    """F3 (Carastan-Santos & de Camargo 2017): ``r * n + 6860000 * log10(s)``."""
+    return job.requested_time * job.cpus + 6_860_000.0 * _log_positive(math.log10, job.submit)
+
+
+@order("f4")
+def f4(job: Job, now: float) -> float:
+    """F4 (Carastan-Santos & de Camargo 2017): ``r * sqrt(n) + 530000 * log10(s)``."""
+    return job.requested_time * math.sqrt(job.cpus) + 530_000.0 * _log_positive(math.log10, job.submit)
+
+
+@order("saf")
+def saf(job: Job, now: float) -> float:
+    """Smallest area first: the requested time times the processors, ``r * n``."""
+    return job.requested_time * job.cpus
 
 
 def wfp3(job: Job, now: float) -> float:
