@@ -15,6 +15,12 @@ the same in every cell) on
   resources as hosts of a Newman-Watts network, each link's latency uniform in
   ``sw_latency``;
 
+- your own: ``--set topologies=complete,mesh.py:mesh`` loads the function ``mesh`` from
+  the file ``mesh.py``, ``mesh(agents, resources, capacities, rng) -> networkx.Graph``,
+  whose nodes include the brokers ``("agent", i)`` and the resources ``("resource", j)``
+  (any other nodes are routers; a link's ``latency`` attribute is its delay). No edit to
+  the package or to this file (docs/grid.md, "Your own topology");
+
 each turned into latency and reach by :func:`~schedlab.topologies.grid_topology`
 (``hops`` limits reach on the tree and the small world). A job sent over a route of
 latency L reaches its queue L later; LLS sees each load as it was L ago. ALoR (eq. 2)
@@ -38,9 +44,13 @@ docs/grid.md, section "Topologies".
 
 from __future__ import annotations
 
+import importlib.util
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
+import networkx as nx
 import numpy as np
 import simpy
 
@@ -63,10 +73,31 @@ from schedlab.topologies import (
 TOPOLOGIES = ("complete", "tree", "small_world")
 POLICIES = ("osl", "lls", "rs")
 
+#: a user's topology: ``builder(agents, resources, capacities, rng) -> networkx.Graph``
+Builder = Callable[[int, int, np.ndarray, np.random.Generator], nx.Graph]
+
+
+def user_builder(spec: str) -> Builder:
+    """The function ``name`` of the file ``path`` named by ``spec = "path.py:name"``; a bad spec is one line."""
+    path, _, name = spec.rpartition(":")
+    file = Path(path).expanduser()
+    if not path.endswith(".py") or not name.isidentifier():
+        raise ValueError(f"topologies: unknown {spec!r}; choose from {', '.join(TOPOLOGIES)}, or FILE.py:FUNCTION")
+    if not file.is_file():
+        raise ValueError(f"topologies: {spec!r}: no file {file}")
+    module_spec = importlib.util.spec_from_file_location(f"_topology_{file.stem}", file)
+    assert module_spec is not None and module_spec.loader is not None
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    builder = getattr(module, name, None)
+    if not callable(builder):
+        raise ValueError(f"topologies: {spec!r}: {file} defines no function {name!r}")
+    return builder
+
 
 @dataclass(frozen=True)
 class Config:
-    #: topologies compared: complete, tree, small_world
+    #: topologies compared: complete, tree, small_world, or FILE.py:FUNCTION (your own graph)
     topologies: tuple[str, ...] = TOPOLOGIES
     #: selection rules compared: osl, lls, rs
     policies: tuple[str, ...] = POLICIES
@@ -106,9 +137,12 @@ class Config:
     replications: int = number(5, low=1, work=True)
 
     def __post_init__(self) -> None:
+        for spec in self.topologies:
+            if spec not in TOPOLOGIES:
+                user_builder(spec)  # a bad name, file or function is named now, before any cell runs
         for name, allowed in (("topologies", TOPOLOGIES), ("policies", POLICIES)):
             values = getattr(self, name)
-            bad = [v for v in values if v not in allowed]
+            bad = [v for v in values if v not in allowed and not (name == "topologies" and ":" in v)]
             if not values or bad:
                 raise ValueError(
                     f"{name}: unknown {bad[0]!r}; choose from {', '.join(allowed)}"
@@ -163,6 +197,8 @@ def topology(cfg: Config, name: str, capacities: np.ndarray, rng: np.random.Gene
             latency=tuple(scale * x for x in cfg.tree_latency),
         )
         return grid_topology(graph, hops=hops)
+    if name != "small_world":
+        return grid_topology(user_builder(name)(n, cfg.resources, capacities, rng), hops=hops, capacities=capacities)
     graph = small_world_grid(
         n,
         cfg.resources,

@@ -58,3 +58,44 @@ def test_bad_settings_are_named():
         scenario.config({"sw_neighbours": 3})
     with pytest.raises(ValueError, match="tree_latency must be three"):
         scenario.config({"tree_latency": (1.0, 2.0)})
+
+
+MESH = '''
+import networkx as nx
+
+
+def mesh(agents, resources, capacities, rng):
+    """A 2 x 2 mesh of brokers, 1 time unit a link; each resource one free link from a broker."""
+    graph = nx.relabel_nodes(nx.grid_2d_graph(2, 2), {(r, c): ("agent", 2 * r + c) for r in range(2) for c in range(2)})
+    nx.set_edge_attributes(graph, 1.0, "latency")
+    for j in range(resources):
+        graph.add_edge(("agent", j % agents), ("resource", j), latency=0.0)
+    return graph
+'''
+
+
+def test_a_topology_of_your_own_runs_from_its_file_with_no_edit(tmp_path, monkeypatch):
+    (tmp_path / "mesh.py").write_text(MESH)
+    monkeypatch.chdir(tmp_path)
+    overrides = {**TINY, "agents": 4, "topologies": ("complete", "mesh.py:mesh"), "policies": ("osl",)}
+    results = run(SCENARIO, overrides=overrides, reps=1, quick=True, executor="serial", keep_records=False)
+    rows = {r["topology"]: r for r in results.rows}
+    assert set(rows) == {"complete", "mesh.py:mesh"}
+    # on the mesh a broker reaches its own resources at 0 and the others across 1 or 2 links (mean 1 over 4 brokers)
+    assert rows["mesh.py:mesh"]["mean_latency"] == pytest.approx((4 * 0 + 4 * 1 + 4 * 1 + 4 * 2) / 16)
+    assert rows["complete"]["mean_latency"] == 0
+
+
+@pytest.mark.parametrize(
+    ("spec", "says"),
+    [
+        ("nope.py:mesh", "no file nope.py"),
+        ("mesh.py:mash", "mesh.py defines no function 'mash'"),
+        ("mesh", "unknown 'mesh'; choose from complete, tree, small_world, or FILE.py:FUNCTION"),
+    ],
+)
+def test_a_bad_topology_is_named_before_any_cell_runs(tmp_path, monkeypatch, spec, says):
+    (tmp_path / "mesh.py").write_text(MESH)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match=says):
+        load_scenario(SCENARIO).config({"topologies": (spec,)})
