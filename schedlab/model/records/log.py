@@ -102,7 +102,7 @@ class RecordLog(OptionalColumns, RecordRows, RecordColumns, Sequence[JobRecord])
     def add(
         self,
         job: Any,
-        where: str,
+        machine: str,
         status: Status,
         start: float,
         end: float,
@@ -112,7 +112,7 @@ class RecordLog(OptionalColumns, RecordRows, RecordColumns, Sequence[JobRecord])
         restarts: int = 0,
         allocation: str = NO_IDS,
     ) -> None:
-        """Log ``job_record(job, where, status, ...)`` without making the record."""
+        """Log ``job_record(job, machine, status, ...)`` without making the record."""
         submit, runtime, estimate, tuf = job.submit, job.runtime, job.estimate, job.utility
         code = self._code
         # The usual job again (what _log tests, in the order that settles it soonest): its row
@@ -143,7 +143,7 @@ class RecordLog(OptionalColumns, RecordRows, RecordColumns, Sequence[JobRecord])
             if (
                 usual[0] is job.job_class
                 and usual[1] is job.group
-                and usual[2] is where
+                and usual[2] is machine
                 and usual[3] is status
                 and type(id) is int
                 and -_BIG <= id < _BIG
@@ -162,7 +162,7 @@ class RecordLog(OptionalColumns, RecordRows, RecordColumns, Sequence[JobRecord])
             job.job_class,
             job.group,
             job.origin,
-            where,
+            machine,
             submit,
             start,
             end,
@@ -227,7 +227,7 @@ class RecordLog(OptionalColumns, RecordRows, RecordColumns, Sequence[JobRecord])
         job_class,
         group,
         origin,
-        where,
+        machine,
         submit,
         start,
         end,
@@ -269,7 +269,7 @@ class RecordLog(OptionalColumns, RecordRows, RecordColumns, Sequence[JobRecord])
                     job_class,
                     group,
                     origin,
-                    where,
+                    machine,
                     submit,
                     start,
                     end,
@@ -287,7 +287,7 @@ class RecordLog(OptionalColumns, RecordRows, RecordColumns, Sequence[JobRecord])
                 )
             )
             return
-        label = (job_class, group, where, status)
+        label = (job_class, group, machine, status)
         code = self._label_of.get(label)
         if code is None:
             code = self._label_of[label] = len(self._labels)

@@ -86,7 +86,7 @@ def records_of_frame(frame: pd.DataFrame) -> list[JobRecord]:
 
 def job_record(
     job: Job,
-    where: str,
+    machine: str,
     status: Status,
     *,
     start: float = math.nan,
@@ -97,7 +97,7 @@ def job_record(
     restarts: int = 0,
     allocation: str = NO_IDS,
 ) -> JobRecord:
-    """The record of ``job`` at ``where``: derives wait, service and final utility.
+    """The record of ``job`` at ``machine``: derives wait, service and final utility.
 
     ``start`` and ``end`` are ``nan`` where they did not happen; only a completed job
     earns utility (its time-utility function at its response time, times cpus * runtime).
@@ -116,7 +116,7 @@ def job_record(
         job.job_class,
         job.group,
         job.origin,
-        where,
+        machine,
         submit,
         start,
         end,
