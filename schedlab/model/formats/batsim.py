@@ -18,12 +18,15 @@ Batsim's ``src/export.cpp`` (``JobsTracer``) writes them, numbers as its
 ``to_string(double)`` prints them (six decimals), the final states
 ``COMPLETED_SUCCESSFULLY`` (success 1), ``COMPLETED_WALLTIME_REACHED`` (killed at its
 time limit), ``COMPLETED_KILLED`` and ``REJECTED`` (times left empty, as Batsim leaves
-them). ``allocated_resources`` is the record's ``allocation``: the interval set of the
-processors (or a cluster's cores) the job held in its last run, empty from a machine
-that gives no ids; ``consumed_energy`` the joules it consumed on a
-platform whose nodes give their power (else -1, no energy model), and
-``metadata`` is ``""``. A job still waiting or running when the run stopped has no
-final state: Batsim never writes one, and it is left out and counted.
+them). One row per run of a job: a job that node failures killed and requeued has a
+``COMPLETED_KILLED`` row per killed run, named and timed as Batsim names and times a
+resubmitted job (:mod:`schedlab.model.formats.batsim_attempts`: ``1``, ``1#1``, ...,
+each run's wait from its own submission). ``allocated_resources`` is the interval set
+of the processors (or a cluster's cores) the run held, empty from a machine that gives
+no ids; ``consumed_energy`` the joules it consumed on a platform whose nodes give
+their power (else -1, no energy model), and ``metadata`` is ``""``. A job still
+waiting or running when the run stopped has no final state: Batsim never writes one,
+and it is left out and counted.
 """
 
 from __future__ import annotations
@@ -37,8 +40,10 @@ from pathlib import Path
 from typing import Any
 
 from schedlab.model.core.job import Job, JobError
+from schedlab.model.formats.batsim_attempts import attempts
 from schedlab.model.formats.batsim_profiles import ProfileError, profile_seconds
 from schedlab.model.records.job_record import JobRecord, Status
+from schedlab.model.records.node_fail import NodeKill
 
 __all__ = ["JOBS_CSV_COLUMNS", "BatsimWorkload", "BatsimWorkloadError", "jobs_csv", "read_batsim_workload"]
 
@@ -200,8 +205,15 @@ def jobs_csv(
     *,
     workload_name: str = "w0",
     energy: Mapping[Any, float] | None = None,
+    kills: Iterable[NodeKill] = (),
+    allocations: Iterable[tuple[Any, str, float, float]] = (),
 ) -> tuple[str, int]:
     """Batsim's ``jobs.csv`` for ``records``, and how many jobs it left out (still waiting or running).
+
+    One row per run of a job (:func:`~schedlab.model.formats.batsim_attempts.attempts`):
+    a job that node failures killed and requeued gets a ``COMPLETED_KILLED`` row per
+    killed run, ``<id>#k`` from the second run on, each submitted when the run before
+    it was killed.
 
     Parameters
     ----------
@@ -212,21 +224,25 @@ def jobs_csv(
     energy
         Per job id, the joules it consumed (:func:`schedlab.model.analysis.energy.energy`);
         -1 where not given, as without an energy model.
+    kills
+        The run's node kills (``node_kills.csv``): a requeued job's killed runs.
+    allocations
+        The run's ``(job, procs, start, end)`` rows (``allocations.csv``): the ids of
+        each killed run.
     """
-    joules = {str(k): v for k, v in (energy or {}).items()}
     lines = [",".join(JOBS_CSV_COLUMNS)]
     left_out = 0
-    for r in records:
-        status = Status(r.status)
+    for a in attempts(records, kills, allocations, energy):
+        r, status = a.record, a.status
         if status in (Status.WAITING, Status.RUNNING):
             left_out += 1
             continue
         state = FINAL_STATES.get(status, "COMPLETED_KILLED")
         row = [
-            str(r.id),
+            a.job_id,
             workload_name,
             str(r.job_class),
-            _f(r.submit),
+            _f(a.submit),
             str(int(r.cpus)),
             _f(r.estimate),
             "1" if status is Status.COMPLETED else "0",
@@ -235,20 +251,19 @@ def jobs_csv(
         if status is Status.REJECTED:
             row += ["", "", "", "", "", ""]
         else:
-            run = r.end - r.start
-            turnaround = r.end - r.submit
+            run = a.end - a.start
+            turnaround = a.end - a.submit
             row += [
-                _f(r.start),
+                _f(a.start),
                 _f(run),
-                _f(r.end),
-                _f(r.start - r.submit),
+                _f(a.end),
+                _f(a.start - a.submit),  # this run's wait, from its own submission
                 _f(turnaround),
                 _f(turnaround / run) if run > 0 else "",
             ]
-        spent = joules.get(str(r.id))
         row += [
-            r.allocation,  # its last run's ids ("" from a machine that gives none)
-            "" if status is Status.REJECTED else "-1" if spent is None else _f(spent),
+            a.allocation,  # this run's ids ("" from a machine that gives none)
+            "" if status is Status.REJECTED else "-1" if a.joules is None else _f(a.joules),
             '""',
         ]
         lines.append(",".join(row))
