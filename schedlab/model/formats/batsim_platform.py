@@ -9,7 +9,9 @@ other two. So a switch lasts ``1 / speed`` seconds at that pstate's watts, and c
 ``watts / speed`` joules. :func:`batsim_node_power` reads one cluster's properties into
 a :class:`~schedlab.model.formats.platform.NodePower`, for a platform file's ``power``
 table or a cross-check; it reads only these properties, not the network or the hosts'
-names. The compute pstates (DVFS) are those listed before the first sleep pstate, as
+names. :func:`node_power` reads one host's (or cluster's) properties the same way, for
+:mod:`schedlab.model.formats.batsim_platform_file`, which reads the whole platform.
+The compute pstates (DVFS) are those listed before the first sleep pstate, as
 Batsim's files order them: each becomes a :class:`~schedlab.model.formats.platform.Pstate`
 whose speed is its flop rate over pstate 0's (a log's runtimes are taken as measured at
 pstate 0) and whose watts are its ``idle:full`` entry (the first and last of its values).
