@@ -56,9 +56,9 @@ def batsim_node_power(path: str | Path, cluster: str | None = None) -> NodePower
     except (ET.ParseError, OSError) as error:
         raise BatsimPlatformError(f"{source}: not a readable XML platform: {error}") from None
     candidates = [c for c in root.iter("cluster") if cluster is None or c.get("id") == cluster]
-    props = {}
+    props: dict[str, str] = {}
     for element in candidates:
-        found = {p.get("id"): p.get("value", "") for p in element.findall("prop")}
+        found = {p.get("id", ""): p.get("value", "") for p in element.findall("prop")}
         if cluster is not None or "sleep_pstates" in found:
             props, chosen = found, element
             break
