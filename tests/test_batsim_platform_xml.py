@@ -86,3 +86,23 @@ def test_a_bad_batsim_platform_gets_one_line(tmp_path, xml, message):
     with pytest.raises(PlatformError, match=message) as error:
         load_platform(path)
     assert "\n" not in str(error.value)
+
+
+def test_an_xml_platform_is_known_by_its_content_too(tmp_path):
+    path = tmp_path / "platform.cfg"  # no .xml suffix: the first character says XML
+    path.write_text((DATA / "batsim_2hosts.xml").read_text())
+    assert [n.name for n in load_platform(path).nodes] == ["host0", "host1"]
+
+
+def test_the_replay_cli_names_a_bad_batsim_platform_in_one_line(tmp_path, capsys):
+    from schedlab.experiment.cli import main
+
+    bad = tmp_path / "bad.xml"
+    bad.write_text('<platform><cluster id="c" prefix="h" radical="0-1" speed="1Gf">')
+    workload = tmp_path / "w.json"
+    workload.write_text('{"nb_res": 2, "jobs": [], "profiles": {}}')
+    code = main(["replay", str(workload), "--platform", str(bad), "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert len(err.splitlines()) <= 2  # the error, and where the traceback is
+    assert "bad.xml: not a readable XML platform: no element found" in err.splitlines()[0]  # the parser names the place
