@@ -89,10 +89,10 @@ def _machines(folder: Path, series: Path, prefix: str) -> tuple[list[str], list[
     if placements:
         names: list[str] = []
         try:
-            from schedlab.model.formats.platform_file import load_platform
+            from schedlab.model.formats.platform_file import cached_platform
 
             config = json.loads((folder / "manifest.json").read_text()).get("config", {})
-            names = [n.name for n in load_platform(config["platform"]).nodes]
+            names = [n.name for n in cached_platform(config["platform"]).nodes]
         except (OSError, ValueError, KeyError):  # the platform moved: the nodes that ran a job
             names = sorted({p["node"] for p in placements})
         return names, [(p["node"], float(p["start"]), float(p["end"])) for p in placements], True
@@ -112,7 +112,11 @@ def _power(series: Path, prefix: str, machines: list[str], cluster: bool) -> lis
 
     rows = [(p["node"], p["state"], float(p["start"]), float(p["end"])) for p in _rows(series / f"{prefix}-power.csv")]
     for o in _rows(series / f"{prefix}-node_outages.csv"):
-        ids = [machines[int(o["node"])]] if cluster else [str(k) for k in parse_procset(o["procs"])]
+        node = int(o["node"])
+        if cluster:  # a node of the platform (none where its file moved and only its busy nodes are named)
+            ids = [machines[node]] if node < len(machines) else []
+        else:
+            ids = [str(k) for k in parse_procset(o["procs"])]
         rows += [(m, "down", float(o["start"]), float(o["end"])) for m in ids]
     return rows
 
