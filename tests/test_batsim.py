@@ -61,12 +61,12 @@ def test_a_workload_becomes_jobs(tmp_path):
         (lambda w: w["jobs"][0].update(id="a!1"), r"job 0 \(id 'a!1'\): field 'id' must be a whole number"),
         (lambda w: w["jobs"][3].update(profile="gone"), r"job 3 \(id 4\): field 'profile' names no profile"),
         (
-            lambda w: w["profiles"].update(short={"type": "parallel_homogeneous", "cpu": 1e9, "com": 0}),
-            r"job 0 \(id 1\): profile 'short' has type 'parallel_homogeneous'; schedlab replays delay and DelayProfile",
+            lambda w: w["profiles"].update(short={"type": "smpi", "trace": "traces.txt"}),
+            r"job 0 \(id 1\): profile 'short' has type 'smpi'; schedlab replays delay, DelayProfile, parallel",
         ),
         (
             lambda w: w["profiles"].update(long={"type": "delay", "delay": -3}),
-            r"job 2 \(id 3\), profile 'long': field 'delay' must be a finite number > 0, got -3",
+            r"job 2 \(id 3\): profile 'long': field 'delay' must be a finite number > 0, got -3",
         ),
         (lambda w: w["jobs"][0].update(walltime="soon"), r"job 0 \(id 1\): field 'walltime' must be a finite number"),
     ],
@@ -114,7 +114,7 @@ def test_schedlab_replay_reads_batsim_json_and_writes_batsim_jobs_csv(tmp_path, 
     )
     printed = capsys.readouterr().out
     assert code == 0, printed
-    assert "5 jobs (Batsim workload, delay profiles); machine 4 processors" in printed
+    assert "5 jobs (Batsim workload); machine 4 processors" in printed
     jobs = out / "batsim" / "cell0-rep0-jobs.csv"
     with jobs.open() as stream:
         header = next(csv.reader(stream))

@@ -86,7 +86,8 @@ def build_parser(script: str | None = None) -> argparse.ArgumentParser:
     run.add_argument(
         "--batsim-jobs",
         action="store_true",
-        help="also write each run as Batsim's jobs.csv (batsim/cell<i>-rep<r>-jobs.csv; evalys reads it)",
+        help="also write each run as Batsim's jobs.csv, machine_states.csv and schedule.csv "
+        "(batsim/cell<i>-rep<r>-*.csv; evalys reads them)",
     )
     run.add_argument("--overwrite", action="store_true", help="replace an earlier run's results in --out")
     run.add_argument(
@@ -172,7 +173,7 @@ def build_parser(script: str | None = None) -> argparse.ArgumentParser:
         "--platform",
         default=None,
         metavar="FILE",
-        help="replay on the nodes, partitions and queues of a platform file (TOML; docs/platforms.md)",
+        help="replay on the nodes, partitions and queues of a platform file (TOML, or Batsim's XML; docs/platforms.md)",
     )
     replay.add_argument(
         "--placement",
@@ -243,7 +244,8 @@ def build_parser(script: str | None = None) -> argparse.ArgumentParser:
     replay.add_argument(
         "--batsim-jobs",
         action="store_true",
-        help="also write each window as Batsim's jobs.csv (batsim/cell<i>-rep<r>-jobs.csv)",
+        help="also write each window as Batsim's jobs.csv, machine_states.csv and schedule.csv "
+        "(batsim/cell<i>-rep<r>-*.csv)",
     )
     replay.add_argument("--traceback", action="store_true", help="on error, show the full Python traceback")
 

@@ -13,12 +13,14 @@ __all__ = ["load_batsim"]
 
 
 @lru_cache(maxsize=4)
-def load_batsim(path: str, procs: int | None = None) -> LoadedTrace:
+def load_batsim(path: str, procs: int | None = None, flops: float | None = None) -> LoadedTrace:
     """A Batsim workload as a replayable log: its jobs on ``procs`` processors, else its ``nb_res``.
 
+    ``flops``: the platform's hosts' pstate 0 speed, which turns ``parallel_homogeneous``
+    profiles' flops into seconds (none without a Batsim platform: such a profile is refused).
     Batsim records no waits, so there is no ``native`` row.
     """
-    workload = read_batsim_workload(path)
+    workload = read_batsim_workload(path, flops)
     size = procs or workload.nb_res
     if size is None:
         raise ValueError(f"{path}: the workload gives no nb_res: pass the machine's processors (--procs N)")
@@ -28,5 +30,5 @@ def load_batsim(path: str, procs: int | None = None) -> LoadedTrace:
         np.full(len(workload.jobs), np.nan),
         size,
         1,
-        f"{path}: {len(workload.jobs)} jobs (Batsim workload, delay profiles)",
+        f"{path}: {len(workload.jobs)} jobs (Batsim workload" + (f", flops at {flops:g} flop/s)" if flops else ")"),
     )

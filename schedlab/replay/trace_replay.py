@@ -113,7 +113,8 @@ class Config:
     #: processors of the machine, for a log whose header gives no MaxProcs (or to replay it on another size);
     #: 0: the header's
     procs: int = number(0, low=0)
-    #: a platform file (TOML: nodes, partitions, queues; docs/platforms.md); none: one machine of the log's processors
+    #: a platform file (TOML: nodes, partitions, queues; or a Batsim XML platform; docs/platforms.md);
+    #: none: one machine of the log's processors
     platform: str = ""
     #: with a platform: where a job goes on the nodes: first-fit, best-fit, exclusive, pack
     placement: str = "first-fit"
@@ -208,7 +209,7 @@ class Config:
             except ValueError as exc:
                 raise ValueError(f"trace {name!r}: {exc}") from None
         if self.platform and not Path(self.platform).expanduser().is_file():
-            raise ValueError(f"platform={self.platform!r} is not a file (a platform TOML; '' for none)")
+            raise ValueError(f"platform={self.platform!r} is not a file (a platform TOML or Batsim XML; '' for none)")
 
     @property
     def n_windows(self) -> int:
@@ -229,8 +230,9 @@ def load_log(cfg: Config, name: str) -> Any:
 
     A ``.json`` file is a Batsim workload (:func:`~schedlab.replay.batsim_log.load_batsim`).
     """
-    if str(name).endswith(".json"):
-        return load_batsim(str(trace_path(name, Path(cfg.traces_dir))), cfg.procs or None)
+    if str(name).endswith(".json"):  # its flop profiles run at the speed of a Batsim platform's hosts
+        flops = cached_platform(cfg.platform).flops if cfg.platform else None
+        return load_batsim(str(trace_path(name, Path(cfg.traces_dir))), cfg.procs or None, flops)
     # with a platform, memory requests are kept for its nodes' memory
     return load_trace(
         str(trace_path(name, Path(cfg.traces_dir))), cfg.compat, cfg.strict, bool(cfg.platform), cfg.procs or None

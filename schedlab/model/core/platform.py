@@ -141,7 +141,10 @@ class NodePower:
 class NodeType:
     """``count`` identical nodes of ``cores`` cores and ``resources`` (memory in GiB, gpus, ...) each.
 
-    ``power``: the nodes' watts, idle and full (``None``: no energy model).
+    ``power``: the nodes' watts, idle and full (``None``: no energy model). ``flops``:
+    their pstate 0 speed in floating-point operations per second, where the platform
+    gives it (a Batsim XML platform does; a TOML one does not), to turn a workload's
+    flops into seconds.
     """
 
     name: str
@@ -149,6 +152,7 @@ class NodeType:
     cores: int
     resources: Mapping[str, float] = field(default_factory=dict)
     power: NodePower | None = None
+    flops: float | None = None
 
 
 @dataclass(frozen=True)
@@ -223,6 +227,25 @@ class Platform:
             for r, a in n.resources.items():
                 out[r] = out.get(r, 0.0) + a
         return out
+
+    @property
+    def flops(self) -> float | None:
+        """The nodes' pstate 0 speed (flop/s) where they all give the same one; ``None`` where none gives it.
+
+        Raises ValueError where node types give different speeds: a job's duration
+        would depend on its nodes, and a workload's flops are turned into seconds once,
+        when it is read.
+        """
+        speeds = {t.flops for t in self.node_types}
+        if speeds == {None}:
+            return None
+        if len(speeds) > 1:
+            shown = ", ".join(f"{t.name} {t.flops:g}" if t.flops else f"{t.name} none" for t in self.node_types)
+            raise ValueError(
+                f"{self.source or self.name}: hosts of different speeds ({shown} flop/s): schedlab turns a "
+                "profile's flops into seconds at one speed; give hosts of one pstate 0 speed"
+            )
+        return speeds.pop()
 
     def queue_of(self, job: Job) -> Queue | None:
         """The queue ``job`` was submitted to: its ``job_class`` as a queue's name or SWF number."""

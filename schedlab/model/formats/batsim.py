@@ -2,14 +2,13 @@
 
 **In.** A Batsim workload is JSON: ``{"nb_res": N, "jobs": [...], "profiles": {...}}``.
 A job has ``id``, ``subtime`` (submission, s), ``res`` (resources asked), ``profile``
-(a name in ``profiles``) and, optionally, ``walltime`` (s; a job is killed there). A
-``delay`` profile (Batsim 4; ``DelayProfile``, Batsim 5's name, is read the same) runs
-for ``delay`` seconds whatever the platform. So a job becomes
-``Job(id, submit=subtime, runtime=delay, cpus=res, estimate=walltime)``, its profile's
-name kept as its ``job_class``. Other profile types (parallel tasks, compositions,
-traces) describe computation on a SimGrid platform that schedlab does not model: a
-workload that uses one is refused, naming the job and the type. Ids must be whole
-numbers (schedlab's job ids are); a walltime of -1 or none means no limit.
+(a name in ``profiles``) and, optionally, ``walltime`` (s; a job is killed there). Its
+profile says how long it runs (:mod:`schedlab.model.formats.batsim_profiles`: ``delay``,
+``parallel_homogeneous`` at the platform's speed, and ``composed`` sequences of them; any
+other type is refused by name). So a job becomes
+``Job(id, submit=subtime, runtime=seconds, cpus=res, estimate=walltime)``, its profile's
+name kept as its ``job_class``. Ids must be whole numbers (schedlab's job ids are) and
+unique; a walltime of -1 or none means no limit.
 
 Every error is one line that names the file, the job (its position and id) and the
 field, including a truncated file: it says which job it was reading.
@@ -19,12 +18,15 @@ Batsim's ``src/export.cpp`` (``JobsTracer``) writes them, numbers as its
 ``to_string(double)`` prints them (six decimals), the final states
 ``COMPLETED_SUCCESSFULLY`` (success 1), ``COMPLETED_WALLTIME_REACHED`` (killed at its
 time limit), ``COMPLETED_KILLED`` and ``REJECTED`` (times left empty, as Batsim leaves
-them). ``allocated_resources`` is the record's ``allocation``: the interval set of the
-processors (or a cluster's cores) the job held in its last run, empty from a machine
-that gives no ids; ``consumed_energy`` the joules it consumed on a
-platform whose nodes give their power (else -1, no energy model), and
-``metadata`` is ``""``. A job still waiting or running when the run stopped has no
-final state: Batsim never writes one, and it is left out and counted.
+them). One row per run of a job: a job that node failures killed and requeued has a
+``COMPLETED_KILLED`` row per killed run, named and timed as Batsim names and times a
+resubmitted job (:mod:`schedlab.model.formats.batsim_attempts`: ``1``, ``1#1``, ...,
+each run's wait from its own submission). ``allocated_resources`` is the interval set
+of the processors (or a cluster's cores) the run held, empty from a machine that gives
+no ids; ``consumed_energy`` the joules it consumed on a platform whose nodes give
+their power (else -1, no energy model), and ``metadata`` is ``""``. A job still
+waiting or running when the run stopped has no final state: Batsim never writes one,
+and it is left out and counted.
 """
 
 from __future__ import annotations
@@ -38,7 +40,10 @@ from pathlib import Path
 from typing import Any
 
 from schedlab.model.core.job import Job, JobError
+from schedlab.model.formats.batsim_attempts import attempts
+from schedlab.model.formats.batsim_profiles import ProfileError, profile_seconds
 from schedlab.model.records.job_record import JobRecord, Status
+from schedlab.model.records.node_fail import NodeKill
 
 __all__ = ["JOBS_CSV_COLUMNS", "BatsimWorkload", "BatsimWorkloadError", "jobs_csv", "read_batsim_workload"]
 
@@ -62,8 +67,6 @@ JOBS_CSV_COLUMNS = (
     "consumed_energy",
     "metadata",
 )
-#: the profile types read as a fixed run time: Batsim 4's name, Batsim 5's
-DELAY_TYPES = ("delay", "DelayProfile")
 #: a record's status -> Batsim's final state
 FINAL_STATES = {
     Status.COMPLETED: "COMPLETED_SUCCESSFULLY",
@@ -111,15 +114,15 @@ def _number(value: Any, where: str, field: str, *, low: float, whole: bool = Fal
     return value
 
 
-def read_batsim_workload(path: str | Path) -> BatsimWorkload:
-    """Read a Batsim workload JSON file (v4 ``delay`` profiles; v5's ``DelayProfile`` accepted).
+def read_batsim_workload(path: str | Path, flops: float | None = None) -> BatsimWorkload:
+    """Read a Batsim workload JSON file; ``flops``: the hosts' pstate 0 speed, for flop profiles.
 
     Raises
     ------
     BatsimWorkloadError
         One line naming the file, the job and the field: not JSON (or truncated, with
-        the job it was reading), a missing or wrong field, an unknown profile, a
-        profile type that is not a delay.
+        the job it was reading), a missing or wrong field, a repeated id, an unknown
+        profile, a profile type not replayed (named), flops without a platform speed.
     """
     path = Path(path)
     text = path.read_text()
@@ -142,6 +145,7 @@ def read_batsim_workload(path: str | Path) -> BatsimWorkload:
     if nb_res is not None:
         nb_res = int(_number(nb_res, str(path), "nb_res", low=1, whole=True))
     jobs = []
+    seen: dict[int, int] = {}  # id -> the position of the job that has it
     for k, raw in enumerate(data["jobs"]):
         where = f"{path}: job {k}"
         if not isinstance(raw, dict):
@@ -156,19 +160,22 @@ def read_batsim_workload(path: str | Path) -> BatsimWorkload:
             raise BatsimWorkloadError(
                 f"{where}: field 'id' must be a whole number (schedlab numbers its jobs), got {raw['id']!r}"
             ) from None
-        profile_name = raw["profile"]
-        profile = profiles.get(profile_name) if isinstance(profile_name, str) else None
-        if not isinstance(profile, dict):
-            raise BatsimWorkloadError(f"{where}: field 'profile' names no profile of 'profiles': {profile_name!r}")
-        kind = profile.get("type")
-        if kind not in DELAY_TYPES:
+        if job_id in seen:
             raise BatsimWorkloadError(
-                f"{where}: profile {profile_name!r} has type {kind!r}; schedlab replays "
-                f"{' and '.join(DELAY_TYPES)} profiles only (a fixed run time)"
+                f"{where}: field 'id' repeats the id of job {seen[job_id]} (Batsim's job ids are unique), "
+                f"got {raw['id']!r}"
             )
-        delay = _number(profile.get("delay"), f"{where}, profile {profile_name!r}", "delay", low=0, strict=True)
-        submit = _number(raw["subtime"], where, "subtime", low=0)
+        seen[job_id] = k
+        profile_name = raw["profile"]
         res = _number(raw["res"], where, "res", low=1, whole=True)
+        try:
+            seconds = profile_seconds(profile_name, profiles, int(res), flops)
+        except ProfileError as exc:
+            problem = str(exc)
+            if problem.startswith("names no profile"):  # the job's own field is wrong
+                problem = f"field 'profile' {problem}"
+            raise BatsimWorkloadError(f"{where}: {problem}") from None
+        submit = _number(raw["subtime"], where, "subtime", low=0)
         walltime = raw.get("walltime", -1)
         if walltime is not None and walltime != -1:
             walltime = _number(walltime, where, "walltime", low=0, strict=True)
@@ -177,7 +184,7 @@ def read_batsim_workload(path: str | Path) -> BatsimWorkload:
                 Job(
                     job_id,
                     float(submit),
-                    float(delay),
+                    seconds,
                     cpus=int(res),
                     estimate=None if walltime in (None, -1) else float(walltime),
                     job_class=profile_name,
@@ -198,8 +205,15 @@ def jobs_csv(
     *,
     workload_name: str = "w0",
     energy: Mapping[Any, float] | None = None,
+    kills: Iterable[NodeKill] = (),
+    allocations: Iterable[tuple[Any, str, float, float]] = (),
 ) -> tuple[str, int]:
     """Batsim's ``jobs.csv`` for ``records``, and how many jobs it left out (still waiting or running).
+
+    One row per run of a job (:func:`~schedlab.model.formats.batsim_attempts.attempts`):
+    a job that node failures killed and requeued gets a ``COMPLETED_KILLED`` row per
+    killed run, ``<id>#k`` from the second run on, each submitted when the run before
+    it was killed.
 
     Parameters
     ----------
@@ -210,21 +224,25 @@ def jobs_csv(
     energy
         Per job id, the joules it consumed (:func:`schedlab.model.analysis.energy.energy`);
         -1 where not given, as without an energy model.
+    kills
+        The run's node kills (``node_kills.csv``): a requeued job's killed runs.
+    allocations
+        The run's ``(job, procs, start, end)`` rows (``allocations.csv``): the ids of
+        each killed run.
     """
-    joules = {str(k): v for k, v in (energy or {}).items()}
     lines = [",".join(JOBS_CSV_COLUMNS)]
     left_out = 0
-    for r in records:
-        status = Status(r.status)
+    for a in attempts(records, kills, allocations, energy):
+        r, status = a.record, a.status
         if status in (Status.WAITING, Status.RUNNING):
             left_out += 1
             continue
         state = FINAL_STATES.get(status, "COMPLETED_KILLED")
         row = [
-            str(r.id),
+            a.job_id,
             workload_name,
             str(r.job_class),
-            _f(r.submit),
+            _f(a.submit),
             str(int(r.cpus)),
             _f(r.estimate),
             "1" if status is Status.COMPLETED else "0",
@@ -233,20 +251,19 @@ def jobs_csv(
         if status is Status.REJECTED:
             row += ["", "", "", "", "", ""]
         else:
-            run = r.end - r.start
-            turnaround = r.end - r.submit
+            run = a.end - a.start
+            turnaround = a.end - a.submit
             row += [
-                _f(r.start),
+                _f(a.start),
                 _f(run),
-                _f(r.end),
-                _f(r.start - r.submit),
+                _f(a.end),
+                _f(a.start - a.submit),  # this run's wait, from its own submission
                 _f(turnaround),
                 _f(turnaround / run) if run > 0 else "",
             ]
-        spent = joules.get(str(r.id))
         row += [
-            r.allocation,  # its last run's ids ("" from a machine that gives none)
-            "" if status is Status.REJECTED else "-1" if spent is None else _f(spent),
+            a.allocation,  # this run's ids ("" from a machine that gives none)
+            "" if status is Status.REJECTED else "-1" if a.joules is None else _f(a.joules),
             '""',
         ]
         lines.append(",".join(row))

@@ -1,4 +1,4 @@
-"""Reading a platform file: :func:`load_platform` (TOML), with one-line :class:`PlatformError` messages.
+"""Reading a platform file: :func:`load_platform` (TOML, or Batsim's XML), with one-line :class:`PlatformError`s.
 
 Every mistake names the file, the key path and the value, on one line::
 
@@ -30,6 +30,8 @@ from schedlab.model.core.platform import (
     Switch,
     frozen_amounts,
 )
+from schedlab.model.formats.batsim_platform import BatsimPlatformError
+from schedlab.model.formats.batsim_platform_file import is_batsim_platform, read_batsim_platform
 
 __all__ = ["PlatformError", "cached_platform", "load_platform", "parse_platform"]
 
@@ -93,17 +95,24 @@ def cached_platform(path: str) -> Platform:
 
 
 def load_platform(path: str | os.PathLike[str]) -> Platform:
-    """Read a platform TOML file.
+    """Read a platform file: TOML, or a Batsim XML platform (a ``.xml`` file, or one that starts with ``<``).
 
     Raises
     ------
     PlatformError
         A syntax error, an unknown key, or an impossible value: one line naming the
-        file, the key path (``nodes.gpu.count``) and the value.
+        file, the key path (``nodes.gpu.count``, or an XML host's attribute) and the value.
     FileNotFoundError
         No such file.
     """
     source = os.fspath(path)
+    if is_batsim_platform(source):
+        if not os.path.isfile(source):
+            raise FileNotFoundError(source)
+        try:
+            return read_batsim_platform(source)
+        except BatsimPlatformError as exc:  # one error type for every platform file
+            raise PlatformError(str(exc)) from None
     with open(source, "rb") as stream:
         raw = stream.read()
     name = os.path.basename(source)
