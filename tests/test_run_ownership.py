@@ -208,3 +208,47 @@ def test_copies_a_killed_save_left_beside_out_are_removed_by_the_next_save(tmp_p
     run(TINY, quick=True, reps=2, executor="serial", out=out)
     assert _siblings(out) == [] and (tmp_path / ".other.saving-x").exists()
     assert (out / LOCK).exists()  # the lock file stays: removing it would let two runs hold two files
+
+
+def test_a_save_leaves_the_temp_folders_of_another_out_whose_name_starts_alike(tmp_path):
+    # issue 35: saving into X removed .X.v2.saving-*, the folder a run saving into X.v2 was filling
+    other = [".o.v2.saving-abc123", ".o.v2.old-abc123", ".o.saving-x.saving-abc123"]
+    for name in other:
+        (tmp_path / name).mkdir()
+    run(TINY, quick=True, reps=2, executor="serial", out=tmp_path / "o")
+    assert all((tmp_path / name).exists() for name in other)
+    assert store_module.is_own_sibling(".o.saving-abc_12", "o")
+    assert not store_module.is_own_sibling(".o.v2.saving-abc", "o")
+
+
+def _a_disk_full_after(room: int):
+    """``os.fdopen`` for a disk with ``room`` bytes left: a longer write puts them, then fails (ENOSPC)."""
+    fdopen = os.fdopen
+
+    class Full:
+        def __init__(self, fd, mode="r", *args, **kwargs):
+            self.file = fdopen(fd, mode, *args, **kwargs)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.file.close()
+
+        def write(self, data):
+            self.file.write(data[:room])
+            self.file.flush()
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    return Full
+
+
+def test_write_file_atomic_on_a_full_disk_names_the_file_and_leaves_no_part(tmp_path, monkeypatch):
+    path = tmp_path / "jobs.csv"
+    path.write_text("earlier\n")
+
+    monkeypatch.setattr(os, "fdopen", _a_disk_full_after(10))
+    with pytest.raises(OutError, match=f"^cannot write {path}: No space left on device$"):
+        store_module.write_file_atomic(path, "job_id\n" * 1000)
+    monkeypatch.undo()
+    assert path.read_text() == "earlier\n" and sorted(p.name for p in tmp_path.iterdir()) == ["jobs.csv"]

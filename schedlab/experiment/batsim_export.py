@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
+from schedlab.experiment.store import write_file_atomic
 from schedlab.model.formats.batsim import jobs_csv
 from schedlab.model.records.job_record import COLUMNS, JobRecord
 from schedlab.model.records.table import read_records, records_of_frame
@@ -75,7 +76,7 @@ def write_batsim_jobs(folder: str | Path) -> tuple[list[Path], int]:
                 rows = _with_allocations(rows, _allocated(allocations))
             text, missing = jobs_csv(rows, energy=_energy(joules) if joules.is_file() else None)
             path = target / f"cell{i}-rep{rep}-jobs.csv"
-            path.write_text(text)
+            write_file_atomic(path, text)  # a full disk leaves no truncated file, and names this one
             written.append(path)
             left_out += missing
     return written, left_out

@@ -305,6 +305,7 @@ def run(
     resume: bool = False,
     overwrite: bool = False,
     force: bool = False,
+    save_also: Callable[[Path], Any] | None = None,
 ) -> Results:
     """Run every (cell, replication) of a scenario and aggregate each cell into one row.
 
@@ -353,6 +354,10 @@ def run(
         while another run holds the folder).
     force
         Run even when the estimated work reaches :data:`WORK_LIMIT`.
+    save_also
+        With ``out``: called with the save's new folder once the results are written
+        there, to add files of its own (``--batsim-jobs``); they are saved with the
+        results while the run still holds ``out``.
     """
     settings = RunSettings.make(
         scenario, overrides=overrides, sweep=sweep, reps=reps, seed=seed, quick=quick, keep_records=keep_records
@@ -393,7 +398,7 @@ def run(
         }
         outcome = _outcome(settings, cells, results, run_info)
         if saving is not None:
-            outcome.save(saving.out, lock=saving.lock)
+            outcome.save(saving.out, lock=saving.lock, also=save_also)
         return outcome
     finally:
         if saving is not None:

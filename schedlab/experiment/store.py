@@ -33,12 +33,23 @@ from typing import Any
 
 from schedlab.experiment.out_lock import LOCK, OutLock, OutLocked
 
-__all__ = ["JOURNAL", "Journal", "OutError", "OutLock", "check_out", "replace_dir", "run_identity"]
+__all__ = [
+    "JOURNAL",
+    "Journal",
+    "OutError",
+    "OutLock",
+    "check_out",
+    "replace_dir",
+    "run_identity",
+    "write_file_atomic",
+]
 
 JOURNAL = ".schedlab-tasks"
 MARKERS = ("manifest.json", JOURNAL, LOCK)  # a folder holding one of these was written by schedlab
 #: hidden siblings a save makes beside ``out`` (``.NAME.saving-*``, ``.NAME.old-*``)
 SIBLINGS = ("saving", "old")
+#: the random tail ``tempfile.mkdtemp`` gives a sibling's name (no dot: ``.X.v2.saving-*`` is not ``X``'s)
+_TAIL = r"[a-z0-9_]+"
 
 
 class OutError(ValueError):
@@ -173,6 +184,23 @@ def _write_atomic(path: Path, data: bytes) -> None:
         raise
 
 
+def write_file_atomic(path: Path, data: str | bytes) -> None:
+    """Write ``path`` whole or not at all: a temp file beside it, then a rename.
+
+    A full disk or a kill leaves the earlier file (or none), never a truncated one.
+
+    Raises
+    ------
+    OutError
+        The write failed; the one-line message names ``path`` and why.
+    """
+    path = Path(path)
+    try:
+        _write_atomic(path, data.encode() if isinstance(data, str) else data)
+    except OSError as exc:
+        raise OutError(f"cannot write {path}: {_why(exc)}") from None
+
+
 class Journal:
     """The finished tasks of a run in ``out/.schedlab-tasks``, one pickle per (cell, replication)."""
 
@@ -278,8 +306,17 @@ def replace_dir(out: Path, write: Callable[[Path], None], lock: OutLock | None =
         _remove(old)
     if lock is not None:
         for stale in parent.glob(f".{glob.escape(out.name)}.*-*"):
-            if stale.name.split(".")[-1].split("-")[0] in SIBLINGS:
+            if is_own_sibling(stale.name, out.name):
                 _remove(stale)  # a copy a killed save of this folder left: we own the folder now
+
+
+def is_own_sibling(name: str, out_name: str) -> bool:
+    """Whether ``name`` is a hidden copy a save of ``out_name`` makes (``.X.saving-abc``, ``.X.old-abc``).
+
+    Exactly those: ``.X.v2.saving-abc`` belongs to ``X.v2``, whose run may be saving it now.
+    """
+    pattern = rf"\.{re.escape(out_name)}\.(?:{'|'.join(SIBLINGS)})-{_TAIL}"
+    return re.fullmatch(pattern, name) is not None
 
 
 def _remove(path: Path) -> None:
