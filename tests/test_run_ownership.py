@@ -252,3 +252,24 @@ def test_write_file_atomic_on_a_full_disk_names_the_file_and_leaves_no_part(tmp_
         store_module.write_file_atomic(path, "job_id\n" * 1000)
     monkeypatch.undo()
     assert path.read_text() == "earlier\n" and sorted(p.name for p in tmp_path.iterdir()) == ["jobs.csv"]
+
+
+def test_a_file_system_without_locks_is_refused_in_one_line_leaving_nothing(tmp_path, monkeypatch, capsys):
+    # issue 35: flock's ENOLCK (some network file systems) came out as "[Errno 37] No locks available",
+    # naming no path, and left the new --out holding only a lock file
+    import fcntl
+
+    def no_locks(fd, op):
+        raise OSError(errno.ENOLCK, os.strerror(errno.ENOLCK))
+
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+    out = tmp_path / "new" / "o"
+    code = main(["run", str(TINY), "--quick", "--executor", "serial", "--out", str(out)])
+    err = capsys.readouterr().err.splitlines()
+    assert code == 2 and err[0].startswith(f"error: --out {out} cannot be locked: No locks available")
+    assert list(tmp_path.iterdir()) == []  # neither the folders it made nor a lock file
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    with pytest.raises(OutError, match="cannot be locked"):
+        run(TINY, quick=True, executor="serial", out=kept)
+    assert kept.is_dir() and list(kept.iterdir()) == []  # a folder that was there stays, emptied of the lock

@@ -24,13 +24,20 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-__all__ = ["LOCK", "OutLock", "OutLocked"]
+__all__ = ["LOCK", "OutLock", "OutLocked", "OutUnlockable"]
 
 LOCK = ".schedlab-lock"
 
 
 class OutLocked(ValueError):
     """``--out`` is held by another live run; the message names it."""
+
+
+class OutUnlockable(OutLocked):
+    """``--out``'s file system gives no locks (``ENOLCK``, as some network file systems); the message names it.
+
+    Refused, not run unlocked: without the lock two runs could save into one folder.
+    """
 
 
 def _owner_text(owner: dict[str, Any]) -> str:
@@ -80,7 +87,9 @@ class OutLock:
             self._write_token(fd)
 
     def _take(self, folder: Path) -> None:
-        fd = os.open(folder / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+        path = folder / LOCK
+        made = not (path.exists() or path.is_symlink())
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -91,6 +100,15 @@ class OutLock:
             os.close(fd)
             raise OutLocked(
                 f"--out {self.out} is in use by {_owner_text(owner)}: wait for it to end, or give another --out"
+            ) from None
+        except OSError as exc:  # ENOLCK and the like: no lock can be had on this file system
+            os.close(fd)
+            if made:
+                path.unlink(missing_ok=True)  # the lock file this attempt made: nothing is left behind
+            raise OutUnlockable(
+                f"--out {self.out} cannot be locked: {os.strerror(exc.errno) if exc.errno else exc} "
+                "(its file system gives no file locks, as some network file systems); schedlab locks --out "
+                "to keep two runs from saving into it: give an --out on a local file system"
             ) from None
         except BaseException:
             os.close(fd)

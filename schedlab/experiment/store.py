@@ -111,6 +111,16 @@ def _owned(out: Path) -> bool:
     return any((out / m).exists() or (out / m).is_symlink() for m in MARKERS)
 
 
+def _missing_folders(out: Path) -> list[Path]:
+    """``out`` and its ancestors that do not exist yet, deepest first: what ``mkdir(parents=True)`` makes."""
+    missing = []
+    for folder in (out, *out.parents):
+        if folder.exists() or folder.is_symlink():
+            break
+        missing.append(folder)
+    return missing
+
+
 def check_out(
     out: Path, *, overwrite: bool = False, resume: bool = False, settings: str | None = None
 ) -> OutLock | None:
@@ -135,19 +145,26 @@ def check_out(
     used = out.exists() and any(out.iterdir())
     if used and not _owned(out):
         raise OutError(f"--out {out} holds files that schedlab did not write; choose an empty or new folder")
+    made = _missing_folders(out)
     try:
-        out.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=out, prefix=".schedlab-probe-"):
-            pass  # the folder takes files: fail now, not after every replication
-    except OSError as exc:
-        raise OutError(f"--out {out} cannot be written: {_why(exc)}") from None
-    _check_save_place(out)
-    lock = None
-    if settings is not None:
         try:
-            lock = OutLock(out, settings=settings)
-        except OutLocked as exc:
-            raise OutError(str(exc)) from None
+            out.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile(dir=out, prefix=".schedlab-probe-"):
+                pass  # the folder takes files: fail now, not after every replication
+        except OSError as exc:
+            raise OutError(f"--out {out} cannot be written: {_why(exc)}") from None
+        _check_save_place(out)
+        lock = None
+        if settings is not None:
+            try:
+                lock = OutLock(out, settings=settings)
+            except OutLocked as exc:
+                raise OutError(str(exc)) from None
+    except BaseException:
+        for folder in made:  # a refused run leaves no folder it made (deepest first; only if still empty)
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        raise
     if used and not (overwrite or resume) and any((out / m).exists() for m in MARKERS[:2]):
         if lock is not None:
             lock.release()
