@@ -25,6 +25,18 @@ class ExecutorError(RuntimeError):
     """The executor asked for cannot be had (unknown name, a missing extra)."""
 
 
+def _start_worker(parent: int) -> None:
+    """A pool worker's start: Ctrl-C is the run's to handle, and the worker exits with its parent.
+
+    A terminal's Ctrl-C signals the whole process group: a worker that took it would die
+    mid-task, printing its own traceback, and race the run's orderly stop (:func:`_stop_pool`).
+    """
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _watch_parent(parent)
+
+
 def _watch_parent(parent: int) -> None:
     """In a pool worker: exit when the process that started the pool is gone (SIGKILL leaves no orphans)."""
     import threading
@@ -39,12 +51,27 @@ def _watch_parent(parent: int) -> None:
 
 
 def _stop_pool(pool: Executor) -> None:
-    """Cancel what has not started and stop the workers now (Ctrl-C must not wait for every task)."""
+    """Cancel what has not started and stop the workers now (Ctrl-C must not wait for every task).
+
+    The pool cancels its own futures (``cancel_futures``): its thread then forgets them.
+    A future cancelled from outside stays in that thread's list, and when the workers die
+    Python 3.11 fails to mark it (``InvalidStateError``, a traceback after ``interrupted``);
+    so the runner leaves a process pool's futures to this. The thread is given time to
+    end, so the run exits with nothing left printing.
+    """
     workers = list((getattr(pool, "_processes", None) or {}).values())  # before shutdown forgets them
+    manager = getattr(pool, "_executor_manager_thread", None)
     pool.shutdown(wait=False, cancel_futures=True)
+    end = time.monotonic() + 5
+    while getattr(pool, "_cancel_pending_futures", False) and manager is not None and manager.is_alive():
+        if time.monotonic() > end:
+            break
+        time.sleep(0.01)  # the pool's thread drops the futures not started before it sees its workers die
     for proc in workers:
         with contextlib.suppress(Exception):
             proc.terminate()
+    if manager is not None:
+        manager.join(timeout=10)
 
 
 @contextmanager
@@ -67,7 +94,7 @@ def open_executor(kind: ExecutorName | Executor, workers: int | None, address: s
         pool = ProcessPoolExecutor(
             max_workers=n,
             mp_context=multiprocessing.get_context("spawn"),
-            initializer=_watch_parent,
+            initializer=_start_worker,
             initargs=(os.getpid(),),
         )
         try:

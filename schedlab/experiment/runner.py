@@ -218,7 +218,8 @@ def _execute(
         from concurrent.futures.process import BrokenProcessPool
 
         try:
-            for result in _pooled(pool, todo, window=4 * (workers or os.cpu_count() or 1) + 16):
+            window = 4 * (workers or os.cpu_count() or 1) + 16
+            for result in _pooled(pool, todo, window, cancel=executor != "process"):
                 finished(result)
                 bar.update()
         except BrokenProcessPool as exc:
@@ -229,11 +230,13 @@ def _execute(
             ) from exc
 
 
-def _pooled(pool: Executor, todo: Iterable[Task], window: int) -> Iterator[TaskResult]:
+def _pooled(pool: Executor, todo: Iterable[Task], window: int, cancel: bool = True) -> Iterator[TaskResult]:
     """Results of ``todo`` in completion order, at most ``window`` tasks submitted at a time.
 
     A bounded window keeps a forced, huge run from making all its futures at once;
-    on Ctrl-C or a failed task, nothing more is started.
+    on Ctrl-C or a failed task, nothing more is started: the futures not started are
+    cancelled here, unless ``cancel`` is False: the run's own process pool cancels them
+    itself as it stops (see ``executors._stop_pool``, and why).
     """
     pending: set[Future[TaskResult]] = set()
     tasks = iter(todo)
@@ -247,8 +250,9 @@ def _pooled(pool: Executor, todo: Iterable[Task], window: int) -> Iterator[TaskR
             for fut in done:
                 yield fut.result()
     except BaseException:
-        for fut in pending:
-            fut.cancel()
+        if cancel:
+            for fut in pending:
+                fut.cancel()
         raise
 
 
