@@ -52,7 +52,7 @@ from schedlab.envs.rlscheduler_model_files import check_model, load_model, save_
 from schedlab.envs.rlscheduler_obs import log_features
 from schedlab.envs.rlscheduler_train import TrainSettings, train
 from schedlab.experiment import cli_main
-from schedlab.model.core.fields import items, number, validate
+from schedlab.model.core.fields import folder, items, number, validate
 from schedlab.model.core.streams import Streams
 from schedlab.model.formats.traces import evaluate
 from schedlab.model.papers.rlscheduler_draw import rlscheduler_starts
@@ -106,7 +106,7 @@ class Config:
     #: draw the windows among the first N jobs (0: the paper's setting for this log, else all)
     draw_within: int = number(0, low=0)
     #: where trained models go (empty: results/rlscheduler_models)
-    out_dir: str = ""
+    out_dir: str = folder()
     #: evaluate the models trained on this other log instead (generalisation; empty: log's own)
     trained_on: str = ""
 

@@ -26,6 +26,7 @@ import numpy as np
 import simpy
 
 from schedlab.experiment.executors import ExecutorName, open_executor, progress_bar
+from schedlab.experiment.output_folders import check_output_folders
 from schedlab.experiment.results import Results, aggregate
 from schedlab.experiment.run_records import RunRecords
 from schedlab.experiment.run_settings import (
@@ -314,7 +315,8 @@ def run(
     """Run every (cell, replication) of a scenario and aggregate each cell into one row.
 
     The steps, each its own function: :meth:`RunSettings.make` (config, replications),
-    :func:`check_work` (the estimate, before any seed or task exists), ``out`` claimed
+    :func:`check_work` (the estimate, before any seed or task exists), the folders the
+    config writes into tried (:func:`check_output_folders`), ``out`` claimed
     (checked, locked, journal opened), the tasks run on the executor, the results
     aggregated and saved.
 
@@ -367,6 +369,7 @@ def run(
         scenario, overrides=overrides, sweep=sweep, reps=reps, seed=seed, quick=quick, keep_records=keep_records
     )
     work = check_work(settings, force=force)
+    check_output_folders(settings)  # a bad series_dir or pool_log stops the run now, not after hours of cells
     saving = _claim_out(settings, out, resume=resume, overwrite=overwrite) if out is not None else None
     try:
         cells = sweep_cells(settings.scenario, settings.cfg, settings.sweep)
