@@ -256,8 +256,8 @@ def test_a_worker_lost_as_a_pool_run_is_interrupted_leaves_no_thread_traceback(t
     import threading
     from concurrent.futures.process import BrokenProcessPool
 
-    from schedlab.experiment.executors import open_executor
-    from schedlab.experiment.runner import RunSettings, _pooled, sweep_cells
+    from schedlab.experiment.executors import open_executor, pooled
+    from schedlab.experiment.runner import RunSettings, run_task, sweep_cells
 
     signals = tmp_path / "signals"
     signals.mkdir()
@@ -268,7 +268,7 @@ def test_a_worker_lost_as_a_pool_run_is_interrupted_leaves_no_thread_traceback(t
     errors: list = []
     monkeypatch.setattr(threading, "excepthook", errors.append)
     with pytest.raises(KeyboardInterrupt), open_executor("process", 1, None) as pool:
-        results = _pooled(pool, tasks, window=8, cancel=False)  # as the runner takes its own pool's results
+        results = pooled(pool, run_task, tasks, window=8, cancel=False)  # as the runner takes its own pool's results
         next(results)  # cell 0, replication 0
         while not (signals / "started-0-1").exists():
             time.sleep(0.05)

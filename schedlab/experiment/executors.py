@@ -8,15 +8,16 @@ and exit when the process that started them dies, so a killed run leaves no orph
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import sys
 import time
-from collections.abc import Iterator
-from concurrent.futures import Executor
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from contextlib import contextmanager
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
-__all__ = ["ExecutorName", "open_executor", "progress_bar"]
+__all__ = ["ExecutorName", "open_executor", "pooled", "progress_bar"]
 
 ExecutorName = Literal["serial", "process", "dask"]
 
@@ -123,6 +124,36 @@ def open_executor(kind: ExecutorName | Executor, workers: int | None, address: s
                 yield client.get_executor()
         return
     raise ExecutorError(f"unknown executor {kind!r}; choose serial, process or dask")
+
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def pooled(pool: Executor, fn: Callable[[T], R], todo: Iterable[T], window: int, cancel: bool = True) -> Iterator[R]:
+    """``fn`` of each of ``todo`` on ``pool``, in completion order, at most ``window`` submitted at a time.
+
+    A bounded window keeps a forced, huge run from making all its futures at once;
+    on Ctrl-C or a failed task, nothing more is started: the futures not started are
+    cancelled here, unless ``cancel`` is False: the run's own process pool cancels them
+    itself as it stops (see :func:`_stop_pool`, and why).
+    """
+    pending: set[Future[R]] = set()
+    items = iter(todo)
+    try:
+        while True:
+            for item in itertools.islice(items, window - len(pending)):
+                pending.add(pool.submit(fn, item))
+            if not pending:
+                return
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in done:
+                yield fut.result()
+    except BaseException:
+        if cancel:
+            for fut in pending:
+                fut.cancel()
+        raise
 
 
 class _NoBar:

@@ -11,13 +11,12 @@ Results come back in task order whatever order they finished in.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import math
 import os
 import time
 import traceback
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,7 @@ from typing import Any
 import numpy as np
 import simpy
 
-from schedlab.experiment.executors import ExecutorName, open_executor, progress_bar
+from schedlab.experiment.executors import ExecutorName, open_executor, pooled, progress_bar
 from schedlab.experiment.output_folders import check_output_folders
 from schedlab.experiment.results import Results, aggregate
 from schedlab.experiment.run_records import RunRecords
@@ -220,7 +219,7 @@ def _execute(
 
         try:
             window = 4 * (workers or os.cpu_count() or 1) + 16
-            for result in _pooled(pool, todo, window, cancel=executor != "process"):
+            for result in pooled(pool, run_task, todo, window, cancel=executor != "process"):
                 finished(result)
                 bar.update()
         except BrokenProcessPool as exc:
@@ -229,32 +228,6 @@ def _execute(
                 "re-imports the script: put the call under `if __name__ == '__main__':`, or use "
                 "executor='serial'"
             ) from exc
-
-
-def _pooled(pool: Executor, todo: Iterable[Task], window: int, cancel: bool = True) -> Iterator[TaskResult]:
-    """Results of ``todo`` in completion order, at most ``window`` tasks submitted at a time.
-
-    A bounded window keeps a forced, huge run from making all its futures at once;
-    on Ctrl-C or a failed task, nothing more is started: the futures not started are
-    cancelled here, unless ``cancel`` is False: the run's own process pool cancels them
-    itself as it stops (see ``executors._stop_pool``, and why).
-    """
-    pending: set[Future[TaskResult]] = set()
-    tasks = iter(todo)
-    try:
-        while True:
-            for task in itertools.islice(tasks, window - len(pending)):
-                pending.add(pool.submit(run_task, task))
-            if not pending:
-                return
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for fut in done:
-                yield fut.result()
-    except BaseException:
-        if cancel:
-            for fut in pending:
-                fut.cancel()
-        raise
 
 
 def _outcome(
