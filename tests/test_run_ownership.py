@@ -22,6 +22,7 @@ from schedlab.experiment import store as store_module
 from schedlab.experiment.cli import main
 from schedlab.experiment.out_lock import LOCK, OutLock
 from schedlab.experiment.results import Results
+from schedlab.experiment.run_settings import REPLICATION_WORK_LIMIT, RunSettings, check_work, estimate_work
 from schedlab.experiment.runner import WORK_LIMIT
 from schedlab.experiment.seeding import replication_seed
 from schedlab.experiment.store import JOURNAL, OutError, is_mount_point
@@ -139,6 +140,23 @@ def test_a_huge_run_is_estimated_and_refused_before_any_work(script, kwargs, tmp
     with pytest.raises(ExperimentError, match=re.escape(f"at or over the limit of {WORK_LIMIT:.0e}")):
         run(SCENARIOS / script, executor="serial", out=tmp_path / "o", on_result=ran.append, **kwargs)
     assert ran == [] and not (tmp_path / "o").exists()  # refused before --out was even made
+
+
+def test_one_replication_too_large_is_refused_though_the_run_is_under_the_limit(tmp_path, capsys):
+    # issue 35: mmc customers=10^10 is 10^11 units in all, under the run's limit, and ran for hours
+    settings = RunSettings.make(SCENARIOS / "mmc.py", overrides={"customers": 10**10})
+    assert estimate_work(settings.scenario, settings.cfg, settings.sweep, settings.reps) < WORK_LIMIT
+    with pytest.raises(
+        ExperimentError, match=re.escape(f"at or over the limit of {REPLICATION_WORK_LIMIT:.0e} per replication")
+    ):
+        check_work(settings)
+    assert check_work(settings, force=True) > 0  # --force runs it anyway
+    code = main(
+        ["run", str(SCENARIOS / "mmc.py"), "--sweep", "customers=1000,10000000000", "--out", str(tmp_path / "o")]
+    )
+    err = capsys.readouterr().err.splitlines()
+    assert code == 2 and len(err) == 2 and "one replication of cell {'customers': 10000000000} is estimated" in err[0]
+    assert not (tmp_path / "o").exists()
 
 
 def test_machine_rl_windows_set_the_count_and_are_estimated_too(tmp_path):

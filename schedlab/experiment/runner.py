@@ -29,6 +29,7 @@ from schedlab.experiment.output_folders import check_output_folders
 from schedlab.experiment.results import Results, aggregate
 from schedlab.experiment.run_records import RunRecords
 from schedlab.experiment.run_settings import (
+    REPLICATION_WORK_LIMIT,
     WORK_LIMIT,
     ExperimentError,
     RunSettings,
@@ -46,6 +47,7 @@ from schedlab.model.records.table import records_frame
 from schedlab.processes.model import Model
 
 __all__ = [
+    "REPLICATION_WORK_LIMIT",
     "WORK_LIMIT",
     "ExperimentError",
     "RunSettings",
@@ -332,7 +334,8 @@ def run(
         With ``out``: replace an earlier run's results there (refused otherwise, and
         while another run holds the folder).
     force
-        Run even when the estimated work reaches :data:`WORK_LIMIT`.
+        Run even when the estimated work reaches :data:`WORK_LIMIT`, or one replication's
+        :data:`REPLICATION_WORK_LIMIT`.
     save_also
         With ``out``: called with the save's new folder once the results are written
         there, to add files of its own (``--batsim-jobs``); they are saved with the
