@@ -71,7 +71,8 @@ def training_differences(path: Path, cfg: RLSchedulerConfig, settings: Any) -> l
     Empty when it was trained so (settings a saved file lacks, from an older schedlab, are not compared).
     """
     meta = read_settings(path)
-    saved_train = meta.get("train") if isinstance(meta.get("train"), dict) else {}
+    train = meta.get("train")
+    saved_train: dict[str, Any] = train if isinstance(train, dict) else {}
     here_train = {k: v for k, v in dataclasses.asdict(settings).items() if k not in NOT_LEARNED}
     here_env = env_settings(cfg)
     pairs = [(k, saved_train.get(k), v) for k, v in here_train.items() if k in saved_train]
