@@ -7,6 +7,10 @@ run that finds the folder taken says who has it, in one line, before it does any
 work. The kernel drops the lock when its process dies (even by SIGKILL), so a killed
 run never leaves the folder locked; its journal waits for ``--resume``.
 
+A file system that gives no locks (``flock`` fails with ``ENOLCK``, as some network
+file systems) is refused (:class:`OutUnlockable`): there is no unlocked fallback, since
+two runs could then save into one folder. The lock file that attempt made is removed.
+
 The save replaces ``out`` by a fresh folder (see :func:`store.replace_dir`); the
 owner locks the fresh folder's lock file before the swap (:meth:`OutLock.carry_to`),
 so the folder is never unowned while a run is saving it.

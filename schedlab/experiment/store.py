@@ -13,7 +13,9 @@ Saving is atomic: the files go into a fresh sibling folder, which then takes
 never a mix, and nothing inside ``out`` is ever written through (a symlink there is
 replaced, not followed). Because of the rename, :func:`check_out` checks first that
 ``out`` is not a mount point and that its parent takes new folders; a save that
-fails anyway removes its sibling folder, and names ``out`` in the error.
+fails anyway removes its sibling folder, and names ``out`` in the error. A refused
+check leaves no folder it made. :func:`write_file_atomic` writes one file the same way
+(a temporary file, then a rename), for files written beside the results.
 """
 
 from __future__ import annotations
