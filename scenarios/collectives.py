@@ -40,7 +40,7 @@ from schedlab.learners import CollectiveLearner, VectorLearner
 from schedlab.learners.utilities import SU_EXECUTED
 from schedlab.model.contracts.network import TOUCHES
 from schedlab.model.contracts.routing import neighbour_lists
-from schedlab.model.core.fields import items, number
+from schedlab.model.core.fields import folder, items, number
 from schedlab.model.core.streams import Streams
 from schedlab.papers.collectives_tables import ALGORITHMS, curves, tables
 from schedlab.papers.ring_bounds import paper_estimate, throughput_bound
@@ -93,7 +93,7 @@ class Config:
     #: SU's e_k: system (eq. 9: executed anywhere) or agent (eq. 4's e_k^eta: executed at the agent's server)
     su_executed: str = "system"
     #: also copy each replication's learning curve here ('' copies none; they are saved in --out/series anyway)
-    curves_dir: str = ""
+    curves_dir: str = folder()
     #: keep the job records of the last run (large)
     job_records: bool = False
 

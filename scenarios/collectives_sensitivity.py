@@ -52,7 +52,7 @@ class Config(base.Config):
     networks: int = 2
     runs: int = 100
     warmup: int = 40
-    curves_dir: str = ""
+    curves_dir: str = fields.folder()
 
     def __post_init__(self) -> None:
         super().__post_init__()

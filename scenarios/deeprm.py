@@ -32,7 +32,7 @@ import simpy
 from schedlab.envs.slotted.deeprm import DeepRMConfig, DeepRMEnv
 from schedlab.experiment import cli_main
 from schedlab.model.contracts.slotted import Agent, episode_metrics
-from schedlab.model.core.fields import INT_MAX, items, number
+from schedlab.model.core.fields import INT_MAX, folder, items, number
 from schedlab.model.core.streams import Streams
 from schedlab.policies.slotted import BASELINES, random_agent
 from schedlab.processes import Model
@@ -104,7 +104,7 @@ class Config:
     #: keep the weights that did best on the validation sequences, not the last ones
     keep_best: bool = True
     #: where the checkpoint and training curve go (empty: the user cache folder, $SCHEDLAB_CACHE or ~/.cache/schedlab)
-    out_dir: str = ""
+    out_dir: str = folder()
     #: exploration rate of the evaluated DQN (0 is greedy; Mnih et al. 2015 evaluate at 0.05)
     eval_epsilon: float = number(0.0, high=1)
 

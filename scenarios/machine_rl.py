@@ -58,7 +58,7 @@ from schedlab.envs.machine.obs import MachineObserver
 from schedlab.experiment import cli_main
 from schedlab.experiment.results import ci95_halfwidth
 from schedlab.model.analysis import metrics
-from schedlab.model.core.fields import INT_MAX, items, number
+from schedlab.model.core.fields import INT_MAX, folder, items, number
 from schedlab.model.core.job import Job
 from schedlab.model.core.streams import Streams
 from schedlab.model.formats.traces import BSLD_THRESHOLD, load_trace, trace_path
@@ -116,7 +116,7 @@ class Config:
     #: keep the weights that did best on the validation windows, not the last ones
     keep_best: bool = True
     #: where the checkpoint and training curve go (empty: the user cache folder, $SCHEDLAB_CACHE or ~/.cache/schedlab)
-    out_dir: str = ""
+    out_dir: str = folder()
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.policies) - set(POLICIES))

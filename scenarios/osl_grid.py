@@ -37,7 +37,7 @@ import simpy
 from schedlab.experiment import cli_main
 from schedlab.learners import OrdinalSharing, SimpleLearning
 from schedlab.model.contracts.grid import GridTopology, PoissonJobs
-from schedlab.model.core.fields import number
+from schedlab.model.core.fields import folder, number
 from schedlab.model.core.streams import Streams
 from schedlab.policies import DecentralisedMinMin, LeastLoaded, RandomSelection
 from schedlab.processes import Model
@@ -77,7 +77,7 @@ class Config:
     #: sample ALoR, LoR max/std and ATPT every this many steps
     record_every: int = 10
     #: folder for each run's time series CSV ('' writes none)
-    series_dir: str = ""
+    series_dir: str = folder()
     #: keep one record per job (large: about N * xi * steps rows per run)
     job_records: bool = False
     #: replications per cell when --reps is not given

@@ -50,7 +50,7 @@ from schedlab.model.analysis import metrics
 from schedlab.model.analysis.estimates import MedianRuntime, OracleRuntime
 from schedlab.model.analysis.fair_share import FairShare
 from schedlab.model.contracts.site import SiteFeatures
-from schedlab.model.core.fields import number, text
+from schedlab.model.core.fields import folder, number, text
 from schedlab.model.core.streams import Streams
 from schedlab.model.formats.traces import NativeSchedule, check_traces, load_trace, trace_path
 from schedlab.model.records.job_record import JobRecord, Status
@@ -147,7 +147,7 @@ class Config:
     #: replications of a trace cell (fresh exploration and weights, same jobs)
     reps_trace: int = number(1, low=1)
     #: also copy the elastic pools' sizes over time here ('' copies none; they are saved in --out/series anyway)
-    pool_log: str = ""
+    pool_log: str = folder()
 
     def __post_init__(self) -> None:
         def need(ok: bool, what: str) -> None:

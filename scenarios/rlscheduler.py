@@ -36,7 +36,6 @@ beside RLScheduler's published RL and the best heuristic, and writes
 from __future__ import annotations
 
 import csv
-import json
 import sys
 import time
 from dataclasses import dataclass
@@ -48,10 +47,16 @@ import simpy
 
 import schedlab.envs
 from schedlab.envs.rlscheduler.env import SCORE_TYPES, ModelChooser, RLSchedulerConfig
-from schedlab.envs.rlscheduler.model_files import check_model, load_model, save_model
+from schedlab.envs.rlscheduler.model_files import (
+    check_model,
+    load_model,
+    read_settings,
+    save_model,
+    training_differences,
+)
 from schedlab.envs.rlscheduler.obs import log_features
 from schedlab.experiment import cli_main
-from schedlab.model.core.fields import items, number, validate
+from schedlab.model.core.fields import folder, items, number, validate
 from schedlab.model.core.streams import Streams
 from schedlab.model.formats.traces import evaluate
 from schedlab.model.formats.window_draw import rlscheduler_starts
@@ -108,7 +113,7 @@ class Config:
     #: draw the windows among the first N jobs (0: the paper's setting for this log, else all)
     draw_within: int = number(0, low=0)
     #: where trained models go (empty: results/rlscheduler_models)
-    out_dir: str = ""
+    out_dir: str = folder()
     #: evaluate the models trained on this other log instead (generalisation; empty: log's own)
     trained_on: str = ""
 
@@ -144,6 +149,34 @@ class Config:
                 f"they need more than {2 * self.length + 1}"
             )
         self.train_settings(0)  # one-line errors, before training
+        twice = sorted({s for s in self.seeds if self.seeds.count(s) > 1})
+        if twice:
+            raise ValueError(
+                f"seeds={self.seeds} names seed {', '.join(map(str, twice))} twice: give each training seed once"
+            )
+        self.check_trained()
+
+    def check_trained(self) -> None:
+        """Refuse a model an earlier run trained into :meth:`model_dir` with other training settings than this run's.
+
+        Found there, it would be evaluated as if this run had trained it: a ``--quick``
+        run's 2 generations passing for a full run's 200. Refused, not trained again,
+        since training again would replace it (hours of training, maybe): the message
+        gives the three ways on.
+        """
+        if self.model != "shipped":
+            return  # model=train trains again anyway; a folder given is evaluated as it is
+        for seed in self.seeds:
+            path = model_path(self, seed)
+            if path.parent != self.model_dir() or not path.is_file():
+                continue  # shipped, or not trained yet
+            differences = training_differences(path, self.env_config(self.train_backfill), self.train_settings(seed))
+            if differences:
+                raise ValueError(
+                    f"model {path} was trained with other settings than this run's: {', '.join(differences)}; "
+                    f"add --set model=train to train it again (replacing it), --set out_dir=DIR to train into "
+                    f"another folder, or --set model={path.parent} to evaluate it as it is"
+                )
 
     def given_folder(self) -> Path | None:
         """The folder of models evaluated as they are: the one given, or the one shipped for the log (bsld only)."""
@@ -358,9 +391,9 @@ def _learning_curves(cfg: Config, out: Path) -> list[Path]:
     """The evaluated models' learning curves (from their saved settings), as a table and a picture."""
     points = []
     for seed in cfg.seeds:
-        meta = model_path(cfg, seed).with_suffix(".json")
-        if meta.is_file():
-            for point in json.loads(meta.read_text())["curve"]:
+        path = model_path(cfg, seed)
+        if path.with_suffix(".json").is_file():
+            for point in read_settings(path).get("curve", []):
                 points.append({"seed": seed, **point})
     if not points:
         return []

@@ -222,3 +222,83 @@ def test_evalys_reads_our_jobs_csv_and_draws_its_gantt_chart(tmp_path, capsys):
     assert len(ax.patches) + len(ax.artists) >= 200  # a rectangle per job (more where ids are split)
     fig.savefig(tmp_path / "evalys_gantt.png", dpi=90)
     assert (tmp_path / "evalys_gantt.png").stat().st_size > 10_000
+
+
+# ------------------------------------------------------------------- issue 35: --batsim-jobs is saved with the run
+TINY = Path(__file__).parent / "scenarios" / "tiny_policies.py"
+
+
+def test_batsim_jobs_are_written_while_the_run_still_holds_out(tmp_path, monkeypatch, capsys):
+    # issue 35: they were written after the lock was let go, so a second run could replace the folder in between
+    from schedlab.experiment import batsim_export
+    from schedlab.experiment.out_lock import OutLock, OutLocked
+
+    out = tmp_path / "o"
+    held = []
+    real = batsim_export.write_batsim_jobs
+
+    def spy(folder):
+        try:
+            OutLock(out).release()
+            held.append(False)  # a second run could have taken out here
+        except OutLocked:
+            held.append(True)
+        return real(folder)
+
+    monkeypatch.setattr(batsim_export, "write_batsim_jobs", spy)
+    args = ["run", str(TINY), "--quick", "--reps", "1", "--executor", "serial", "--out", str(out)]
+    assert main([*args, "--batsim-jobs"]) == 0, capsys.readouterr()
+    assert held == [True]
+    cells = len((out / "summary.csv").read_text().splitlines()) - 1
+    assert f"wrote Batsim's jobs.csv, schedule.csv for {cells} run(s) in {out / 'batsim'}" in capsys.readouterr().out
+    expected = [f"cell{i}-rep0-{kind}.csv" for i in range(cells) for kind in ("jobs", "schedule")]
+    assert sorted(p.name for p in (out / "batsim").iterdir()) == sorted(expected)
+
+
+def test_batsim_jobs_on_a_full_disk_name_the_file_and_leave_no_truncated_one(tmp_path, monkeypatch, capsys):
+    import errno
+    import os
+
+    out = tmp_path / "o"
+    args = ["run", str(TINY), "--quick", "--reps", "1", "--executor", "serial", "--out", str(out)]
+    assert main(args) == 0
+    capsys.readouterr()
+    fdopen, write_text = os.fdopen, Path.write_text
+
+    class Full:  # a disk with 10 bytes left: a jobs.csv written gets its first 10, then ENOSPC
+        def __init__(self, fd, mode="r", *a, **k):
+            self.file = fdopen(fd, mode, *a, **k)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.file.close()
+
+        def write(self, data):
+            if data[:6] not in ("job_id", b"job_id"):  # not a jobs.csv: the journal, the results
+                return self.file.write(data)
+            self.file.write(data[:10])
+            self.file.flush()
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+        def __getattr__(self, name):
+            return getattr(self.file, name)
+
+    def full_text(self, data, *a, **k):  # the same disk, written through Path.write_text
+        if not data.startswith("job_id"):
+            return write_text(self, data, *a, **k)
+        with Full(os.open(self, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644), "w") as fh:
+            fh.write(data)
+
+    monkeypatch.setattr(os, "fdopen", Full)
+    monkeypatch.setattr(Path, "write_text", full_text)
+    code = main([*args, "--overwrite", "--batsim-jobs"])
+    err = capsys.readouterr().err
+    monkeypatch.undo()
+    assert code == 2
+    assert (
+        err.splitlines()[0] == f"error: cannot write {out / 'batsim' / 'cell0-rep0-jobs.csv'}: No space left on device"
+    )
+    assert not (out / "batsim").exists()  # the save failed whole: the earlier results stay, and nothing half-written
+    assert (out / "summary.json").is_file() and not [p for p in tmp_path.iterdir() if p.name.startswith(".o.")]

@@ -22,6 +22,7 @@ from schedlab.experiment import store as store_module
 from schedlab.experiment.cli import main
 from schedlab.experiment.out_lock import LOCK, OutLock
 from schedlab.experiment.results import Results
+from schedlab.experiment.run_settings import REPLICATION_WORK_LIMIT, RunSettings, check_work, estimate_work
 from schedlab.experiment.runner import WORK_LIMIT
 from schedlab.experiment.seeding import replication_seed
 from schedlab.experiment.store import JOURNAL, OutError, is_mount_point
@@ -141,6 +142,23 @@ def test_a_huge_run_is_estimated_and_refused_before_any_work(script, kwargs, tmp
     assert ran == [] and not (tmp_path / "o").exists()  # refused before --out was even made
 
 
+def test_one_replication_too_large_is_refused_though_the_run_is_under_the_limit(tmp_path, capsys):
+    # issue 35: mmc customers=10^10 is 10^11 units in all, under the run's limit, and ran for hours
+    settings = RunSettings.make(SCENARIOS / "mmc.py", overrides={"customers": 10**10})
+    assert estimate_work(settings.scenario, settings.cfg, settings.sweep, settings.reps) < WORK_LIMIT
+    with pytest.raises(
+        ExperimentError, match=re.escape(f"at or over the limit of {REPLICATION_WORK_LIMIT:.0e} per replication")
+    ):
+        check_work(settings)
+    assert check_work(settings, force=True) > 0  # --force runs it anyway
+    code = main(
+        ["run", str(SCENARIOS / "mmc.py"), "--sweep", "customers=1000,10000000000", "--out", str(tmp_path / "o")]
+    )
+    err = capsys.readouterr().err.splitlines()
+    assert code == 2 and len(err) == 2 and "one replication of cell {'customers': 10000000000} is estimated" in err[0]
+    assert not (tmp_path / "o").exists()
+
+
 def test_machine_rl_windows_set_the_count_and_are_estimated_too(tmp_path):
     if not (HERE.parent.parent / "shared" / "traces").is_dir():
         pytest.skip("machine_rl reads its log when its config is made")
@@ -208,3 +226,68 @@ def test_copies_a_killed_save_left_beside_out_are_removed_by_the_next_save(tmp_p
     run(TINY, quick=True, reps=2, executor="serial", out=out)
     assert _siblings(out) == [] and (tmp_path / ".other.saving-x").exists()
     assert (out / LOCK).exists()  # the lock file stays: removing it would let two runs hold two files
+
+
+def test_a_save_leaves_the_temp_folders_of_another_out_whose_name_starts_alike(tmp_path):
+    # issue 35: saving into X removed .X.v2.saving-*, the folder a run saving into X.v2 was filling
+    other = [".o.v2.saving-abc123", ".o.v2.old-abc123", ".o.saving-x.saving-abc123"]
+    for name in other:
+        (tmp_path / name).mkdir()
+    run(TINY, quick=True, reps=2, executor="serial", out=tmp_path / "o")
+    assert all((tmp_path / name).exists() for name in other)
+    assert store_module.is_own_sibling(".o.saving-abc_12", "o")
+    assert not store_module.is_own_sibling(".o.v2.saving-abc", "o")
+
+
+def _a_disk_full_after(room: int):
+    """``os.fdopen`` for a disk with ``room`` bytes left: a longer write puts them, then fails (ENOSPC)."""
+    fdopen = os.fdopen
+
+    class Full:
+        def __init__(self, fd, mode="r", *args, **kwargs):
+            self.file = fdopen(fd, mode, *args, **kwargs)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.file.close()
+
+        def write(self, data):
+            self.file.write(data[:room])
+            self.file.flush()
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    return Full
+
+
+def test_write_file_atomic_on_a_full_disk_names_the_file_and_leaves_no_part(tmp_path, monkeypatch):
+    path = tmp_path / "jobs.csv"
+    path.write_text("earlier\n")
+
+    monkeypatch.setattr(os, "fdopen", _a_disk_full_after(10))
+    with pytest.raises(OutError, match=f"^cannot write {path}: No space left on device$"):
+        store_module.write_file_atomic(path, "job_id\n" * 1000)
+    monkeypatch.undo()
+    assert path.read_text() == "earlier\n" and sorted(p.name for p in tmp_path.iterdir()) == ["jobs.csv"]
+
+
+def test_a_file_system_without_locks_is_refused_in_one_line_leaving_nothing(tmp_path, monkeypatch, capsys):
+    # issue 35: flock's ENOLCK (some network file systems) came out as "[Errno 37] No locks available",
+    # naming no path, and left the new --out holding only a lock file
+    import fcntl
+
+    def no_locks(fd, op):
+        raise OSError(errno.ENOLCK, os.strerror(errno.ENOLCK))
+
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+    out = tmp_path / "new" / "o"
+    code = main(["run", str(TINY), "--quick", "--executor", "serial", "--out", str(out)])
+    err = capsys.readouterr().err.splitlines()
+    assert code == 2 and err[0].startswith(f"error: --out {out} cannot be locked: No locks available")
+    assert list(tmp_path.iterdir()) == []  # neither the folders it made nor a lock file
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    with pytest.raises(OutError, match="cannot be locked"):
+        run(TINY, quick=True, executor="serial", out=kept)
+    assert kept.is_dir() and list(kept.iterdir()) == []  # a folder that was there stays, emptied of the lock

@@ -164,10 +164,15 @@ def _interrupt(result):
     raise KeyboardInterrupt
 
 
-def _start(args: list[str], signals: Path, block: str) -> subprocess.Popen:
+def _start(args: list[str], signals: Path, block: str, new_group: bool = False) -> subprocess.Popen:
     env = {**os.environ, "SCHEDLAB_TEST_SIGNALS": str(signals), "SCHEDLAB_TEST_BLOCK": block}
     return subprocess.Popen(
-        [sys.executable, str(GATED), *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [sys.executable, str(GATED), *args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=new_group,  # its own process group, to signal as a terminal does
     )
 
 
@@ -229,6 +234,58 @@ def test_ctrl_c_stops_a_pool_run_without_waiting_for_its_tasks(tmp_path):
     _, stderr = proc.communicate(timeout=60)  # the tasks never end: only cancelling them lets the run exit
     assert proc.returncode == 130 and "interrupted" in stderr
     assert all(_gone(pid) for pid in _worker_pids(signals))
+
+
+def test_ctrl_c_on_a_pool_run_of_short_tasks_ends_in_one_line(tmp_path):
+    """Ctrl-C at a terminal signals the whole process group, workers too, while results flow back
+    (issue 35: 2 of 3 tries printed a 12-line InvalidStateError traceback after `interrupted`)."""
+    for attempt in range(2):
+        signals = tmp_path / f"signals{attempt}"
+        signals.mkdir()
+        args = ["--executor", "process", "--workers", "2", "--reps", "5000", "--no-records"]
+        proc = _start([*args, "--out", str(tmp_path / f"o{attempt}")], signals, block="", new_group=True)
+        _wait_for(signals / "started-0-20", proc)
+        os.killpg(proc.pid, signal.SIGINT)
+        _, stderr = proc.communicate(timeout=120)
+        assert proc.returncode == 130 and stderr == "interrupted\n"
+
+
+def test_a_worker_lost_as_a_pool_run_is_interrupted_leaves_no_thread_traceback(tmp_path, monkeypatch):
+    """The pool's own thread must find no future cancelled behind its back when a worker dies
+    (Python 3.11 raised InvalidStateError there: concurrent.futures' terminate_broken)."""
+    import threading
+    from concurrent.futures.process import BrokenProcessPool
+
+    from schedlab.experiment.executors import open_executor, pooled
+    from schedlab.experiment.runner import RunSettings, run_task, sweep_cells
+
+    signals = tmp_path / "signals"
+    signals.mkdir()
+    monkeypatch.setenv("SCHEDLAB_TEST_SIGNALS", str(signals))
+    monkeypatch.setenv("SCHEDLAB_TEST_BLOCK", "1")  # replication 1 holds the only worker
+    settings = RunSettings.make(GATED, reps=4, keep_records=False)
+    tasks = settings.tasks(sweep_cells(settings.scenario, settings.cfg, settings.sweep))
+    errors: list = []
+    monkeypatch.setattr(threading, "excepthook", errors.append)
+    with pytest.raises(KeyboardInterrupt), open_executor("process", 1, None) as pool:
+        results = pooled(pool, run_task, tasks, window=8, cancel=False)  # as the runner takes its own pool's results
+        next(results)  # cell 0, replication 0
+        while not (signals / "started-0-1").exists():
+            time.sleep(0.05)
+        results.close()  # a Ctrl-C in the loop: what has not started is given up
+        os.kill(int((signals / "started-0-1").read_text()), signal.SIGKILL)  # and the worker is lost
+        end = time.monotonic() + 60
+        while time.monotonic() < end:  # until the pool has seen its worker die
+            try:
+                pool.submit(abs, 1)
+            except BrokenProcessPool:
+                break
+            time.sleep(0.05)
+        for thread in threading.enumerate():  # and its thread has marked the futures it held
+            if thread is not threading.current_thread() and type(thread).__module__ == "concurrent.futures.process":
+                thread.join(timeout=60)
+        raise KeyboardInterrupt
+    assert [e.exc_type.__name__ for e in errors] == []
 
 
 def test_a_killed_parent_leaves_no_pool_workers(tmp_path):

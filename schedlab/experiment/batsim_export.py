@@ -23,6 +23,7 @@ import csv
 from pathlib import Path
 from typing import Any
 
+from schedlab.experiment.store import write_file_atomic
 from schedlab.model.formats.batsim import jobs_csv
 from schedlab.model.formats.batsim_attempts import attempts
 from schedlab.model.formats.batsim_machine_states import machine_states_csv, machine_timeline
@@ -188,7 +189,7 @@ def write_batsim_jobs(folder: str | Path) -> tuple[list[Path], int]:
         except ValueError as error:  # a record and its kills disagree: name the run
             raise ValueError(f"{folder}: {prefix}: {error}") from None
         written.append(target / f"{prefix}-jobs.csv")
-        written[-1].write_text(text)
+        write_file_atomic(written[-1], text)  # a full disk leaves no truncated file, and names this one
         left_out += missing
         machines, busy, known = _machines(folder, series, prefix)
         runs_of_jobs = attempts(rows, kills, stretches, energy)
@@ -198,10 +199,11 @@ def write_batsim_jobs(folder: str | Path) -> tuple[list[Path], int]:
         timeline = machine_timeline(machines, busy, power, start, max(ends, default=start))
         if known:
             written.append(target / f"{prefix}-machine_states.csv")
-            written[-1].write_text(machine_states_csv(timeline))
+            write_file_atomic(written[-1], machine_states_csv(timeline))
         switches = [(m, s, a) for m, s, a, _ in power if s.startswith("switching")]
         written.append(target / f"{prefix}-schedule.csv")
-        written[-1].write_text(
+        write_file_atomic(
+            written[-1],
             schedule_csv(
                 runs_of_jobs,
                 machines=len(machines),
@@ -210,6 +212,6 @@ def write_batsim_jobs(folder: str | Path) -> tuple[list[Path], int]:
                 switches=switches,
                 seconds=wall / len(runs),
                 version=f"schedlab {__version__}",
-            )
+            ),
         )
     return written, left_out

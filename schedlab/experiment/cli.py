@@ -71,11 +71,14 @@ def _run(args: argparse.Namespace) -> int:
         raise ValueError(f"--reps must be >= 1, got {args.reps}")
     if args.workers is not None and args.workers < 1:
         raise ValueError(f"--workers must be >= 1, got {args.workers}")
+    if args.batsim_jobs and args.no_records:
+        raise ValueError("--batsim-jobs writes the jobs' records: drop --no-records")
     if args.scheduler and args.executor != "dask":
         print(
             f"warning: --scheduler {args.scheduler} is ignored: it is used only with --executor dask", file=sys.stderr
         )
     out = Path(args.out) if args.out else Path("results") / scenario.name
+    batsim = BatsimJobs(out) if args.batsim_jobs else None
     results = run(
         scenario,
         overrides=overrides,
@@ -91,6 +94,7 @@ def _run(args: argparse.Namespace) -> int:
         resume=args.resume,
         overwrite=args.overwrite or not args.out,
         force=args.force,
+        save_also=batsim,
     )
     print(
         f"{results.scenario}: {results.reps} replications per cell, seed {results.seed}"
@@ -110,21 +114,39 @@ def _run(args: argparse.Namespace) -> int:
     if callable(report):
         for path in report(results, out) or []:
             print(f"wrote {path}")
-    if args.batsim_jobs:
-        _batsim_jobs(out)
+    if batsim is not None:
+        print(batsim.line)
     return 0
 
 
-def _batsim_jobs(out: Path) -> None:
-    from schedlab.experiment.batsim_export import write_batsim_jobs
+class BatsimJobs:
+    """``--batsim-jobs``: writes ``batsim/*.jobs.csv`` into the save's new folder, so they are saved with the run.
 
-    written, left_out = write_batsim_jobs(out)
-    note = (
-        f"; {left_out} job(s) still waiting or running at the end left out, as Batsim has no state for them"
-        if left_out
-        else ""
-    )
-    print(f"wrote {len(written)} Batsim jobs.csv file(s) in {out / 'batsim'}{note}")
+    Written there, they share the save's fate (whole, or not at all) and the run's hold
+    on ``out``: no second run can replace ``out`` between the results and them.
+    """
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        #: what was written, in one line, once called
+        self.line = ""
+
+    def __call__(self, folder: Path) -> None:
+        from schedlab.experiment import batsim_export
+        from schedlab.experiment.store import OutError
+
+        try:
+            written, left_out = batsim_export.write_batsim_jobs(folder)
+        except OutError as exc:  # name the file where it was to be saved, not in the save's hidden folder
+            raise OutError(str(exc).replace(str(folder), str(self.out))) from None
+        note = (
+            f"; {left_out} job(s) still waiting or running at the end left out, as Batsim has no state for them"
+            if left_out
+            else ""
+        )
+        kinds = sorted({path.name.rsplit("-", 1)[-1] for path in written})  # jobs.csv, schedule.csv, ...
+        runs = sum(path.name.endswith("-jobs.csv") for path in written)
+        self.line = f"wrote Batsim's {', '.join(kinds)} for {runs} run(s) in {self.out / 'batsim'}{note}"
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -175,6 +197,7 @@ def _replay(args: argparse.Namespace) -> int:
     scenario = load_scenario(trace_scenario.__file__)
     cfg = scenario.config(overrides)
     out = Path(args.out) if args.out else Path("results") / "replay"
+    batsim = BatsimJobs(out) if args.batsim_jobs else None
     # the default folder is replaced by each run; the lock keeps a second replay (or run) out of it till saved
     lock = check_out(out, overwrite=args.overwrite or not args.out, settings="replay")
     try:
@@ -196,13 +219,13 @@ def _replay(args: argparse.Namespace) -> int:
             print(line)
         for line in published_lines(results.rows, cfg):
             print(line)
-        results.save(out, lock=lock)
+        results.save(out, lock=lock, also=batsim)
     finally:
         if lock is not None:
             lock.release()
     print(f"saved {out}{os.sep}summary.json, summary.csv, replications.csv (per window), records and manifest.json")
-    if args.batsim_jobs:
-        _batsim_jobs(out)
+    if batsim is not None:
+        print(batsim.line)
     return 0
 
 

@@ -8,21 +8,34 @@ and exit when the process that started them dies, so a killed run leaves no orph
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import sys
 import time
-from collections.abc import Iterator
-from concurrent.futures import Executor
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from contextlib import contextmanager
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
-__all__ = ["ExecutorName", "open_executor", "progress_bar"]
+__all__ = ["ExecutorName", "open_executor", "pooled", "progress_bar"]
 
 ExecutorName = Literal["serial", "process", "dask"]
 
 
 class ExecutorError(RuntimeError):
     """The executor asked for cannot be had (unknown name, a missing extra)."""
+
+
+def _start_worker(parent: int) -> None:
+    """A pool worker's start: Ctrl-C is the run's to handle, and the worker exits with its parent.
+
+    A terminal's Ctrl-C signals the whole process group: a worker that took it would die
+    mid-task, printing its own traceback, and race the run's orderly stop (:func:`_stop_pool`).
+    """
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _watch_parent(parent)
 
 
 def _watch_parent(parent: int) -> None:
@@ -39,12 +52,27 @@ def _watch_parent(parent: int) -> None:
 
 
 def _stop_pool(pool: Executor) -> None:
-    """Cancel what has not started and stop the workers now (Ctrl-C must not wait for every task)."""
+    """Cancel what has not started and stop the workers now (Ctrl-C must not wait for every task).
+
+    The pool cancels its own futures (``cancel_futures``): its thread then forgets them.
+    A future cancelled from outside stays in that thread's list, and when the workers die
+    Python 3.11 fails to mark it (``InvalidStateError``, a traceback after ``interrupted``);
+    so the runner leaves a process pool's futures to this. The thread is given time to
+    end, so the run exits with nothing left printing.
+    """
     workers = list((getattr(pool, "_processes", None) or {}).values())  # before shutdown forgets them
+    manager = getattr(pool, "_executor_manager_thread", None)
     pool.shutdown(wait=False, cancel_futures=True)
+    end = time.monotonic() + 5
+    while getattr(pool, "_cancel_pending_futures", False) and manager is not None and manager.is_alive():
+        if time.monotonic() > end:
+            break
+        time.sleep(0.01)  # the pool's thread drops the futures not started before it sees its workers die
     for proc in workers:
         with contextlib.suppress(Exception):
             proc.terminate()
+    if manager is not None:
+        manager.join(timeout=10)
 
 
 @contextmanager
@@ -67,7 +95,7 @@ def open_executor(kind: ExecutorName | Executor, workers: int | None, address: s
         pool = ProcessPoolExecutor(
             max_workers=n,
             mp_context=multiprocessing.get_context("spawn"),
-            initializer=_watch_parent,
+            initializer=_start_worker,
             initargs=(os.getpid(),),
         )
         try:
@@ -96,6 +124,36 @@ def open_executor(kind: ExecutorName | Executor, workers: int | None, address: s
                 yield client.get_executor()
         return
     raise ExecutorError(f"unknown executor {kind!r}; choose serial, process or dask")
+
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def pooled(pool: Executor, fn: Callable[[T], R], todo: Iterable[T], window: int, cancel: bool = True) -> Iterator[R]:
+    """``fn`` of each of ``todo`` on ``pool``, in completion order, at most ``window`` submitted at a time.
+
+    A bounded window keeps a forced, huge run from making all its futures at once;
+    on Ctrl-C or a failed task, nothing more is started: the futures not started are
+    cancelled here, unless ``cancel`` is False: the run's own process pool cancels them
+    itself as it stops (see :func:`_stop_pool`, and why).
+    """
+    pending: set[Future[R]] = set()
+    items = iter(todo)
+    try:
+        while True:
+            for item in itertools.islice(items, window - len(pending)):
+                pending.add(pool.submit(fn, item))
+            if not pending:
+                return
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in done:
+                yield fut.result()
+    except BaseException:
+        if cancel:
+            for fut in pending:
+                fut.cancel()
+        raise
 
 
 class _NoBar:

@@ -7,6 +7,10 @@ run that finds the folder taken says who has it, in one line, before it does any
 work. The kernel drops the lock when its process dies (even by SIGKILL), so a killed
 run never leaves the folder locked; its journal waits for ``--resume``.
 
+A file system that gives no locks (``flock`` fails with ``ENOLCK``, as some network
+file systems) is refused (:class:`OutUnlockable`): there is no unlocked fallback, since
+two runs could then save into one folder. The lock file that attempt made is removed.
+
 The save replaces ``out`` by a fresh folder (see :func:`store.replace_dir`); the
 owner locks the fresh folder's lock file before the swap (:meth:`OutLock.carry_to`),
 so the folder is never unowned while a run is saving it.
@@ -24,13 +28,20 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-__all__ = ["LOCK", "OutLock", "OutLocked"]
+__all__ = ["LOCK", "OutLock", "OutLocked", "OutUnlockable"]
 
 LOCK = ".schedlab-lock"
 
 
 class OutLocked(ValueError):
     """``--out`` is held by another live run; the message names it."""
+
+
+class OutUnlockable(OutLocked):
+    """``--out``'s file system gives no locks (``ENOLCK``, as some network file systems); the message names it.
+
+    Refused, not run unlocked: without the lock two runs could save into one folder.
+    """
 
 
 def _owner_text(owner: dict[str, Any]) -> str:
@@ -80,7 +91,9 @@ class OutLock:
             self._write_token(fd)
 
     def _take(self, folder: Path) -> None:
-        fd = os.open(folder / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+        path = folder / LOCK
+        made = not (path.exists() or path.is_symlink())
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -91,6 +104,15 @@ class OutLock:
             os.close(fd)
             raise OutLocked(
                 f"--out {self.out} is in use by {_owner_text(owner)}: wait for it to end, or give another --out"
+            ) from None
+        except OSError as exc:  # ENOLCK and the like: no lock can be had on this file system
+            os.close(fd)
+            if made:
+                path.unlink(missing_ok=True)  # the lock file this attempt made: nothing is left behind
+            raise OutUnlockable(
+                f"--out {self.out} cannot be locked: {os.strerror(exc.errno) if exc.errno else exc} "
+                "(its file system gives no file locks, as some network file systems); schedlab locks --out "
+                "to keep two runs from saving into it: give an --out on a local file system"
             ) from None
         except BaseException:
             os.close(fd)

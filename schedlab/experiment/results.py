@@ -20,7 +20,7 @@ import json
 import math
 import platform
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import metadata
@@ -150,7 +150,7 @@ class Results:
         out += ["  ".join(c.rjust(w) for c, w in zip(line, widths, strict=True)) for line in lines]
         return "\n".join(out)
 
-    def save(self, out_dir: str | Path, *, lock: Any = None) -> Path:
+    def save(self, out_dir: str | Path, *, lock: Any = None, also: Callable[[Path], Any] | None = None) -> Path:
         """Write summary.json/csv, replications.csv, records (Parquet or CSV) and manifest.json, atomically.
 
         The files are written into a fresh folder that then replaces ``out_dir`` whole
@@ -158,7 +158,9 @@ class Results:
         them, and a symlink inside ``out_dir`` is never followed. A folder holding
         files schedlab did not write is refused. ``lock`` is the run's hold on
         ``out_dir`` (an :class:`~schedlab.experiment.out_lock.OutLock`): it is carried to
-        the new folder before the swap.
+        the new folder before the swap. ``also`` writes more files into the new folder
+        after these (``--batsim-jobs``): they are saved with the results, whole or not at
+        all, while the run still holds ``out_dir``.
         """
         from schedlab.experiment.store import OutError, _owned, replace_dir
 
@@ -167,7 +169,13 @@ class Results:
             raise OutError(f"{out} is a symlink; give the folder it points to")
         if out.is_dir() and any(out.iterdir()) and not _owned(out):
             raise OutError(f"{out} holds files that schedlab did not write; choose an empty or new folder")
-        replace_dir(out, self._write, lock)
+
+        def write(folder: Path) -> None:
+            self._write(folder)
+            if also is not None:
+                also(folder)
+
+        replace_dir(out, write, lock)
         return out
 
     def _write(self, out: Path) -> None:

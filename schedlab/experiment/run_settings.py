@@ -20,7 +20,15 @@ import numpy as np
 from schedlab.experiment.scenario import Scenario, config_dict, load_scenario, make_config
 from schedlab.experiment.seeding import replication_seed
 
-__all__ = ["WORK_LIMIT", "ExperimentError", "RunSettings", "Task", "check_work", "estimate_work"]
+__all__ = [
+    "REPLICATION_WORK_LIMIT",
+    "WORK_LIMIT",
+    "ExperimentError",
+    "RunSettings",
+    "Task",
+    "check_work",
+    "estimate_work",
+]
 
 
 class ExperimentError(RuntimeError):
@@ -48,6 +56,11 @@ class Task:
 #: work units (the product of a config's ``work=True`` fields, times replications) a run may need without ``force``;
 #: a run estimated at the limit or over it is refused
 WORK_LIMIT = 1e12
+#: work units one replication (one cell's product of ``work=True`` fields) may declare without ``force``:
+#: a replication runs in one process from start to end and cannot be split, stopped part-way or resumed,
+#: so a huge one is refused even in a run of few replications. Ten times the largest default of the
+#: shipped scenarios (machine_rl's, about 1e9); for mmc, a unit is a customer: about 10 us and 40 bytes
+REPLICATION_WORK_LIMIT = 1e10
 
 
 def estimate_work(scenario: Scenario, cfg: Any, sweep: Mapping[str, Sequence[Any]] | None, reps: int) -> float:
@@ -56,18 +69,22 @@ def estimate_work(scenario: Scenario, cfg: Any, sweep: Mapping[str, Sequence[Any
     Made from the config alone, before any seed, cell or task exists, so a huge
     replication count or work field costs nothing to estimate (and refuse).
     """
+    return float(sum(units for _, units in replication_work(scenario, cfg, sweep)) * float(reps))
+
+
+def replication_work(
+    scenario: Scenario, cfg: Any, sweep: Mapping[str, Sequence[Any]] | None
+) -> list[tuple[dict[str, Any], float]]:
+    """Each sweep point (``{}`` without a sweep) and the work one replication there declares."""
     from schedlab.model.core.fields import work_units
 
     if not sweep:
-        return work_units(cfg) * float(reps)
+        return [({}, work_units(cfg))]
     where = f"scenario {scenario.name!r}"
-    return float(
-        sum(
-            work_units(make_config(scenario.config_type, {**config_dict(cfg), **p}, where=where))
-            for p in _sweep_points(sweep)
-        )
-        * float(reps)
-    )
+    return [
+        (p, work_units(make_config(scenario.config_type, {**config_dict(cfg), **p}, where=where)))
+        for p in _sweep_points(sweep)
+    ]
 
 
 def _sweep_points(sweep: Mapping[str, Sequence[Any]] | None) -> list[dict[str, Any]]:
@@ -141,7 +158,12 @@ class RunSettings:
 
 
 def check_work(settings: RunSettings, *, force: bool = False) -> float:
-    """The run's estimated work; refused (ExperimentError) at :data:`WORK_LIMIT` or over, unless ``force``."""
+    """The run's estimated work; refused (ExperimentError) unless ``force`` at :data:`WORK_LIMIT` or over,
+    or when one replication of a cell declares :data:`REPLICATION_WORK_LIMIT` or over.
+
+    The estimate refuses before anything runs; it does not bound a run that passes it
+    (a work unit is whatever the scenario's ``work=True`` fields count, not a second).
+    """
     work = estimate_work(settings.scenario, settings.cfg, settings.sweep, settings.reps)
     if work >= WORK_LIMIT and not force:
         raise ExperimentError(
@@ -149,4 +171,22 @@ def check_work(settings: RunSettings, *, force: bool = False) -> float:
             f"fields), at or over the limit of {WORK_LIMIT:.0e}: it would likely run out of memory or time. "
             "Lower them, or add --force"
         )
+    for point, units in replication_work(settings.scenario, settings.cfg, settings.sweep):
+        if units >= REPLICATION_WORK_LIMIT and not force:
+            fields = _work_fields(settings, point)
+            where = f"cell {point}" if point else "each cell"
+            raise ExperimentError(
+                f"one replication of {where} is estimated at {units:.3g} work units ({fields}), at or over the "
+                f"limit of {REPLICATION_WORK_LIMIT:.0e} per replication: one replication runs in one process from "
+                "start to end and would likely run for days or out of memory. Lower them, or add --force"
+            )
     return work
+
+
+def _work_fields(settings: RunSettings, point: Mapping[str, Any]) -> str:
+    """The work fields of the config at sweep ``point``, as ``name=value`` (what to lower)."""
+    from schedlab.model.core.fields import field_checks
+
+    values = {**config_dict(settings.cfg), **point}
+    checks = field_checks(settings.scenario.config_type)
+    return ", ".join(f"{name}={values[name]!r}" for name, check in checks.items() if check.work)

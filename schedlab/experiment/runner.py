@@ -11,13 +11,12 @@ Results come back in task order whatever order they finished in.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import math
 import os
 import time
 import traceback
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,10 +24,12 @@ from typing import Any
 import numpy as np
 import simpy
 
-from schedlab.experiment.executors import ExecutorName, open_executor, progress_bar
+from schedlab.experiment.executors import ExecutorName, open_executor, pooled, progress_bar
+from schedlab.experiment.output_folders import check_output_folders
 from schedlab.experiment.results import Results, aggregate
 from schedlab.experiment.run_records import RunRecords
 from schedlab.experiment.run_settings import (
+    REPLICATION_WORK_LIMIT,
     WORK_LIMIT,
     ExperimentError,
     RunSettings,
@@ -46,6 +47,7 @@ from schedlab.model.records.table import records_frame
 from schedlab.processes.model import Model
 
 __all__ = [
+    "REPLICATION_WORK_LIMIT",
     "WORK_LIMIT",
     "ExperimentError",
     "RunSettings",
@@ -218,7 +220,8 @@ def _execute(
         from concurrent.futures.process import BrokenProcessPool
 
         try:
-            for result in _pooled(pool, todo, window=4 * (workers or os.cpu_count() or 1) + 16):
+            window = 4 * (workers or os.cpu_count() or 1) + 16
+            for result in pooled(pool, run_task, todo, window, cancel=executor != "process"):
                 finished(result)
                 bar.update()
         except BrokenProcessPool as exc:
@@ -227,29 +230,6 @@ def _execute(
                 "re-imports the script: put the call under `if __name__ == '__main__':`, or use "
                 "executor='serial'"
             ) from exc
-
-
-def _pooled(pool: Executor, todo: Iterable[Task], window: int) -> Iterator[TaskResult]:
-    """Results of ``todo`` in completion order, at most ``window`` tasks submitted at a time.
-
-    A bounded window keeps a forced, huge run from making all its futures at once;
-    on Ctrl-C or a failed task, nothing more is started.
-    """
-    pending: set[Future[TaskResult]] = set()
-    tasks = iter(todo)
-    try:
-        while True:
-            for task in itertools.islice(tasks, window - len(pending)):
-                pending.add(pool.submit(run_task, task))
-            if not pending:
-                return
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for fut in done:
-                yield fut.result()
-    except BaseException:
-        for fut in pending:
-            fut.cancel()
-        raise
 
 
 def _outcome(
@@ -305,11 +285,13 @@ def run(
     resume: bool = False,
     overwrite: bool = False,
     force: bool = False,
+    save_also: Callable[[Path], Any] | None = None,
 ) -> Results:
     """Run every (cell, replication) of a scenario and aggregate each cell into one row.
 
     The steps, each its own function: :meth:`RunSettings.make` (config, replications),
-    :func:`check_work` (the estimate, before any seed or task exists), ``out`` claimed
+    :func:`check_work` (the estimate, before any seed or task exists), the folders the
+    config writes into tried (:func:`check_output_folders`), ``out`` claimed
     (checked, locked, journal opened), the tasks run on the executor, the results
     aggregated and saved.
 
@@ -352,12 +334,18 @@ def run(
         With ``out``: replace an earlier run's results there (refused otherwise, and
         while another run holds the folder).
     force
-        Run even when the estimated work reaches :data:`WORK_LIMIT`.
+        Run even when the estimated work reaches :data:`WORK_LIMIT`, or one replication's
+        :data:`REPLICATION_WORK_LIMIT`.
+    save_also
+        With ``out``: called with the save's new folder once the results are written
+        there, to add files of its own (``--batsim-jobs``); they are saved with the
+        results while the run still holds ``out``.
     """
     settings = RunSettings.make(
         scenario, overrides=overrides, sweep=sweep, reps=reps, seed=seed, quick=quick, keep_records=keep_records
     )
     work = check_work(settings, force=force)
+    check_output_folders(settings)  # a bad series_dir or pool_log stops the run now, not after hours of cells
     saving = _claim_out(settings, out, resume=resume, overwrite=overwrite) if out is not None else None
     try:
         cells = sweep_cells(settings.scenario, settings.cfg, settings.sweep)
@@ -393,7 +381,7 @@ def run(
         }
         outcome = _outcome(settings, cells, results, run_info)
         if saving is not None:
-            outcome.save(saving.out, lock=saving.lock)
+            outcome.save(saving.out, lock=saving.lock, also=save_also)
         return outcome
     finally:
         if saving is not None:

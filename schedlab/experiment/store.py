@@ -13,7 +13,9 @@ Saving is atomic: the files go into a fresh sibling folder, which then takes
 never a mix, and nothing inside ``out`` is ever written through (a symlink there is
 replaced, not followed). Because of the rename, :func:`check_out` checks first that
 ``out`` is not a mount point and that its parent takes new folders; a save that
-fails anyway removes its sibling folder, and names ``out`` in the error.
+fails anyway removes its sibling folder, and names ``out`` in the error. A refused
+check leaves no folder it made. :func:`write_file_atomic` writes one file the same way
+(a temporary file, then a rename), for files written beside the results.
 """
 
 from __future__ import annotations
@@ -33,12 +35,23 @@ from typing import Any
 
 from schedlab.experiment.out_lock import LOCK, OutLock, OutLocked
 
-__all__ = ["JOURNAL", "Journal", "OutError", "OutLock", "check_out", "replace_dir", "run_identity"]
+__all__ = [
+    "JOURNAL",
+    "Journal",
+    "OutError",
+    "OutLock",
+    "check_out",
+    "replace_dir",
+    "run_identity",
+    "write_file_atomic",
+]
 
 JOURNAL = ".schedlab-tasks"
 MARKERS = ("manifest.json", JOURNAL, LOCK)  # a folder holding one of these was written by schedlab
 #: hidden siblings a save makes beside ``out`` (``.NAME.saving-*``, ``.NAME.old-*``)
 SIBLINGS = ("saving", "old")
+#: the random tail ``tempfile.mkdtemp`` gives a sibling's name (no dot: ``.X.v2.saving-*`` is not ``X``'s)
+_TAIL = r"[a-z0-9_]+"
 
 
 class OutError(ValueError):
@@ -100,6 +113,16 @@ def _owned(out: Path) -> bool:
     return any((out / m).exists() or (out / m).is_symlink() for m in MARKERS)
 
 
+def _missing_folders(out: Path) -> list[Path]:
+    """``out`` and its ancestors that do not exist yet, deepest first: what ``mkdir(parents=True)`` makes."""
+    missing = []
+    for folder in (out, *out.parents):
+        if folder.exists() or folder.is_symlink():
+            break
+        missing.append(folder)
+    return missing
+
+
 def check_out(
     out: Path, *, overwrite: bool = False, resume: bool = False, settings: str | None = None
 ) -> OutLock | None:
@@ -124,19 +147,26 @@ def check_out(
     used = out.exists() and any(out.iterdir())
     if used and not _owned(out):
         raise OutError(f"--out {out} holds files that schedlab did not write; choose an empty or new folder")
+    made = _missing_folders(out)
     try:
-        out.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=out, prefix=".schedlab-probe-"):
-            pass  # the folder takes files: fail now, not after every replication
-    except OSError as exc:
-        raise OutError(f"--out {out} cannot be written: {_why(exc)}") from None
-    _check_save_place(out)
-    lock = None
-    if settings is not None:
         try:
-            lock = OutLock(out, settings=settings)
-        except OutLocked as exc:
-            raise OutError(str(exc)) from None
+            out.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile(dir=out, prefix=".schedlab-probe-"):
+                pass  # the folder takes files: fail now, not after every replication
+        except OSError as exc:
+            raise OutError(f"--out {out} cannot be written: {_why(exc)}") from None
+        _check_save_place(out)
+        lock = None
+        if settings is not None:
+            try:
+                lock = OutLock(out, settings=settings)
+            except OutLocked as exc:
+                raise OutError(str(exc)) from None
+    except BaseException:
+        for folder in made:  # a refused run leaves no folder it made (deepest first; only if still empty)
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        raise
     if used and not (overwrite or resume) and any((out / m).exists() for m in MARKERS[:2]):
         if lock is not None:
             lock.release()
@@ -171,6 +201,23 @@ def _write_atomic(path: Path, data: bytes) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def write_file_atomic(path: Path, data: str | bytes) -> None:
+    """Write ``path`` whole or not at all: a temp file beside it, then a rename.
+
+    A full disk or a kill leaves the earlier file (or none), never a truncated one.
+
+    Raises
+    ------
+    OutError
+        The write failed; the one-line message names ``path`` and why.
+    """
+    path = Path(path)
+    try:
+        _write_atomic(path, data.encode() if isinstance(data, str) else data)
+    except OSError as exc:
+        raise OutError(f"cannot write {path}: {_why(exc)}") from None
 
 
 class Journal:
@@ -278,8 +325,17 @@ def replace_dir(out: Path, write: Callable[[Path], None], lock: OutLock | None =
         _remove(old)
     if lock is not None:
         for stale in parent.glob(f".{glob.escape(out.name)}.*-*"):
-            if stale.name.split(".")[-1].split("-")[0] in SIBLINGS:
+            if is_own_sibling(stale.name, out.name):
                 _remove(stale)  # a copy a killed save of this folder left: we own the folder now
+
+
+def is_own_sibling(name: str, out_name: str) -> bool:
+    """Whether ``name`` is a hidden copy a save of ``out_name`` makes (``.X.saving-abc``, ``.X.old-abc``).
+
+    Exactly those: ``.X.v2.saving-abc`` belongs to ``X.v2``, whose run may be saving it now.
+    """
+    pattern = rf"\.{re.escape(out_name)}\.(?:{'|'.join(SIBLINGS)})-{_TAIL}"
+    return re.fullmatch(pattern, name) is not None
 
 
 def _remove(path: Path) -> None:

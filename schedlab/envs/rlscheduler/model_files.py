@@ -5,7 +5,10 @@ run with others, it would choose, silently and badly. So :func:`save_model` writ
 environment's and the training's settings (and the learning curve) into ``name.json``
 beside SB3's ``name.zip``, and :func:`load_model` refuses, in one line, a model whose
 settings differ from the environment's in :data:`MODEL_KEYS`. :func:`check_model` reads
-only the settings file, so a run can check all its models before any work.
+only the settings file, so a run can check all its models before any work, and
+:func:`training_differences` says how a saved model's training differs from a run's
+(a model trained by a ``--quick`` run must not pass for a full run's). A settings file
+that cannot be read is named in one line (:func:`read_settings`).
 """
 
 from __future__ import annotations
@@ -17,7 +20,15 @@ from typing import Any
 
 from schedlab.envs.rlscheduler.env import RLSchedulerConfig
 
-__all__ = ["MODEL_KEYS", "check_model", "env_settings", "load_model", "save_model"]
+__all__ = [
+    "MODEL_KEYS",
+    "check_model",
+    "env_settings",
+    "load_model",
+    "read_settings",
+    "save_model",
+    "training_differences",
+]
 
 
 def env_settings(cfg: RLSchedulerConfig) -> dict[str, Any]:
@@ -29,6 +40,44 @@ def env_settings(cfg: RLSchedulerConfig) -> dict[str, Any]:
 
 #: settings a saved model must share with the environment it is run in
 MODEL_KEYS = ("log", "queue", "score_type")
+#: the environment's settings that shape what a model learns, beside the training's own
+TRAINING_ENV_KEYS = ("backfill", "draw_within")
+#: training settings that do not change what is learned
+NOT_LEARNED = ("device",)
+
+
+def read_settings(path: Path) -> dict[str, Any]:
+    """The settings file beside model ``path`` (``name.json``), read; one line naming it if it cannot be."""
+    path = Path(path)
+    meta_path = path.with_suffix(".json")
+    try:
+        meta = json.loads(meta_path.read_text())
+    except json.JSONDecodeError as exc:
+        raise ValueError(
+            f"model {path}: its settings file {meta_path} is not valid JSON (line {exc.lineno}, column {exc.colno}: "
+            f"{exc.msg}); delete it and {path.name} to train the model again"
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ValueError(f"model {path}: its settings file {meta_path} cannot be read: {why}") from None
+    if not isinstance(meta, dict) or not isinstance(meta.get("env"), dict):
+        raise ValueError(f"model {path}: its settings file {meta_path} holds no 'env' settings; it is not schedlab's")
+    return meta
+
+
+def training_differences(path: Path, cfg: RLSchedulerConfig, settings: Any) -> list[str]:
+    """How model ``path`` was trained otherwise than ``settings`` in ``cfg`` would: ``name=saved (this run: x)``.
+
+    Empty when it was trained so (settings a saved file lacks, from an older schedlab, are not compared).
+    """
+    meta = read_settings(path)
+    train = meta.get("train")
+    saved_train: dict[str, Any] = train if isinstance(train, dict) else {}
+    here_train = {k: v for k, v in dataclasses.asdict(settings).items() if k not in NOT_LEARNED}
+    here_env = env_settings(cfg)
+    pairs = [(k, saved_train.get(k), v) for k, v in here_train.items() if k in saved_train]
+    pairs += [(k, meta["env"].get(k), here_env[k]) for k in TRAINING_ENV_KEYS if k in meta["env"]]
+    return [f"{k}={saved!r} (this run: {here!r})" for k, saved, here in pairs if saved != here]
 
 
 def save_model(
@@ -64,7 +113,7 @@ def check_model(path: Path, cfg: RLSchedulerConfig, other_log: bool = False) -> 
         raise ValueError(f"model {path}: no such file")
     if not meta_path.is_file():
         raise ValueError(f"model {path}: its settings file {meta_path.name} is missing")
-    saved = json.loads(meta_path.read_text())["env"]
+    saved = read_settings(path)["env"]
     here = env_settings(cfg)
     for key in MODEL_KEYS:
         if saved.get(key) != here[key] and not (key == "log" and other_log):

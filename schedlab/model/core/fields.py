@@ -29,7 +29,8 @@ value beyond it is a typo or a probe, and would run until memory or time is gone
 field that may be negative, infinite, larger or empty says so:
 ``number(-1.0, low=None)``, ``number(math.inf, finite=False, high=None)``,
 ``number(0, high=INT_MAX)`` (a seed), ``items((), nonempty=False)``;
-``text("auto", pattern=r"auto|[0-9]*", what='"auto", "" or a queue number')``. Fields marked
+``text("auto", pattern=r"auto|[0-9]*", what='"auto", "" or a queue number')``. A text field
+naming a folder the run writes into is declared with :func:`folder`. Fields marked
 ``work=True`` scale the work of one replication (jobs, steps, customers); a runner
 multiplies them to estimate a run's size before it starts (see :func:`work_units`).
 
@@ -55,6 +56,7 @@ __all__ = [
     "SANE",
     "Check",
     "FieldValueError",
+    "folder",
     "is_int",
     "is_whole",
     "items",
@@ -128,6 +130,8 @@ class Check:
     pattern: str | None = None
     #: what ``pattern`` accepts, in words, for the message
     what: str = ""
+    #: a text field naming a folder the run writes into (empty: none): tried before any cell runs
+    output: bool = False
 
     def problem(self, value: Any) -> str | None:
         """Why ``value`` is refused, or None when it is accepted."""
@@ -236,6 +240,16 @@ def text(
     """
     check = Check(nonempty=nonempty, pattern=pattern, what=what or ("a value" if nonempty else ""))
     return dataclasses.field(default=default, metadata=_meta(check, help))
+
+
+def folder(default: str = "", *, help: str | None = None) -> Any:
+    """A text field naming a folder the run writes into (``""``: none), as ``series_dir``.
+
+    A runner tries every such folder before any cell runs
+    (:func:`schedlab.experiment.output_folders.check_output_folders`): one that cannot be
+    written stops the run at once, not after hours of cells and with a journal left behind.
+    """
+    return dataclasses.field(default=default, metadata=_meta(Check(output=True), help))
 
 
 def _implicit(f: dataclasses.Field, hint: Any) -> Check:

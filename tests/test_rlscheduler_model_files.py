@@ -1,0 +1,72 @@
+"""A saved RL model is reused only with the settings it was trained with (issue 35).
+
+A model trained by ``--quick`` (2 generations) into ``results/rlscheduler_models`` was
+reused by a full run (200 generations) with no word; a corrupt ``seed<k>.json`` gave a
+JSON error naming no file; ``seeds=0,0`` evaluated seed 0 twice. No training here: the
+models are stand-ins, a settings file beside a ``.zip``, as the scenario checks them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from schedlab.envs.rlscheduler.model_files import check_model, env_settings
+from schedlab.experiment.scenario import load_scenario
+
+ROOT = Path(__file__).resolve().parents[1]
+TRACES = ROOT.parent / "shared" / "traces"
+pytestmark = pytest.mark.skipif(not (TRACES / "lublin_256.swf.gz").exists(), reason="needs ../shared/traces")
+
+
+@pytest.fixture(scope="module")
+def scenario():
+    return load_scenario(ROOT / "scenarios" / "rlscheduler.py")
+
+
+def _stand_in(scenario, folder: Path, seed: int, quick: bool) -> Path:
+    """A model as a run (``--quick`` or not) would have trained it into ``folder``: its .zip and settings."""
+    cfg = scenario.config({"seeds": str(seed), "traces_dir": str(TRACES)}, quick=quick)
+    path = folder / "lublin_256" / f"seed{seed}.zip"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"a stand-in for SB3's zip")
+    meta = {
+        "env": env_settings(cfg.env_config(cfg.train_backfill)),
+        "train": dataclasses.asdict(cfg.train_settings(seed)),
+        "curve": [],
+    }
+    path.with_suffix(".json").write_text(json.dumps(meta))
+    return path
+
+
+def test_a_model_trained_with_other_settings_is_refused_before_any_work(scenario, tmp_path):
+    path = _stand_in(scenario, tmp_path, seed=7, quick=True)  # seed 7: none shipped, so trained into out_dir
+    full = {"seeds": "7", "out_dir": str(tmp_path), "traces_dir": str(TRACES)}
+    with pytest.raises(ValueError) as refused:
+        scenario.config(full)
+    message = str(refused.value)
+    assert f"model {path} was trained with other settings than this run's: " in message
+    assert "search_generations=2 (this run: 200)" in message and "\n" not in message
+    assert scenario.config(full, quick=True).seeds == (7,)  # the run it was trained by reuses it
+    assert scenario.config({**full, "model": "train"}).seeds == (7,)  # trains it again, as asked
+    assert scenario.config({**full, "model": str(path.parent)}).seeds == (7,)  # a folder given: as it is
+
+
+def test_a_corrupt_settings_file_is_named_in_one_line(scenario, tmp_path):
+    path = _stand_in(scenario, tmp_path, seed=7, quick=True)
+    path.with_suffix(".json").write_text('{"env": {"log": "lublin_256",')  # cut short
+    cfg = scenario.config({"seeds": "7", "traces_dir": str(TRACES)}, quick=True)
+    with pytest.raises(ValueError, match=rf"^model {path}: its settings file {path.with_suffix('.json')} is not "):
+        check_model(path, cfg.env_config(False))
+    with pytest.raises(ValueError, match=rf"its settings file {path.with_suffix('.json')} is not valid JSON"):
+        scenario.config({"seeds": "7", "out_dir": str(tmp_path), "traces_dir": str(TRACES)}, quick=True)
+
+
+def test_a_seed_given_twice_is_refused(scenario):
+    with pytest.raises(ValueError, match=r"seeds=\(0, 2, 0\) names seed 0 twice: give each training seed once$"):
+        scenario.config({"seeds": "0,2,0", "traces_dir": str(TRACES)})
