@@ -88,7 +88,8 @@ def utilization_queue(
     series = occupancy(source)
     t, busy = series["busy"]
     t_queue, queued = series["queue"]
-    axis = time_axis(float(t_queue[0]), float(max(t[-1], t_queue[-1])), time_unit)
+    # a job waits before it runs: the queue's first step is the first submission
+    axis = time_axis(float(t_queue[0]), float(max(t[-1], t_queue[-1])), time_unit, "the first submission")
     fig = new_figure(8.0, 4.5, rows=2)
     top, bottom = fig.axes
     top.step(axis(t), busy / capacity, where="post", color="tab:blue")

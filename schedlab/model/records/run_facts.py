@@ -1,4 +1,4 @@
-"""What a figure must know of one run that its job records do not say: the machine's size, the time unit.
+"""What a figure must know of one run that its job records do not say: the machine's size, the time unit, units.
 
 A utilization plot divides busy CPUs by the machine's CPUs, and a chart over a log's
 times reads best in hours or days. Neither is in the records, and the run's config
@@ -6,12 +6,16 @@ may not say it either: ``scenarios/first_look.py``'s config has ``c = 4`` for it
 M/M/c cell while its log cells run on the log's 128 processors. So a scenario's
 ``measure`` hands them over per run as a small file, which the runner saves as
 ``series/cell<i>-rep<r>-run.json`` and ``schedlab plot`` reads for the run it draws.
+The same file may name each metric's unit in that cell: one scenario can measure a
+wait in hours on a log and in mean service times on a queue, and a plot must not put
+the two on one axis.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from typing import Any
 
 __all__ = ["RUN_FILE", "TIME_UNITS", "read_run_facts", "run_facts"]
@@ -22,8 +26,9 @@ RUN_FILE = "run.json"
 TIME_UNITS = ("s", "")
 
 
-def run_facts(capacity: float, time_unit: str = "s") -> dict[str, str]:
-    """``{"run.json": text}`` for a measure's ``"files"``: the run's CPUs and what its time counts.
+def run_facts(capacity: float, time_unit: str = "s", units: Mapping[str, str] | None = None) -> dict[str, str]:
+    """``{"run.json": text}`` for a measure's ``"files"``: the run's CPUs, what its time counts
+    and its metrics' units.
 
     Parameters
     ----------
@@ -32,12 +37,21 @@ def run_facts(capacity: float, time_unit: str = "s") -> dict[str, str]:
     time_unit
         ``"s"`` when simulated time is seconds (a log's replay), ``""`` when it is
         unitless (a queue in units of the mean service time).
+    units
+        Each metric's unit in this run, as an axis names it (``{"wait": "hours"}``);
+        ``schedlab plot`` draws a metric's cells of different units in separate panels.
     """
     if not (isinstance(capacity, int | float) and math.isfinite(capacity) and capacity > 0):
         raise ValueError(f"run facts: capacity must be a number > 0, got {capacity!r}")
     if time_unit not in TIME_UNITS:
         raise ValueError(f"run facts: time_unit must be one of {TIME_UNITS}, got {time_unit!r}")
-    return {RUN_FILE: json.dumps({"capacity": capacity, "time_unit": time_unit})}
+    named = dict(units or {})
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in named.items()):
+        raise ValueError(f"run facts: units must map metric names to unit names, got {named!r}")
+    facts: dict[str, Any] = {"capacity": capacity, "time_unit": time_unit}
+    if named:
+        facts["units"] = named
+    return {RUN_FILE: json.dumps(facts)}
 
 
 def read_run_facts(text: str, where: str) -> dict[str, Any]:
@@ -52,4 +66,7 @@ def read_run_facts(text: str, where: str) -> dict[str, Any]:
     unit = facts.get("time_unit", "")
     if unit not in TIME_UNITS:
         raise ValueError(f"{where}: field time_unit must be one of {TIME_UNITS}, got {unit!r}")
-    return {"capacity": float(capacity), "time_unit": unit}
+    units = facts.get("units", {})
+    if not (isinstance(units, dict) and all(isinstance(v, str) for v in units.values())):
+        raise ValueError(f"{where}: field units must map metric names to unit names, got {units!r}")
+    return {"capacity": float(capacity), "time_unit": unit, "units": units}
