@@ -74,6 +74,9 @@ def drawn_run(
             chosen = chosen[chosen[name].astype(str) == str(value)]
     if "rep" in chosen and len(chosen):
         kept = int(chosen["rep"].iloc[0]) if rep is None else rep
+        if kept not in set(chosen["rep"]):
+            reps = sorted(set(chosen["rep"]))
+            raise ValueError(f"--rep {rep}: cell {cell} has the replications {reps[0]}..{reps[-1]}")
         chosen = chosen[chosen["rep"] == kept]
     if not len(chosen):
         return None  # the cell kept no records (a queue too long to keep), or no such replication

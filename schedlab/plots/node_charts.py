@@ -30,9 +30,10 @@ def _platform(folder: Path) -> Any:
     return None, config
 
 
-def node_charts(folder: Path, target: Path, run: DrawnRun | None) -> list[Path]:
-    """Write the Gantt chart per node and the machine states of the drawn run (cell 0's first
-    replication without records), where it saved a placement table; return the files written.
+def node_charts(folder: Path, run: DrawnRun | None) -> dict[str, Any]:
+    """The Gantt chart per node and the machine states of the drawn run (cell 0's first
+    replication without records), where it saved a placement table: ``{"gantt_nodes": figure,
+    "machine_states": figure}``, or ``{}``.
 
     Both span the jobs, to the last job's end: a node's state after it is left out.
     """
@@ -42,7 +43,7 @@ def node_charts(folder: Path, target: Path, run: DrawnRun | None) -> list[Path]:
     index, rep = (run.index, run.rep) if run is not None else (0, 0)
     placed = series_rows(folder, index, rep, "placements.csv")
     if placed is None:
-        return []
+        return {}
     rows = [
         (r["job"], r["queue"], r["node"], r["kind"], int(r["cores"]), float(r["start"]), float(r["end"]))
         for r in placed
@@ -80,8 +81,6 @@ def node_charts(folder: Path, target: Path, run: DrawnRun | None) -> list[Path]:
         title=f"Gantt chart per node: {label}" if label else "Gantt chart per node",
         time_unit=unit,
     )
-    written = [target / "gantt_nodes.png", target / "machine_states.png"]
-    chart.savefig(written[0], dpi=100)
     slowed = series_rows(folder, index, rep, "pstates.csv") or []  # the nodes' DVFS pstates (replay --dvfs)
     everyone = names or sorted({r[2] for r in rows} | {s[0] for s in states})
     figure = machine_states(
@@ -94,5 +93,4 @@ def node_charts(folder: Path, target: Path, run: DrawnRun | None) -> list[Path]:
         speeds={int(r["pstate"]): float(r["speed"]) for r in slowed},
         title=f"Machine states per node: {label}" if label else "Machine states per node",
     )
-    figure.savefig(written[1], dpi=100)
-    return written
+    return {"gantt_nodes": chart, "machine_states": figure}

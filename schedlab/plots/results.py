@@ -17,6 +17,7 @@ __all__ = [
     "metric_units",
     "plot_results",
     "processor_states",
+    "result_figures",
     "run_facts_of",
 ]
 
@@ -100,18 +101,37 @@ def plot_results(
         When ``folder`` is not a folder or holds no ``summary.csv``.
     """
 
-    from schedlab.plots.gantt import gantt
-    from schedlab.plots.processor_gantt import processor_gantt
-    from schedlab.plots.timeseries import utilization_queue
-
     folder = Path(folder)
     if not folder.is_dir():
         raise FileNotFoundError(f"{folder}: no such results folder")
     if not (folder / "summary.csv").is_file():
         raise FileNotFoundError(f"{folder}: no summary.csv here; write one with `schedlab run SCENARIO --out {folder}`")
+    figures = result_figures(folder, capacity=capacity, cell=cell, rep=rep)
+    if not figures:
+        raise ValueError(
+            f"{folder}: nothing to plot: summary.csv has no metric (a column with a _ci95 twin) "
+            "and no records were saved"
+        )
     target = Path(out) if out is not None else folder / "plots"
     target.mkdir(parents=True, exist_ok=True)
-    written: list[Path] = []
+    written = []
+    for name, fig in figures.items():
+        written.append(target / f"{name}.png")
+        fig.savefig(written[-1], dpi=100)
+    return written
+
+
+def result_figures(
+    folder: str | Path, *, capacity: float | None = None, cell: int = 0, rep: int | None = None
+) -> dict[str, Any]:
+    """The figures :func:`plot_results` writes, by file name without ``.png``: what a test reads
+    the drawn numbers back from. Parameters as there."""
+    from schedlab.plots.gantt import gantt
+    from schedlab.plots.processor_gantt import processor_gantt
+    from schedlab.plots.timeseries import utilization_queue
+
+    folder = Path(folder)
+    figures: dict[str, Any] = {}
     try:
         _, metrics = split_columns(folder / "summary.csv")
     except ValueError as exc:  # pandas' EmptyDataError and parse errors: name the file, not the parser
@@ -123,13 +143,13 @@ def plot_results(
     replications = pd.read_csv(reps) if reps.is_file() else None
     units = metric_units(folder, len(summary))
     for metric in metrics:
-        fig = metric_vs_factor(summary, metric, replications=replications, units=units.get(metric))
-        written.append(target / f"metric_{metric}.png")
-        fig.savefig(written[-1], dpi=100)
+        figures[f"metric_{metric}"] = metric_vs_factor(
+            summary, metric, replications=replications, units=units.get(metric)
+        )
     run = drawn_run(folder, capacity, cell=cell, rep=rep)
     if run is not None:
         if run.allocations:  # over the processors each job held
-            chart = processor_gantt(
+            figures["gantt"] = processor_gantt(
                 run.allocations,
                 int(run.capacity),
                 records=run.records,
@@ -138,24 +158,11 @@ def plot_results(
                 down=run.down,
             )
         else:  # one row per job
-            chart = gantt(run.records, title=f"Gantt chart ({run.label})", time_unit=run.time_unit)
-        for name, fig in (
-            ("gantt", chart),
-            (
-                "utilization_queue",
-                utilization_queue(run.records, run.capacity, title=run.label, time_unit=run.time_unit),
-            ),
-        ):
-            written.append(target / f"{name}.png")
-            fig.savefig(written[-1], dpi=100)
-    nodes = node_charts(folder, target, run)
-    if run is not None and run.allocations and not nodes:  # each processor a machine
-        written.append(target / "machine_states.png")
-        processor_states(run).savefig(written[-1], dpi=100)
-    written += nodes
-    if not written:
-        raise ValueError(
-            f"{folder}: nothing to plot: summary.csv has no metric (a column with a _ci95 twin) "
-            "and no records were saved"
+            figures["gantt"] = gantt(run.records, title=f"Gantt chart ({run.label})", time_unit=run.time_unit)
+        figures["utilization_queue"] = utilization_queue(
+            run.records, run.capacity, title=run.label, time_unit=run.time_unit
         )
-    return written
+    nodes = node_charts(folder, run)
+    if run is not None and run.allocations and not nodes:  # each processor a machine
+        figures["machine_states"] = processor_states(run)
+    return {**figures, **nodes}
