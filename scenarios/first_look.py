@@ -169,7 +169,7 @@ def measure(model: Model) -> dict[str, Any]:
         "utilization": metrics.utilization(records, cfg.c, start, end),
         "erlang_c_wait": erlang_c_wait(cfg.c, cfg.arrival_rate, cfg.service_rate),
         # the queue's c CPUs, and time in mean service times (1/mu): its wait gets its own axis
-        "files": run_facts(cfg.c, time_unit="", units=UNITS[QUEUE]),
+        "files": run_facts(cfg.c, time_unit="mean service times", units=UNITS[QUEUE]),
     }
 
 

@@ -93,7 +93,7 @@ def measure(model: Model) -> dict[str, Any]:
         "utilization": metrics.utilization(log, cfg.c, start, end),
         "rho": cfg.rho,
         # what `schedlab plot` divides by; time in mean service times; each metric's unit for its axis
-        "files": run_facts(cfg.c, time_unit="", units=UNITS),
+        "files": run_facts(cfg.c, time_unit="mean service times", units=UNITS),
     }
 
 

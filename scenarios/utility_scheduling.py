@@ -244,7 +244,7 @@ def measure(model: Model) -> dict[str, Any]:
         "completed": len(done),
         "preemptions": sum(r.preemptions for r in done),
         # `schedlab plot`: the machine's CPUs, in the model's time units (not seconds)
-        "files": run_facts(cfg.cpus, time_unit="", units=UNITS),
+        "files": run_facts(cfg.cpus, time_unit="time units", units=UNITS),
     }
     learner: AverageRewardTD | None = model["learner"]
     if learner is not None:

@@ -128,7 +128,7 @@ def processor_gantt(
     ax.set_title(title)
     if waits:
         bar = fig.colorbar(colour, ax=fig.axes, pad=0.01)  # beside both panels: their x axes stay aligned
-        bar.set_label(f"wait ({'hours' if hours else 'time units'})")
+        bar.set_label(f"wait ({'hours' if hours else time_unit or 'time units'})")
     if records:
         from schedlab.plots.timeseries import occupancy
 

@@ -22,7 +22,8 @@ __all__ = ["RUN_FILE", "TIME_UNITS", "read_run_facts", "run_facts"]
 
 #: the file's name inside a measure's ``"files"`` (the runner prefixes ``series/cell<i>-rep<r>-``)
 RUN_FILE = "run.json"
-#: what simulated time counts: seconds (a log), or an abstract unit (a queueing model)
+#: what simulated time counts: seconds (a log), or an abstract unit (a queueing model); any
+#: other text names the abstract unit (``"mean service times"``), for the time axis's label
 TIME_UNITS = ("s", "")
 
 
@@ -36,15 +37,16 @@ def run_facts(capacity: float, time_unit: str = "s", units: Mapping[str, str] | 
         The CPUs (processors, cores) of the machine the run's jobs ran on.
     time_unit
         ``"s"`` when simulated time is seconds (a log's replay), ``""`` when it is
-        unitless (a queue in units of the mean service time).
+        unitless, or the name of its unit when that is not seconds (``"mean service
+        times"``: a queue whose mean service time is 1), which the time axis then names.
     units
         Each metric's unit in this run, as an axis names it (``{"wait": "hours"}``);
         ``schedlab plot`` draws a metric's cells of different units in separate panels.
     """
     if not (isinstance(capacity, int | float) and math.isfinite(capacity) and capacity > 0):
         raise ValueError(f"run facts: capacity must be a number > 0, got {capacity!r}")
-    if time_unit not in TIME_UNITS:
-        raise ValueError(f"run facts: time_unit must be one of {TIME_UNITS}, got {time_unit!r}")
+    if not isinstance(time_unit, str):
+        raise ValueError(f"run facts: time_unit must be 's', '' or a unit's name, got {time_unit!r}")
     named = dict(units or {})
     if not all(isinstance(k, str) and isinstance(v, str) for k, v in named.items()):
         raise ValueError(f"run facts: units must map metric names to unit names, got {named!r}")
@@ -64,8 +66,8 @@ def read_run_facts(text: str, where: str) -> dict[str, Any]:
     if not (isinstance(capacity, int | float) and math.isfinite(capacity) and capacity > 0):
         raise ValueError(f"{where}: field capacity must be a number > 0, got {capacity!r}")
     unit = facts.get("time_unit", "")
-    if unit not in TIME_UNITS:
-        raise ValueError(f"{where}: field time_unit must be one of {TIME_UNITS}, got {unit!r}")
+    if not isinstance(unit, str):
+        raise ValueError(f"{where}: field time_unit must be 's', '' or a unit's name, got {unit!r}")
     units = facts.get("units", {})
     if not (isinstance(units, dict) and all(isinstance(v, str) for v in units.values())):
         raise ValueError(f"{where}: field units must map metric names to unit names, got {units!r}")
