@@ -273,3 +273,20 @@ def test_the_boot_chart_names_the_origin_it_counts_from(energy):
     # the axis's 0 is the chart's left edge, and that many minutes after it is the boot
     assert float(to_seconds(ax.get_xlim()[0])) == pytest.approx(float(to_seconds(0.0)), abs=1e-9)
     assert float(to_seconds(float(before.group(1)))) == pytest.approx(boot, abs=1.0)
+
+
+def test_energy_failures_utilization_counts_every_attempt_and_the_cpus_down(energy):
+    """The utilization panel counts the CPUs each attempt held (from the run's allocations: a
+    killed attempt held its CPUs too), and hatches from the top the share of the machine down."""
+    results, _, figures = energy
+    model = _rebuilt(results)
+    cluster = model["cluster"]
+    rows = cluster.placement_rows()
+    end = max(r.end for r in model.records() if r.end == r.end)
+    top = figures["utilization_queue"].axes[0]
+    scale = float(_seconds(top)(1.0) - _seconds(top)(0.0))
+    x, y = (np.asarray(a, float) for a in top.lines[0].get_data())
+    assert float(np.sum(y[:-1] * np.diff(x))) * scale * 128 == pytest.approx(sum(r[6] - r[5] for r in rows), rel=1e-6)
+    down = next(c for c in top.collections if c.get_gid() == "down")
+    lost = sum(min(o.end, end) - o.start for o in cluster.node_outages if o.start < end)  # one processor a node
+    assert _area(down) * scale * 128 == pytest.approx(lost, rel=1e-6)

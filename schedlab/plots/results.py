@@ -159,8 +159,15 @@ def result_figures(
             )
         else:  # one row per job
             figures["gantt"] = gantt(run.records, title=f"Gantt chart ({run.label})", time_unit=run.time_unit)
+        from schedlab.model.formats.procset import parse_procset
+
         figures["utilization_queue"] = utilization_queue(
-            run.records, run.capacity, title=run.label, time_unit=run.time_unit
+            run.records,
+            run.capacity,
+            title=run.label,
+            time_unit=run.time_unit,
+            down=[(len(parse_procset(procs)), a, b) for procs, a, b in run.down],
+            allocations=run.allocations,  # exact where saved: every attempt of a requeued job
         )
     nodes = node_charts(folder, run)
     if run is not None and run.allocations and not nodes:  # each processor a machine
