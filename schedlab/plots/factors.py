@@ -119,6 +119,7 @@ def metric_vs_factor(
     else:
         frame["_below"] = frame["_above"] = frame[f"{metric}_ci95"].fillna(0.0)
         kind = "mean ± 95% t half-width"
+    table = frame  # every cell: what tells them apart, even where only one has this metric
     frame = frame[frame[metric].notna()]
     groups = list(dict.fromkeys(frame["_unit"])) or [""]
     if ax is not None and len(groups) > 1:
@@ -135,12 +136,12 @@ def metric_vs_factor(
             numeric = [f for f in factors if cells[f].nunique() > 1 and cells[f].dtype.kind in "if"]
             x = numeric[0] if numeric else None
         if x is None:  # no numeric factor: one point per cell, labelled by its factors
-            labels, shared = _names(frame, cells, factors)
+            labels, shared = _names(table, cells, factors)
             errors = np.array([cells["_below"], cells["_above"]])
             panel.errorbar(range(len(cells)), cells[metric], yerr=errors, fmt="o", capsize=4)
             panel.set_xticks(range(len(cells)), labels, rotation=30, ha="right", fontsize=7)
         else:
-            _, shared = _names(frame, cells, factors)
+            _, shared = _names(table, cells, factors)
             others = [f for f in factors if f != x and cells[f].nunique() > 1]
             lines = cells.groupby(others, sort=False) if others else [((), cells)]
             for key, group in lines:
@@ -158,6 +159,7 @@ def metric_vs_factor(
     title = f"{metric}\n{kind}"
     if len(groups) > 1:
         fig.suptitle(f"{title}\n(one panel per unit: one axis cannot carry two)", fontsize=10)
-    else:
-        ax.set_title(title, fontsize=10)
+    else:  # what the cells drawn have in common, where others (without this metric) differ
+        common = f" ({shared})" if shared and len(frame) > 1 else ""
+        ax.set_title(f"{metric}{common}\n{kind}", fontsize=10)
     return fig
