@@ -25,6 +25,7 @@ import json
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import simpy
@@ -34,6 +35,7 @@ from schedlab.experiment import cli_main
 from schedlab.model.contracts.slotted import Agent, episode_metrics
 from schedlab.model.core.fields import INT_MAX, folder, items, number
 from schedlab.model.core.streams import Streams
+from schedlab.model.records.run_facts import run_facts
 from schedlab.policies.slotted import BASELINES, random_agent
 from schedlab.processes import Model
 from schedlab.processes.slotted.slotted import SlottedMachine, drive
@@ -314,10 +316,21 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
     return Model(env, [machine.machine], until=driver, parts={"cfg": cfg, "machine": machine, "driver": driver})
 
 
-def measure(model: Model) -> dict[str, float]:
+#: each metric's unit, for the axes of `schedlab plot`
+UNITS = {
+    "slowdown_mean": "ratio",
+    "bounded_slowdown_mean": "ratio, at least 1",
+    "response_mean": "time steps",
+    "utilization": "mean fraction of the resources",
+    "completed_fraction": "fraction of the jobs",
+}
+
+
+def measure(model: Model) -> dict[str, Any]:
     cfg: Config = model["cfg"]
-    out = episode_metrics(model["machine"], threshold=cfg.threshold)
+    out: dict[str, Any] = episode_metrics(model["machine"], threshold=cfg.threshold)
     out["return"] = -float(model["driver"].value)
+    out["files"] = run_facts(cfg.cpus, time_unit="time steps", units=UNITS)  # `schedlab plot`: CPUs, time in steps
     return out
 
 

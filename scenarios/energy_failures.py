@@ -30,6 +30,11 @@ processors and the span: work lost to failures is not in it), wait (hours), boun
 slowdown (10 s), the jobs hit by node failures, the CPU-hours they lost and the
 processors' availability over the span.
 
+Each run saves what ``schedlab plot`` draws it from (``series/``): its nodes, placements,
+processor ids, power states (down included), pstates and node outages, and each metric's
+unit; ``schedlab plot results/energy_failures --cell 1`` draws window 0 under FCFS, always
+on, with failures: ``gantt_nodes.png`` and ``machine_states.png`` show its failed nodes down.
+
 ``report`` draws the machine states (computing, idle, switching, switched off, down) of
 the first window under EASY with idle shutdown (and failures, unless ``with_failures=false``):
 ``machine_states.png``, and the hour around its largest boot, ``machine_states_boot.png``;
@@ -63,6 +68,8 @@ from schedlab.model.core.platform import NodePower, Switch
 from schedlab.model.core.streams import Streams
 from schedlab.model.formats.platform_file import load_platform, parse_platform
 from schedlab.model.formats.traces import check_traces, evaluate, load_trace, trace_path
+from schedlab.model.records.node_fail import outages_csv
+from schedlab.model.records.run_facts import run_facts
 from schedlab.policies.batch import make_policy
 from schedlab.policies.dvfs import QueueDVFS
 from schedlab.policies.idle_shutdown import IdleShutdown
@@ -83,6 +90,19 @@ DVFS_PLATFORM = Path(__file__).resolve().parent.parent / "docs" / "platforms" / 
 FAILURES = ("none", "weibull")
 #: failures are drawn over this many times a window's submission span
 FAILURE_SPAN = 10
+#: each metric's unit, for the axes of `schedlab plot`
+UNITS = {
+    "energy_mj": "MJ",
+    "mean_power_kw": "kW",
+    "boots": "node boots",
+    "utilization": "fraction of the processors",
+    "wait_h": "hours",
+    "bounded_slowdown": "ratio, at least 1",
+    "jobs_hit": "jobs",
+    "kills": "job kills",
+    "lost_cpu_h": "CPU-hours",
+    "availability": "fraction of the processor-time",
+}
 
 
 @dataclass(frozen=True)
@@ -208,6 +228,16 @@ def measure(model: Model) -> dict[str, Any]:
         cluster.placement_rows(), model["platform"], start, end, cluster.power_rows(), cluster.pstate_rows()
     )
     boots = sum(1 for _node, state, _a, _b in cluster.power_rows() if state == "switching_on")
+    files = {  # what `schedlab plot` draws the run from: its nodes up, down, off, and the jobs on them
+        **run_facts(model["procs"], units=UNITS),
+        "nodes.csv": cluster.nodes_csv(),
+        "placements.csv": cluster.placements_csv(),
+        "allocations.csv": cluster.allocations_csv(),
+        "power.csv": cluster.power_csv(),
+        "node_outages.csv": outages_csv(cluster.node_outages),
+    }
+    if cluster.pstate_rows():
+        files["pstates.csv"] = cluster.pstate_csv()
     return {
         "energy_mj": report.total / 1e6,
         "mean_power_kw": report.mean_power / 1e3,
@@ -219,6 +249,7 @@ def measure(model: Model) -> dict[str, Any]:
         "kills": float(len(cluster.node_kills)),
         "lost_cpu_h": lost_cpu_hours(cluster.node_kills),
         "availability": availability(cluster.node_outages, model["procs"], start, end),
+        "files": files,
     }
 
 
@@ -243,12 +274,21 @@ def machine_states_figure(cfg: Config, seed: int = 0, *, zoom: bool = False) -> 
     if cfg.with_failures:
         title += f", {sum(o.start < end for o in cluster.node_outages)} node failures"
     boots = Counter(a for _node, state, a, _b in states if state == "switching_on")
+    origin = "the first submission"  # the window is shifted to submit from 0
     if zoom and boots:
         at, nodes = max(boots.items(), key=lambda b: (b[1], -b[0]))  # the most nodes; the first such time
         start, end = max(0.0, at - 1800.0), min(end, at + 1800.0)
         title = f"EASY + idle shutdown, window 0: {nodes} nodes boot at t = {at:,.0f} s"
+        origin = f"{(at - start) / 60:g} minutes before the boot"
     return machine_states(
-        busy, [n.name for n in cluster.nodes], start=start, end=end, states=states, time_unit="s", title=title
+        busy,
+        [n.name for n in cluster.nodes],
+        start=start,
+        end=end,
+        states=states,
+        time_unit="s",
+        title=title,
+        origin=origin,
     )
 
 
@@ -274,6 +314,7 @@ def dvfs_states_figure(cfg: Config, seed: int = 0, hours: float = 24.0) -> Any:
         speeds=speeds,
         time_unit="s",
         title=f"{title}, first {hours:g} h",
+        origin="the first submission",
     )
 
 

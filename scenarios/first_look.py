@@ -54,6 +54,11 @@ from schedlab.processes.machine.replay import replay_model
 POLICIES = {"fcfs": ("fcfs", "none"), "sjf": ("sjf", "none"), "easy": ("fcfs", "easy"), "sjf+easy": ("sjf", "easy")}
 #: the last word of a cell's workload says which model it runs
 LOG, QUEUE = "log", "queue"
+#: each metric's unit per model: `schedlab plot` draws the log's hours and the queue's service times apart
+UNITS = {
+    LOG: {"wait": "hours", "bounded_slowdown": "ratio, at least 1", "utilization": "fraction of the CPUs"},
+    QUEUE: {"wait": "mean service times", "utilization": "fraction of the CPUs", "erlang_c_wait": "mean service times"},
+}
 
 
 @dataclass(frozen=True)
@@ -148,7 +153,10 @@ def measure(model: Model) -> dict[str, Any]:
             "bounded_slowdown": row["bounded_slowdown"],
             "utilization": row["utilization"],
             # `schedlab plot` draws the utilization of the log's processors, and the jobs over them
-            "files": {**run_facts(model["procs"]), "allocations.csv": model["machine"].allocations_csv()},
+            "files": {
+                **run_facts(model["procs"], units=UNITS[LOG]),
+                "allocations.csv": model["machine"].allocations_csv(),
+            },
         }
     cfg: Config = model["cfg"]
     warm = int(cfg.warmup_fraction * cfg.customers)
@@ -160,6 +168,8 @@ def measure(model: Model) -> dict[str, Any]:
         "wait": float(metrics.wait(kept).mean()),
         "utilization": metrics.utilization(records, cfg.c, start, end),
         "erlang_c_wait": erlang_c_wait(cfg.c, cfg.arrival_rate, cfg.service_rate),
+        # the queue's c CPUs, and time in mean service times (1/mu): its wait gets its own axis
+        "files": run_facts(cfg.c, time_unit="mean service times", units=UNITS[QUEUE]),
     }
 
 

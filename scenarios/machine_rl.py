@@ -47,6 +47,7 @@ import sys
 from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import simpy
@@ -63,6 +64,7 @@ from schedlab.model.core.job import Job
 from schedlab.model.core.streams import Streams
 from schedlab.model.formats.traces import BSLD_THRESHOLD, load_trace, trace_path
 from schedlab.model.records.job_record import JobRecord
+from schedlab.model.records.run_facts import run_facts
 from schedlab.policies.batch import make_policy
 from schedlab.processes import Model, Source
 
@@ -334,7 +336,18 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
     return Model(env, [machine], parts={"cfg": cfg, "machine": machine, "start": start})
 
 
-def measure(model: Model) -> dict[str, float]:
+#: each metric's unit, for the axes of `schedlab plot`
+UNITS = {
+    "slowdown_mean": "ratio",
+    "bounded_slowdown_mean": "ratio, at least 1",
+    "response_mean": "seconds",
+    "wait_mean": "seconds",
+    "utilization": "fraction of the processors",
+    "window_start": "job position in the log",
+}
+
+
+def measure(model: Model) -> dict[str, Any]:
     cfg: Config = model["cfg"]
     machine = model["machine"]
     done = machine.records
@@ -346,6 +359,8 @@ def measure(model: Model) -> dict[str, float]:
         "wait_mean": float(metrics.wait(done).mean()),
         "utilization": metrics.utilization(done, machine.capacity, first, last) if last > first else math.nan,
         "window_start": float(model["start"]),
+        # `schedlab plot`: the log's processors, its seconds, the units
+        "files": run_facts(machine.capacity, units=UNITS),
     }
 
 

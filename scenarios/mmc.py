@@ -58,6 +58,13 @@ class Config:
 
 
 QUICK = dict(customers=5_000)
+#: each metric's unit, for the axes of `schedlab plot`
+UNITS = {
+    "wait_mean": "mean service times",
+    "erlang_c_wait": "mean service times",
+    "utilization": "fraction of the CPUs",
+    "rho": "offered load per CPU",
+}
 REPS = 10
 
 
@@ -85,7 +92,8 @@ def measure(model: Model) -> dict[str, Any]:
         "erlang_c_wait": erlang_c_wait(cfg.c, cfg.arrival_rate, cfg.service_rate),
         "utilization": metrics.utilization(log, cfg.c, start, end),
         "rho": cfg.rho,
-        "files": run_facts(cfg.c, time_unit=""),  # what `schedlab plot` divides by; time in mean service times
+        # what `schedlab plot` divides by; time in mean service times; each metric's unit for its axis
+        "files": run_facts(cfg.c, time_unit="mean service times", units=UNITS),
     }
 
 

@@ -39,6 +39,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import simpy
 import torch
@@ -54,6 +55,7 @@ from schedlab.model.core.fields import folder, number, text
 from schedlab.model.core.streams import Streams
 from schedlab.model.formats.traces import NativeSchedule, check_traces, load_trace, trace_path
 from schedlab.model.records.job_record import JobRecord, Status
+from schedlab.model.records.run_facts import run_facts
 from schedlab.papers.responsive_tables import reading_of, report_text
 from schedlab.papers.site_measures import site_measures
 from schedlab.papers.site_workloads import INTERACTIVE_LIMIT, log_segment, synthetic_site_jobs
@@ -367,19 +369,20 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
 
 
 # ---------------------------------------------------------------------- measures
-def measure(model: Model) -> dict[str, float]:
+def measure(model: Model) -> dict[str, Any]:
     cfg: Config = model["cfg"]
     records = sorted((r for r in model.records() if r.status is Status.COMPLETED), key=lambda r: r.id)
     ids = sorted(j.id for j in model["jobs"])
     first, last = ids[cfg.drop], ids[-cfg.drop - 1] if cfg.drop else ids[-1]
     kept = [r for r in records if first <= r.id <= last]
-    out = site_measures(records, kept, model["targets"], model["weight"], model["cores"])
+    out: dict[str, Any] = site_measures(records, kept, model["targets"], model["weight"], model["cores"])
     machine: Machine | None = model["machine"]
     start, end = min(r.submit for r in records), max(r.end for r in records)
     if machine is None:  # the native schedule: the log's own cores
         out["utilization"] = metrics.utilization(records, model["cores"], start, end)
     else:
         out["utilization"] = machine.busy_time() / machine.capacity_time()
+    out["files"] = run_facts(model["cores"])  # `schedlab plot`: the site's cores, the log's seconds
     pool: ElasticPool | None = model["pool"]
     out["pool_mean"] = pool.mean_size(start, end) if pool is not None else float(model["cores"])
     if pool is not None:
@@ -387,7 +390,7 @@ def measure(model: Model) -> dict[str, float]:
         name = f"{model['cell']['setting']}_rep{model['replication']}.csv"
         text = "time,size\n" + "".join(f"{t:.0f},{s}\n" for t, s in pool.history)
         # the pool's series goes back with the result, into this run's results folder (series/), for report()
-        out["files"] = {name: text}
+        out["files"][name] = text
         if cfg.pool_log:
             folder = Path(cfg.pool_log)
             folder.mkdir(parents=True, exist_ok=True)

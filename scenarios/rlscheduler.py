@@ -41,6 +41,7 @@ import time
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import simpy
@@ -60,6 +61,7 @@ from schedlab.model.core.fields import folder, items, number, validate
 from schedlab.model.core.streams import Streams
 from schedlab.model.formats.traces import evaluate
 from schedlab.model.formats.window_draw import rlscheduler_starts
+from schedlab.model.records.run_facts import run_facts
 from schedlab.papers.rlscheduler_published import LOGS, PUBLISHED_BSLD, best_heuristic
 from schedlab.policies.backfilling import Committed
 from schedlab.processes import Model
@@ -325,8 +327,10 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
     return model
 
 
-def measure(model: Model) -> dict[str, float]:
-    return evaluate(model.records(), model["procs"])
+def measure(model: Model) -> dict[str, Any]:
+    out: dict[str, Any] = evaluate(model.records(), model["procs"])
+    out["files"] = run_facts(model["procs"])  # `schedlab plot`: the log's processors, its seconds
+    return out
 
 
 def report(results, out: Path) -> list[Path]:

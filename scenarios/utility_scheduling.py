@@ -32,6 +32,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import simpy
@@ -46,6 +47,7 @@ from schedlab.model.core.fields import number
 from schedlab.model.core.streams import Streams
 from schedlab.model.core.utility import LinearDecay
 from schedlab.model.core.workloads import poisson_workload
+from schedlab.model.records.run_facts import run_facts
 from schedlab.policies import BestFit
 from schedlab.policies.utility_scheduling import AggressiveScheduler, UtilityScheduler
 from schedlab.processes import Machine, Model, Source
@@ -218,7 +220,16 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
     return Model(env, [machine], until=end, parts=parts)
 
 
-def measure(model: Model) -> dict[str, float]:
+#: the units of the metrics `schedlab plot` can name (the others are drawn under their name alone)
+UNITS = {
+    "wait_mean": "time units",
+    "utilization": "fraction of the CPUs",
+    "completed": "jobs",
+    "preemptions": "preemptions",
+}
+
+
+def measure(model: Model) -> dict[str, Any]:
     cfg: Config = model["cfg"]
     machine: Machine = model["machine"]
     start, end = cfg.train_time, cfg.train_time + cfg.test_time
@@ -232,6 +243,8 @@ def measure(model: Model) -> dict[str, float]:
         "wait_mean": float(np.mean(metrics.wait(done))) if done else math.nan,
         "completed": len(done),
         "preemptions": sum(r.preemptions for r in done),
+        # `schedlab plot`: the machine's CPUs, in the model's time units (not seconds)
+        "files": run_facts(cfg.cpus, time_unit="time units", units=UNITS),
     }
     learner: AverageRewardTD | None = model["learner"]
     if learner is not None:

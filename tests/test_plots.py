@@ -118,6 +118,12 @@ def test_schedlab_plot_writes_pngs(tmp_path, capsys, monkeypatch):
     names = {p.name for p in (tmp_path / "mmc" / "plots").glob("*.png")}
     assert {"metric_wait_mean.png", "gantt.png", "utilization_queue.png"} <= names
     assert "wrote" in out
+    # the queue's time is in mean service times, as its run facts say: the axes name it
+    from schedlab.plots.results import result_figures
+
+    figures = result_figures(tmp_path / "mmc")
+    assert figures["gantt"].axes[0].get_xlabel() == "simulated time (mean service times)"
+    assert figures["metric_wait_mean"].axes[0].get_ylabel() == "wait_mean\n(mean service times)"
 
 
 def test_schedlab_plot_on_a_folder_without_results(tmp_path, capsys):

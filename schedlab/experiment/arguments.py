@@ -277,5 +277,12 @@ def build_parser(script: str | None = None) -> argparse.ArgumentParser:
             default=None,
             help="CPUs of the machine, for utilization (default: from the saved config)",
         )
+        plot.add_argument(
+            "--cell",
+            type=int,
+            default=0,
+            help="the run drawn in the Gantt and state charts: this row of summary.csv (default 0)",
+        )
+        plot.add_argument("--rep", type=int, default=None, help="and this replication of it (default: its first)")
         plot.add_argument("--traceback", action="store_true", help="on error, show the full Python traceback")
     return parser

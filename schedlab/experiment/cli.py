@@ -331,7 +331,7 @@ def _step(name: str, args: argparse.Namespace, cell: dict, env: typing.Any, mode
 def _plot(args: argparse.Namespace) -> int:
     from schedlab.plots import plot_results
 
-    written = plot_results(args.results, args.out, capacity=args.capacity)
+    written = plot_results(args.results, args.out, capacity=args.capacity, cell=args.cell, rep=args.rep)
     folder = written[0].parent if written else Path(args.out or Path(args.results) / "plots")
     print(f"wrote {len(written)} PNG file(s) in {folder}: {', '.join(p.name for p in written)}")
     return 0

@@ -6,13 +6,19 @@ imported only when a plot is made: importing this package works without it, and 
 plot asked for without it raises an ImportError that names the extra to install.
 
 - :func:`gantt`: one bar per job (or per allocation segment, from a trace).
-- :func:`node_gantt`: a cluster's Gantt chart per node, a row per core.
-- :func:`processor_gantt`: jobs over the processor ids they held, coloured by wait.
-- :func:`machine_states`: machines (nodes or processors) computing and idle over time.
-- :func:`utilization_queue`: busy CPUs and queue length over time.
+- :func:`node_gantt`: a cluster's Gantt chart per node, a row per core, nodes down hatched.
+- :func:`processor_gantt`: jobs over the processor ids they held, coloured by wait, processors down hatched.
+- :func:`machine_states`: machines (nodes or processors) computing, down and idle over time.
+- :func:`utilization_queue`: busy CPUs (and CPUs down) and queue length over time.
 - :func:`draw_topology`: a small-world ring or a broker/resource grid.
-- :func:`metric_vs_factor`: a metric of ``summary.csv`` against a factor, with 95% intervals.
-- :func:`plot_results`: all of the above that a results folder allows, as PNG files.
+- :func:`metric_vs_factor`: a metric of ``summary.csv`` against a factor, with 95% intervals
+  (bootstrap percentile intervals of the replications, within the metric's bounds), a
+  panel per unit.
+- :func:`plot_results`: all of the above that a results folder allows, as PNG files
+  (:func:`~schedlab.plots.results.result_figures`: the same figures, for reading back).
+
+Every time axis names its unit and its origin; every chart of nodes or processors draws
+them down where the run's outages say they were.
 """
 
 from schedlab.plots.factors import metric_vs_factor, split_columns

@@ -9,8 +9,9 @@ __all__ = ["new_figure"]
 MISSING = "plots need matplotlib, which is not installed: pip install schedlab[plot]"
 
 
-def new_figure(width: float = 8.0, height: float = 4.0, rows: int = 1) -> Any:
-    """A matplotlib Figure with ``rows`` Axes sharing x, made without pyplot (no window, any backend).
+def new_figure(width: float = 8.0, height: float = 4.0, rows: int = 1, *, sharex: bool = True) -> Any:
+    """A matplotlib Figure with ``rows`` Axes (sharing x unless ``sharex`` is false), made without
+    pyplot (no window, any backend).
 
     Raises
     ------
@@ -22,5 +23,5 @@ def new_figure(width: float = 8.0, height: float = 4.0, rows: int = 1) -> Any:
     except ImportError as exc:  # the extra is optional: say which one to install
         raise ImportError(MISSING) from exc
     fig = Figure(figsize=(width, height), layout="constrained")
-    fig.subplots(rows, 1, sharex=True, squeeze=False)
+    fig.subplots(rows, 1, sharex=sharex, squeeze=False)
     return fig

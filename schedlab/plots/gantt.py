@@ -5,7 +5,9 @@ Records give one bar per job, from its first start to its end. A trace (a
 segments: a preempted job's bar has a gap, a squeezed job's bar is thinner while it
 runs on fewer CPUs than it asked for. A cluster's placement table
 (:meth:`~schedlab.processes.cluster.placement_table.PlacementTable.placement_rows`) gives :func:`node_gantt`:
-one band per node, one row per core, each job drawn on the cores it held.
+one band per node, one row per core, each job drawn on the cores it held, and, behind
+the jobs, each stretch a node was down (failed, until its repair: hatched red), switched
+off or switching, so a failed node never reads as an idle one.
 """
 
 from __future__ import annotations
@@ -22,7 +24,23 @@ from schedlab.plots._mpl import new_figure
 from schedlab.plots.time_axis import time_axis
 from schedlab.processes.tracing import TraceEntry
 
-__all__ = ["Segment", "core_slots", "gantt", "node_gantt", "segments_from_records", "segments_from_trace"]
+__all__ = [
+    "NODE_STATE_STYLE",
+    "Segment",
+    "core_slots",
+    "gantt",
+    "node_gantt",
+    "segments_from_records",
+    "segments_from_trace",
+]
+
+#: how a node's state is drawn behind its jobs: (legend name, colour, hatch); its collection's gid is the state
+NODE_STATE_STYLE = {
+    "down": ("down (failed)", "tab:red", "///"),
+    "off": ("switched off", "tab:blue", ""),
+    "switching_on": ("switching", "tab:orange", ""),
+    "switching_off": ("switching", "tab:orange", ""),
+}
 
 _ON = re.compile(r"job (\S+) (?:on|to) (\d+)/(\d+) cpus")
 _JOB = re.compile(r"job ([^\s,]+)")
@@ -129,7 +147,7 @@ def gantt(
     # label a bar only where its text fits: 4% of the time axis
     first, last = min((s.start for s in segments), default=0.0), max((s.end for s in segments), default=1.0)
     span = last - first
-    axis = time_axis(first, last, time_unit)
+    axis = time_axis(first, last, time_unit, "the first start")
     for s in sorted(segments, key=lambda s: s.start):
         if s.job not in rows:
             if len(rows) >= max_jobs:
@@ -214,6 +232,8 @@ def node_gantt(
     title: str = "Gantt chart per node",
     ax: Any = None,
     time_unit: str = "",
+    states: Iterable[tuple[str, str, float, float]] = (),
+    nodes: Sequence[tuple[str, str, int]] = (),
 ) -> Any:
     """A Gantt chart per node: one band per node (a row per core), each job on the cores it held.
 
@@ -233,6 +253,15 @@ def node_gantt(
         A matplotlib Axes to draw on; default a new Figure.
     time_unit
         ``"s"``: times are seconds, shown in hours or days from the first start; ``""``: as they are.
+    states
+        ``(node, state, start, end)``: each stretch a node was ``down`` (failed), ``off``,
+        ``switching_on`` or ``switching_off`` (a powered cluster's
+        :meth:`~schedlab.processes.cluster.power.PoweredCluster.power_rows`), drawn across the node's
+        band behind its jobs (:data:`NODE_STATE_STYLE`), each stretch one collection whose
+        gid is its state.
+    nodes
+        ``(name, kind, cores)`` of every node, where no ``platform`` is given (a cluster's
+        :meth:`~schedlab.processes.cluster.placement_table.PlacementTable.node_rows`): idle nodes show too.
 
     Returns
     -------
@@ -241,27 +270,45 @@ def node_gantt(
         is wide enough; nodes are named on the left, with their type.
     """
     placed = core_slots(rows)
-    cores = {n.name: n.cores for n in platform.nodes} if platform is not None else {}
-    kinds = {n.name: n.kind for n in platform.nodes} if platform is not None else {}
+    stretches = [(str(n), s, float(a), float(b)) for n, s, a, b in states]
+    listed = [(n.name, n.kind, n.cores) for n in platform.nodes] if platform is not None else list(nodes)
+    cores = {name: int(count) for name, _, count in listed}
+    kinds = {name: kind for name, kind, _ in listed}
     gpus = {n.name: int(n.resources.get("gpus", 0)) for n in platform.nodes} if platform is not None else {}
     for row, slots in placed:
         cores[row[2]] = max(cores.get(row[2], 0), max(slots) + 1)
         kinds[row[2]] = row[3]
-    nodes = sorted(cores, key=_node_key)
+    for name, *_ in stretches:  # a node down all along still has a band
+        cores.setdefault(name, 1)
+    order = sorted(cores, key=_node_key)  # every node drawn, top to bottom
     base, y = {}, 0
-    for node in nodes:
+    for node in order:
         base[node] = y
         y += cores[node]
     total = max(y, 1)
     if ax is None:
-        fig = new_figure(9.0, min(14.0, max(3.0, 1.4 + 0.11 * total + 0.08 * len(nodes))))
+        fig = new_figure(9.0, min(14.0, max(3.0, 1.4 + 0.11 * total + 0.08 * len(order))))
         ax = fig.axes[0]
     fig = ax.figure
     queues = sorted({str(row[1]) for row, _ in placed})
-    colours = {q: f"C{i % 10}" for i, q in enumerate(queues)}
+    palette = ["C0", "C1", "C2", "C4", "C5", "C6", "C7", "C8", "C9"]  # no red: red is a node down
+    colours = {q: palette[i % len(palette)] for i, q in enumerate(queues)}
     t0 = min((float(r[5]) for r, _ in placed), default=0.0)
-    span = max((float(r[6]) for r, _ in placed), default=1.0) - t0
-    axis = time_axis(t0, t0 + span, time_unit)
+    span = max([float(r[6]) for r, _ in placed] + [b for *_, b in stretches], default=1.0) - t0
+    axis = time_axis(t0, t0 + span, time_unit, "the first start")
+    for node, state, start, end in stretches:  # behind the jobs: a failed node is not an idle one
+        _, colour, hatch = NODE_STATE_STYLE[state]
+        ax.broken_barh(
+            [(axis(start), (end - start) / axis.scale)],
+            (base[node], cores[node]),
+            facecolors=colour,
+            alpha=0.35,
+            hatch=hatch,
+            edgecolors=colour if hatch else "none",
+            linewidth=0,
+            zorder=0.5,
+            gid=state,
+        )
     for row, slots in placed:
         start, end, queue = float(row[5]), float(row[6]), str(row[1])
         for first, count in _runs(slots):
@@ -283,16 +330,16 @@ def node_gantt(
                     fontsize=6,
                     color="white",
                 )
-    for node in nodes[1:]:
+    for node in order[1:]:
         ax.axhline(base[node], color="0.3", linewidth=0.8)
     ax.set_ylim(0, total)
 
     def label(n: str) -> str:
         gpu = f", {gpus[n]} GPUs" if gpus.get(n) else ""
-        return f"{n}\n{cores[n]} cores{gpu}" if len(nodes) <= 40 else n
+        return f"{n}\n{cores[n]} cores{gpu}" if len(order) <= 40 else n
 
     ax.set_yticks(
-        [base[n] + cores[n] / 2 for n in nodes], [label(n) for n in nodes], fontsize=7 if len(nodes) <= 40 else 4
+        [base[n] + cores[n] / 2 for n in order], [label(n) for n in order], fontsize=7 if len(order) <= 40 else 4
     )
     ax.invert_yaxis()  # the first node on top, as a platform file lists them
     ax.ticklabel_format(axis="x", style="plain", useOffset=False)  # never "1e6" and an offset
@@ -308,6 +355,9 @@ def node_gantt(
             if spec.swf_id is not None:
                 names[str(spec.swf_id)] = f"{spec.swf_id} ({name})"
     handles = [Patch(color=colours[q], label=f"queue {names.get(q, q)}" if q else "no queue") for q in queues]
+    for shown in dict.fromkeys(NODE_STATE_STYLE[s][0] for _, s, _, _ in stretches):  # each state once
+        _, colour, hatch = next(v for v in NODE_STATE_STYLE.values() if v[0] == shown)
+        handles.append(Patch(facecolor=colour, alpha=0.35, hatch=hatch, edgecolor=colour, label=shown))
     if handles:
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7, frameon=False)
     return fig

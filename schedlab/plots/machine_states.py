@@ -3,7 +3,8 @@
 Batsim counts each host's time in the states *computing*, *idle*, *switched off* and
 *switching* on or off. A node is *computing* while any of its cores is held, *switched
 off*, *switching* or *down* (failed, until its repair) where a powered cluster's power rows
-say so (:meth:`~schedlab.processes.cluster.power.PoweredCluster.power_rows`), and *idle* otherwise; the
+say so (:meth:`~schedlab.processes.cluster.power.PoweredCluster.power_rows`), or, on a cluster or
+machine without power states, where its node outages say so (``down``), and *idle* otherwise; the
 chart stacks the counts over time, and its legend names only the states a run can have
 (a cluster without power states is never switched off). Where nodes were put in DVFS pstates
 other than 0 (:meth:`~schedlab.processes.cluster.pstates.PstateControl.pstate_rows`), computing and
@@ -136,6 +137,8 @@ def machine_states(
     states: Iterable[tuple[str, str, float, float]] | None = None,
     pstates: Iterable[tuple[str, int, float, float]] = (),
     speeds: dict[int, float] | None = None,
+    down: Iterable[tuple[str, float, float]] = (),
+    origin: str | None = None,
 ) -> Any:
     """Stacked machines computing and idle over time.
 
@@ -158,18 +161,28 @@ def machine_states(
         computing and idle are then drawn a shade per pstate (none: the chart is as without DVFS).
     speeds
         Each pstate's speed, for the legend (``pstate 1 (speed 0.5)``).
+    down
+        ``(machine, start, end)``: each stretch a machine was down (failed), where ``states``
+        does not say it (a machine without power states: its
+        :class:`~schedlab.model.records.node_fail.NodeOutage` list, by machine name).
+    origin
+        What the time axis counts from, for its label (default: ``"the first start"``, or
+        ``"the start of the span drawn"`` when ``start`` is given).
     """
     stretches = list(busy)
     powered = states is not None
-    t, counts = state_counts(stretches, states or ())
-    tp, slowed = pstate_counts(stretches, states or (), pstates)
+    every = [*(states or ()), *((m, "down", a, b) for m, a, b in down)]
+    t, counts = state_counts(stretches, every)
+    tp, slowed = pstate_counts(stretches, every, pstates)
     first = min([s for _, s, _ in stretches], default=0.0) if start is None else start
-    last = max([e for _, _, e in stretches], default=1.0) if end is None else end
+    # a node still down after the last job ended is part of the run: the span reaches its repair
+    last = max([e for _, _, e in stretches] + [b for *_, b in every], default=1.0) if end is None else end
     # the step functions over [first, last]: each state's count at first, then from each change on
     changes = np.union1d(t, tp) if slowed else t
     grid = np.concatenate(([first], changes[(changes > first) & (changes < last)], [last]))
     layers = {name: _at(grid, t, c) for name, c in counts.items()}
-    axis = time_axis(first, last, time_unit)
+    named = origin or ("the first start" if start is None else "the start of the span drawn")
+    axis = time_axis(first, last, time_unit, named)
     fig = new_figure(9.0, 3.5)
     ax = fig.axes[0]
     total = len(machines)

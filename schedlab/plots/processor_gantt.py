@@ -4,6 +4,8 @@ The chart an HPC user expects, as evalys draws Batsim's ``jobs.csv``: time on th
 axis, processors on the y axis, each job one rectangle per contiguous run of the ids it
 held (a job given non-contiguous ids draws several). The rectangles are coloured by the
 job's wait, so long waits stand out, and a second panel below counts the jobs waiting.
+Processors down (a node failure, until its repair) are drawn hatched red over their ids,
+so a failed processor never reads as an idle one.
 The ids come from a machine built with ``allocation=``
 (:meth:`~schedlab.processes.machine.processor_ids.ProcessorIds.allocation_rows`), or from the
 ``allocations.csv`` that ``schedlab replay`` and ``scenarios/first_look.py`` save.
@@ -49,6 +51,7 @@ def processor_gantt(
     records: Sequence[JobRecord] = (),
     title: str = "Gantt chart over processors",
     time_unit: str = "",
+    down: Iterable[tuple[str, float, float]] = (),
 ) -> Any:
     """Processors (y) over time (x), each job a rectangle over the ids it held.
 
@@ -65,7 +68,11 @@ def processor_gantt(
     title
         The chart's title.
     time_unit
-        ``"s"``: times are seconds, drawn in hours or days from the first event.
+        ``"s"``: times are seconds, drawn in hours or days from the first submission.
+    down
+        ``("0-3", start, end)``: processors down from ``start`` to ``end`` (a
+        :class:`~schedlab.model.records.node_fail.NodeOutage`'s ``procs``, ``start`` and
+        ``end``), drawn hatched red, one collection with gid ``"down"`` per run of ids.
 
     Returns
     -------
@@ -75,12 +82,15 @@ def processor_gantt(
     from matplotlib.colors import Normalize
 
     boxes = rectangles(rows)
+    outages = rectangles(("down", procs, start, end) for procs, start, end in down)
     # by id as text: a table read back from CSV names jobs as text
     waits = {str(r.id): r.wait for r in records if r.wait == r.wait}  # not nan: it started
     times = [b[1] for b in boxes] + [r.submit for r in records]
     first = min(times, default=0.0)
-    last = max([b[2] for b in boxes] + [r.end for r in records if r.end == r.end], default=first + 1.0)
-    axis = time_axis(first, last, time_unit)
+    ends = [b[2] for b in boxes + outages] + [r.end for r in records if r.end == r.end]
+    axis = time_axis(
+        first, max(ends, default=first + 1.0), time_unit, "the first submission" if records else "the first start"
+    )
     fig = new_figure(10.0, 6.0 if records else 4.5, rows=2 if records else 1)
     ax = fig.axes[0]
     if records:
@@ -97,12 +107,28 @@ def processor_gantt(
         ax.broken_barh(
             [(axis(start), (end - start) / axis.scale)], (lo, count), facecolors=face, edgecolors="black", linewidth=0.2
         )
+    for _, start, end, lo, count in outages:  # a failed processor is not an idle one
+        ax.broken_barh(
+            [(axis(start), (end - start) / axis.scale)],
+            (lo, count),
+            facecolors="tab:red",
+            alpha=0.35,
+            hatch="///",
+            edgecolors="tab:red",
+            linewidth=0,
+            gid="down",
+        )
+    if outages:
+        from matplotlib.patches import Patch
+
+        hatched = Patch(facecolor="tab:red", alpha=0.35, hatch="///", edgecolor="tab:red", label="down (failed)")
+        ax.legend(handles=[hatched], loc="upper right", fontsize=7)
     ax.set_ylim(0, capacity)
     ax.set_ylabel(f"processor id (0-{capacity - 1})")
     ax.set_title(title)
     if waits:
         bar = fig.colorbar(colour, ax=fig.axes, pad=0.01)  # beside both panels: their x axes stay aligned
-        bar.set_label(f"wait ({'hours' if hours else 'time units'})")
+        bar.set_label(f"wait ({'hours' if hours else time_unit or 'time units'})")
     if records:
         from schedlab.plots.timeseries import occupancy
 

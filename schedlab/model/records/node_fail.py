@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-__all__ = ["NODE_KILL_COLUMNS", "NodeKill", "NodeOutage"]
+__all__ = ["NODE_KILL_COLUMNS", "NodeKill", "NodeOutage", "outages_csv"]
 
 
 class NodeKill(NamedTuple):
@@ -45,3 +45,9 @@ class NodeOutage(NamedTuple):
 
 #: the columns of a kills table (``NodeKill``'s fields)
 NODE_KILL_COLUMNS: tuple[str, ...] = NodeKill._fields
+
+
+def outages_csv(outages: list[NodeOutage]) -> str:
+    """Outages as CSV text with a header line (``node,procs,start,end``; ``nan``: still down):
+    the ``node_outages.csv`` a run saves, from which ``schedlab plot`` draws its nodes down."""
+    return ",".join(NodeOutage._fields) + "\n" + "".join(",".join(map(str, row)) + "\n" for row in outages)

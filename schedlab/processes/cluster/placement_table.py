@@ -3,7 +3,8 @@
 Each stretch a job ran on a node is a row ``(job, queue, node, kind, cores, start, end)``
 (:data:`PLACEMENT_COLUMNS`), closed when the job leaves the node (the cluster's
 ``_release``). ``schedlab replay --platform`` saves the table beside the results, and
-``schedlab plot`` draws a Gantt chart per node from it.
+``schedlab plot`` draws a Gantt chart per node from it, with a band for every node of
+:meth:`~PlacementTable.node_rows` (idle and failed ones too).
 
 :class:`PlacementTable` is the part of the cluster that reads the table back (a mix-in:
 the cluster has the state it reads, and writes the rows).
@@ -18,10 +19,12 @@ import simpy
 from schedlab.model.contracts.placement import Allocation, NodeState
 from schedlab.model.core.job import Job
 
-__all__ = ["PLACEMENT_COLUMNS", "PlacementTable"]
+__all__ = ["NODE_COLUMNS", "PLACEMENT_COLUMNS", "PlacementTable"]
 
 #: the columns of :meth:`PlacementTable.placement_rows`
 PLACEMENT_COLUMNS = ("job", "queue", "node", "kind", "cores", "start", "end")
+#: the columns of :meth:`PlacementTable.node_rows`: every node, in the cluster's order
+NODE_COLUMNS = ("index", "node", "kind", "cores")
 
 
 class PlacementTable:
@@ -64,6 +67,15 @@ class PlacementTable:
         lines = [",".join(PLACEMENT_COLUMNS)]
         lines += [",".join(map(str, row)) for row in self.placement_rows()]
         return "\n".join(lines) + "\n"
+
+    def node_rows(self) -> list[tuple[int, str, str, int]]:
+        """Every node, ``(index, node, kind, cores)`` (:data:`NODE_COLUMNS`): what a chart needs
+        to draw a node no job ran on, and to name the node of a failure (which counts nodes by index)."""
+        return [(n.index, n.name, n.kind, n.cores) for n in self.nodes]
+
+    def nodes_csv(self) -> str:
+        """:meth:`node_rows` as CSV text, with a header line."""
+        return "\n".join([",".join(NODE_COLUMNS)] + [",".join(map(str, row)) for row in self.node_rows()]) + "\n"
 
     def node_usage(self) -> Mapping[str, tuple[int, dict[str, float]]]:
         """Each node's cores and other resources in use now: ``{node: (cores, {resource: amount})}``."""
