@@ -56,9 +56,10 @@ import simpy
 
 from schedlab.experiment import cli_main
 from schedlab.learners import OrdinalSharing
-from schedlab.model.contracts.grid import GridTopology, PoissonJobs
+from schedlab.model.contracts.grid import GridTopology
 from schedlab.model.core.fields import items, number
 from schedlab.model.core.streams import Streams
+from schedlab.model.core.workloads import PoissonJobs
 from schedlab.policies import LeastLoaded, RandomSelection
 from schedlab.processes import Model
 from schedlab.processes.grid.grid import GridModel

@@ -14,9 +14,10 @@ from hypothesis import strategies as st
 
 from schedlab.learners import OrdinalSharing, SimpleLearning
 from schedlab.model.analysis import metrics
-from schedlab.model.contracts.grid import GridTopology, PoissonJobs, ring_order
+from schedlab.model.contracts.grid import GridTopology, ring_order
 from schedlab.model.core.job import Job
 from schedlab.model.core.streams import Streams
+from schedlab.model.core.workloads import PoissonJobs
 from schedlab.model.records.job_record import Status
 from schedlab.model.records.table import records_frame
 from schedlab.policies import DecentralisedMinMin, LeastLoaded, RandomSelection
@@ -362,3 +363,12 @@ def test_a_source_that_does_not_vouch_for_its_lengths_gets_each_job_checked():
     GridModel(env, GridTopology.complete(2, [1.0, 2.0]), RandomSelection(np.random.default_rng(0)), Zero(), steps=2)
     with pytest.raises(ValueError, match=r"job 0: runtime must be finite and > 0, got 0\.0"):
         env.run()
+
+
+def test_poisson_jobs_moved_to_the_workloads_and_the_old_path_says_so():
+    # tutorial 5 imported it from the grid's contract; it is a workload generator (issue 34)
+    import schedlab.model.contracts.grid as contract
+    from schedlab.model.core.workloads import PoissonJobs as moved
+
+    with pytest.warns(DeprecationWarning, match="moved to schedlab.model.core.workloads.PoissonJobs"):
+        assert contract.PoissonJobs is moved

@@ -15,8 +15,9 @@ import pytest
 import simpy
 
 from schedlab.learners import OrdinalSharing
-from schedlab.model.contracts.grid import GridTopology, PoissonJobs
+from schedlab.model.contracts.grid import GridTopology
 from schedlab.model.core.streams import Streams
+from schedlab.model.core.workloads import PoissonJobs
 from schedlab.policies import LeastLoaded, RandomSelection
 from schedlab.processes.grid.grid import GridModel
 from schedlab.topologies import (

@@ -37,9 +37,10 @@ import gymnasium as gym
 import numpy as np
 import simpy
 
-from schedlab.model.contracts.grid import GridDecider, GridTopology, GridView, PoissonJobs
+from schedlab.model.contracts.grid import GridDecider, GridTopology, GridView
 from schedlab.model.core.fields import is_int, number, validate, whole
 from schedlab.model.core.streams import Streams
+from schedlab.model.core.workloads import PoissonJobs
 from schedlab.model.records.job_record import JobRecord
 from schedlab.processes.grid.grid import GridModel
 from schedlab.topologies import ordinal_ring, resource_capacities

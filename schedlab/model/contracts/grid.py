@@ -15,14 +15,14 @@ runs the turns, the resources and the clock; this module holds, as plain data:
 - :class:`GridTopology`: a topology reduced to what a run needs (the resources'
   capacities, latency, reach, the sharing graph), built from any NetworkX graph by
   :mod:`schedlab.topologies.grid`;
-- :class:`PoissonJobs`: the paper's workload.
+- :class:`JobSource`: where a step's new jobs come from (the paper's workload,
+  :class:`~schedlab.model.core.workloads.PoissonJobs`, is a core workload).
 
 A policy or learner written against these types runs on any grid, on any topology.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol
@@ -44,7 +44,6 @@ __all__ = [
     "GridTopology",
     "GridView",
     "JobSource",
-    "PoissonJobs",
     "checked_capacities",
     "resource_name",
     "ring_order",
@@ -180,50 +179,13 @@ class JobSource(Protocol):
     """Where a grid's new jobs come from, step by step.
 
     A source may also set ``lengths_checked = True`` when every length it gives is
-    already known to be a finite float > 0 (:class:`PoissonJobs` draws them between
-    bounds it checked): the model then makes its jobs without checking each one.
+    already known to be a finite float > 0 (:class:`~schedlab.model.core.workloads.PoissonJobs`
+    draws them between bounds it checked): the model then makes its jobs without
+    checking each one.
     """
 
     def lengths(self, step: int, agents: int) -> Sequence[Sequence[float]]:
         """The lengths of each agent's new jobs in ``step``, one sequence per agent."""
-
-
-class PoissonJobs:
-    """Poisson(``rate``) jobs per agent per step, lengths uniform in ``[low, high]``.
-
-    Counts come from the ``arrivals`` Generator, lengths from ``lengths``, all agents
-    of a step in one draw each, so every decider sees the same jobs for the same seeds.
-    """
-
-    def __init__(
-        self, rate: float, low: float, high: float, arrivals: np.random.Generator, lengths: np.random.Generator
-    ) -> None:
-        if not (math.isfinite(rate) and rate >= 0):
-            raise ValueError(f"arrival rate xi must be finite and >= 0, got {rate!r}")
-        if not (math.isfinite(low) and low > 0):
-            raise ValueError(f"job length range: Jmin must be finite and > 0, got {low!r}")
-        if not (math.isfinite(high) and high >= low):
-            raise ValueError(f"job length range [Jmin, Jmax] = [{low!r}, {high!r}] is empty")
-        self.rate, self.low, self.high = float(rate), float(low), float(high)
-        self._arrivals, self._lengths = arrivals, lengths
-
-    #: every length is a float in [low, high], bounds checked finite and > 0 above (see JobSource)
-    lengths_checked = True
-
-    @property
-    def mean_length(self) -> float:
-        """The mean job length, ``(low + high) / 2``: the J_av of the system load."""
-        return (self.low + self.high) / 2
-
-    def lengths(self, step: int, agents: int) -> list[list[float]]:
-        """Step ``step``'s new jobs, per agent: a Poisson count each, uniform lengths in ``[low, high)``."""
-        counts = self._arrivals.poisson(self.rate, agents).tolist()
-        drawn = self._lengths.uniform(self.low, self.high, sum(counts)).tolist()
-        out, k = [], 0
-        for c in counts:  # plain slices: np.split into N arrays costs more than the whole step's draws
-            out.append(drawn[k : k + c])
-            k += c
-        return out
 
 
 def checked_capacities(capacities: Sequence[float] | np.ndarray) -> np.ndarray:
@@ -393,3 +355,19 @@ class GridTopology:
         """``base`` with brokers sharing along ``sharing`` instead."""
         order, preds = _sharing_order(sharing, base.agents)
         return cls(base.agents, base.resources, base.latency, base.reach, order, preds, base.capacities, base.name)
+
+
+def __getattr__(name: str) -> object:
+    # PoissonJobs, a workload generator, moved to model/core/workloads.py (issue 34); tutorial 5 imported it here
+    if name == "PoissonJobs":
+        import warnings
+
+        from schedlab.model.core.workloads import PoissonJobs
+
+        warnings.warn(
+            "schedlab.model.contracts.grid.PoissonJobs moved to schedlab.model.core.workloads.PoissonJobs",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return PoissonJobs
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

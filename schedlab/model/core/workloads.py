@@ -20,7 +20,7 @@ from schedlab.model.core.fields import is_whole
 from schedlab.model.core.job import Job, _new_job
 from schedlab.model.core.utility import TimeUtility
 
-__all__ = ["JobClass", "WorkloadError", "as_generator", "poisson_workload"]
+__all__ = ["JobClass", "PoissonJobs", "WorkloadError", "as_generator", "poisson_workload"]
 
 #: jobs drawn per block; part of the stream's definition (changing it changes draws)
 BLOCK = 1024
@@ -188,3 +188,43 @@ def _generate(
             next_id += 1
             made += 1
         clock = float(times[-1])
+
+
+class PoissonJobs:
+    """Poisson(``rate``) jobs per agent per step, lengths uniform in ``[low, high]``: a grid's job source.
+
+    It is a :class:`~schedlab.model.contracts.grid.JobSource` (seed 003's workload).
+
+    Counts come from the ``arrivals`` Generator, lengths from ``lengths``, all agents
+    of a step in one draw each, so every decider sees the same jobs for the same seeds.
+    """
+
+    def __init__(
+        self, rate: float, low: float, high: float, arrivals: np.random.Generator, lengths: np.random.Generator
+    ) -> None:
+        if not (math.isfinite(rate) and rate >= 0):
+            raise ValueError(f"arrival rate xi must be finite and >= 0, got {rate!r}")
+        if not (math.isfinite(low) and low > 0):
+            raise ValueError(f"job length range: Jmin must be finite and > 0, got {low!r}")
+        if not (math.isfinite(high) and high >= low):
+            raise ValueError(f"job length range [Jmin, Jmax] = [{low!r}, {high!r}] is empty")
+        self.rate, self.low, self.high = float(rate), float(low), float(high)
+        self._arrivals, self._lengths = arrivals, lengths
+
+    #: every length is a float in [low, high], bounds checked finite and > 0 above (see JobSource)
+    lengths_checked = True
+
+    @property
+    def mean_length(self) -> float:
+        """The mean job length, ``(low + high) / 2``: the J_av of the system load."""
+        return (self.low + self.high) / 2
+
+    def lengths(self, step: int, agents: int) -> list[list[float]]:
+        """Step ``step``'s new jobs, per agent: a Poisson count each, uniform lengths in ``[low, high)``."""
+        counts = self._arrivals.poisson(self.rate, agents).tolist()
+        drawn = self._lengths.uniform(self.low, self.high, sum(counts)).tolist()
+        out, k = [], 0
+        for c in counts:  # plain slices: np.split into N arrays costs more than the whole step's draws
+            out.append(drawn[k : k + c])
+            k += c
+        return out

@@ -159,7 +159,7 @@ class GridModel:
     decider
         The agents' decision rule (a :class:`~schedlab.model.contracts.grid.GridDecider`).
     jobs
-        Where each step's new jobs come from (:class:`~schedlab.model.contracts.grid.PoissonJobs`).
+        Where each step's new jobs come from (:class:`~schedlab.model.core.workloads.PoissonJobs`).
     steps
         The horizon: how many steps to run; ``None`` runs for ever, which needs a
         system load (eq. 7) below 1.
