@@ -22,10 +22,11 @@ none or ``model=train``.
 Evaluation: the published protocol, RLScheduler's test script's windows (seed 1, 10
 windows of 1,024 jobs, SDSC-SP2 and HPC2N within their first 10,000 jobs), each on an
 empty machine, RLScheduler's loop without and with EASY backfilling. Cells are policy x
-backfill: ``rl`` (one cell per training seed, greedy), and FCFS, WFP3, UNICEP, SJF, F1
-(WFP3 and UNICEP in RLScheduler's reading, as its table; their ``seed`` is -1: no
-training seed). ``report`` prints the table: RL as mean ± half the range over seeds,
-beside RLScheduler's published RL and the best heuristic, and writes
+backfill: ``rl`` (one cell per training seed, greedy), and nine heuristics: FCFS, WFP3,
+UNICEP, SJF, F1 (RLScheduler's five, WFP3 and UNICEP in RLScheduler's reading, as its
+table), F2, F3, F4 (Carastan-Santos and de Camargo, SC 2017) and SAF; their ``seed`` is
+-1: no training seed. ``report`` prints the table: RL as mean ± half the range over
+seeds, beside RLScheduler's published RL and the best of the nine, and writes
 ``rlscheduler_table.csv``.
 
     schedlab run scenarios/rlscheduler.py --quick
