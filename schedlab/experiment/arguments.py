@@ -258,6 +258,9 @@ def build_parser(script: str | None = None) -> argparse.ArgumentParser:
     _common(trace)
 
     if script is None:
+        from schedlab.experiment.train_command import add_train_parser
+
+        add_train_parser(sub, _common)
         plot = sub.add_parser("plot", help="write a results folder's figures as PNG (needs the plot extra)")
         plot.add_argument(
             "results", metavar="RESULTS_DIR", help="a folder written by `schedlab run` (e.g. results/mmc)"
