@@ -17,6 +17,7 @@ EPILOG = """examples:
   schedlab trace scenarios/mmc.py --until 5
   schedlab trace scenarios/mmc.py --step --limit 10
   schedlab plot results/mmc
+  schedlab train Machine-v0 --quick --set teacher=sjf --workers 2
 """
 
 
