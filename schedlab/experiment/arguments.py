@@ -21,6 +21,7 @@ EPILOG = """examples:
   schedlab trace scenarios/mmc.py --until 5
   schedlab trace scenarios/mmc.py --step --limit 10
   schedlab plot results/mmc
+  schedlab train Machine-v0 --quick --set teacher=sjf --workers 2
 """
 
 
@@ -264,6 +265,9 @@ def build_parser(script: str | None = None) -> argparse.ArgumentParser:
     _common(trace)
 
     if script is None:
+        from schedlab.experiment.train_command import add_train_parser
+
+        add_train_parser(sub, _common)
         plot = sub.add_parser("plot", help="write a results folder's figures as PNG (needs the plot extra)")
         plot.add_argument(
             "results", metavar="RESULTS_DIR", help="a folder written by `schedlab run` (e.g. results/mmc)"

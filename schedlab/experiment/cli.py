@@ -34,6 +34,8 @@ def main(argv: Sequence[str] | None = None, script: str | None = None) -> int:
             return _replay(args)
         if args.command == "plot":
             return _plot(args)
+        if args.command == "train":
+            return _train(args)
         return _trace(args)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
@@ -335,6 +337,12 @@ def _plot(args: argparse.Namespace) -> int:
     folder = written[0].parent if written else Path(args.out or Path(args.results) / "plots")
     print(f"wrote {len(written)} PNG file(s) in {folder}: {', '.join(p.name for p in written)}")
     return 0
+
+
+def _train(args: argparse.Namespace) -> int:
+    from schedlab.experiment.train_command import train_command
+
+    return train_command(args)
 
 
 def cli_main() -> None:

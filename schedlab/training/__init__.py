@@ -1,6 +1,31 @@
-"""Training learned schedulers: the search, its checkpoints, and the choice among seeds.
+"""One training command for every model kind: ``schedlab train ENV``.
 
-``rlscheduler/`` is the recipe that won on RLScheduler's protocol (imitation, evolution
-strategies on the scorer's weights, PPO, the best weights kept on validation, the choice
-among seeds). This package re-exports nothing.
+A generalisation of the recipe that makes schedlab's RLScheduler agent beat the best
+heuristic (:mod:`schedlab.training.rlscheduler`): behaviour cloning of a heuristic,
+then evolution strategies on the weights of a small scorer, each member scored on whole
+episodes relative to the heuristic, the best weights kept on validation episodes. It
+trains in any Gymnasium environment with a Discrete (optionally masked) action space
+over a flat Box observation.
+
+- :mod:`~schedlab.training.config`: :class:`TrainConfig`, checked up front;
+- :mod:`~schedlab.training.policy`: :class:`MLPPolicy`, the scorer and its flat weights;
+- :mod:`~schedlab.training.heuristics`: env-level heuristics (teachers, yardsticks);
+- :mod:`~schedlab.training.episodes`: whole episodes and the tasks workers run;
+- :mod:`~schedlab.training.imitation`: behaviour cloning;
+- :mod:`~schedlab.training.search`: one generation of evolution strategies on an executor;
+- :mod:`~schedlab.training.checkpoint`: the state ``--resume`` goes on from;
+- :mod:`~schedlab.training.outputs`: model.pt, settings.json, curve.csv/png;
+- :mod:`~schedlab.training.run`: :func:`train`, the stages top to bottom;
+- :mod:`~schedlab.training.rlscheduler`: RLScheduler's own pipeline (its kernel policy,
+  ES, PPO, checkpoints and the choice among seeds), which the recipe above generalises.
+
+The package sits below ``experiment`` (whose CLI opens the executor and calls
+:func:`train`) and above ``envs``.
 """
+
+from schedlab.training.config import TrainConfig
+from schedlab.training.outputs import load_policy
+from schedlab.training.policy import MLPPolicy
+from schedlab.training.run import TrainResult, train
+
+__all__ = ["MLPPolicy", "TrainConfig", "TrainResult", "load_policy", "train"]

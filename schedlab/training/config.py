@@ -1,0 +1,93 @@
+"""What one training run is: :class:`TrainConfig`, checked before any work starts.
+
+Every field carries its line of help (``number(..., help=...)``); :func:`TrainConfig.__post_init__`
+refuses a bad value in one line naming the field and the value (``validate``), and the
+rules that relate fields (a teacher needs imitation episodes...). The environment is a
+Gymnasium id (``schedlab/Machine-v0``, or ``Machine-v0`` for schedlab's own), made with
+``env_settings`` as keyword arguments.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from schedlab.model.core.fields import INT_MAX, number, text, validate
+
+__all__ = ["TrainConfig", "env_id", "quick"]
+
+
+def env_id(name: str) -> str:
+    """The registered Gymnasium id for ``name`` (``Machine-v0`` means ``schedlab/Machine-v0``), or a one-line error."""
+    import gymnasium as gym
+
+    import schedlab.envs  # noqa: F401  # registers schedlab's environments
+
+    for candidate in (name, f"schedlab/{name}"):
+        if candidate in gym.registry:
+            return candidate
+    known = sorted(k for k in gym.registry if k.startswith("schedlab/"))
+    raise ValueError(f"env: {name!r} is not a registered Gymnasium environment; schedlab's are {', '.join(known)}")
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """One training: imitation of a heuristic, then evolution strategies on whole episodes."""
+
+    env: str = text("schedlab/Machine-v0", nonempty=True, help="Gymnasium id of the environment to train in")
+    env_settings: Mapping[str, Any] = field(
+        default_factory=dict, metadata={"help": "keyword arguments the environment is made with"}
+    )
+    hidden: tuple[int, ...] = field(default=(32, 32), metadata={"help": "widths of the scorer's hidden layers"})
+    generations: int = number(30, low=0, work=True, help="evolution-strategies generations")
+    pairs: int = number(8, low=1, work=True, help="antithetic pairs per generation (2 x pairs members)")
+    sigma: float = number(0.02, gt=0, help="standard deviation of the weights' perturbations")
+    learning_rate: float = number(0.01, gt=0, help="Adam's step size on the weights")
+    episodes: int = number(4, low=1, work=True, help="training episodes per generation, every member on the same")
+    validation: int = number(8, low=1, work=True, help="validation episodes that choose the best weights")
+    teacher: str = text("", help="heuristic whose actions are imitated and that costs are relative to ('' : none)")
+    imitation_episodes: int = number(32, low=0, work=True, help="teacher episodes behaviour cloning learns from")
+    imitation_epochs: int = number(100, low=0, help="passes of behaviour cloning over the teacher's decisions")
+    imitation_rate: float = number(1e-2, gt=0, help="Adam's step size in behaviour cloning")
+    ppo_steps: int = number(0, low=0, high=0, help="PPO steps after the search (0: none; not in this slice)")
+    seed: int = number(0, high=INT_MAX, help="the training's seed: every random draw comes from its named streams")
+    workers: int = number(1, low=1, help="processes scoring the population (the result does not depend on it)")
+
+    def __post_init__(self) -> None:
+        validate(self)  # every number finite and in range, one line naming the field
+        object.__setattr__(self, "env", env_id(self.env))  # frozen: the registered id, or a one-line error
+        for width in self.hidden:
+            if not (isinstance(width, int) and 1 <= width <= 4096):
+                raise ValueError(f"hidden must be layer widths between 1 and 4096, got {self.hidden!r}")
+        if self.teacher and self.imitation_episodes > 0 and self.imitation_epochs == 0:
+            raise ValueError("imitation_epochs=0 with a teacher and imitation_episodes > 0: set one of them to 0")
+        if not isinstance(self.env_settings, Mapping):
+            raise ValueError(f"env_settings must be a mapping of keyword arguments, got {self.env_settings!r}")
+
+    def as_dict(self) -> dict[str, Any]:
+        """The settings as plain JSON data (for settings.json and the checkpoint's check)."""
+        values = dataclasses.asdict(self)
+        values["env_settings"] = dict(self.env_settings)
+        values["hidden"] = list(self.hidden)
+        return values
+
+    def search_part(self) -> dict[str, Any]:
+        """The settings a resumed run must share with the stopped one (all but generations and workers)."""
+        values = self.as_dict()
+        del values["generations"], values["workers"]
+        return values
+
+
+def quick(config: TrainConfig) -> TrainConfig:
+    """A tiny run of the same kind (``--quick``): a few generations of a small population."""
+    return dataclasses.replace(
+        config,
+        generations=min(config.generations, 3),
+        pairs=min(config.pairs, 3),
+        episodes=min(config.episodes, 2),
+        validation=min(config.validation, 2),
+        imitation_episodes=min(config.imitation_episodes, 2),
+        imitation_epochs=min(config.imitation_epochs, 5),
+    )

@@ -1,0 +1,60 @@
+"""Behaviour cloning: start the search from a heuristic's choices instead of random weights.
+
+The teacher plays ``episodes`` episodes; at each decision its action, the observation
+and the mask are kept. The network is then fitted to them by cross-entropy over the
+valid actions' scores (an invalid action's score is not taught), with Adam, in
+minibatches shuffled by the ``imitation_batches`` stream. Evolution strategies then
+start from a scheduler about as good as the teacher, and only has to improve on it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+
+from schedlab.training.episodes import run_episode
+from schedlab.training.heuristics import heuristic
+from schedlab.training.policy import MLPPolicy
+
+__all__ = ["imitate", "teacher_decisions"]
+
+
+def teacher_decisions(env: Any, env_id: str, teacher: str, seeds: list[int]) -> tuple[np.ndarray, ...]:
+    """The teacher's observations, masks and actions over the episodes of ``seeds``."""
+    rule = heuristic(env_id, teacher)
+    observations, masks, actions = [], [], []
+
+    def act(obs: np.ndarray, mask: np.ndarray, e: Any) -> int:
+        action = rule(e)
+        observations.append(np.asarray(obs, dtype=np.float32))
+        masks.append(mask.copy())
+        actions.append(action)
+        return action
+
+    for s in seeds:
+        run_episode(env, act, s)
+    return np.stack(observations), np.stack(masks), np.asarray(actions, dtype=np.int64)
+
+
+def imitate(
+    policy: MLPPolicy, data: tuple[np.ndarray, ...], *, epochs: int, rate: float, rng: np.random.Generator
+) -> float:
+    """Fit ``policy`` to the teacher's decisions ``data``; the share of them it then agrees with."""
+    observations, masks, actions = (torch.as_tensor(a) for a in data)
+    optimizer = torch.optim.Adam(policy.net.parameters(), lr=rate)
+    batch = 256
+    for _ in range(epochs):
+        order = torch.as_tensor(rng.permutation(len(actions)))
+        for at in range(0, len(order), batch):
+            rows = order[at : at + batch]
+            scores = policy.scores(observations[rows]).masked_fill(~masks[rows], -1e9)
+            loss = torch.nn.functional.cross_entropy(scores, actions[rows])
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+    policy.sync_from_net()
+    with torch.no_grad():
+        chosen = policy.scores(observations).masked_fill(~masks, -1e9).argmax(1)
+    return float((chosen == actions).float().mean())

@@ -1,0 +1,97 @@
+"""What a training leaves in its folder: ``model.pt``, ``settings.json``, ``curve.csv``, ``curve.png``.
+
+``model.pt`` (torch's format) holds the best weights as the float64 vector the search
+found (see :mod:`schedlab.training.policy`) with the environment id, its settings and
+the observation's shape; :func:`load_policy` refuses, in one line, a model saved for
+another environment or observation shape. ``settings.json`` says how it was made
+(the env, its settings, the observation shape, the training's config, the versions of
+the libraries) and its ``weights sha256``.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import platform
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from schedlab.training.policy import MLPPolicy
+
+__all__ = ["CURVE_FIELDS", "load_policy", "save_model", "write_curve"]
+
+CURVE_FIELDS = ("generation", "train_cost", "validation_score", "wall_s")
+
+
+def _versions() -> dict[str, str]:
+    found = {"python": platform.python_version()}
+    for name in ("schedlab", "numpy", "torch", "gymnasium"):
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            found[name] = "unknown"
+    return found
+
+
+def save_model(out: Path, policy: MLPPolicy, env_id: str, config: dict[str, Any], extra: dict[str, Any]) -> Path:
+    """Write ``model.pt`` and ``settings.json`` for ``policy``; the model's path."""
+    about = {
+        "env": env_id,
+        "env_settings": config["env_settings"],
+        "observation_shape": [policy.obs_size],
+        "n_actions": policy.n_actions,
+        "hidden": list(policy.hidden),
+    }
+    path = out / "model.pt"
+    torch.save({**about, "vector": torch.from_numpy(policy.vector())}, path)
+    settings = {**about, "config": config, "versions": _versions(), "weights_sha256": policy.sha256(), **extra}
+    (out / "settings.json").write_text(json.dumps(settings, indent=2) + "\n")
+    return path
+
+
+def load_policy(path: str | Path, env: Any) -> MLPPolicy:
+    """The policy saved at ``path``, for ``env`` (a Gymnasium env); refused in one line if made for another."""
+    saved = torch.load(path, weights_only=True)
+    env_id = env.spec.id if env.spec is not None else type(env.unwrapped).__name__
+    if saved["env"] != env_id:
+        raise ValueError(f"{path}: a model for {saved['env']}, not for {env_id}")
+    shape = list(env.observation_space.shape)
+    if saved["observation_shape"] != shape:
+        raise ValueError(
+            f"{path}: a model for observations of shape {saved['observation_shape']}, this env's are {shape}"
+        )
+    if saved["n_actions"] != int(env.action_space.n):
+        raise ValueError(f"{path}: a model for {saved['n_actions']} actions, this env has {env.action_space.n}")
+    policy = MLPPolicy(shape[0], saved["n_actions"], saved["hidden"], np.random.default_rng(0))
+    policy.set_vector(saved["vector"].numpy())
+    return policy
+
+
+def write_curve(out: Path, rows: list[dict[str, float]]) -> None:
+    """``curve.csv`` (one row per generation) and, with matplotlib, ``curve.png``."""
+    with open(out / "curve.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=CURVE_FIELDS)
+        writer.writeheader()
+        writer.writerows(rows)
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return  # the figure needs the plot extra; the CSV is the record
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    gens = [r["generation"] for r in rows]
+    ax.plot(gens[1:], [r["train_cost"] for r in rows[1:]], label="training cost (population mean)")
+    ax.plot(gens, [r["validation_score"] for r in rows], marker="o", label="validation score")
+    ax.axhline(0.0, color="grey", lw=0.8, ls="--")
+    ax.set_xlabel("generation")
+    ax.set_ylabel("cost (relative to the teacher when given)")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out / "curve.png", dpi=110)
+    plt.close(fig)

@@ -1,0 +1,139 @@
+"""The training, top to bottom: imitation of a heuristic, then evolution strategies on whole episodes.
+
+1. **Set up.** The env (``TrainConfig.env``) and an :class:`~schedlab.training.policy.MLPPolicy`
+   drawn from the ``init`` stream; the validation episodes (``validation_episodes``
+   stream) and, with a teacher, the teacher's cost on each.
+2. **Imitate** (with a teacher): behaviour cloning of its actions
+   (:mod:`schedlab.training.imitation`) on ``imitation_episodes`` episodes.
+3. **Search**: each generation draws ``episodes`` training episodes
+   (``train_episodes`` stream) and takes one evolution-strategies step
+   (:mod:`schedlab.training.search`), the population scored on ``executor``; the new
+   weights are scored on the validation episodes, and the best so far are kept.
+4. **Save** after each generation: the checkpoint (``--resume``), ``curve.csv`` and
+   ``curve.png``; at the end ``model.pt`` and ``settings.json`` hold the best weights.
+
+Episode seeds come from disjoint ranges: validation in ``[10**5, 10**6)``, training
+and imitation in ``[10**6, 2**31)``, so held-out evaluations may use seeds below
+``10**5`` (``docs/rl.md`` uses ``0..n-1``).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from concurrent.futures import Executor
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from schedlab.model.core.streams import Streams
+from schedlab.training.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
+from schedlab.training.config import TrainConfig
+from schedlab.training.episodes import EnvSpec, episode_costs, make_env
+from schedlab.training.heuristics import heuristic
+from schedlab.training.imitation import imitate, teacher_decisions
+from schedlab.training.outputs import save_model, write_curve
+from schedlab.training.policy import MLPPolicy
+from schedlab.training.search import Adam, gather, generation_step, relative
+
+__all__ = ["TrainResult", "train"]
+
+VALIDATION_SEEDS = (10**5, 10**6)
+TRAINING_SEEDS = (10**6, 2**31)
+
+
+@dataclass(frozen=True)
+class TrainResult:
+    """What a training produced: the model's path, its weights' SHA-256 and validation score."""
+
+    model: Path
+    sha256: str
+    validation_score: float
+    generation: int
+
+
+def _scored(
+    spec: EnvSpec, vector: np.ndarray | None, teacher: str | None, seeds: list[int], executor: Executor | None
+) -> np.ndarray:
+    """Costs of each episode seed, one task per episode (the validation's and the teacher's)."""
+    return np.asarray([c for [c] in gather(executor, episode_costs, [(spec, vector, teacher, [s]) for s in seeds])])
+
+
+def train(
+    config: TrainConfig,
+    out: str | Path,
+    *,
+    executor: Executor | None = None,
+    resume: bool = False,
+    progress: bool | None = False,
+) -> TrainResult:
+    """Train a policy for ``config.env`` into ``out``; see the module for the stages."""
+    import torch
+
+    torch.set_num_threads(1)
+    out = Path(out)
+    settings = config.search_part()
+    if not resume and (out / "checkpoint.pkl").exists():
+        raise ValueError(f"--out {out} holds a training already: add --resume to go on with it, or choose another")
+    env = make_env(config.env, dict(config.env_settings))
+    if config.teacher:
+        heuristic(config.env, config.teacher)  # an unknown teacher refused before any work
+    spec = EnvSpec(config.env, json.dumps(dict(config.env_settings), sort_keys=True), tuple(config.hidden))
+    streams = Streams(config.seed)
+    policy = MLPPolicy(env.observation_space.shape[0], int(env.action_space.n), config.hidden, streams["init"])
+    teacher = config.teacher or None
+    validation = [int(s) for s in streams["validation_episodes"].integers(*VALIDATION_SEEDS, size=config.validation)]
+    val_base = _scored(spec, None, teacher, validation, executor) if teacher else None
+
+    def validate(vector: np.ndarray) -> float:
+        return float(relative(_scored(spec, vector, None, validation, executor), val_base))
+
+    draw = streams["train_episodes"]
+    out.mkdir(parents=True, exist_ok=True)
+    if resume:
+        state = load_checkpoint(out, settings)
+        draw.bit_generator.state = state.episodes_stream
+    else:
+        start = time.perf_counter()
+        if teacher and config.imitation_episodes:
+            seeds = [int(s) for s in streams["imitation_episodes"].integers(*TRAINING_SEEDS, config.imitation_episodes)]
+            data = teacher_decisions(env, config.env, teacher, seeds)
+            imitate(policy, data, epochs=config.imitation_epochs, rate=config.imitation_rate, rng=streams["imitation"])
+        weights = policy.vector()
+        score = validate(weights)
+        row = {"generation": 0, "train_cost": float("nan"), "validation_score": score}
+        row["wall_s"] = time.perf_counter() - start
+        zeros = np.zeros_like(weights)
+        state = Checkpoint(settings, 0, weights, zeros, zeros.copy(), 0, draw.bit_generator.state, weights, score, 0)
+        state.rows.append(row)
+        save_checkpoint(out, state)
+    adam = Adam(state.m, state.v, state.adam_steps)
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=config.generations, initial=min(state.generation, config.generations), disable=progress is False)
+    with bar:
+        for g in range(state.generation + 1, config.generations + 1):
+            start = time.perf_counter()
+            seeds = [int(s) for s in draw.integers(*TRAINING_SEEDS, size=config.episodes)]
+            base = _scored(spec, None, teacher, seeds, executor) if teacher else None
+            weights, cost = generation_step(
+                spec, state.weights, adam, seed=config.seed, generation=g, pairs=config.pairs, sigma=config.sigma,
+                learning_rate=config.learning_rate, seeds=seeds, baseline=base, executor=executor,
+            )  # fmt: skip
+            score = validate(weights)
+            state.weights, state.m, state.v, state.adam_steps = weights, adam.m, adam.v, adam.steps
+            state.generation, state.episodes_stream = g, draw.bit_generator.state
+            if score < state.best_score:
+                state.best, state.best_score, state.best_generation = weights, score, g
+            state.rows.append({"generation": g, "train_cost": cost, "validation_score": score})
+            state.rows[-1]["wall_s"] = time.perf_counter() - start
+            save_checkpoint(out, state)
+            write_curve(out, state.rows)
+            bar.set_postfix(validation=f"{score:.4f}", best=f"{state.best_score:.4f}")
+            bar.update(1)
+    write_curve(out, state.rows)
+    policy.set_vector(state.best)
+    extra = {"best_generation": state.best_generation, "validation_score": state.best_score}
+    path = save_model(out, policy, config.env, config.as_dict(), extra)
+    return TrainResult(path, policy.sha256(), state.best_score, state.best_generation)
