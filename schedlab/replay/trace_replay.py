@@ -68,6 +68,7 @@ from schedlab.processes.power import powered_cluster_model
 from schedlab.processes.replay import replay_model
 from schedlab.replay.batsim_log import load_batsim
 from schedlab.replay.costs import energy_metrics, failure_metrics
+from schedlab.replay.replay_checks import check_machine, check_options, check_platform
 
 NAME = "trace_replay"
 #: how window starts are drawn
@@ -195,6 +196,7 @@ class Config:
                 f"node_size={self.node_size}: with a platform, a failure's nodes are the platform's nodes; "
                 "node_size is for a log's processors (without a platform)"
             )
+        check_options(self)
         if self.length < 1 or (not self.starts and self.windows < 1):
             raise ValueError("need length >= 1 and windows >= 1 (or explicit starts)")
         check_traces(self.traces, self.traces_dir)
@@ -203,12 +205,16 @@ class Config:
                 trace_path(name, Path(self.traces_dir))
             except FileNotFoundError:
                 continue  # no logs on this machine: said when the trace is read, as check_traces leaves it
+            log = load_log(self, name)
             try:
-                window_starts(self, len(load_log(self, name).jobs), 0)
+                window_starts(self, len(log.jobs), 0)
             except ValueError as exc:
                 raise ValueError(f"trace {name!r}: {exc}") from None
+            check_machine(self, name, log.procs)
         if self.platform and not Path(self.platform).expanduser().is_file():
             raise ValueError(f"platform={self.platform!r} is not a file (a platform TOML; '' for none)")
+        if self.platform:
+            check_platform(self, cached_platform(self.platform))
 
     @property
     def n_windows(self) -> int:
