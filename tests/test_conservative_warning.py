@@ -37,7 +37,7 @@ def replay(tmp_path: Path, capsys, *args: str) -> tuple[str, dict, dict]:
 def test_first_fit_on_two_core_nodes_warns_keeps_the_warning_and_counts_the_late_start(tmp_path, capsys):
     printed, row, manifest = replay(tmp_path, capsys, "--platform", str(platform(tmp_path, 2, 2)))
     warning = next(line for line in printed.splitlines() if line.startswith("warning: conservative"))
-    assert "placement first-fit keeps a job of 2 cores on one node, and 1 job(s) ask for that" in warning
+    assert "placement first-fit keeps a job of 2 cores on one node, and 1 job(s) of the log(s) ask for that" in warning
     assert manifest["run"]["warnings"] == [warning]
     assert row["late_starts"] == 1  # job 4: reserved at 11, started at 100
     assert "late starts, " in printed and "1 of 4 jobs" in printed

@@ -66,12 +66,12 @@ def _placement_gaps(placement: str, platform: Platform, jobs: Sequence[Job]) -> 
         if narrow:
             gaps.append(
                 f"placement {placement} keeps a job of {'2' if widest == 2 else f'2 to {widest}'} cores on one node, "
-                f"and {narrow} job(s) ask for that: "
+                f"and {narrow} job(s) of the log(s) ask for that: "
                 "cores free on several nodes, none holding the job, are counted free"
             )
     short = _short_of_resources(platform, jobs)
     if short:
-        gaps.append(f"{short} job(s) ask more memory or other resources a core than some node has a core")
+        gaps.append(f"{short} job(s) of the log(s) ask more memory or other resources a core than some node has a core")
     groups = [p.nodes for p in platform.partitions.values()]
     pools = node_pools(groups)
     size: dict[int, int] = {}
