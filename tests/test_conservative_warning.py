@@ -11,7 +11,9 @@ import json
 from pathlib import Path
 
 from schedlab.experiment.cli import main
-from schedlab.replay.conservative_guarantee import guarantee_gaps
+from schedlab.model.core.job import Job
+from schedlab.model.formats.platform_file import parse_platform
+from schedlab.replay.conservative_guarantee import guarantee_gaps, placement_gaps
 from schedlab.replay.trace_replay import Config
 
 SPREAD = Path(__file__).parent / "data" / "swf" / "spread_cores.swf"  # 4 jobs, worked out in the file
@@ -59,3 +61,24 @@ def test_the_reasons_are_read_from_the_settings_before_the_run():
     (gap,) = guarantee_gaps(Config(**base, walltime="run-on"), [], None)
     assert "walltime run-on" in gap
     assert guarantee_gaps(Config(**{**base, "backfills": ("easy",)}, walltime="run-on"), [], None) == []
+
+
+def test_each_node_shape_and_placement_reason_is_named():
+    """Reasons read from a platform and the jobs: exclusive nodes, memory a core, partitions that overlap."""
+    cfg = Config(traces=(str(EXAMPLE),), backfills=("conservative",), starts=(0,), length=5, native=False)
+    serial = [Job(1, 0.0, 10.0, cpus=1)]
+    nodes = parse_platform({"nodes": {"n": {"count": 2, "cores": 4, "memory": 4}}})
+    assert guarantee_gaps(cfg, serial, nodes) == []  # first-fit, one-core jobs: they spread
+    (gap,) = placement_gaps("exclusive", nodes, serial)
+    assert "placement exclusive gives jobs whole nodes of up to 4 cores" in gap
+    hungry = [Job(1, 0.0, 10.0, cpus=1, demands={"memory": 2 * 2**20})]  # 2 GiB a core (SWF: kB a processor)
+    (gap,) = placement_gaps("pack", nodes, hungry)  # a node has 1 GiB a core
+    assert gap.startswith("1 job(s) of the log(s) ask more memory")
+    overlap = parse_platform(
+        {
+            "nodes": {"n": {"count": 3, "cores": 1}},
+            "partitions": {"a": {"nodes": ["n-0", "n-1"]}, "b": {"nodes": ["n-1", "n-2"]}},
+        }
+    )
+    (gap,) = placement_gaps("first-fit", overlap, serial)
+    assert gap.startswith("partitions a, b share nodes")

@@ -29,7 +29,7 @@ from schedlab.model.formats.platform import Platform
 from schedlab.policies.conservative import Conservative
 from schedlab.policies.partition_conservative import node_pools
 
-__all__ = ["guarantee_gaps", "late_lines", "late_starts", "replay_warnings", "warning_line"]
+__all__ = ["guarantee_gaps", "late_lines", "late_starts", "placement_gaps", "replay_warnings", "warning_line"]
 
 #: slack on a start time compared with its reservation (both simulated seconds, sums of the log's times)
 _SLACK = 1e-6
@@ -50,11 +50,11 @@ def guarantee_gaps(cfg: Any, jobs: Iterable[Job], platform: Platform | None) -> 
     if cfg.failures or cfg.mtbf:
         gaps.append("nodes fail (--failures/--mtbf), taking processors the plan counted")
     if platform is not None:
-        gaps += _placement_gaps(cfg.placement, platform, list(jobs))
+        gaps += placement_gaps(cfg.placement, platform, list(jobs))
     return gaps
 
 
-def _placement_gaps(placement: str, platform: Platform, jobs: Sequence[Job]) -> list[str]:
+def placement_gaps(placement: str, platform: Platform, jobs: Sequence[Job]) -> list[str]:
     """The node shape and placement rule's reasons: free cores the plan counts that a job cannot take."""
     gaps = []
     widest = max(n.cores for n in platform.nodes)
