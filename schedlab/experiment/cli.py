@@ -157,6 +157,7 @@ def _replay(args: argparse.Namespace) -> int:
     from schedlab.experiment.scenario import load_scenario
     from schedlab.experiment.store import check_out
     from schedlab.replay import trace_replay as trace_scenario
+    from schedlab.replay.conservative_guarantee import late_lines, replay_warnings
 
     overrides: dict[str, object] = {
         "traces": tuple(args.traces),
@@ -203,8 +204,10 @@ def _replay(args: argparse.Namespace) -> int:
     # the default folder is replaced by each run; the lock keeps a second replay (or run) out of it till saved
     lock = check_out(out, overwrite=args.overwrite or not args.out, settings="replay")
     try:
+        jobs: list[typing.Any] = []
         for name in cfg.traces:  # what was read, kept and dropped, and why: skips are counted, never silent
             loaded = trace_scenario.load_log(cfg, name)
+            jobs += loaded.jobs
             if cfg.platform:
                 print(f"{loaded.report}; {platform_line(cfg.platform)}")
             else:
@@ -212,12 +215,18 @@ def _replay(args: argparse.Namespace) -> int:
                     f"{loaded.report}; machine {loaded.procs} "
                     f"{'nodes' if cfg.compat == 'rlscheduler' else 'processors'}"
                 )
+        warnings = replay_warnings(cfg, jobs)  # said before the run, and kept in manifest.json
+        for line in warnings:
+            print(line, file=sys.stderr)
         results = run(scenario, overrides=overrides, reps=cfg.n_windows, executor=args.executor, workers=args.workers)
+        results.run_info["warnings"] = warnings
         for row in results.rows:
             row["windows"] = cfg.n_windows
         print(f"replay: {cfg.n_windows} window(s) of {cfg.length} jobs, compat {cfg.compat}, walltime {cfg.walltime}")
         print(results.table())
         for line in left_out(results.records, cfg.length):
+            print(line)
+        for line in late_lines(results.replications, cfg.length):
             print(line)
         for line in published_lines(results.rows, cfg):
             print(line)

@@ -37,6 +37,9 @@ reserved now may find its pool's cores spread so that no node can take it; it th
 waits, the plan is compressed at each decision until it starts, and it may start late.
 :attr:`PartitionConservative.exact` says whether the run met the condition, and
 ``benchmarks/conservative_guarantee.py --platform`` counts the late starts.
+``schedlab replay`` warns before such a run, from its placement rule, node shape and
+jobs (:mod:`schedlab.replay.conservative_guarantee`), and reports the late starts in
+its ``late_starts`` column.
 
 Why counts and not nodes: a version that fixed each reservation's nodes when it
 planned them was tried for the rebuilt plan and dropped (on one-core nodes it made

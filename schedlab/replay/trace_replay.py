@@ -57,6 +57,7 @@ from schedlab.model.formats.window_draw import rlscheduler_starts
 from schedlab.model.records.node_fail import NODE_KILL_COLUMNS, NodeOutage
 from schedlab.model.records.run_facts import run_facts
 from schedlab.policies.batch import BACKFILLS, make_policy
+from schedlab.policies.conservative import Conservative
 from schedlab.policies.dvfs import QueueDVFS
 from schedlab.policies.idle_shutdown import IdleShutdown
 from schedlab.policies.placement import PLACEMENTS, make_placement
@@ -67,7 +68,9 @@ from schedlab.processes.cluster.power import powered_cluster_model
 from schedlab.processes.machine.replay import replay_model
 from schedlab.processes.model import Model
 from schedlab.replay.batsim_log import load_batsim
+from schedlab.replay.conservative_guarantee import late_starts
 from schedlab.replay.costs import energy_metrics, failure_metrics
+from schedlab.replay.replay_checks import check_machine, check_options, check_platform
 
 NAME = "trace_replay"
 #: how window starts are drawn
@@ -196,6 +199,7 @@ class Config:
                 f"node_size={self.node_size}: with a platform, a failure's nodes are the platform's nodes; "
                 "node_size is for a log's processors (without a platform)"
             )
+        check_options(self)
         if self.length < 1 or (not self.starts and self.windows < 1):
             raise ValueError("need length >= 1 and windows >= 1 (or explicit starts)")
         check_traces(self.traces, self.traces_dir)
@@ -204,12 +208,16 @@ class Config:
                 trace_path(name, Path(self.traces_dir))
             except FileNotFoundError:
                 continue  # no logs on this machine: said when the trace is read, as check_traces leaves it
+            log = load_log(self, name)
             try:
-                window_starts(self, len(load_log(self, name).jobs), 0)
+                window_starts(self, len(log.jobs), 0)
             except ValueError as exc:
                 raise ValueError(f"trace {name!r}: {exc}") from None
+            check_machine(self, name, log.procs)
         if self.platform and not Path(self.platform).expanduser().is_file():
             raise ValueError(f"platform={self.platform!r} is not a file (a platform TOML or Batsim XML; '' for none)")
+        if self.platform:
+            check_platform(self, cached_platform(self.platform))
 
     @property
     def n_windows(self) -> int:
@@ -292,7 +300,7 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
                 on_node_fail=cfg.on_node_fail,  # type: ignore[arg-type]  # checked in Config
             )
         _inject(model, window_failures(cfg, jobs, model["cluster"].node_count, streams))  # the platform's nodes
-        model.parts.update(procs=platform.cores, window_start=lo)
+        model.parts.update(procs=platform.cores, window_start=lo, plan=policy)
         return model
     else:
         policy = make_policy(cell["policy"], cell["backfill"], cfg.compat)
@@ -308,6 +316,7 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
             on_node_fail=cfg.on_node_fail,  # type: ignore[arg-type]  # checked in Config
         )
         _inject(model, window_failures(cfg, jobs, model["machine"].node_count, streams))
+        model.parts["plan"] = policy  # measure counts conservative backfilling's late starts from its promises
     model.parts.update(procs=trace.procs, window_start=lo)
     return model
 
@@ -358,6 +367,8 @@ def measure(model: Model) -> dict[str, Any]:
     """The replication's metrics (``evaluate``), and on a cluster its placements as a file."""
     out: dict[str, Any] = evaluate(model.records(), model["procs"])
     out["files"] = run_facts(model["procs"]) if "procs" in model.parts else {}  # `schedlab plot`'s capacity
+    if isinstance(model.parts.get("plan"), Conservative):  # jobs started later than promised on arrival
+        out["late_starts"] = late_starts(model["plan"], model.records())
     if "cluster" in model.parts:  # which nodes each job ran on: series/...-placements.csv, for `schedlab plot`
         out["files"]["placements.csv"] = model["cluster"].placements_csv()
         out["files"]["allocations.csv"] = model["cluster"].allocations_csv()  # and which cores

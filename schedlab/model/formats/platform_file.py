@@ -19,6 +19,7 @@ from types import MappingProxyType
 from typing import Any
 
 from schedlab.model.core.fields import is_int
+from schedlab.model.core.limits import MAX_NODES, MAX_PROCESSORS
 from schedlab.model.core.platform import (
     Node,
     NodePower,
@@ -135,6 +136,7 @@ def parse_platform(data: Mapping[str, Any], *, source: str = "platform") -> Plat
     if not node_tables:
         raise at.error("nodes", "must name at least one node type", node_tables)
     types = tuple(_node_type(at, kind, table) for kind, table in node_tables.items())
+    _within_caps(at, types)  # before one node is made: a typo of 10**12 nodes is an error, not minutes and GBs
     nodes = tuple(
         Node(f"{t.name}-{i}", t.name, t.cores, frozen_amounts(t.resources)) for t in types for i in range(t.count)
     )
@@ -160,6 +162,18 @@ def parse_platform(data: Mapping[str, Any], *, source: str = "platform") -> Plat
     return Platform(label, types, nodes, MappingProxyType(partitions), MappingProxyType(queues), source)
 
 
+def _within_caps(at: _Where, types: tuple[NodeType, ...]) -> None:
+    """Refuse more nodes or cores in all than a cluster is built with (:mod:`schedlab.model.core.limits`)."""
+    nodes = cores = 0
+    for t in types:
+        nodes += t.count
+        cores += t.count * t.cores
+        if nodes > MAX_NODES:
+            raise at.error(f"nodes.{t.name}.count", f"too many nodes: at most {MAX_NODES} nodes in all", t.count)
+        if cores > MAX_PROCESSORS:
+            raise at.error(f"nodes.{t.name}.count", f"too many cores: at most {MAX_PROCESSORS} cores in all", t.count)
+
+
 def _node_type(at: _Where, kind: str, raw: Any) -> NodeType:
     key = f"nodes.{kind}"
     table = at.table(raw, key)
@@ -167,7 +181,11 @@ def _node_type(at: _Where, kind: str, raw: Any) -> NodeType:
     if "cores" not in table:
         raise at.error(f"{key}.cores", "is missing: every node type needs its cores", show=False)
     cores = at.whole(table["cores"], f"{key}.cores", 1)
+    if cores > MAX_PROCESSORS:
+        raise at.error(f"{key}.cores", f"too many: at most {MAX_PROCESSORS} cores a node", cores)
     count = at.whole(table.get("count", 1), f"{key}.count", 1)
+    if count > MAX_NODES:
+        raise at.error(f"{key}.count", f"too many: at most {MAX_NODES} nodes of a type", count)
     resources: dict[str, float] = {}
     if "memory" in table:
         resources["memory"] = at.amount(table["memory"], f"{key}.memory")
