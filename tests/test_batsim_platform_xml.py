@@ -106,3 +106,10 @@ def test_the_replay_cli_names_a_bad_batsim_platform_in_one_line(tmp_path, capsys
     assert code == 2
     assert len(err.splitlines()) <= 2  # the error, and where the traceback is
     assert "bad.xml: not a readable XML platform: no element found" in err.splitlines()[0]  # the parser names the place
+
+
+def test_a_blank_line_before_the_xml_declaration_is_read_as_simgrid_reads_it(tmp_path):
+    # Batsim's own platforms/cluster_energy_128.xml starts with a blank line; a strict XML parser refuses it
+    path = tmp_path / "blank_first.xml"
+    path.write_text("\n" + (DATA / "batsim_2hosts.xml").read_text().lstrip())
+    assert len(load_platform(path).nodes) == len(load_platform(DATA / "batsim_2hosts.xml").nodes)

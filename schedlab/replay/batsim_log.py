@@ -30,5 +30,8 @@ def load_batsim(path: str, procs: int | None = None, flops: float | None = None)
         np.full(len(workload.jobs), np.nan),
         size,
         1,
-        f"{path}: {len(workload.jobs)} jobs (Batsim workload" + (f", flops at {flops:g} flop/s)" if flops else ")"),
+        f"{path}: {len(workload.jobs)} jobs (Batsim workload"
+        + (f", flops at {flops:g} flop/s" if flops else "")
+        + (f"; its ids are names, numbered 1-{len(workload.names)} in file order" if workload.names else "")
+        + ")",
     )

@@ -88,6 +88,9 @@ class BatsimWorkload:
     jobs: tuple[Job, ...]
     #: ``nb_res``: the resources of the platform it was written for (None where not given)
     nb_res: int | None
+    #: where the file's job ids are names (``"seq-1-rep1"``, as in Batsim's own workloads), each
+    #: job's name by the number schedlab gives it (its place in the file, from 1); empty otherwise
+    names: tuple[str, ...] = ()
 
 
 def _where_truncated(text: str, position: int) -> str:
@@ -145,7 +148,9 @@ def read_batsim_workload(path: str | Path, flops: float | None = None) -> Batsim
     if nb_res is not None:
         nb_res = int(_number(nb_res, str(path), "nb_res", low=1, whole=True))
     jobs = []
-    seen: dict[int, int] = {}  # id -> the position of the job that has it
+    seen: dict[str, int] = {}  # id -> the position of the job that has it
+    # schedlab numbers its jobs: a file whose ids are names gets numbers, its place in the file from 1
+    named = _names(data["jobs"])
     for k, raw in enumerate(data["jobs"]):
         where = f"{path}: job {k}"
         if not isinstance(raw, dict):
@@ -154,18 +159,14 @@ def read_batsim_workload(path: str | Path, flops: float | None = None) -> Batsim
         for field in ("id", "subtime", "res", "profile"):
             if field not in raw:
                 raise BatsimWorkloadError(f"{where}: field {field!r} is missing")
-        try:
-            job_id = int(str(raw["id"]))
-        except ValueError:
+        key = str(raw["id"])
+        if key in seen:
             raise BatsimWorkloadError(
-                f"{where}: field 'id' must be a whole number (schedlab numbers its jobs), got {raw['id']!r}"
-            ) from None
-        if job_id in seen:
-            raise BatsimWorkloadError(
-                f"{where}: field 'id' repeats the id of job {seen[job_id]} (Batsim's job ids are unique), "
+                f"{where}: field 'id' repeats the id of job {seen[key]} (Batsim's job ids are unique), "
                 f"got {raw['id']!r}"
             )
-        seen[job_id] = k
+        seen[key] = k
+        job_id = int(key) if named is None else k + 1
         profile_name = raw["profile"]
         res = _number(raw["res"], where, "res", low=1, whole=True)
         try:
@@ -193,7 +194,15 @@ def read_batsim_workload(path: str | Path, flops: float | None = None) -> Batsim
         except JobError as exc:  # anything Job itself refuses, named in the file
             raise BatsimWorkloadError(f"{where}: {exc}") from None
     jobs.sort(key=lambda job: job.submit)  # stable: jobs submitted together keep the file's order
-    return BatsimWorkload(str(path), tuple(jobs), nb_res)
+    return BatsimWorkload(str(path), tuple(jobs), nb_res, named or ())
+
+
+def _names(raw_jobs: list[Any]) -> tuple[str, ...] | None:
+    """The jobs' ids as names, where any of them is not a whole number; None where all are."""
+    ids = [str(raw.get("id")) if isinstance(raw, dict) else "" for raw in raw_jobs]
+    if all(re.fullmatch(r"-?\d+", i) for i in ids):
+        return None
+    return tuple(ids)
 
 
 def _f(x: float) -> str:

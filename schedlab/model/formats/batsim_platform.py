@@ -25,7 +25,7 @@ from pathlib import Path
 
 from schedlab.model.core.platform import NodePower, Pstate, Switch
 
-__all__ = ["BatsimPlatformError", "batsim_node_power", "node_power", "speeds_of"]
+__all__ = ["BatsimPlatformError", "batsim_node_power", "node_power", "platform_root", "speeds_of"]
 
 _UNITS = {"": 1.0, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 
@@ -41,6 +41,20 @@ def _flops(text: str, where: str) -> float:
     return float(match.group(1)) * _UNITS[match.group(2)]
 
 
+def platform_root(path: str | Path, name: str) -> ET.Element:
+    """The root element of the XML platform at ``path``; ``name`` names the file in the one-line error.
+
+    Leading white space is skipped before parsing: Batsim's own ``cluster_energy_128.xml``
+    starts with a blank line before its XML declaration, which SimGrid's parser accepts and
+    a strict XML parser refuses.
+    """
+    try:
+        with open(path, "rb") as stream:
+            return ET.fromstring(stream.read().lstrip())
+    except (ET.ParseError, OSError) as error:
+        raise BatsimPlatformError(f"{name}: not a readable XML platform: {error}") from None
+
+
 def batsim_node_power(path: str | Path, cluster: str | None = None) -> NodePower:
     """The power of the hosts of ``cluster`` (its ``id``; default: the first with ``sleep_pstates``) in ``path``.
 
@@ -51,10 +65,7 @@ def batsim_node_power(path: str | Path, cluster: str | None = None) -> NodePower
         unreadable; the one-line message names the file, the cluster and the property.
     """
     source = str(path)
-    try:
-        root = ET.parse(path).getroot()
-    except (ET.ParseError, OSError) as error:
-        raise BatsimPlatformError(f"{source}: not a readable XML platform: {error}") from None
+    root = platform_root(path, source)
     candidates = [c for c in root.iter("cluster") if cluster is None or c.get("id") == cluster]
     props: dict[str, str] = {}
     for element in candidates:

@@ -33,7 +33,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 
 from schedlab.model.core.platform import Node, NodePower, NodeType, Platform, frozen_amounts
-from schedlab.model.formats.batsim_platform import BatsimPlatformError, node_power, speeds_of
+from schedlab.model.formats.batsim_platform import BatsimPlatformError, node_power, platform_root, speeds_of
 
 __all__ = ["is_batsim_platform", "read_batsim_platform"]
 
@@ -121,10 +121,7 @@ def read_batsim_platform(path: str | os.PathLike[str]) -> Platform:
     """
     source = os.fspath(path)
     name = os.path.basename(source)
-    try:
-        root = ET.parse(source).getroot()
-    except ET.ParseError as error:
-        raise BatsimPlatformError(f"{name}: not a readable XML platform: {error}") from None
+    root = platform_root(source, name)
     hosts: list[_Host] = []
     for cluster in root.iter("cluster"):
         where = f"{name}: cluster {cluster.get('id')!r}"
