@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 from schedlab.experiment import cli_main
 from schedlab.replay.trace_replay import Config as ReplayConfig
-from schedlab.replay.trace_replay import build, cells, measure
+from schedlab.replay.trace_replay import build, cells, measure, warnings
 
-__all__ = ["QUICK", "REPS", "Config", "build", "cells", "measure"]
+__all__ = ["QUICK", "REPS", "Config", "build", "cells", "measure", "warnings"]
 
 
 @dataclass(frozen=True)

@@ -82,3 +82,23 @@ def test_each_node_shape_and_placement_reason_is_named():
     )
     (gap,) = placement_gaps("first-fit", overlap, serial)
     assert gap.startswith("partitions a, b share nodes")
+
+
+def test_schedlab_run_of_the_replay_scenario_warns_and_keeps_it_too(tmp_path, capsys):
+    # the warning is the scenario's (its warnings(cfg) hook), so `schedlab run` says it as `schedlab replay` does
+    scenario = Path(__file__).resolve().parent.parent / "scenarios" / "trace_replay.py"
+    out = tmp_path / "run"
+    sets = [
+        f"traces={SPREAD}",
+        "policies=fcfs",
+        "backfills=conservative",
+        "starts=0",
+        "length=4",
+        "native=false",
+        f"platform={platform(tmp_path, 2, 2)}",
+    ]
+    args = ["run", str(scenario), "--executor", "serial", "--reps", "1", "--out", str(out)]
+    assert main([*args, *[x for s in sets for x in ("--set", s)]]) == 0
+    err = capsys.readouterr().err
+    (warning,) = [line for line in err.splitlines() if line.startswith("warning: conservative")]
+    assert json.loads((out / "manifest.json").read_text())["run"]["warnings"] == [warning]

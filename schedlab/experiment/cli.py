@@ -110,6 +110,8 @@ def _run(args: argparse.Namespace) -> int:
             "those replications were run again"
         )
     print(results.table())
+    for line in results.run_info.get("warnings", []):  # the scenario's own (also in manifest.json)
+        print(line, file=sys.stderr)
     records = "records and " if results.job_records is not None else ""
     print(f"saved {out}{os.sep}summary.json, summary.csv, replications.csv, {records}manifest.json")
     report = getattr(scenario.module, "report", None)  # a scenario's own post-processing: figures, tables
@@ -153,11 +155,11 @@ class BatsimJobs:
 
 def _replay(args: argparse.Namespace) -> int:
     from schedlab.experiment.published import published_lines
-    from schedlab.experiment.runner import run
+    from schedlab.experiment.runner import run, scenario_warnings
     from schedlab.experiment.scenario import load_scenario
     from schedlab.experiment.store import check_out
     from schedlab.replay import trace_replay as trace_scenario
-    from schedlab.replay.conservative_guarantee import late_lines, replay_warnings
+    from schedlab.replay.conservative_guarantee import late_lines
 
     overrides: dict[str, object] = {
         "traces": tuple(args.traces),
@@ -204,10 +206,8 @@ def _replay(args: argparse.Namespace) -> int:
     # the default folder is replaced by each run; the lock keeps a second replay (or run) out of it till saved
     lock = check_out(out, overwrite=args.overwrite or not args.out, settings="replay")
     try:
-        jobs: list[typing.Any] = []
         for name in cfg.traces:  # what was read, kept and dropped, and why: skips are counted, never silent
             loaded = trace_scenario.load_log(cfg, name)
-            jobs += loaded.jobs
             if cfg.platform:
                 print(f"{loaded.report}; {platform_line(cfg.platform)}")
             else:
@@ -215,11 +215,9 @@ def _replay(args: argparse.Namespace) -> int:
                     f"{loaded.report}; machine {loaded.procs} "
                     f"{'nodes' if cfg.compat == 'rlscheduler' else 'processors'}"
                 )
-        warnings = replay_warnings(cfg, jobs)  # said before the run, and kept in manifest.json
-        for line in warnings:
+        for line in scenario_warnings(scenario, cfg):  # said before the run; run() keeps them in manifest.json
             print(line, file=sys.stderr)
         results = run(scenario, overrides=overrides, reps=cfg.n_windows, executor=args.executor, workers=args.workers)
-        results.run_info["warnings"] = warnings
         for row in results.rows:
             row["windows"] = cfg.n_windows
         print(f"replay: {cfg.n_windows} window(s) of {cfg.length} jobs, compat {cfg.compat}, walltime {cfg.walltime}")

@@ -267,6 +267,16 @@ def _outcome(
     )
 
 
+def scenario_warnings(scenario: Scenario, cfg: Any) -> list[str]:
+    """The scenario's warnings for ``cfg`` (its ``warnings(cfg)``, if it defines one), each a line.
+
+    A run keeps them in ``manifest.json`` (``run.warnings``) and the command line prints
+    them: a result read without them can mislead (conservative backfilling whose
+    guarantee does not hold for the placement, for one).
+    """
+    return [str(line) for line in scenario.warnings(cfg)] if scenario.warnings is not None else []
+
+
 def run(
     scenario: Scenario | str | Path,
     *,
@@ -346,6 +356,7 @@ def run(
     )
     work = check_work(settings, force=force)
     check_output_folders(settings)  # a bad series_dir or pool_log stops the run now, not after hours of cells
+    said = scenario_warnings(settings.scenario, settings.cfg)
     saving = _claim_out(settings, out, resume=resume, overwrite=overwrite) if out is not None else None
     try:
         cells = sweep_cells(settings.scenario, settings.cfg, settings.sweep)
@@ -378,6 +389,7 @@ def run(
             "resumed_tasks": len(done),
             "foreign_tasks": saving.journal.foreign if saving is not None else 0,
             "estimated_work": work,
+            "warnings": said,
         }
         outcome = _outcome(settings, cells, results, run_info)
         if saving is not None:

@@ -56,6 +56,9 @@ class Scenario:
     quick: Mapping[str, Any] = field(default_factory=dict)
     reps: int | Callable[[Any], int] = 10
     module: types.ModuleType | None = field(default=None, compare=False, repr=False)
+    #: ``warnings(cfg) -> list of lines``: what the run should know before its results are read
+    #: (a guarantee that does not hold for these settings); printed and kept in manifest.json
+    warnings: Callable[[Any], Sequence[str]] | None = None
 
     def config(self, overrides: Mapping[str, Any] | None = None, *, quick: bool = False) -> Any:
         """A Config: defaults, then ``QUICK`` if ``quick``, then ``overrides`` (strings are parsed)."""
@@ -139,6 +142,7 @@ def _load(path: Path) -> Scenario:
         quick=dict(quick),
         reps=reps,
         module=module,
+        warnings=getattr(module, "warnings", None),
     )
     scenario.config(quick=True)  # a QUICK that names unknown fields is the author's error: say so now
     return scenario

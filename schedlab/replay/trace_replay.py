@@ -68,7 +68,7 @@ from schedlab.processes.cluster.power import powered_cluster_model
 from schedlab.processes.machine.replay import replay_model
 from schedlab.processes.model import Model
 from schedlab.replay.batsim_log import load_batsim
-from schedlab.replay.conservative_guarantee import late_starts
+from schedlab.replay.conservative_guarantee import late_starts, replay_warnings
 from schedlab.replay.costs import energy_metrics, failure_metrics
 from schedlab.replay.replay_checks import check_machine, check_options, check_platform
 
@@ -245,6 +245,17 @@ def load_log(cfg: Config, name: str) -> Any:
     return load_trace(
         str(trace_path(name, Path(cfg.traces_dir))), cfg.compat, cfg.strict, bool(cfg.platform), cfg.procs or None
     )
+
+
+def warnings(cfg: Config) -> list[str]:
+    """What the run must say before its results are read: conservative backfilling's guarantee, where it fails.
+
+    The runner prints these lines and keeps them in ``manifest.json`` (``run.warnings``),
+    for ``schedlab replay`` and ``schedlab run`` alike.
+    """
+    if "conservative" not in cfg.backfills:  # the only rule here that promises starts
+        return []
+    return replay_warnings(cfg, [job for name in cfg.traces for job in load_log(cfg, name).jobs])
 
 
 def cells(cfg: Config) -> list[dict]:
