@@ -41,8 +41,9 @@ def _model(seed: int = 0) -> tuple[MaskablePPO, RLSchedulerConfig]:
 def test_the_numpy_scorer_picks_what_the_sb3_policy_picks():
     """The search scores weights with a numpy copy of the scorer: its choice is the model's greedy one.
 
-    The two compute in float32 with other kernels, so the scores agree to rounding
-    (rtol 1e-4), and the choices wherever the best job leads the next by more than that.
+    The numpy scorer computes in float64 (rounded to float32), SB3's policy in float32,
+    so the scores agree to float32 rounding (rtol 1e-4), and the choices wherever the best
+    job leads the next by more than that.
     """
     import torch
 
