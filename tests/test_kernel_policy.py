@@ -72,3 +72,18 @@ def test_the_kernel_runs_on_machine_v0_with_its_wait_action():
     action, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=True)
     assert env.action_masks()[int(action)]
     assert np.isfinite(model.policy.predict_values(model.policy.obs_to_tensor(obs)[0]).item())
+
+
+def test_the_initial_weights_are_orthogonal_and_the_float64_qr_of_sb3s_own_draws():
+    """SB3's orthogonal initialisation with its QR in float64: the same draws, orthonormal to float32 rounding."""
+    layer = torch.nn.Linear(8, 32)
+    torch.manual_seed(3)
+    torch.nn.init.orthogonal_(layer.weight, gain=np.sqrt(2))  # SB3's float32 QR of the same draws
+    theirs = layer.weight.detach().clone()
+    torch.manual_seed(3)
+    MaskableKernelPolicy.init_weights(layer, gain=np.sqrt(2))
+    ours = layer.weight.detach()
+    assert torch.allclose(ours, theirs, atol=1e-5)
+    gram = ours.double().T @ ours.double() / 2.0  # 32 x 8: orthonormal columns, times the gain
+    assert torch.allclose(gram, torch.eye(8, dtype=torch.float64), atol=1e-6)
+    assert (layer.bias == 0).all()

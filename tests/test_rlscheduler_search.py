@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -12,10 +14,20 @@ pytest.importorskip("sb3_contrib")
 from sb3_contrib import MaskablePPO
 
 from schedlab.envs.kernel_policy import MaskableKernelPolicy
-from schedlab.envs.rlscheduler.env import RLSchedulerConfig, RLSchedulerEnv
-from schedlab.envs.rlscheduler.obs import FEATURES
+from schedlab.envs.rlscheduler.env import ModelChooser, RLSchedulerConfig, RLSchedulerEnv, sequence_scores
+from schedlab.envs.rlscheduler.model_files import load_model, save_model
+from schedlab.envs.rlscheduler.obs import FEATURES, log_features
+from schedlab.envs.rlscheduler.scorer import KernelScorer, greedy_policy
 from schedlab.training.rlscheduler.search import SearchState, evolve, greedy_scores, numpy_scorer, scorer_vector
-from schedlab.training.rlscheduler.train import TrainSettings, train
+from schedlab.training.rlscheduler.train import (
+    TrainSettings,
+    evaluate,
+    relative_to_sjf,
+    sjf_means,
+    train,
+    validation_configs,
+    validation_windows,
+)
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
 pytestmark = pytest.mark.skipif(not (TRACES / "lublin_256.swf.gz").exists(), reason="needs ../shared/traces")
@@ -29,8 +41,9 @@ def _model(seed: int = 0) -> tuple[MaskablePPO, RLSchedulerConfig]:
 def test_the_numpy_scorer_picks_what_the_sb3_policy_picks():
     """The search scores weights with a numpy copy of the scorer: its choice is the model's greedy one.
 
-    The two compute in float32 with other kernels, so the scores agree to rounding
-    (rtol 1e-4), and the choices wherever the best job leads the next by more than that.
+    The numpy scorer computes in float64 (rounded to float32), SB3's policy in float32,
+    so the scores agree to float32 rounding (rtol 1e-4), and the choices wherever the best
+    job leads the next by more than that.
     """
     import torch
 
@@ -126,3 +139,60 @@ def test_bad_search_settings_are_one_line_errors():
         TrainSettings(search_generations=-1)
     with pytest.raises(ValueError, match="search_pairs must be a whole number >= 1, got 0"):
         TrainSettings(search_pairs=0)
+
+
+def test_identical_jobs_score_alike_and_the_first_is_chosen():
+    """A job array's identical rows get one score wherever they sit, so the greedy choice is the first of them.
+
+    In float32 a BLAS kernel may round identical rows differently by their position, and
+    which of them is chosen then depends on the CPU (docs/rl.md, "Reproducibility").
+    """
+    model, _ = _model(seed=1)
+    scorer = greedy_policy(model)
+    assert isinstance(scorer, KernelScorer)
+    rng = np.random.default_rng(2)
+    for n in (2, 5, 9, 37, 128):
+        obs = np.zeros((128, FEATURES), dtype=np.float32)
+        obs[:n, :8] = rng.random(8, dtype=np.float32)  # one job's features, n times
+        obs[:n, 8] = 1.0
+        scores = scorer.scores(obs[:n])
+        assert np.all(scores == scores[0])
+        mask = np.arange(128) < n
+        assert scorer.predict(obs.ravel(), action_masks=mask)[0] == 0
+        assert scorer.predict(obs.ravel())[0] == 0  # without a mask: the rows marked present
+
+
+def test_a_records_score_is_its_saved_models_own(tmp_path):
+    """The score a training records for its best point is the saved model's, re-validated after loading, exactly.
+
+    Exactly, since the training validates, and a loaded model is evaluated, through one
+    scorer (:func:`greedy_policy`): the validation path, :class:`ModelChooser` and
+    :func:`evaluate` all give the recorded values (one process, one machine).
+    """
+    cfg = RLSchedulerConfig(traces_dir=str(TRACES))
+    settings = TrainSettings(
+        steps=0,
+        imitate="",
+        search_generations=3,
+        search_eval_every=1,
+        search_pairs=2,
+        search_episodes=1,
+        both_backfills=True,
+        validation=2,
+        validation_length=256,
+    )
+    model, curve = train(cfg, settings)
+    save_model(model, tmp_path, cfg, settings, curve, name="seed0")
+    recorded = json.loads((tmp_path / "seed0.json").read_text())["curve"]
+    best = min(recorded, key=lambda p: p["relative_to_sjf"])
+    loaded = load_model(tmp_path / "seed0.zip", cfg)
+
+    valid, length = validation_windows(cfg, settings)
+    configs = validation_configs(cfg, settings)
+    values, relative = relative_to_sjf(loaded, configs, valid, length, sjf_means(configs, valid, length))
+    assert (values, relative) == ([best["validation"], best["validation_other_backfill"]], best["relative_to_sjf"])
+    for c, value in zip(configs, values, strict=True):
+        features = log_features(str(c.path), c.trace.procs * c.trace.procs_per_node)
+        chosen = sequence_scores(c, partial(ModelChooser, loaded, features, c.queue), valid, length)
+        assert float(np.mean(chosen)) == value
+        assert float(np.mean(evaluate(loaded, c, valid, length))) == value

@@ -169,6 +169,32 @@ class _Kernel:
         self.layout, self.hidden, self.critic_hidden = layout, tuple(hidden), tuple(critic_hidden)
         super().__init__(*args, **kwargs)
 
+    @staticmethod
+    def init_weights(module: nn.Module, gain: float = 1) -> None:
+        """SB3's orthogonal initialisation, its QR computed in float64 and the result rounded to float32.
+
+        SB3 runs the QR in float32 (``nn.init.orthogonal_``), and MKL's float32 QR rounds
+        by the CPU's instruction set: the same seed gave other initial weights on an AVX2
+        CPU than on an AVX-512 one (docs/rl.md, "Reproducibility"). The normal draws are
+        the same float32 ones ``orthogonal_`` takes, from the same generator.
+        """
+        if not isinstance(module, nn.Linear | nn.Conv2d):
+            return
+        weight = module.weight
+        rows = weight.size(0)
+        cols = weight.numel() // rows
+        flat = weight.new_empty((rows, cols)).normal_(0, 1).double()
+        if rows < cols:
+            flat = flat.t()
+        q, r = th.linalg.qr(flat)
+        q = q * th.diag(r, 0).sign()
+        if rows < cols:
+            q = q.t()
+        with th.no_grad():
+            weight.view_as(q).copy_((q * gain).to(weight.dtype))
+            if module.bias is not None:
+                module.bias.fill_(0.0)
+
     def _build_mlp_extractor(self) -> None:
         obs_dim = int(self.features_dim)
         layout = self.layout

@@ -37,6 +37,7 @@ import numpy as np
 import simpy
 
 from schedlab.envs.rlscheduler.obs import FEATURES, LogFeatures, log_features, observe, visible_jobs
+from schedlab.envs.rlscheduler.scorer import greedy_policy
 from schedlab.model.contracts.machine import MachineView
 from schedlab.model.core.fields import number, validate
 from schedlab.model.core.job import Job
@@ -331,7 +332,9 @@ class ModelChooser(Committed):
         self, model: Any, features: LogFeatures, queue: int = 128, backfill: bool = False, deterministic: bool = True
     ) -> None:
         super().__init__("fcfs", backfill)
-        self.model, self.features, self.queue, self.deterministic = model, features, queue, deterministic
+        # greedy, a kernel model chooses through its scorer as its training validated it (scorer.py)
+        self.model = greedy_policy(model) if deterministic else model
+        self.features, self.queue, self.deterministic = features, queue, deterministic
         # MaskablePPO takes the mask; PPO's kernel policy reads it from the observation
         self._masks = "action_masks" in inspect.signature(model.predict).parameters
 

@@ -42,38 +42,17 @@ from typing import Any
 import numpy as np
 
 from schedlab.envs.rlscheduler.env import ModelChooser, RLSchedulerConfig, sequence_scores
-from schedlab.envs.rlscheduler.obs import FEATURES, log_features
+from schedlab.envs.rlscheduler.obs import log_features
+from schedlab.envs.rlscheduler.scorer import KernelScorer, kernel_scorer, scorer_vector
 from schedlab.model.core.streams import Streams
 from schedlab.policies.backfilling import Committed
 
 __all__ = ["NumpyScorer", "SearchState", "evolve", "greedy_scores", "numpy_scorer", "scorer_vector"]
 
 
-class NumpyScorer:
-    """A kernel scorer's layers as numpy arrays: its greedy choice, without SB3's per-call overhead.
-
-    ``predict`` has SB3's signature, so a :class:`~schedlab.envs.rlscheduler.env.ModelChooser`
-    runs it as it runs a model. It scores the observation's ``keep`` columns of each
-    present row and picks the highest, the first of equal ones, as the policy's
-    ``argmax`` does.
-    """
-
-    def __init__(self, layers: list[tuple[np.ndarray, np.ndarray]], keep: list[int], width: int = FEATURES) -> None:
-        self.layers, self.keep, self.width = layers, keep, width
-
-    def predict(
-        self, obs: np.ndarray, deterministic: bool = True, action_masks: np.ndarray | None = None
-    ) -> tuple[int, None]:
-        """The slot of the highest-scored present job (``deterministic`` is accepted and always so)."""
-        rows = obs.reshape(-1, self.width)
-        n = int(action_masks.sum()) if action_masks is not None else len(rows)
-        h = rows[:n, self.keep]
-        last = len(self.layers) - 1
-        for i, (weight, bias) in enumerate(self.layers):
-            h = h @ weight.T + bias
-            if i < last:
-                h = np.maximum(h, 0.0)
-        return int(np.argmax(h[:, 0])), None
+#: the scorer the search scores candidates with: the one every greedy evaluation uses (see
+#: :mod:`schedlab.envs.rlscheduler.scorer`), under its former name
+NumpyScorer = KernelScorer
 
 
 @dataclass
@@ -92,14 +71,6 @@ class SearchState:
     noise_stream: Mapping[str, Any]
 
 
-def scorer_vector(model: Any) -> np.ndarray:
-    """The scorer's weights of an SB3 kernel model, flat (float64), in ``parameters()`` order."""
-    import torch
-
-    scorer = model.policy.mlp_extractor.scorer
-    return torch.nn.utils.parameters_to_vector(scorer.parameters()).detach().cpu().double().numpy()
-
-
 def _set_vector(model: Any, vector: np.ndarray) -> None:
     import torch
 
@@ -108,25 +79,17 @@ def _set_vector(model: Any, vector: np.ndarray) -> None:
     torch.nn.utils.vector_to_parameters(value, scorer.parameters())
 
 
-def numpy_scorer(model: Any, vector: np.ndarray) -> NumpyScorer:
+def numpy_scorer(model: Any, vector: np.ndarray) -> KernelScorer:
     """The scorer of ``model`` with the weights ``vector`` (unpacked as ``parameters()`` lays them out)."""
-    layers, at = [], 0
-    for layer in model.policy.mlp_extractor.scorer:
-        if not hasattr(layer, "weight"):
-            continue  # a ReLU
-        out, inp = layer.weight.shape
-        weight = vector[at : at + out * inp].reshape(out, inp).astype(np.float32)
-        at += out * inp
-        layers.append((weight, vector[at : at + out].astype(np.float32)))
-        at += out
-    return NumpyScorer(layers, list(model.policy.mlp_extractor.keep))
+    return kernel_scorer(model, vector)
 
 
 def greedy_scores(model: Any, cfg: RLSchedulerConfig, starts: Sequence[int], length: int | None = None) -> list[float]:
     """Each sequence's score with the scorer of ``model`` choosing greedily, computed in numpy (fast).
 
-    The same choices as the SB3 policy's greedy ``predict`` wherever two jobs' scores are
-    not within float rounding of each other.
+    The same scorer and choices as every greedy evaluation of the model
+    (:func:`~schedlab.envs.rlscheduler.scorer.greedy_policy`), so a recorded validation
+    is the saved model's own score; SB3's float32 ``predict`` may break exact ties otherwise.
     """
     trace = cfg.trace
     features = log_features(str(cfg.path), trace.procs * trace.procs_per_node)

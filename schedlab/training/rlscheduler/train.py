@@ -40,6 +40,7 @@ import numpy as np
 
 from schedlab.envs.rlscheduler.env import RLSchedulerConfig, RLSchedulerEnv, sequence_scores
 from schedlab.envs.rlscheduler.model_files import env_settings
+from schedlab.envs.rlscheduler.scorer import greedy_policy
 from schedlab.policies.backfilling import Committed
 from schedlab.policies.scoring import RLSCHEDULER_SCORES as SCORES
 from schedlab.training.rlscheduler.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
@@ -188,14 +189,19 @@ class _RelativeReward(gym.Wrapper):
 def evaluate(
     model: Any, cfg: RLSchedulerConfig, starts: Sequence[int], length: int, deterministic: bool = True
 ) -> list[float]:
-    """Each window's score with ``model`` choosing (greedy unless ``deterministic=False``)."""
+    """Each window's score with ``model`` choosing (greedy unless ``deterministic=False``).
+
+    Greedy, a kernel model chooses through its scorer (:func:`greedy_policy`), as the
+    training validates it and :class:`~schedlab.envs.rlscheduler.env.ModelChooser` runs it.
+    """
     env = RLSchedulerEnv(cfg)
+    chooser = greedy_policy(model) if deterministic else model
     out = []
     for s in starts:
         obs, _ = env.reset(options={"start": s, "sequence": length})
         done = env.done  # a window with no choice at all is over at once
         while not done:
-            action, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=deterministic)
+            action, _ = chooser.predict(obs, action_masks=env.action_masks(), deterministic=deterministic)
             obs, _, done, _, _ = env.step(int(action))
         out.append(env.score)
     return out
@@ -248,7 +254,29 @@ def train(
     With ``checkpoint``, the training is saved there at each validation of the search, and
     goes on from it if the file exists (refused in one line if it was written with other
     settings); the caller deletes it once the model is saved.
+
+    PyTorch runs on one thread meanwhile (restored after): the imitation's and PPO's
+    float32 sums depend on how many threads share them, so the same seed gives other
+    weights with another thread count (docs/rl.md, "Reproducibility"); the network is
+    small enough that one thread costs little.
     """
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        return _train(cfg, settings, progress, checkpoint)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _train(
+    cfg: RLSchedulerConfig,
+    settings: TrainSettings,
+    progress: Callable[[dict[str, Any]], None] | None,
+    checkpoint: Path | None,
+) -> tuple[Any, list[dict[str, Any]]]:
+    """:func:`train`'s work, with PyTorch's threads already pinned."""
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
