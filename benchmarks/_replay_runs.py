@@ -115,7 +115,6 @@ def new_env() -> Any:
 
 
 def worker_schedlab(trace: str, schedule: str, traced: bool, batch: bool, backfill: str = "easy") -> dict[str, Any]:
-
     from schedlab.model.formats.traces import evaluate, load_trace
     from schedlab.model.records.job_record import Status
 

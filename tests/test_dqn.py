@@ -9,7 +9,7 @@ import torch
 
 import schedlab
 from schedlab.envs.slotted.deeprm import DeepRMEnv
-from schedlab.learners.dqn import DQN, DQNConfig, linear_schedule, train
+from schedlab.learners.dqn import DQN, DQNConfig, adamw, linear_schedule, train
 from schedlab.learners.replay_buffer import ReplayBuffer
 
 
@@ -287,3 +287,21 @@ def test_a_guide_replaces_its_share_of_the_random_exploration():
     assert set(always_explore(1.0)) == {5}
     mixed = always_explore(0.5)
     assert 0.35 < mixed.count(5) / len(mixed) < 0.9 and len(set(mixed)) > 1
+
+
+def test_adamw_is_fused_where_torch_has_the_kernel_else_the_default(monkeypatch):
+    """A torch without a fused CPU kernel refuses fused=True when AdamW is built: the default takes over."""
+    params = list(torch.nn.Linear(3, 2).parameters())
+    assert adamw(params, lr=1e-3, weight_decay=0.0).defaults["fused"]  # this torch has it (2.4 and later)
+    real = torch.optim.AdamW
+
+    def no_fused_kernel(params, **kwargs):
+        if kwargs.get("fused"):
+            raise RuntimeError("`fused=True` requires all the params to be floating point Tensors of supported devices")
+        return real(params, **kwargs)
+
+    monkeypatch.setattr(torch.optim, "AdamW", no_fused_kernel)
+    opt = adamw(params, lr=1e-3, weight_decay=0.01)
+    assert not opt.defaults["fused"] and opt.defaults["weight_decay"] == 0.01
+    agent = DQN(4, 3, DQNConfig(), seed=0)  # builds, and its optimiser is the default one
+    assert not agent.optimizer.defaults["fused"]

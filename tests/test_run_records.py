@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -105,6 +106,10 @@ def test_results_records_is_the_dataframe_made_when_read(tmp_path):
     assert pd.read_parquet(tmp_path / "mmc" / "records.parquet").equals(frame)
 
 
+@pytest.mark.skipif(
+    int(pd.__version__.split(".")[0]) < 3,
+    reason="the table is made without pandas only under pandas 3, whose conversions it repeats (_arrow_table)",
+)
 def test_a_machine_run_saves_its_results_without_importing_pandas(tmp_path):
     code = (
         "import sys; from schedlab.experiment import run; "

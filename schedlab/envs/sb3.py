@@ -20,6 +20,7 @@ supersuit.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -85,14 +86,37 @@ class MaskedVecEnv(VecEnvWrapper):
         return self.venv.env_method(method_name, *args, indices=indices, **kwargs)
 
     def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
-        """An attribute of the entries; ``render_mode`` is answered here (SuperSuit's env cannot be asked)."""
-        if attr_name == "render_mode":  # SuperSuit's concatenated env has no get_attr to ask
+        """An attribute of the entries; ``render_mode`` and ``action_masks`` are answered here.
+
+        SuperSuit's concatenated env has no get_attr to ask. sb3-contrib before 2.6 finds
+        whether an env is masked by asking for ``action_masks`` this way (later versions
+        call :meth:`has_attr`): each entry's is a function giving that entry's mask.
+        """
+        if attr_name == "render_mode":
             return [self.venv.render_mode] * self.num_envs
+        if attr_name == "action_masks":
+            return [functools.partial(self._entry_mask, k) for k in self._get_indices(indices)]
         return self.venv.get_attr(attr_name, indices)
 
+    def _entry_mask(self, k: int) -> np.ndarray:
+        return self._masks[k].copy()
+
     def has_attr(self, attr_name: str) -> bool:
-        """Whether the entries have ``attr_name``; ``action_masks`` they do, through this wrapper."""
-        return attr_name == "action_masks" or self.venv.has_attr(attr_name)
+        """Whether the entries have ``attr_name``; ``action_masks`` they do, through this wrapper.
+
+        An SB3 older than 2.6 has no ``VecEnv.has_attr``: then an attribute that :meth:`get_attr`
+        finds is one they have.
+        """
+        if attr_name == "action_masks":
+            return True
+        has = getattr(self.venv, "has_attr", None)
+        if has is not None:
+            return bool(has(attr_name))
+        try:
+            self.get_attr(attr_name)
+        except AttributeError:
+            return False
+        return True
 
 
 def grid_vec_env(config: GridAgentsConfig | None = None, *, copies: int = 1, **overrides: Any) -> MaskedVecEnv:

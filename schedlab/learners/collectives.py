@@ -210,13 +210,12 @@ class CollectiveLearner:
         utility: str | Callable[[RunState], np.ndarray],
         learner: VectorLearner,
     ) -> None:
-        if isinstance(utility, str):
-            if utility not in UTILITIES:
-                raise ValueError(f"utility: unknown {utility!r}; choose from {', '.join(UTILITIES)}")
-            utility = UTILITIES[utility]
+        if isinstance(utility, str) and utility not in UTILITIES:
+            raise ValueError(f"utility: unknown {utility!r}; choose from {', '.join(UTILITIES)}")
         if learner.mask.shape != agents.mask.shape or (learner.mask != agents.mask).any():
             raise ValueError("learner: its mask must be the agents' action mask")
-        self.agents, self.utility, self.learner = agents, utility, learner
+        self.utility: Callable[[RunState], np.ndarray] = UTILITIES[utility] if isinstance(utility, str) else utility
+        self.agents, self.learner = agents, learner
         self.rewards: list[np.ndarray] = []
 
     def subscribe(self, network: _Signals) -> CollectiveLearner:

@@ -48,7 +48,7 @@ from schedlab.model.core.fields import items, number, validate
 if TYPE_CHECKING:
     import gymnasium as gym
 
-__all__ = ["DQN", "DQNConfig", "QNetwork", "linear_schedule", "train"]
+__all__ = ["DQN", "DQNConfig", "QNetwork", "adamw", "linear_schedule", "train"]
 
 
 @dataclass(frozen=True)
@@ -121,6 +121,19 @@ class DQNConfig:
             raise ValueError(f"guide_fraction must be in [0, 1], got {self.guide_fraction!r}")
         if self.discount not in ("step", "time"):
             raise ValueError(f"discount must be 'step' or 'time', got {self.discount!r}")
+
+
+def adamw(params: list[nn.Parameter], *, lr: float, weight_decay: float) -> torch.optim.AdamW:
+    """AdamW with torch's fused kernel where this torch has one for the parameters' device, else its default.
+
+    Feature-detected, not version-compared: a torch without a fused CPU kernel (before 2.4)
+    refuses ``fused=True`` when the optimiser is built, and the default implementation
+    (the same algorithm; floats may differ in the last bits) takes over.
+    """
+    try:
+        return torch.optim.AdamW(params, lr=lr, weight_decay=weight_decay, fused=True)
+    except RuntimeError:  # "`fused=True` requires all the params to be ... Tensors of supported devices"
+        return torch.optim.AdamW(params, lr=lr, weight_decay=weight_decay)
 
 
 def linear_schedule(start: float, end: float, duration: float, t: float) -> float:
@@ -202,9 +215,7 @@ class DQN:
             self.policy = QNetwork(obs_dim, n_actions, cfg.hidden, self.obs_high, dueling=cfg.dueling)
         self.target = QNetwork(obs_dim, n_actions, cfg.hidden, self.obs_high, dueling=cfg.dueling)
         self.target.load_state_dict(self.policy.state_dict())
-        self.optimizer = torch.optim.AdamW(
-            self.policy.parameters(), lr=cfg.learning_rate, weight_decay=cfg.weight_decay, fused=True
-        )
+        self.optimizer = adamw(list(self.policy.parameters()), lr=cfg.learning_rate, weight_decay=cfg.weight_decay)
         self.updates = 0
         self.syncs = 0
 

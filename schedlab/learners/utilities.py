@@ -12,6 +12,7 @@ with ``weights``, ``executed``, ``touch_agent``, ``touch_job`` and ``agents`` (a
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Protocol
 
 import numpy as np
@@ -148,4 +149,9 @@ def selfish_at_agent(state: RunState) -> np.ndarray:
 
 
 #: the private utilities by the names the scenario uses
-UTILITIES = {"tg": team_game, "wlu": wonderful_life, "su": selfish, "su_agent": selfish_at_agent}
+UTILITIES: dict[str, Callable[[RunState], np.ndarray]] = {
+    "tg": team_game,
+    "wlu": wonderful_life,
+    "su": selfish,
+    "su_agent": selfish_at_agent,
+}

@@ -29,7 +29,10 @@ What it leaves out, and why
   (``view.fits``) waits, and the plan is compressed at each decision until it starts.
 - The plan is the policy's own state: one :class:`Conservative` per run (a scenario's
   ``build`` makes one). Jobs started, preempted or resized by anything else make it
-  compress (a preempted job is planned again, as a new arrival).
+  compress (a preempted job is planned again, as a new arrival). So do processors
+  that come or go with no job starting or ending: a capacity changed (elastic), a
+  node repaired, booted, down or switched off. A job reserved while none of its
+  pool's processors were on would otherwise keep its ``inf`` slot after they boot.
 - It plans one pool of processors, the machine's. Three methods say what the plan is
   made over (``_fresh``: the profiles from what runs now; ``_pool``: a job's profile;
   ``_relaid``: the pools changed with new arrivals), so a cluster's version,
@@ -84,7 +87,7 @@ class Conservative:
         self._plan: dict[Job, list[float]] = {}  # waiting job -> [reservation, arrival number]
         self._ends: dict[Job, float] = {}  # running job -> requested end, as the profile holds it
         self._profiles: dict[Hashable, Profile] | None = None  # running jobs and the plan, per pool
-        self._capacity = -1
+        self._usable = -1  # processors free or held by running jobs, as the profile was made over
         self._arrivals = 0
         self._stuck = False  # a job reserved now did not fit: the profile is not the machine's
 
@@ -122,7 +125,7 @@ class Conservative:
         running job's, over the same processors and times.
         """
         now, ends = view.now, self._ends
-        changed = self._stuck or view.capacity != self._capacity
+        changed = self._stuck or _usable(view) != self._usable
         seen: dict[Job, float] = {}
         for run in view.running:
             job, end = run.job, run.requested_end
@@ -174,7 +177,7 @@ class Conservative:
             for kept in profiles.values():
                 kept.advance(now)
         self._profiles = profiles
-        self._capacity = view.capacity
+        self._usable = _usable(view)
         if new:
             pool = self._pool
             for job in self.order.rank(new, now) if len(new) > 1 else new:
@@ -200,3 +203,8 @@ class Conservative:
 
     def __repr__(self) -> str:
         return f"Conservative({self.order!r})"
+
+
+def _usable(view: MachineView) -> int:
+    """The processors free or held by running jobs: what the profile is made over."""
+    return view.free + sum(run.cpus for run in view.running)

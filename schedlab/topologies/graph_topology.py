@@ -20,8 +20,8 @@ __all__ = ["grid_endpoints", "grid_topology"]
 
 def _indices(graph: nx.Graph, kind: str) -> int:
     """How many ``(kind, i)`` nodes the graph has, checking they are numbered 0..n-1."""
-    found = sorted(
-        node[1]
+    found: list[int] = sorted(
+        int(node[1])
         for node in graph.nodes
         if isinstance(node, tuple) and len(node) == 2 and node[0] == kind and isinstance(node[1], int | np.integer)
     )

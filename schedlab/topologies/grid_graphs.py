@@ -279,7 +279,9 @@ def small_world_grid(
             j += 1
     graph = nx.Graph(name=f"small_world({n}x{m}, k={k}, p={shortcut_prob:g})")
     for pos, node in labels.items():
-        attrs = {"kind": "broker"} if node[0] == "agent" else {"kind": "resource", "capacity": float(caps[node[1]])}
+        attrs: dict[str, object] = (
+            {"kind": "broker"} if node[0] == "agent" else {"kind": "resource", "capacity": float(caps[node[1]])}
+        )
         graph.add_node(node, position=pos, **attrs)
     edges = sorted((min(u, v), max(u, v)) for u, v in ring.edges)
     delays = rng.uniform(low, high, len(edges))

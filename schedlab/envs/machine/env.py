@@ -203,7 +203,7 @@ class MachineEnv(gym.Env[np.ndarray, np.int64]):
             "completed": len(machine.records),
         }
 
-    def render(self) -> str | None:
+    def render(self) -> str | None:  # type: ignore[override, unused-ignore]  # gymnasium 1.0-1.2 type it as a TypeVar
         """The state as text (``render_mode="ansi"``): the clock, free resources, the window and the running jobs."""
         if self.render_mode is None:
             return None

@@ -292,7 +292,7 @@ class RLSchedulerEnv(gym.Env[np.ndarray, np.int64]):
             return observe([], 0.0, 0, self.features, self.config.queue)
         return observe(self._shown, self._machine.env.now, self._machine.free, self.features, self.config.queue)
 
-    def render(self) -> str | None:
+    def render(self) -> str | None:  # type: ignore[override, unused-ignore]  # gymnasium 1.0-1.2 type it as a TypeVar
         """The clock, the free nodes and the shown jobs, as text (``render_mode="ansi"``)."""
         if self.render_mode is None:
             return None

@@ -207,7 +207,7 @@ class DeepRMEnv(gym.Env[Any, np.int64]):
         assert isinstance(obs, dict)
         return {"backlog": obs["backlog"], **{k: obs[k].reshape(shape) for k, shape in self._shapes.items()}}
 
-    def render(self) -> str | None:
+    def render(self) -> str | None:  # type: ignore[override, unused-ignore]  # gymnasium 1.0-1.2 type it as a TypeVar
         """The state as text (``render_mode="ansi"``): the clock, the plan and the visible slots.
 
         One line per resource and time step ahead would be long; instead each resource's

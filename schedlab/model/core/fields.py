@@ -82,7 +82,7 @@ def is_int(value: Any, low: float | None = None) -> bool:
     # the exact type first: an int is by far the most common, and an ABC check costs more
     if type(value) is not int and (isinstance(value, bool) or not isinstance(value, numbers.Integral)):
         return False
-    return low is None or value >= low  # type: ignore[operator]  # ints and numpy integers compare with floats (Integral's stub says no)
+    return low is None or value >= low  # type: ignore[operator, unused-ignore]  # ints and numpy integers compare with floats (Integral's stub says no)
 
 
 def is_whole(value: Any, low: float | None = None) -> bool:

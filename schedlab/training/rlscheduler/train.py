@@ -334,7 +334,7 @@ def _train(
     if settings.imitate and resumed is None:
         teacher = settings.imitate
         if teacher == "best":
-            teacher = min(("sjf", "f1"), key=lambda h: np.mean(heuristic_scores(cfg, h, valid, length)))
+            teacher = min(("sjf", "f1"), key=lambda h: float(np.mean(heuristic_scores(cfg, h, valid, length))))
         _imitate(model, cfg, settings, teacher)
         best["teacher"] = teacher
     if resumed is None:
