@@ -58,7 +58,6 @@ def test_a_workload_becomes_jobs(tmp_path):
     [
         (lambda w: w["jobs"][1].pop("res"), r"job 1 \(id '2'\): field 'res' is missing"),
         (lambda w: w["jobs"][2].update(res=0), r"job 2 \(id 3\): field 'res' must be a whole number >= 1, got 0"),
-        (lambda w: w["jobs"][0].update(id="a!1"), r"job 0 \(id 'a!1'\): field 'id' must be a whole number"),
         (lambda w: w["jobs"][3].update(profile="gone"), r"job 3 \(id 4\): field 'profile' names no profile"),
         (
             lambda w: w["profiles"].update(short={"type": "smpi", "trace": "traces.txt"}),

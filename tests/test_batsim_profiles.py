@@ -99,9 +99,9 @@ def test_a_bad_profile_or_a_repeated_id_gets_one_line(tmp_path, jobs, profiles, 
 
 def test_ids_that_are_names_are_numbered_in_file_order(tmp_path):
     # Batsim's own workloads name their jobs ("seq-1-rep1-ok"); schedlab numbers them 1..n in file order
-    jobs = [{**job(0, "wait"), "id": "late", "subtime": 5}, {**job(1, "wait"), "id": "early"}, job(2, "compute")]
+    jobs = [{**job(0, "wait"), "id": "late", "subtime": 5}, {**job(1, "wait"), "id": "w0!1"}, job(2, "compute")]
     read = read_batsim_workload(workload(tmp_path, jobs), flops=1e9)
-    assert read.names == ("late", "early", "2")
+    assert read.names == ("late", "w0!1", "2")
     assert [(j.id, j.submit) for j in read.jobs] == [(2, 1.0), (3, 2.0), (1, 5.0)]
     with pytest.raises(BatsimWorkloadError, match=r"job 1 \(id 'a'\): field 'id' repeats the id of job 0"):
         read_batsim_workload(workload(tmp_path, [{**job(0, "wait"), "id": "a"}, {**job(1, "wait"), "id": "a"}]))
