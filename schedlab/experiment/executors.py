@@ -35,7 +35,30 @@ def _start_worker(parent: int) -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):  # started with SIGINT blocked (see _sigint_held): ignored now, so let it in
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     _watch_parent(parent)
+
+
+@contextmanager
+def _sigint_held() -> Iterator[None]:
+    """SIGINT held back (blocked) in this thread while it may start pool workers, then let through.
+
+    A worker inherits its starter's blocked signals, so one started while a Ctrl-C is on
+    its way takes it only after :func:`_start_worker` ignores it: without this, a worker
+    still starting up died of it, printing its own traceback after ``interrupted``. The
+    run itself gets the Ctrl-C as soon as the block ends.
+    """
+    import signal
+
+    if not hasattr(signal, "pthread_sigmask"):  # Windows: no signal masks
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def _watch_parent(parent: int) -> None:
@@ -142,8 +165,9 @@ def pooled(pool: Executor, fn: Callable[[T], R], todo: Iterable[T], window: int,
     items = iter(todo)
     try:
         while True:
-            for item in itertools.islice(items, window - len(pending)):
-                pending.add(pool.submit(fn, item))
+            with _sigint_held():  # a submit may start a worker (see _sigint_held)
+                for item in itertools.islice(items, window - len(pending)):
+                    pending.add(pool.submit(fn, item))
             if not pending:
                 return
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
