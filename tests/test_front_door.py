@@ -90,3 +90,11 @@ def test_load_log_finds_a_log_by_name() -> None:
 
     log = schedlab.load_log("SDSC-SP2-1998-4.2-cln", TRACES)
     assert log.procs == 128 and len(log.jobs) > 50_000
+
+
+def test_the_command_line_starts_without_loading_the_policies() -> None:
+    # the registry is read only when `schedlab replay --help` is printed
+    loaded = "sorted(m for m in ('numpy', 'schedlab.policies') if m in sys.modules)"
+    code = f"import sys, schedlab.experiment.cli; print({loaded})"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

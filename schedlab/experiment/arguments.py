@@ -1,18 +1,33 @@
 """The ``schedlab`` command line's words: its subcommands, their options and help.
 
 Kept apart from :mod:`schedlab.experiment.cli`, which acts on the parsed words, so that
-the command's surface reads in one place. Besides argparse it reads one table of the
-package, the registry of queue orders, whose names and descriptions ``replay --policy``
-lists.
+the command's surface reads in one place; like the command, it imports only argparse at
+start-up. The registry of queue orders, whose names ``replay --help`` lists, is read only
+when that help is printed (:class:`_OrdersHelp`).
 """
 
 from __future__ import annotations
 
 import argparse
 
-from schedlab.policies.scoring import describe_orders
-
 __all__ = ["EPILOG", "build_parser"]
+
+
+class _OrdersHelp(argparse.HelpFormatter):
+    """Help whose ``%(orders)s`` is the registry's orders, read when the help is printed, not at start-up.
+
+    Importing the registry loads every policy (about 0.13 s); a command that prints no
+    help should not pay for it.
+    """
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help
+        if text is not None and "%(orders)s" in text:
+            from schedlab.policies.scoring import describe_orders
+
+            text = text.replace("%(orders)s", describe_orders().replace("%", "%%"))
+        return text
+
 
 EPILOG = """examples:
   schedlab run scenarios/mmc.py
@@ -101,7 +116,11 @@ def build_parser(script: str | None = None) -> argparse.ArgumentParser:
     run.add_argument("--list-config", action="store_true", help="print the scenario's Config fields and exit")
     _common(run)
 
-    replay = sub.add_parser("replay", help="replay windows of SWF traces under policies, with or without backfilling")
+    replay = sub.add_parser(
+        "replay",
+        help="replay windows of SWF traces under policies, with or without backfilling",
+        formatter_class=_OrdersHelp,
+    )
     if script is None:
         replay.add_argument(
             "traces",
@@ -115,7 +134,7 @@ def build_parser(script: str | None = None) -> argparse.ArgumentParser:
         action="append",
         default=None,
         metavar="NAME",
-        help=f"priority order, one of the registered orders: {describe_orders()} (repeatable; default fcfs)",
+        help="priority order, one of the registered orders: %(orders)s (repeatable; default fcfs)",
     )
     # the names of policies.batch.BACKFILLS, written out: importing it here would load the
     # policies at every start-up of the CLI (tests/test_conservative.py checks they agree)
