@@ -17,8 +17,8 @@ from schedlab.envs.kernel_policy import MaskableKernelPolicy
 from schedlab.envs.rlscheduler.env import ModelChooser, RLSchedulerConfig, RLSchedulerEnv, sequence_scores
 from schedlab.envs.rlscheduler.model_files import load_model, save_model
 from schedlab.envs.rlscheduler.obs import FEATURES, log_features
-from schedlab.envs.rlscheduler.scorer import KernelScorer, greedy_policy
-from schedlab.training.rlscheduler.search import SearchState, evolve, greedy_scores, numpy_scorer, scorer_vector
+from schedlab.envs.rlscheduler.scorer import KernelScorer, greedy_policy, kernel_scorer
+from schedlab.training.rlscheduler.search import SearchState, evolve, greedy_scores, scorer_vector
 from schedlab.training.rlscheduler.train import (
     TrainSettings,
     evaluate,
@@ -48,7 +48,7 @@ def test_the_numpy_scorer_picks_what_the_sb3_policy_picks():
     import torch
 
     model, _ = _model()
-    scorer = numpy_scorer(model, scorer_vector(model))
+    scorer = kernel_scorer(model, scorer_vector(model))
     rng = np.random.default_rng(5)
     for n in (2, 7, 128):
         obs = np.tile(np.array([0, 1, 1, 1, 1, 1, 1, 0, 0], dtype=np.float32), 128)

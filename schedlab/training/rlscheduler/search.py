@@ -43,16 +43,11 @@ import numpy as np
 
 from schedlab.envs.rlscheduler.env import ModelChooser, RLSchedulerConfig, sequence_scores
 from schedlab.envs.rlscheduler.obs import log_features
-from schedlab.envs.rlscheduler.scorer import KernelScorer, kernel_scorer, scorer_vector
+from schedlab.envs.rlscheduler.scorer import kernel_scorer, scorer_vector
 from schedlab.model.core.streams import Streams
 from schedlab.policies.backfilling import Committed
 
-__all__ = ["NumpyScorer", "SearchState", "evolve", "greedy_scores", "numpy_scorer", "scorer_vector"]
-
-
-#: the scorer the search scores candidates with: the one every greedy evaluation uses (see
-#: :mod:`schedlab.envs.rlscheduler.scorer`), under its former name
-NumpyScorer = KernelScorer
+__all__ = ["SearchState", "evolve", "greedy_scores", "scorer_vector"]
 
 
 @dataclass
@@ -79,11 +74,6 @@ def _set_vector(model: Any, vector: np.ndarray) -> None:
     torch.nn.utils.vector_to_parameters(value, scorer.parameters())
 
 
-def numpy_scorer(model: Any, vector: np.ndarray) -> KernelScorer:
-    """The scorer of ``model`` with the weights ``vector`` (unpacked as ``parameters()`` lays them out)."""
-    return kernel_scorer(model, vector)
-
-
 def greedy_scores(model: Any, cfg: RLSchedulerConfig, starts: Sequence[int], length: int | None = None) -> list[float]:
     """Each sequence's score with the scorer of ``model`` choosing greedily, computed in numpy (fast).
 
@@ -93,7 +83,7 @@ def greedy_scores(model: Any, cfg: RLSchedulerConfig, starts: Sequence[int], len
     """
     trace = cfg.trace
     features = log_features(str(cfg.path), trace.procs * trace.procs_per_node)
-    scorer = numpy_scorer(model, scorer_vector(model))
+    scorer = kernel_scorer(model)
     return sequence_scores(cfg, lambda b: ModelChooser(scorer, features, cfg.queue, b), starts, length)
 
 
@@ -131,7 +121,7 @@ def evolve(
         return max(sequence_scores(configs[backfill], lambda b: Committed("sjf", b), [start])[0], 1e-9)
 
     def cost(vector: np.ndarray, plan: list[tuple[int, bool]]) -> float:
-        scorer = numpy_scorer(model, vector)
+        scorer = kernel_scorer(model, vector)
         values = [
             sequence_scores(configs[b], lambda b: ModelChooser(scorer, features, cfg.queue, b), [s])[0] / baseline(s, b)
             for s, b in plan
