@@ -2,13 +2,15 @@
 
 A heuristic here is ``act(env) -> action``: it reads the environment's own state (not
 the observation), so it is exact, and takes actions of the env's action space, so it
-runs on the same episodes through the same steps as the learner. :data:`HEURISTICS`
-lists them per environment id; :func:`heuristic` finds one or refuses in one line.
+runs on the same episodes through the same steps as the learner. :func:`heuristic`
+finds one by name or refuses in one line.
 
 ``schedlab/Machine-v0`` (the window of the ``K`` oldest waiting jobs, ``K`` waits):
 
-- ``sjf``: the window job that fits now with the shortest estimate (the oldest of equal ones);
-- ``fcfs``: the oldest waiting job if it fits now, else wait (strict order).
+- ``fcfs``: the oldest waiting job if it fits now, else wait (strict order);
+- every other registered queue order (``sjf``, ``f1``, ``saf``, ...:
+  :data:`~schedlab.policies.scoring.SCORES`): the window job that fits now and that order
+  ranks first (the oldest of equal ones). A new ``@order`` is a teacher with no edit here.
 """
 
 from __future__ import annotations
@@ -16,21 +18,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
+from schedlab.model.contracts.machine import Score
+from schedlab.policies.scoring import SCORES
 
-__all__ = ["HEURISTICS", "heuristic"]
+__all__ = ["heuristic", "heuristic_names"]
 
 Heuristic = Callable[[Any], int]
-
-
-def _machine_sjf(env: Any) -> int:
-    machine, observer = env.unwrapped.machine, env.unwrapped.observer
-    mask = env.unwrapped.action_masks()
-    fits = [i for i in range(observer.window) if mask[i]]
-    if not fits:
-        return int(observer.wait_action)
-    estimates = [machine.waiting[i].requested_time for i in fits]
-    return fits[int(np.argmin(estimates))]
 
 
 def _machine_fcfs(env: Any) -> int:
@@ -38,15 +31,30 @@ def _machine_fcfs(env: Any) -> int:
     return 0 if mask[0] else int(env.unwrapped.observer.wait_action)
 
 
-HEURISTICS: dict[str, dict[str, Heuristic]] = {
-    "schedlab/Machine-v0": {"sjf": _machine_sjf, "fcfs": _machine_fcfs},
-}
+def _machine_order(score: Score) -> Heuristic:
+    """The window job that fits now and ``score`` ranks first, else wait."""
+
+    def act(env: Any) -> int:
+        machine, observer = env.unwrapped.machine, env.unwrapped.observer
+        mask = env.unwrapped.action_masks()
+        fits = [i for i in range(observer.window) if mask[i]]
+        if not fits:
+            return int(observer.wait_action)
+        now = float(machine.env.now)
+        return min(fits, key=lambda i: score(machine.waiting[i], now))  # min keeps the first of equal scores
+
+    return act
+
+
+def heuristic_names(env_id: str) -> list[str]:
+    """The heuristics environment ``env_id`` has, by name (none outside ``schedlab/Machine-v0`` yet)."""
+    return ["fcfs", *(name for name in SCORES if name != "fcfs")] if env_id == "schedlab/Machine-v0" else []
 
 
 def heuristic(env_id: str, name: str) -> Heuristic:
     """The heuristic ``name`` of environment ``env_id``, or a one-line error listing those it has."""
-    known = HEURISTICS.get(env_id, {})
+    known = heuristic_names(env_id)
     if name not in known:
-        have = ", ".join(sorted(known)) or "none"
+        have = ", ".join(known) or "none"
         raise ValueError(f"teacher: {name!r} is not a heuristic of {env_id} (it has: {have})")
-    return known[name]
+    return _machine_fcfs if name == "fcfs" else _machine_order(SCORES[name])
