@@ -155,7 +155,7 @@ class BatsimJobs:
 
 def _replay(args: argparse.Namespace) -> int:
     from schedlab.experiment.published import published_lines
-    from schedlab.experiment.runner import run, scenario_warnings
+    from schedlab.experiment.runner import run
     from schedlab.experiment.scenario import load_scenario
     from schedlab.experiment.store import check_out
     from schedlab.replay import trace_replay as trace_scenario
@@ -215,9 +215,9 @@ def _replay(args: argparse.Namespace) -> int:
                     f"{loaded.report}; machine {loaded.procs} "
                     f"{'nodes' if cfg.compat == 'rlscheduler' else 'processors'}"
                 )
-        for line in scenario_warnings(scenario, cfg):  # said before the run; run() keeps them in manifest.json
-            print(line, file=sys.stderr)
         results = run(scenario, overrides=overrides, reps=cfg.n_windows, executor=args.executor, workers=args.workers)
+        for line in results.run_info.get("warnings", []):  # the scenario's (run() keeps them in manifest.json)
+            print(line, file=sys.stderr)
         for row in results.rows:
             row["windows"] = cfg.n_windows
         print(f"replay: {cfg.n_windows} window(s) of {cfg.length} jobs, compat {cfg.compat}, walltime {cfg.walltime}")
