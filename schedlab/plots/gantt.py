@@ -32,6 +32,7 @@ __all__ = [
     "node_gantt",
     "segments_from_records",
     "segments_from_trace",
+    "state_style",
 ]
 
 #: how a node's state is drawn behind its jobs: (legend name, colour, hatch); its collection's gid is the state
@@ -41,6 +42,19 @@ NODE_STATE_STYLE = {
     "switching_on": ("switching", "tab:orange", ""),
     "switching_off": ("switching", "tab:orange", ""),
 }
+
+
+def state_style(state: str) -> dict[str, Any]:
+    """How a node state of :data:`NODE_STATE_STYLE` is drawn: keywords for a bar, an area or a legend patch."""
+    _, colour, hatch = NODE_STATE_STYLE[state]
+    return {
+        "facecolor": colour,
+        "alpha": 0.35,
+        "hatch": hatch,
+        "edgecolor": colour if hatch else "none",
+        "linewidth": 0,
+    }
+
 
 _ON = re.compile(r"job (\S+) (?:on|to) (\d+)/(\d+) cpus")
 _JOB = re.compile(r"job ([^\s,]+)")
@@ -297,17 +311,12 @@ def node_gantt(
     span = max([float(r[6]) for r, _ in placed] + [b for *_, b in stretches], default=1.0) - t0
     axis = time_axis(t0, t0 + span, time_unit, "the first start")
     for node, state, start, end in stretches:  # behind the jobs: a failed node is not an idle one
-        _, colour, hatch = NODE_STATE_STYLE[state]
         ax.broken_barh(
             [(axis(start), (end - start) / axis.scale)],
             (base[node], cores[node]),
-            facecolors=colour,
-            alpha=0.35,
-            hatch=hatch,
-            edgecolors=colour if hatch else "none",
-            linewidth=0,
             zorder=0.5,
             gid=state,
+            **state_style(state),
         )
     for row, slots in placed:
         start, end, queue = float(row[5]), float(row[6]), str(row[1])
@@ -355,9 +364,10 @@ def node_gantt(
             if spec.swf_id is not None:
                 names[str(spec.swf_id)] = f"{spec.swf_id} ({name})"
     handles = [Patch(color=colours[q], label=f"queue {names.get(q, q)}" if q else "no queue") for q in queues]
-    for shown in dict.fromkeys(NODE_STATE_STYLE[s][0] for _, s, _, _ in stretches):  # each state once
-        _, colour, hatch = next(v for v in NODE_STATE_STYLE.values() if v[0] == shown)
-        handles.append(Patch(facecolor=colour, alpha=0.35, hatch=hatch, edgecolor=colour, label=shown))
+    legend: dict[str, str] = {}  # each legend name once (switching on and off share one), in order of appearance
+    for _, state, _, _ in stretches:
+        legend.setdefault(NODE_STATE_STYLE[state][0], state)
+    handles += [Patch(label=name, **state_style(state)) for name, state in legend.items()]
     if handles:
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7, frameon=False)
     return fig

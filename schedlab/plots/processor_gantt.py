@@ -21,6 +21,7 @@ import numpy as np
 from schedlab.model.core.procset import parse_procset
 from schedlab.model.records.job_record import JobRecord
 from schedlab.plots._mpl import new_figure
+from schedlab.plots.gantt import NODE_STATE_STYLE, state_style
 from schedlab.plots.time_axis import time_axis
 
 __all__ = ["processor_gantt", "rectangles"]
@@ -108,20 +109,11 @@ def processor_gantt(
             [(axis(start), (end - start) / axis.scale)], (lo, count), facecolors=face, edgecolors="black", linewidth=0.2
         )
     for _, start, end, lo, count in outages:  # a failed processor is not an idle one
-        ax.broken_barh(
-            [(axis(start), (end - start) / axis.scale)],
-            (lo, count),
-            facecolors="tab:red",
-            alpha=0.35,
-            hatch="///",
-            edgecolors="tab:red",
-            linewidth=0,
-            gid="down",
-        )
+        ax.broken_barh([(axis(start), (end - start) / axis.scale)], (lo, count), gid="down", **state_style("down"))
     if outages:
         from matplotlib.patches import Patch
 
-        hatched = Patch(facecolor="tab:red", alpha=0.35, hatch="///", edgecolor="tab:red", label="down (failed)")
+        hatched = Patch(label=NODE_STATE_STYLE["down"][0], **state_style("down"))
         ax.legend(handles=[hatched], loc="upper right", fontsize=7)
     ax.set_ylim(0, capacity)
     ax.set_ylabel(f"processor id (0-{capacity - 1})")

@@ -20,7 +20,7 @@ import numpy as np
 from schedlab.model.core.procset import parse_procset
 from schedlab.model.records.job_record import JobRecord
 from schedlab.plots._mpl import new_figure
-from schedlab.plots.gantt import segments_from_trace
+from schedlab.plots.gantt import NODE_STATE_STYLE, segments_from_trace, state_style
 from schedlab.plots.time_axis import time_axis
 from schedlab.processes.tracing import TraceEntry
 
@@ -126,13 +126,9 @@ def utilization_queue(
             1 - cpus / capacity,
             1,
             step="post",
-            facecolor="tab:red",
-            alpha=0.35,
-            hatch="///",
-            edgecolor="tab:red",
-            linewidth=0,
-            label="down (failed)",
+            label=NODE_STATE_STYLE["down"][0],
             gid="down",
+            **state_style("down"),
         )
         top.legend(loc="upper right", fontsize=7)
     bottom.step(axis(t_queue), queued, where="post", color="tab:red")
