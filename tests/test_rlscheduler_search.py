@@ -196,3 +196,22 @@ def test_a_records_score_is_its_saved_models_own(tmp_path):
         chosen = sequence_scores(c, partial(ModelChooser, loaded, features, c.queue), valid, length)
         assert float(np.mean(chosen)) == value
         assert float(np.mean(evaluate(loaded, c, valid, length))) == value
+
+
+def test_the_search_on_a_process_pool_steps_as_it_does_here():
+    """Each member is one task, its noise drawn before it is sent: two workers give the serial search's weights."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    def search(executor: object) -> np.ndarray:
+        model, cfg = _model()
+        evolve(model, cfg, generations=2, pairs=2, episodes=2, sigma=0.05, learning_rate=0.02,
+               both_backfills=True, seed=5, executor=executor)  # fmt: skip
+        return scorer_vector(model)
+
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
+        pooled = search(pool)
+        model, cfg = _model()
+        starts = [300, 900]
+        assert greedy_scores(model, cfg, starts, 256, pool) == greedy_scores(model, cfg, starts, 256)
+    assert np.array_equal(pooled, search(None))

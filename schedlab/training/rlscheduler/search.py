@@ -35,19 +35,20 @@ Alternative to Reinforcement Learning. arXiv:1703.03864, 2017.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass, replace
-from functools import cache
 from typing import Any
 
 import numpy as np
 
 from schedlab.envs.rlscheduler.env import ModelChooser, RLSchedulerConfig, sequence_scores
 from schedlab.envs.rlscheduler.obs import log_features
-from schedlab.envs.rlscheduler.scorer import kernel_scorer, scorer_vector
+from schedlab.envs.rlscheduler.scorer import ScorerLayout, scorer_layout, scorer_vector
 from schedlab.model.core.streams import Streams
 from schedlab.policies.backfilling import Committed
+from schedlab.training.search import gather
 
-__all__ = ["SearchState", "evolve", "greedy_scores", "scorer_vector"]
+__all__ = ["SearchState", "evolve", "greedy_scores", "member_cost", "scorer_vector", "window_scores"]
 
 
 @dataclass
@@ -74,17 +75,51 @@ def _set_vector(model: Any, vector: np.ndarray) -> None:
     torch.nn.utils.vector_to_parameters(value, scorer.parameters())
 
 
-def greedy_scores(model: Any, cfg: RLSchedulerConfig, starts: Sequence[int], length: int | None = None) -> list[float]:
-    """Each sequence's score with the scorer of ``model`` choosing greedily, computed in numpy (fast).
+def window_scores(
+    cfg: RLSchedulerConfig,
+    layout: ScorerLayout | None,
+    vector: np.ndarray | None,
+    starts: list[int],
+    length: int | None,
+) -> list[float]:
+    """Each sequence's score under the scorer ``layout`` with weights ``vector``, or under SJF when ``layout`` is None.
+
+    A task for an executor's worker: its arguments are small and picklable, and the log
+    and its features are loaded once per process (both are cached).
+    """
+    if layout is None or vector is None:
+        return sequence_scores(cfg, lambda b: Committed("sjf", b), starts, length)
+    trace = cfg.trace
+    features = log_features(str(cfg.path), trace.procs * trace.procs_per_node)
+    scorer = layout.scorer(vector)
+    return sequence_scores(cfg, lambda b: ModelChooser(scorer, features, cfg.queue, b), starts, length)
+
+
+def member_cost(
+    layout: ScorerLayout, vector: np.ndarray, plan: list[tuple[RLSchedulerConfig, int]], baselines: list[float]
+) -> float:
+    """A member's cost: its mean over the ``plan``'s sequences of its score over SJF's (negated for utilization)."""
+    values = [window_scores(c, layout, vector, [s], None)[0] / b for (c, s), b in zip(plan, baselines, strict=True)]
+    mean = float(np.mean(values))
+    return -mean if plan[0][0].score_type == "utilization" else mean  # utilization: higher is better
+
+
+def greedy_scores(
+    model: Any,
+    cfg: RLSchedulerConfig,
+    starts: Sequence[int],
+    length: int | None = None,
+    executor: Executor | None = None,
+) -> list[float]:
+    """Each sequence's score with the scorer of ``model`` choosing greedily, one task per sequence on ``executor``.
 
     The same scorer and choices as every greedy evaluation of the model
     (:func:`~schedlab.envs.rlscheduler.scorer.greedy_policy`), so a recorded validation
     is the saved model's own score; SB3's float32 ``predict`` may break exact ties otherwise.
     """
-    trace = cfg.trace
-    features = log_features(str(cfg.path), trace.procs * trace.procs_per_node)
-    scorer = kernel_scorer(model)
-    return sequence_scores(cfg, lambda b: ModelChooser(scorer, features, cfg.queue, b), starts, length)
+    layout, vector = scorer_layout(model), scorer_vector(model)
+    calls = [(cfg, layout, vector, [int(s)], length) for s in starts]
+    return [score for [score] in gather(executor, window_scores, calls)]
 
 
 def evolve(
@@ -100,6 +135,7 @@ def evolve(
     seed: int,
     on_generation: Callable[[SearchState], None] | None = None,
     resume: SearchState | None = None,
+    executor: Executor | None = None,
 ) -> None:
     """Search the scorer's weights of ``model`` (an SB3 kernel model) for ``generations``; see the module.
 
@@ -108,26 +144,17 @@ def evolve(
     the caller can validate, keep the best and save the state. ``resume`` goes on from
     such a state (from its generation + 1), with the same arguments as the search that
     gave it.
+
+    Each member is one task on ``executor`` (any ``concurrent.futures.Executor``; None:
+    here), and so is each new sequence's SJF score. The noise is drawn here and the costs
+    come back in the members' order, so the weights are the same for any number of workers.
     """
     streams = Streams(seed)
     draw, noise_rng = streams["search_episodes"], streams["search_noise"]
-    trace = cfg.trace
-    features = log_features(str(cfg.path), trace.procs * trace.procs_per_node)
     settings = (False, True) if both_backfills else (cfg.backfill,)
     configs = {b: replace(cfg, backfill=b) for b in settings}
-
-    @cache
-    def baseline(start: int, backfill: bool) -> float:
-        return max(sequence_scores(configs[backfill], lambda b: Committed("sjf", b), [start])[0], 1e-9)
-
-    def cost(vector: np.ndarray, plan: list[tuple[int, bool]]) -> float:
-        scorer = kernel_scorer(model, vector)
-        values = [
-            sequence_scores(configs[b], lambda b: ModelChooser(scorer, features, cfg.queue, b), [s])[0] / baseline(s, b)
-            for s, b in plan
-        ]
-        mean = float(np.mean(values))
-        return -mean if cfg.score_type == "utilization" else mean  # utilization: higher is better
+    layout = scorer_layout(model)
+    sjf: dict[tuple[int, bool], float] = {}  # each sequence's SJF score, computed once
 
     weights = scorer_vector(model)
     m, v = np.zeros_like(weights), np.zeros_like(weights)
@@ -141,9 +168,15 @@ def evolve(
     beta1, beta2 = 0.9, 0.999
     for g in range(first, generations + 1):
         starts = draw.integers(cfg.sequence, cfg.n_jobs - cfg.sequence - 1, size=episodes)
-        plan = [(int(s), settings[i % len(settings)]) for i, s in enumerate(starts)]
+        keys = [(int(s), settings[i % len(settings)]) for i, s in enumerate(starts)]
+        new = sorted(set(keys) - set(sjf))
+        scores = gather(executor, window_scores, [(configs[b], None, None, [s], None) for s, b in new])
+        sjf.update({key: max(score, 1e-9) for key, [score] in zip(new, scores, strict=True)})
+        plan = [(configs[b], s) for s, b in keys]
+        baselines = [sjf[key] for key in keys]
         noise = noise_rng.standard_normal((pairs, weights.size))
-        costs = np.array([[cost(weights + sign * sigma * e, plan) for sign in (1.0, -1.0)] for e in noise])
+        calls = [(layout, weights + sign * sigma * e, plan, baselines) for e in noise for sign in (1.0, -1.0)]
+        costs = np.asarray(gather(executor, member_cost, calls)).reshape(pairs, 2)
         ranks = np.argsort(np.argsort(costs.ravel())).reshape(costs.shape) / max(costs.size - 1, 1) - 0.5
         grad = ((ranks[:, 0] - ranks[:, 1])[:, None] * noise).sum(0) / (pairs * sigma)
         m = beta1 * m + (1 - beta1) * grad
