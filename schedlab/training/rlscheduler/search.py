@@ -37,6 +37,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, replace
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -48,7 +49,10 @@ from schedlab.model.core.streams import Streams
 from schedlab.policies.backfilling import Committed
 from schedlab.training.search import gather
 
-__all__ = ["SearchState", "evolve", "greedy_scores", "member_cost", "scorer_vector", "window_scores"]
+__all__ = ["SearchState", "cost", "evolve", "greedy_scores", "plan_scores", "scorer_vector", "window_scores"]
+
+#: sequences of a member scored in one task: small enough that 16 workers share a generation evenly
+CHUNK = 8
 
 
 @dataclass
@@ -95,13 +99,17 @@ def window_scores(
     return sequence_scores(cfg, lambda b: ModelChooser(scorer, features, cfg.queue, b), starts, length)
 
 
-def member_cost(
-    layout: ScorerLayout, vector: np.ndarray, plan: list[tuple[RLSchedulerConfig, int]], baselines: list[float]
-) -> float:
-    """A member's cost: its mean over the ``plan``'s sequences of its score over SJF's (negated for utilization)."""
-    values = [window_scores(c, layout, vector, [s], None)[0] / b for (c, s), b in zip(plan, baselines, strict=True)]
-    mean = float(np.mean(values))
-    return -mean if plan[0][0].score_type == "utilization" else mean  # utilization: higher is better
+def cost(scores: list[float], baselines: list[float], score_type: str) -> float:
+    """A member's cost: its mean over the sequences of its score over SJF's (negated for utilization)."""
+    mean = float(np.mean([score / base for score, base in zip(scores, baselines, strict=True)]))
+    return -mean if score_type == "utilization" else mean  # utilization: higher is better
+
+
+def plan_scores(
+    layout: ScorerLayout | None, vector: np.ndarray | None, plan: list[tuple[RLSchedulerConfig, int]]
+) -> list[float]:
+    """The score of each ``(setting, start)`` sequence of ``plan`` under the scorer (SJF when ``layout`` is None)."""
+    return [window_scores(c, layout, vector, [s], None)[0] for c, s in plan]
 
 
 def greedy_scores(
@@ -145,9 +153,11 @@ def evolve(
     such a state (from its generation + 1), with the same arguments as the search that
     gave it.
 
-    Each member is one task on ``executor`` (any ``concurrent.futures.Executor``; None:
-    here), and so is each new sequence's SJF score. The noise is drawn here and the costs
-    come back in the members' order, so the weights are the same for any number of workers.
+    Each chunk of ``CHUNK`` sequences of a member is one task on ``executor`` (any
+    ``concurrent.futures.Executor``; None: here), and so is each new sequence's SJF score,
+    all sent at once; the costs are computed here from the scores. The noise is drawn here
+    and the scores come back in the tasks' order, so the weights are the same for any
+    number of workers.
     """
     streams = Streams(seed)
     draw, noise_rng = streams["search_episodes"], streams["search_noise"]
@@ -170,13 +180,19 @@ def evolve(
         starts = draw.integers(cfg.sequence, cfg.n_jobs - cfg.sequence - 1, size=episodes)
         keys = [(int(s), settings[i % len(settings)]) for i, s in enumerate(starts)]
         new = sorted(set(keys) - set(sjf))
-        scores = gather(executor, window_scores, [(configs[b], None, None, [s], None) for s, b in new])
-        sjf.update({key: max(score, 1e-9) for key, [score] in zip(new, scores, strict=True)})
         plan = [(configs[b], s) for s, b in keys]
-        baselines = [sjf[key] for key in keys]
         noise = noise_rng.standard_normal((pairs, weights.size))
-        calls = [(layout, weights + sign * sigma * e, plan, baselines) for e in noise for sign in (1.0, -1.0)]
-        costs = np.asarray(gather(executor, member_cost, calls)).reshape(pairs, 2)
+        members = [weights + sign * sigma * e for e in noise for sign in (1.0, -1.0)]
+        # one task per chunk of a member's sequences, and per new sequence's SJF score, all sent at once
+        chunks = [plan[at : at + CHUNK] for at in range(0, len(plan), CHUNK)]
+        calls: list[tuple[ScorerLayout | None, np.ndarray | None, list[tuple[RLSchedulerConfig, int]]]]
+        calls = [(None, None, [(configs[b], s)]) for s, b in new]
+        calls += [(layout, member, chunk) for member in members for chunk in chunks]
+        results = gather(executor, plan_scores, calls)
+        sjf.update({key: max(score, 1e-9) for key, [score] in zip(new, results[: len(new)], strict=True)})
+        parts = results[len(new) :]  # each member's chunks, in order
+        scores = [list(chain.from_iterable(parts[i : i + len(chunks)])) for i in range(0, len(parts), len(chunks))]
+        costs = np.asarray([cost(row, [sjf[key] for key in keys], cfg.score_type) for row in scores]).reshape(pairs, 2)
         ranks = np.argsort(np.argsort(costs.ravel())).reshape(costs.shape) / max(costs.size - 1, 1) - 0.5
         grad = ((ranks[:, 0] - ranks[:, 1])[:, None] * noise).sum(0) / (pairs * sigma)
         m = beta1 * m + (1 - beta1) * grad
