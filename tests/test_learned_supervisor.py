@@ -53,3 +53,13 @@ def test_a_trained_model_runs_beside_the_baselines_on_the_same_held_out_episodes
 def test_bad_scenario_settings_are_named(override, message):
     with pytest.raises(ValueError, match=message):
         load_scenario(SCENARIO).config(override)
+
+
+@pytest.mark.slow
+def test_the_shipped_supervisors_meet_the_target_and_sarsa_esn_does_not():
+    """The full version: the default run (20 held-out episodes, the six shipped models; docs/responsive.md, 6)."""
+    results = run(SCENARIO, executor="serial", progress=False, keep_records=False)
+    rows = rows_of(learned_table(results.replications))
+    for reward in ("paper", "overhead"):
+        assert rows[f"**learned ({reward}), mean ± sd over 3 seeds**"][-1] == "yes"
+    assert rows["SARSA+ESN"][-1] == "no" and rows["PRIO"][-1] == "yes"
