@@ -18,6 +18,11 @@ to next, the reward is minus the sequence's mean bounded slowdown. ``KernelPolic
 ``MaskableKernelPolicy`` (:mod:`schedlab.envs.kernel_policy`, the rl extra) are its
 permutation-invariant SB3 policies: schedlab's way to learn a queue order.
 
+``SiteSupervisorEnv`` (``schedlab/SiteSupervisor-v0``, :mod:`schedlab.envs.site`) is seed
+001's grid-site supervisor: at each decision epoch it elects a waiting job among
+candidate slots (one per job type and VO), seeing the paper's state; the reward is the
+paper's ``lambda W + (1 - lambda) F`` or the relative overhead its text targets.
+
 ``GridAgentsEnv`` is seed 003's grid as a PettingZoo AEC environment (the N schedulers
 are the agents, one decision per job, in the model's turn order) and ``GridParallelEnv``
 the same grid behind the Parallel API (every agent with a job acts at once: the route
@@ -73,7 +78,12 @@ __all__ = [
 #: env steps after which ``gymnasium.make`` truncates an episode (a TimeLimit): far above a default
 #: episode's steps (DeepRM: at most max_time=1000 waits plus one placement per job; Machine: a start per
 #: job and a wait per event), so they only stop an agent that loops, in an environment made with other settings
-MAX_EPISODE_STEPS = {"schedlab/DeepRM-v0": 5_000, "schedlab/Machine-v0": 10_000, "schedlab/RLScheduler-v0": 10_000}
+MAX_EPISODE_STEPS = {
+    "schedlab/DeepRM-v0": 5_000,
+    "schedlab/Machine-v0": 10_000,
+    "schedlab/RLScheduler-v0": 10_000,
+    "schedlab/SiteSupervisor-v0": 1_000_000,  # one election per job: episodes of any size end by themselves
+}
 
 if "schedlab/DeepRM-v0" not in gym.registry:
     gym.register(
@@ -93,6 +103,13 @@ if "schedlab/RLScheduler-v0" not in gym.registry:
         id="schedlab/RLScheduler-v0",
         entry_point="schedlab.envs.rlscheduler.env:RLSchedulerEnv",
         max_episode_steps=MAX_EPISODE_STEPS["schedlab/RLScheduler-v0"],
+    )
+
+if "schedlab/SiteSupervisor-v0" not in gym.registry:
+    gym.register(
+        id="schedlab/SiteSupervisor-v0",
+        entry_point="schedlab.envs.site.env:SiteSupervisorEnv",
+        max_episode_steps=MAX_EPISODE_STEPS["schedlab/SiteSupervisor-v0"],
     )
 
 

@@ -1,7 +1,9 @@
 """The workloads of seed 001's grid site: Table 1's M/M/P jobs and a segment of a real PBS log.
 
 Both tag each job *interactive* (execution under 15 minutes, section 4.2) or batch,
-and give each a VO (``group``). :func:`election_objective` is the quantity the SARSA
+and give each a VO (``group``); the synthetic one and the tagging live with the site's
+contract (:mod:`schedlab.model.contracts.site`, so that the site's Gymnasium environment
+draws the same jobs) and are re-exported here. :func:`election_objective` is the quantity the SARSA
 supervisor maximises, measured on any schedule's records.
 """
 
@@ -14,13 +16,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
 from schedlab.model.analysis.fair_share import FairShare, responsiveness_utility
-from schedlab.model.contracts.site import INTERACTIVE
-from schedlab.model.core.distributions import Exponential
+from schedlab.model.contracts.site import INTERACTIVE_LIMIT, synthetic_site_jobs, tagged
 from schedlab.model.core.job import Job
-from schedlab.model.core.workloads import poisson_workload
 from schedlab.model.formats.egee import busiest_segment, without_monitoring
 from schedlab.model.formats.traces import load_trace, trace_path
 from schedlab.model.records.job_record import JobRecord
@@ -34,30 +32,6 @@ __all__ = [
     "synthetic_site_jobs",
     "tagged",
 ]
-
-#: interactive: execution time under 15 minutes (seed 001 section 4.2)
-INTERACTIVE_LIMIT = 900.0
-
-
-def tagged(job: Job, group: str | None = None) -> Job:
-    """``job`` labelled interactive or batch by its execution time (and moved to ``group`` if given)."""
-    label = INTERACTIVE if job.runtime < INTERACTIVE_LIMIT else "batch"
-    return dataclasses.replace(job, job_class=label, group=job.group if group is None else group)
-
-
-def synthetic_site_jobs(
-    cores: int, rho: float, count: int, share: float, vo_shares: Mapping[str, float], rng: np.random.Generator
-) -> list[Job]:
-    """Table 1: exponential execution times with P(X < 15 min) = ``share``, Poisson arrivals at ``rho``.
-
-    The arrival rate is ``mu rho P``, so the three workloads of Table 1 are one workload in
-    three time units: only the 15-minute class boundary moves.
-    """
-    mu = -math.log(1.0 - share) / INTERACTIVE_LIMIT
-    jobs = poisson_workload(
-        mu * rho * cores, Exponential.from_rate(mu), 1, count=count, groups=dict(vo_shares), seed=rng
-    )
-    return [tagged(j) for j in jobs]
 
 
 @dataclass(frozen=True)
