@@ -41,7 +41,7 @@ def test_the_pick_is_the_lower_mean_ratio_to_sjf_on_the_union_of_both_seeds_wind
     best, candidates, windows = pick(paths, str(TRACES))
 
     # the same measure, computed here from its definition
-    cfg = RLSchedulerConfig(log="lublin_256", traces_dir=str(TRACES))
+    cfg = RLSchedulerConfig(log="lublin_256", logs_dir=str(TRACES))
     starts = set()
     for seed in seeds:
         starts |= set(validation_windows(cfg, TrainSettings(seed=seed, validation=2, validation_length=256))[0])
@@ -50,7 +50,7 @@ def test_the_pick_is_the_lower_mean_ratio_to_sjf_on_the_union_of_both_seeds_wind
     for path in paths:
         ratios = []
         for backfill in (False, True):
-            c = RLSchedulerConfig(log="lublin_256", backfill=backfill, traces_dir=str(TRACES))
+            c = RLSchedulerConfig(log="lublin_256", backfill=backfill, logs_dir=str(TRACES))
             rl = np.mean(greedy_scores(load_model(path, c), c, windows, 256))
             ratios.append(rl / np.mean(heuristic_scores(c, "sjf", windows, 256)))
         expected.append(float(np.mean(ratios)))

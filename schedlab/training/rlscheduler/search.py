@@ -82,7 +82,7 @@ def greedy_scores(model: Any, cfg: RLSchedulerConfig, starts: Sequence[int], len
     is the saved model's own score; SB3's float32 ``predict`` may break exact ties otherwise.
     """
     trace = cfg.trace
-    features = log_features(str(cfg.path), trace.procs * trace.procs_per_node)
+    features = log_features(str(cfg.path), trace.cpus * trace.procs_per_node)
     scorer = kernel_scorer(model)
     return sequence_scores(cfg, lambda b: ModelChooser(scorer, features, cfg.queue, b), starts, length)
 
@@ -112,7 +112,7 @@ def evolve(
     streams = Streams(seed)
     draw, noise_rng = streams["search_episodes"], streams["search_noise"]
     trace = cfg.trace
-    features = log_features(str(cfg.path), trace.procs * trace.procs_per_node)
+    features = log_features(str(cfg.path), trace.cpus * trace.procs_per_node)
     settings = (False, True) if both_backfills else (cfg.backfill,)
     configs = {b: replace(cfg, backfill=b) for b in settings}
 
