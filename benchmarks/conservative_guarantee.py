@@ -89,7 +89,7 @@ def platform_of(spec: str, procs: int) -> Platform | None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--trace", default="SDSC-SP2-1998-4.2-cln")
-    parser.add_argument("--traces-dir", default=str(Path(__file__).resolve().parents[1].parent / "shared" / "traces"))
+    parser.add_argument("--logs-dir", default=str(Path(__file__).resolve().parents[1].parent / "shared" / "traces"))
     parser.add_argument("--windows", type=int, default=6)
     parser.add_argument("--length", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)

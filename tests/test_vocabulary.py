@@ -104,3 +104,11 @@ def test_the_rewrite_renames_whole_words_once_and_leaves_marked_lines():
         tool.rewrite('"""A stub, the old name kept."""\nload_trace\n')
         == '"""A stub, the old name kept."""\nload_trace\n'
     )
+
+
+def test_each_old_name_maps_to_a_different_new_one():
+    """A rewrite that reached the alias tables would map a name to itself: the old name would be lost."""
+    from schedlab.model.core.fields import RENAMED_FIELDS
+
+    for table in (RENAMED_FIELDS, logs.RENAMED):
+        assert table and all(old != new for old, new in table.items())

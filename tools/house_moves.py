@@ -117,6 +117,7 @@ NAMES: dict[str, str] = {
     "traces_dir_problem": "logs_dir_problem",
     "TRACES_DIR": "LOGS_DIR",
     "traces_dir": "logs_dir",
+    "traces-dir": "logs-dir",  # its command-line flag
     "trace_replay": "log_replay",
     "trace_scenario": "replay_scenario",
     "TraceWindows": "LogWindows",

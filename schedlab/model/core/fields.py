@@ -74,12 +74,12 @@ __all__ = [
 #: config fields renamed for issue 34's vocabulary (docs/architecture.md), old -> new: a setting
 #: that still gives the old name (a tutorial's, ``--set traces=...``) is read as the new one
 RENAMED_FIELDS = {
-    "traces": "logs",
-    "trace": "log",
-    "logs_dir": "logs_dir",
-    "log_window": "log_window",
-    "procs": "cpus",
-}  # old name kept
+    "traces": "logs",  # old name kept
+    "trace": "log",  # old name kept
+    "traces_dir": "logs_dir",  # old name kept
+    "trace_window": "log_window",  # old name kept
+    "procs": "cpus",  # old name kept
+}
 
 INT_MAX = 2**63 - 1
 #: the upper bound of a number that declares none

@@ -143,7 +143,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("folder", help="a folder of trained models (seed<k>.zip with seed<k>.json)")
     parser.add_argument("--pair", action="append", required=True, help="seeds to choose among, e.g. 0,3 (repeatable)")
     parser.add_argument("--out", required=True, help="where the chosen models go")
-    parser.add_argument("--traces-dir", default="../shared/traces", help="where logs named without a path are found")
+    parser.add_argument("--logs-dir", default="../shared/traces", help="where logs named without a path are found")
     args = parser.parse_args(argv)
     try:
         pairs = [[int(s) for s in p.split(",")] for p in args.pair]
