@@ -30,7 +30,7 @@ from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
 from pathlib import Path
 
-TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
+LOGS = Path(__file__).resolve().parents[2] / "shared" / "traces"
 
 
 def machine_training(generations: int) -> tuple[Callable[[Executor], None], Callable[[Executor], str]]:
@@ -54,14 +54,16 @@ def machine_training(generations: int) -> tuple[Callable[[Executor], None], Call
     return warm, run
 
 
-def rlscheduler_training(generations: int, traces: str) -> tuple[Callable[[Executor], None], Callable[[Executor], str]]:
+def rlscheduler_training(
+    generations: int, logs_dir: str
+) -> tuple[Callable[[Executor], None], Callable[[Executor], str]]:
     """Warm-up and timed run of RLScheduler's search on HPC2N (no imitation, no PPO)."""
     from schedlab.envs.rlscheduler.env import RLSchedulerConfig
     from schedlab.envs.rlscheduler.scorer import scorer_vector
     from schedlab.training.rlscheduler.search import window_scores
     from schedlab.training.rlscheduler.train import TrainSettings, train
 
-    cfg = RLSchedulerConfig(log="HPC2N-2002-2.2-cln", draw_within=10_000, traces_dir=traces)
+    cfg = RLSchedulerConfig(log="HPC2N-2002-2.2-cln", draw_within=10_000, logs_dir=logs_dir)
     settings = TrainSettings(
         steps=0, imitate="", search_generations=generations, search_pairs=16, search_episodes=32,
         both_backfills=True, search_eval_every=generations,
@@ -83,12 +85,12 @@ def main() -> None:
     parser.add_argument("--kind", choices=("machine", "rlscheduler"), default="machine", help="which training")
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="worker counts (1 is the reference)")
     parser.add_argument("--generations", type=int, default=4, help="generations of the training timed")
-    parser.add_argument("--traces", default=str(TRACES), help="folder of the SWF logs (rlscheduler)")
+    parser.add_argument("--logs-dir", default=str(LOGS), help="folder of the SWF logs (rlscheduler)")
     args = parser.parse_args()
     if args.kind == "machine":
         warm, run = machine_training(args.generations)
     else:
-        warm, run = rlscheduler_training(args.generations, args.traces)
+        warm, run = rlscheduler_training(args.generations, args.logs_dir)
     times = {}
     for n in sorted({1, *args.workers}):
         with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn")) as pool:

@@ -61,7 +61,7 @@ from schedlab.envs.rlscheduler.obs import log_features
 from schedlab.experiment import cli_main
 from schedlab.model.core.fields import folder, items, number, validate
 from schedlab.model.core.streams import Streams
-from schedlab.model.formats.traces import evaluate
+from schedlab.model.formats.logs import evaluate
 from schedlab.model.formats.window_draw import rlscheduler_starts
 from schedlab.model.records.run_facts import run_facts
 from schedlab.papers.rlscheduler_published import LOGS, PUBLISHED_BSLD, best_heuristic
@@ -79,11 +79,11 @@ SHIPPED = Path(schedlab.envs.__file__).resolve().parent / "rlscheduler" / "train
 
 @dataclass(frozen=True)
 class Config:
-    #: the log, by name in traces_dir (the paper's: lublin_256, SDSC-SP2-1998-4.2-cln, HPC2N-2002-2.2-cln,
+    #: the log, by name in logs_dir (the paper's: lublin_256, SDSC-SP2-1998-4.2-cln, HPC2N-2002-2.2-cln,
     #: lublin_256_new2) or by path
     log: str = "lublin_256"
     #: where logs named without a path are found
-    traces_dir: str = "../shared/traces"
+    logs_dir: str = "../shared/traces"
     #: backfilling settings evaluated: none, easy
     backfills: tuple[str, ...] = ("none", "easy")
     #: the policies evaluated beside rl
@@ -205,7 +205,7 @@ class Config:
             backfill=backfill,
             score_type=self.score_type,
             draw_within=self.within,
-            traces_dir=self.traces_dir,
+            logs_dir=self.logs_dir,
         )
 
     def train_settings(self, seed: int) -> TrainSettings:
@@ -350,14 +350,14 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
     start = cfg.starts()[streams.replication]
     jobs = trace.jobs[start : start + cfg.length]
     if cell["policy"] == "rl":
-        features = log_features(str(env_cfg.path), trace.procs * trace.procs_per_node)
+        features = log_features(str(env_cfg.path), trace.cpus * trace.procs_per_node)
         policy = ModelChooser(
             _model(str(model_path(cfg, cell["seed"])), cfg), features, env_cfg.queue, env_cfg.backfill
         )
     else:
         policy = Committed(cell["policy"], env_cfg.backfill)
-    model = replay_model(env, jobs, trace.procs, policy, compat="rlscheduler")
-    model.parts.update(procs=trace.procs, window_start=start)
+    model = replay_model(env, jobs, trace.cpus, policy, compat="rlscheduler")
+    model.parts.update(procs=trace.cpus, window_start=start)
     return model
 
 

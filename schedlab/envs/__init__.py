@@ -9,7 +9,7 @@ its contract is :mod:`schedlab.model.contracts.slotted` (with the job sequences 
 
 ``MachineEnv`` (``schedlab/Machine-v0``) is any schedlab Machine, in continuous time,
 with the agent as its scheduler, fed synthetic jobs (``SyntheticJobs``), windows of an
-SWF log (``TraceWindows``) or any ``jobs(rng)``; ``AgentPolicy`` runs a trained agent
+SWF log (``LogWindows``) or any ``jobs(rng)``; ``AgentPolicy`` runs a trained agent
 back inside scenarios as an ordinary machine policy.
 
 ``RLSchedulerEnv`` (``schedlab/RLScheduler-v0``) is RLScheduler's protocol over the same
@@ -41,7 +41,7 @@ import gymnasium as gym
 from schedlab.envs.machine.agent_policy import AgentPolicy
 from schedlab.envs.machine.config import MachineEnvConfig, agent_machine
 from schedlab.envs.machine.env import MachineEnv
-from schedlab.envs.machine.jobs import SyntheticJobs, TraceWindows
+from schedlab.envs.machine.jobs import LogWindows, SyntheticJobs
 from schedlab.envs.machine.obs import MachineObserver
 from schedlab.envs.slotted.deeprm import DeepRMConfig, DeepRMEnv
 
@@ -55,6 +55,7 @@ __all__ = [
     "GridObserver",
     "GridParallelEnv",
     "KernelPolicy",
+    "LogWindows",
     "MachineEnv",
     "MachineEnvConfig",
     "MachineObserver",
@@ -65,7 +66,6 @@ __all__ = [
     "RLSchedulerConfig",
     "RLSchedulerEnv",
     "SyntheticJobs",
-    "TraceWindows",
     "agent_machine",
     "grid_model",
     "kernel_layout",

@@ -33,7 +33,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from schedlab.model.core.fields import validate, validate_values
+from schedlab.model.core.fields import renamed_fields, validate, validate_values
 
 __all__ = ["ConfigError", "Scenario", "ScenarioError", "load_scenario", "parse_assignments"]
 
@@ -170,6 +170,10 @@ def parse_assignments(items: Sequence[str], flag: str = "--set") -> dict[str, st
 def make_config(config_type: type, values: Mapping[str, Any], *, where: str = "config") -> Any:
     """Build ``config_type`` from defaults and ``values``; string values are parsed by field type."""
     fields = {f.name: f for f in dataclasses.fields(config_type) if f.init}
+    try:
+        values = renamed_fields(config_type, values, where)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
     unknown = sorted(set(values) - set(fields))
     if unknown:
         valid = ", ".join(fields) or "(none: this scenario has no config fields)"

@@ -20,7 +20,7 @@ from schedlab.model.analysis.fair_share import FairShare, responsiveness_utility
 from schedlab.model.contracts.site import INTERACTIVE_LIMIT, synthetic_site_jobs, tagged
 from schedlab.model.core.job import Job
 from schedlab.model.formats.egee import busiest_segment, without_monitoring
-from schedlab.model.formats.traces import load_trace, trace_path
+from schedlab.model.formats.logs import load_log, log_path
 from schedlab.model.records.job_record import JobRecord
 
 __all__ = [
@@ -53,14 +53,14 @@ def log_segment(
     ``monitoring_queue="auto"`` is the ``test`` queue (1) of an EGEE log and none otherwise;
     ``max_jobs`` (if > 0) keeps only the segment's first jobs.
     """
-    loaded = load_trace(str(trace_path(trace)))
+    loaded = load_log(str(log_path(trace)))
     queue = monitoring_queue
     if queue == "auto":
         queue = "1" if "EGEE" in Path(trace).name.upper() else ""
     jobs, waits, removed = list(loaded.jobs), list(loaded.recorded_wait), 0
     if queue:
         jobs, waits, removed = without_monitoring(jobs, waits, queue, monitoring_max_runtime)
-    seg = busiest_segment(jobs, loaded.procs, weeks, week)
+    seg = busiest_segment(jobs, loaded.cpus, weeks, week)
     last = min(seg.last, seg.first + max_jobs) if max_jobs else seg.last
     window, waits = jobs[seg.first : last], waits[seg.first : last]
     largest = [g for g, _ in Counter(j.group for j in window).most_common(6)]
@@ -77,7 +77,7 @@ def log_segment(
         f"{monitoring_max_runtime:g} s); weeks {round((seg.start - loaded.jobs[0].submit) / 604800)}+{weeks}: "
         f"{len(jobs)} jobs, load {seg.load:.2f}"
     )
-    return SiteLog(jobs, waits, loaded.procs, {g: w / total for g, w in sorted(work.items())}, note)
+    return SiteLog(jobs, waits, loaded.cpus, {g: w / total for g, w in sorted(work.items())}, note)
 
 
 def election_rewards(

@@ -94,7 +94,7 @@ def window_scores(
     if layout is None or vector is None:
         return sequence_scores(cfg, lambda b: Committed("sjf", b), starts, length)
     trace = cfg.trace
-    features = log_features(str(cfg.path), trace.procs * trace.procs_per_node)
+    features = log_features(str(cfg.path), trace.cpus * trace.procs_per_node)
     scorer = layout.scorer(vector)
     return sequence_scores(cfg, lambda b: ModelChooser(scorer, features, cfg.queue, b), starts, length)
 
