@@ -29,9 +29,18 @@ table), F2, F3, F4 (Carastan-Santos and de Camargo, SC 2017) and SAF; their ``se
 seeds, beside RLScheduler's published RL and the best of the nine, and writes
 ``rlscheduler_table.csv``.
 
+Jobs never trained on: ``training_range`` (``75%``, or ``10000`` for the protocol's first
+10,000 jobs) keeps training episodes and validation within the first part of the log and
+draws the evaluation windows (``held_out_windows`` stream of ``eval_seed``) wholly from
+the jobs after it; a model trained on jobs past the range is refused. ``schedlab train
+scenarios/rlscheduler.py`` trains the models (``train_models``), their search on the
+command's executor.
+
     schedlab run scenarios/rlscheduler.py --quick
     schedlab run scenarios/rlscheduler.py --set log=SDSC-SP2-1998-4.2-cln
     schedlab run scenarios/rlscheduler.py --set model=train --set train_steps=200000 --set seeds=0,1,2
+    schedlab run scenarios/rlscheduler.py --set log=HPC2N-2002-2.2-cln --set training_range=10000
+    schedlab train scenarios/rlscheduler.py --set log=HPC2N-2002-2.2-cln --set seeds=0 --workers 16 --out my_models
 """
 
 from __future__ import annotations
@@ -120,6 +129,9 @@ class Config:
     out_dir: str = folder()
     #: evaluate the models trained on this other log instead (generalisation; empty: log's own)
     trained_on: str = ""
+    #: train on the first part of the log only, a share ("75%") or a count of jobs ("10000"), and draw the
+    #: evaluation windows only from the jobs after it (empty: RLScheduler's protocol, the same jobs for both)
+    training_range: str = ""
 
     def __post_init__(self) -> None:
         validate(self)
@@ -146,6 +158,16 @@ class Config:
         if self.device not in ("cpu", "cuda", "auto"):
             raise ValueError(f"device must be cpu, cuda or auto, got {self.device!r}")
         n = len(self.env_config(False).trace.jobs)  # the log exists and holds the episodes
+        if self.training_range:
+            if self.draw_within:
+                raise ValueError(
+                    "training_range and draw_within both set: the training range is where episodes are drawn"
+                )
+            if n - self.train_jobs <= self.length:
+                raise ValueError(
+                    f"training_range {self.training_range!r}: the {n - self.train_jobs} jobs after the first "
+                    f"{self.train_jobs} of {self.log!r} cannot hold a window of {self.length}"
+                )
         n = min(n, self.within) if self.within else n
         if self.length >= n - self.length - 1:  # and the windows (drawn only when the run starts)
             raise ValueError(
@@ -195,17 +217,37 @@ class Config:
         return tuple(sorted(int(k) for k in found if k.isdigit()))
 
     @property
+    def train_jobs(self) -> int:
+        """The training range's end: the first this many jobs of the log (0: no training range)."""
+        text = self.training_range.strip()
+        if not text:
+            return 0
+        n = len(self.env_config_of(0).trace.jobs)
+        try:
+            jobs = round(n * float(text[:-1]) / 100) if text.endswith("%") else int(text)
+        except ValueError:
+            jobs = -1
+        if not 0 < jobs < n:
+            raise ValueError(
+                f"training_range must be a share of the log's jobs (75%) or a count below its {n} jobs, "
+                f"got {self.training_range!r}"
+            )
+        return jobs
+
+    @property
     def within(self) -> int:
+        """Where training episodes (and, without a training range, evaluation windows) are drawn: the first N jobs."""
+        if self.training_range:
+            return self.train_jobs
         paper = {log.trace: log.draw_within for log in LOGS}
         return self.draw_within or paper.get(self.log, 0)
 
     def env_config(self, backfill: bool) -> RLSchedulerConfig:
+        return self.env_config_of(self.within, backfill)
+
+    def env_config_of(self, within: int, backfill: bool = False) -> RLSchedulerConfig:
         return RLSchedulerConfig(
-            log=self.log,
-            backfill=backfill,
-            score_type=self.score_type,
-            draw_within=self.within,
-            logs_dir=self.logs_dir,
+            log=self.log, backfill=backfill, score_type=self.score_type, draw_within=within, logs_dir=self.logs_dir
         )
 
     def train_settings(self, seed: int) -> TrainSettings:
@@ -223,7 +265,16 @@ class Config:
         )
 
     def starts(self) -> list[int]:
+        """The evaluation windows' starts: RLScheduler's draw, or with a training range, windows past it.
+
+        Past the range, the windows are drawn from the named stream ``held_out_windows`` of
+        ``eval_seed``, each wholly among the jobs after the first ``train_jobs``: jobs no
+        training episode or validation window held.
+        """
         n = len(self.env_config(False).trace.jobs)
+        if self.training_range:
+            draw = Streams(self.eval_seed)["held_out_windows"]
+            return [int(s) for s in draw.integers(self.train_jobs, n - self.length + 1, size=self.windows)]
         return rlscheduler_starts(n, self.length, self.windows, self.eval_seed, self.within)
 
     @property
@@ -232,7 +283,8 @@ class Config:
         return Path(self.trained_on or self.log).name.split(".swf")[0]
 
     def model_dir(self) -> Path:
-        return Path(self.out_dir or "results/rlscheduler_models") / self.model_log
+        folder = Path(self.out_dir or "results/rlscheduler_models") / self.model_log
+        return folder.with_name(f"{folder.name}_first{self.train_jobs}") if self.training_range else folder
 
 
 QUICK = dict(
@@ -329,6 +381,14 @@ def cells(cfg: Config) -> list[dict]:
     _train_missing(cfg)
     for seed in cfg.seeds:  # a model missing or trained with other settings stops the run here, before any work
         check_model(model_path(cfg, seed), cfg.env_config(False), other_log=bool(cfg.trained_on))
+        if cfg.training_range and not cfg.trained_on:
+            trained_within = read_settings(model_path(cfg, seed))["env"].get("draw_within", 0)
+            if not 0 < trained_within <= cfg.train_jobs:
+                raise ValueError(
+                    f"model {model_path(cfg, seed)} was trained on episodes drawn from "
+                    f"{f'the first {trained_within} jobs' if trained_within else 'the whole log'}, not within the "
+                    f"training range's first {cfg.train_jobs}: add --set model=train to train it on the range"
+                )
     out = []
     for backfill in cfg.backfills:
         out += [{"policy": "rl", "seed": s, "backfill": backfill} for s in cfg.seeds]
@@ -409,7 +469,14 @@ def report(results, out: Path) -> list[Path]:
         writer.writerows(rows)
     c = results.config
     protocol = (c["windows"], c["length"], c["eval_seed"], c["draw_within"]) == (10, 1024, 1, 0)
-    if not protocol:
+    if c.get("training_range"):
+        print(
+            f"jobs never trained on: models trained within the first {c['training_range']} of the log's jobs, "
+            f"{c['windows']} window(s) of {c['length']} jobs drawn only from the jobs after them "
+            f"(seed {c['eval_seed']}); "
+            "the published values below are RLScheduler's in-sample protocol, for reference only"
+        )
+    elif not protocol:
         print(
             f"this run: {c['windows']} window(s) of {c['length']} jobs (seed {c['eval_seed']}); the published values "
             "below are RLScheduler's on its protocol (10 windows of 1,024 jobs, seed 1): not comparable to this run's"

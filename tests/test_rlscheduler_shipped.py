@@ -145,3 +145,26 @@ def test_the_scenario_evaluates_the_seeds_shipped_for_the_log_unless_told_otherw
     assert told.seeds == (7, 8)
     folder = scenario.config(overrides={"model": str(TRAINED / "lublin_256"), "logs_dir": str(TRACES)})
     assert folder.seeds == scenario.config(overrides={"logs_dir": str(TRACES)}).seeds
+
+
+def test_a_training_range_draws_the_windows_only_from_the_jobs_after_it():
+    """``training_range``: episodes within the first part of the log, evaluation windows wholly after it."""
+    from schedlab.experiment.scenario import ConfigError, load_scenario
+
+    if not (TRACES / "HPC2N-2002-2.2-cln.swf.gz").exists():
+        pytest.skip("needs ../shared/traces")
+    scenario = load_scenario(ROOT / "scenarios" / "rlscheduler.py")
+    base = {"log": "HPC2N-2002-2.2-cln", "logs_dir": str(TRACES)}
+    for text, first in (("10000", 10_000), ("75%", round(0.75 * 202_871))):
+        cfg = scenario.config(overrides={**base, "training_range": text})
+        assert cfg.train_jobs == first and cfg.env_config(False).draw_within == first  # training stays inside
+        assert all(first <= s and s + cfg.length <= 202_871 for s in cfg.starts())  # windows wholly outside
+        assert cfg.starts() == scenario.config(overrides={**base, "training_range": text}).starts()  # seeded
+    # HPC2N's shipped models were trained within the first 10,000 jobs: they qualify; Lublin's (whole log) do not
+    lublin = scenario.config(overrides={"log": "lublin_256", "logs_dir": str(TRACES), "training_range": "75%"})
+    cells = scenario.module.cells
+    with pytest.raises(ValueError, match="trained on episodes drawn from the whole log"):
+        cells(lublin)
+    for bad in ("abc", "0", "150%", "10000000"):
+        with pytest.raises(ConfigError, match="training_range must be"):
+            scenario.config(overrides={**base, "training_range": bad})
