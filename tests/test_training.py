@@ -47,7 +47,8 @@ def test_the_command_trains_and_prints_the_weights_hash(tmp_path, capsys):
     assert out[-1].startswith("weights sha256 ") and len(out[-1].split()[-1]) == 64
     for name in ("model.pt", "settings.json", "curve.csv", "checkpoint.pkl"):
         assert (tmp_path / name).exists()
-    assert (tmp_path / "curve.csv").read_text().splitlines()[0] == "generation,train_cost,validation_score,wall_s"
+    header = "generation,train_cost,validation_score,wall_s,phase,steps"
+    assert (tmp_path / "curve.csv").read_text().splitlines()[0] == header
     # a bad setting is one line on stderr and exit status 2, nothing trained
     assert main(["train", "Machine-v0", "--set", "sigma=inf", "--out", str(tmp_path / "x")]) == 2
     err = capsys.readouterr().err.splitlines()

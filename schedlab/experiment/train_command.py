@@ -22,10 +22,11 @@ def add_train_parser(sub: Any, common: Any) -> None:
     """The ``train`` subcommand's parser, on the subparsers ``sub`` (``common`` adds --set, --quick, --traceback)."""
     p = sub.add_parser(
         "train",
-        help="train a scheduler in an environment (imitation, then evolution strategies on whole episodes)",
+        help="train a scheduler in an environment (imitation, evolution strategies on whole episodes, optional PPO)",
         description="Train a policy for a Gymnasium environment (Machine-v0, ...), or a scenario's learned "
         "schedulers (scenarios/rlscheduler.py: --set for the scenario's Config). Settings: --set FIELD=VALUE for "
-        "TrainConfig's fields (generations, pairs, sigma, learning_rate, episodes, validation, teacher, seed...), "
+        "TrainConfig's fields (generations, pairs, sigma, learning_rate, episodes, validation, teacher, seed, "
+        "ppo_steps, ppo_rate...), "
         "--set env.NAME=VALUE for the environment's (env.window=4).",
     )
     p.add_argument(
@@ -106,6 +107,7 @@ def train_command(args: argparse.Namespace) -> int:
     kind = typing.cast(Any, args.executor)
     with open_executor(kind, config.workers, None) as executor:
         result = train(config, out, executor=executor, resume=args.resume, progress=None)
-    print(f"{result.model}  (generation {result.generation}, validation score {result.validation_score:.4f})")
+    where = f"PPO step {result.ppo_steps}" if result.phase == "ppo" else f"generation {result.generation}"
+    print(f"{result.model}  ({where}, validation score {result.validation_score:.4f})")
     print(f"weights sha256 {result.sha256}")
     return 0

@@ -3,7 +3,8 @@
 A generalisation of the recipe that makes schedlab's RLScheduler agent beat the best
 heuristic (:mod:`schedlab.training.rlscheduler`): behaviour cloning of a heuristic,
 then evolution strategies on the weights of a small scorer, each member scored on whole
-episodes relative to the heuristic, the best weights kept on validation episodes. It
+episodes relative to the heuristic, then optionally PPO, the best weights of all stages
+kept on validation episodes. It
 trains in any Gymnasium environment with a Discrete (optionally masked) action space
 over a flat Box observation.
 
@@ -13,6 +14,7 @@ over a flat Box observation.
 - :mod:`~schedlab.training.episodes`: whole episodes and the tasks workers run;
 - :mod:`~schedlab.training.imitation`: behaviour cloning;
 - :mod:`~schedlab.training.search`: one generation of evolution strategies on an executor;
+- :mod:`~schedlab.training.ppo`: the optional PPO stage from the search's best weights;
 - :mod:`~schedlab.training.checkpoint`: the state ``--resume`` goes on from;
 - :mod:`~schedlab.training.outputs`: model.pt, settings.json, curve.csv/png;
 - :mod:`~schedlab.training.run`: :func:`train`, the stages top to bottom;

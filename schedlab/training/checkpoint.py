@@ -5,7 +5,9 @@ moments, the training-episode stream's position, the best weights so far and the
 validation score) and the curve so far. It is written to ``checkpoint.pkl`` in the
 output folder after each generation, atomically (a temporary file renamed over the
 old one), so a run killed at any moment leaves the last whole generation. A resumed
-run must have the same settings but for ``generations`` and ``workers``.
+run must have the same settings but for ``generations``, ``workers`` and PPO's. The
+optional PPO stage is not checkpointed: a resumed run runs it again from the search's
+best weights, with the same draws, so it ends with the same weights.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ class Checkpoint:
     best: np.ndarray
     best_score: float
     best_generation: int
-    rows: list[dict[str, float]] = field(default_factory=list)
+    rows: list[dict[str, Any]] = field(default_factory=list)
 
 
 def save_checkpoint(out: Path, state: Checkpoint) -> None:

@@ -34,7 +34,7 @@ def env_id(name: str) -> str:
 
 @dataclass(frozen=True)
 class TrainConfig:
-    """One training: imitation of a heuristic, then evolution strategies on whole episodes."""
+    """One training: imitation of a heuristic, evolution strategies on whole episodes, then optionally PPO."""
 
     env: str = text("schedlab/Machine-v0", nonempty=True, help="Gymnasium id of the environment to train in")
     env_settings: Mapping[str, Any] = field(
@@ -51,7 +51,16 @@ class TrainConfig:
     imitation_episodes: int = number(32, low=0, work=True, help="teacher episodes behaviour cloning learns from")
     imitation_epochs: int = number(100, low=0, help="passes of behaviour cloning over the teacher's decisions")
     imitation_rate: float = number(1e-2, gt=0, help="Adam's step size in behaviour cloning")
-    ppo_steps: int = number(0, low=0, high=0, help="PPO steps after the search (0: none; not in this slice)")
+    ppo_steps: int = number(0, help="environment steps of PPO after the search, from its best weights (0: none)")
+    ppo_rollout: int = number(1024, low=1, help="steps a PPO rollout gathers at least (whole episodes) per update")
+    ppo_epochs: int = number(4, low=1, help="passes of PPO's update over each rollout")
+    ppo_minibatch: int = number(256, low=1, help="steps per minibatch of PPO's update (at most ppo_rollout)")
+    ppo_rate: float = number(3e-4, gt=0, high=1, help="Adam's step size for PPO's actor and critic")
+    ppo_clip: float = number(0.2, gt=0, high=1, help="PPO's clip range of the new-to-old probability ratio")
+    ppo_entropy: float = number(0.0, low=0, high=1, help="weight of the policy's entropy bonus in PPO's loss")
+    ppo_gamma: float = number(0.99, gt=0, high=1, help="PPO's discount of future rewards")
+    ppo_lambda: float = number(0.95, low=0, high=1, help="GAE's lambda: bias (0) against variance (1) of advantages")
+    ppo_validate: int = number(4096, low=1, help="PPO steps between validations (rounded up to whole rollouts)")
     seed: int = number(0, high=INT_MAX, help="the training's seed: every random draw comes from its named streams")
     workers: int = number(1, low=1, help="processes scoring the population (the result does not depend on it)")
 
@@ -63,6 +72,8 @@ class TrainConfig:
                 raise ValueError(f"hidden must be layer widths between 1 and 4096, got {self.hidden!r}")
         if self.teacher and self.imitation_episodes > 0 and self.imitation_epochs == 0:
             raise ValueError("imitation_epochs=0 with a teacher and imitation_episodes > 0: set one of them to 0")
+        if self.ppo_minibatch > self.ppo_rollout:
+            raise ValueError(f"ppo_minibatch={self.ppo_minibatch} exceeds ppo_rollout={self.ppo_rollout}")
         if not isinstance(self.env_settings, Mapping):
             raise ValueError(f"env_settings must be a mapping of keyword arguments, got {self.env_settings!r}")
 
@@ -74,10 +85,14 @@ class TrainConfig:
         return values
 
     def search_part(self) -> dict[str, Any]:
-        """The settings a resumed run must share with the stopped one (all but generations and workers)."""
+        """The settings a resumed run must share with the stopped one: all but generations, workers and PPO's.
+
+        The checkpoint holds the search only (PPO is rerun from the search's best weights
+        on resuming), so a finished search may be resumed with another PPO stage.
+        """
         values = self.as_dict()
         del values["generations"], values["workers"]
-        return values
+        return {k: v for k, v in values.items() if not k.startswith("ppo_")}
 
 
 def quick(config: TrainConfig) -> TrainConfig:
@@ -90,4 +105,8 @@ def quick(config: TrainConfig) -> TrainConfig:
         validation=min(config.validation, 2),
         imitation_episodes=min(config.imitation_episodes, 2),
         imitation_epochs=min(config.imitation_epochs, 5),
+        ppo_steps=min(config.ppo_steps, 256),
+        ppo_rollout=min(config.ppo_rollout, 128),
+        ppo_minibatch=min(config.ppo_minibatch, 64),
+        ppo_validate=min(config.ppo_validate, 128),
     )

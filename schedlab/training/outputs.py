@@ -24,7 +24,7 @@ from schedlab.training.policy import MLPPolicy
 
 __all__ = ["CURVE_FIELDS", "load_policy", "save_model", "write_curve"]
 
-CURVE_FIELDS = ("generation", "train_cost", "validation_score", "wall_s")
+CURVE_FIELDS = ("generation", "train_cost", "validation_score", "wall_s", "phase", "steps")
 
 
 def _versions() -> dict[str, str]:
@@ -71,8 +71,8 @@ def load_policy(path: str | Path, env: Any) -> MLPPolicy:
     return policy
 
 
-def write_curve(out: Path, rows: list[dict[str, float]]) -> None:
-    """``curve.csv`` (one row per generation) and, with matplotlib, ``curve.png``."""
+def write_curve(out: Path, rows: list[dict[str, Any]]) -> None:
+    """``curve.csv`` (a row per generation, then per PPO validation) and, with matplotlib, ``curve.png``."""
     with open(out / "curve.csv", "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=CURVE_FIELDS)
         writer.writeheader()
@@ -84,14 +84,23 @@ def write_curve(out: Path, rows: list[dict[str, float]]) -> None:
         import matplotlib.pyplot as plt
     except ImportError:
         return  # the figure needs the plot extra; the CSV is the record
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    gens = [r["generation"] for r in rows]
-    ax.plot(gens[1:], [r["train_cost"] for r in rows[1:]], label="training cost (population mean)")
-    ax.plot(gens, [r["validation_score"] for r in rows], marker="o", label="validation score")
-    ax.axhline(0.0, color="grey", lw=0.8, ls="--")
+    ppo = [r for r in rows if r.get("phase") == "ppo"]
+    search = [r for r in rows if r.get("phase") != "ppo"]
+    fig, axes = plt.subplots(1, 2 if ppo else 1, figsize=(10 if ppo else 6, 3.5), sharey=True, squeeze=False)
+    ax = axes[0, 0]
+    gens = [r["generation"] for r in search]
+    ax.plot(gens[1:], [r["train_cost"] for r in search[1:]], label="training cost (population mean)")
+    ax.plot(gens, [r["validation_score"] for r in search], marker="o", label="validation score")
     ax.set_xlabel("generation")
     ax.set_ylabel("cost (relative to the teacher when given)")
-    ax.legend(fontsize=8)
+    if ppo:
+        steps = [r["steps"] for r in ppo]
+        axes[0, 1].plot(steps[1:], [r["train_cost"] for r in ppo[1:]], label="training cost (sampled episodes)")
+        axes[0, 1].plot(steps, [r["validation_score"] for r in ppo], marker="o", label="validation score (greedy)")
+        axes[0, 1].set_xlabel("PPO steps")
+    for a in axes[0]:
+        a.axhline(0.0, color="grey", lw=0.8, ls="--")
+        a.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(out / "curve.png", dpi=110)
     plt.close(fig)

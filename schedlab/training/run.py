@@ -1,4 +1,4 @@
-"""The training, top to bottom: imitation of a heuristic, then evolution strategies on whole episodes.
+"""The training, top to bottom: imitation of a heuristic, evolution strategies on whole episodes, optional PPO.
 
 1. **Set up.** The env (``TrainConfig.env``) and an :class:`~schedlab.training.policy.MLPPolicy`
    drawn from the ``init`` stream; the validation episodes (``validation_episodes``
@@ -9,8 +9,18 @@
    (``train_episodes`` stream) and takes one evolution-strategies step
    (:mod:`schedlab.training.search`), the population scored on ``executor``; the new
    weights are scored on the validation episodes, and the best so far are kept.
-4. **Save** after each generation: the checkpoint (``--resume``), ``curve.csv`` and
-   ``curve.png``; at the end ``model.pt`` and ``settings.json`` hold the best weights.
+4. **PPO** (``ppo_steps > 0``, :mod:`schedlab.training.ppo`) from the search's best
+   weights, validated greedily on the same episodes every ``ppo_validate`` steps; its
+   weights replace the search's only where they validate better, so a PPO stage that
+   gets worse changes nothing.
+5. **Save** after each generation: the checkpoint (``--resume``), ``curve.csv`` and
+   ``curve.png`` (a ``phase`` column: ``start`` after imitation, ``search``, ``ppo``, and
+   PPO's ``steps``); at the end ``model.pt`` and ``settings.json`` hold the best weights.
+
+The checkpoint holds the search only: a run stopped during PPO, resumed, runs the PPO
+stage again from the search's best weights, which gives the same weights as if never
+stopped (PPO's draws start afresh from the seed's streams), and a finished search may be
+resumed with other PPO settings.
 
 Episode seeds come from disjoint ranges: validation in ``[10**5, 10**6)``, training
 and imitation in ``[10**6, 2**31)``, so held-out evaluations may use seeds below
@@ -21,9 +31,11 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -35,6 +47,7 @@ from schedlab.training.heuristics import heuristic
 from schedlab.training.imitation import imitate, teacher_decisions
 from schedlab.training.outputs import save_model, write_curve
 from schedlab.training.policy import MLPPolicy
+from schedlab.training.ppo import PPO
 from schedlab.training.search import Adam, gather, generation_step, relative
 
 __all__ = ["TrainResult", "train"]
@@ -45,12 +58,14 @@ TRAINING_SEEDS = (10**6, 2**31)
 
 @dataclass(frozen=True)
 class TrainResult:
-    """What a training produced: the model's path, its weights' SHA-256 and validation score."""
+    """What a training produced: the model's path, its weights' SHA-256 and validation score, and their stage."""
 
     model: Path
     sha256: str
     validation_score: float
     generation: int
+    phase: str = "search"  # the stage the kept weights come from: "search" (with imitation's start) or "ppo"
+    ppo_steps: int = 0  # with phase "ppo", the PPO steps they were validated after
 
 
 def _scored(
@@ -102,7 +117,7 @@ def train(
             imitate(policy, data, epochs=config.imitation_epochs, rate=config.imitation_rate, rng=streams["imitation"])
         weights = policy.vector()
         score = validate(weights)
-        row = {"generation": 0, "train_cost": float("nan"), "validation_score": score}
+        row = {"generation": 0, "phase": "start", "steps": 0, "train_cost": float("nan"), "validation_score": score}
         row["wall_s"] = time.perf_counter() - start
         zeros = np.zeros_like(weights)
         state = Checkpoint(settings, 0, weights, zeros, zeros.copy(), 0, draw.bit_generator.state, weights, score, 0)
@@ -126,14 +141,56 @@ def train(
             state.generation, state.episodes_stream = g, draw.bit_generator.state
             if score < state.best_score:
                 state.best, state.best_score, state.best_generation = weights, score, g
-            state.rows.append({"generation": g, "train_cost": cost, "validation_score": score})
+            state.rows.append({"generation": g, "phase": "search", "steps": 0, "train_cost": cost})
+            state.rows[-1]["validation_score"] = score
             state.rows[-1]["wall_s"] = time.perf_counter() - start
             save_checkpoint(out, state)
             write_curve(out, state.rows)
             bar.set_postfix(validation=f"{score:.4f}", best=f"{state.best_score:.4f}")
             bar.update(1)
-    write_curve(out, state.rows)
+    rows = list(state.rows)  # the checkpoint's rows stay the search's
+    best, best_score, best_steps = state.best, state.best_score, 0
+    if config.ppo_steps > 0:
+        best, best_score, best_steps = _ppo_stage(config, env, spec, policy, streams, state, validate, out, rows)
+    write_curve(out, rows)
+    policy.set_vector(best)
+    phase = "ppo" if best_steps else "search"
+    extra = {"best_generation": state.best_generation, "best_phase": phase, "best_ppo_steps": best_steps}
+    path = save_model(out, policy, config.env, config.as_dict(), {**extra, "validation_score": best_score})
+    return TrainResult(path, policy.sha256(), best_score, state.best_generation, phase, best_steps)
+
+
+def _ppo_stage(
+    config: TrainConfig,
+    env: Any,
+    spec: EnvSpec,
+    policy: MLPPolicy,
+    streams: Streams,
+    state: Checkpoint,
+    validate: Callable[[np.ndarray], float],
+    out: Path,
+    rows: list[dict[str, Any]],
+) -> tuple[np.ndarray, float, int]:
+    """PPO from the search's best weights, validated every ``ppo_validate`` steps; the best weights of all stages.
+
+    Returns the best weights, their validation score and the PPO steps they come after
+    (0: the search's, which PPO did not better). Appends a row per validation to ``rows``.
+    """
+    teacher = config.teacher or None
+    baseline = (lambda seed: episode_costs(spec, None, teacher, [seed])[0]) if teacher else None
+    draw = streams["ppo_episodes"]
     policy.set_vector(state.best)
-    extra = {"best_generation": state.best_generation, "validation_score": state.best_score}
-    path = save_model(out, policy, config.env, config.as_dict(), extra)
-    return TrainResult(path, policy.sha256(), state.best_score, state.best_generation)
+    learner = PPO(config, env, policy, streams, baseline, lambda: int(draw.integers(*TRAINING_SEEDS)))
+    best, best_score, best_steps = state.best, state.best_score, 0
+    row = {"generation": state.generation, "phase": "ppo", "steps": 0, "train_cost": float("nan")}
+    rows.append({**row, "validation_score": best_score, "wall_s": 0.0})
+    while learner.steps < config.ppo_steps:
+        start = time.perf_counter()
+        cost = learner.learn(min(config.ppo_validate, config.ppo_steps - learner.steps))
+        score = validate(policy.vector())
+        if score < best_score:
+            best, best_score, best_steps = policy.vector(), score, learner.steps
+        row = {"generation": state.generation, "phase": "ppo", "steps": learner.steps, "train_cost": cost}
+        rows.append({**row, "validation_score": score, "wall_s": time.perf_counter() - start})
+        write_curve(out, rows)
+    return best, best_score, best_steps
