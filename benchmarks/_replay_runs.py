@@ -115,22 +115,22 @@ def new_env() -> Any:
 
 
 def worker_schedlab(trace: str, schedule: str, traced: bool, batch: bool, backfill: str = "easy") -> dict[str, Any]:
-    from schedlab.model.formats.traces import evaluate, load_trace
+    from schedlab.model.formats.logs import evaluate, load_log
     from schedlab.model.records.job_record import Status
 
     rss_imported = _maxrss_kib()
     if traced:
         tracemalloc.start()
     t0 = time.perf_counter()
-    loaded = load_trace(trace)
+    loaded = load_log(trace)
     t1 = time.perf_counter()
     load_peak = tracemalloc.get_traced_memory()[1] if traced else None
     env = new_env()
-    model, how = build_schedlab(env, loaded.jobs, loaded.procs, batch, backfill)
+    model, how = build_schedlab(env, loaded.jobs, loaded.cpus, batch, backfill)
     model.run()
     t2 = time.perf_counter()
     records = model.records()
-    measured = evaluate(records, loaded.procs)
+    measured = evaluate(records, loaded.cpus)
     t3 = time.perf_counter()
     peak = tracemalloc.get_traced_memory()[1] if traced else None
     rows = [(r.id, r.submit, r.start, r.end) for r in records if r.status is Status.COMPLETED]
@@ -208,11 +208,11 @@ def worker_heapq(swf: str, procs: int, rule: str, schedule: str, traced: bool) -
 
 def profile_schedlab(trace: str, top: int, batch: bool, backfill: str = "easy") -> str:
     """cProfile of schedlab's simulation of the whole trace (load excluded): top functions two ways."""
-    from schedlab.model.formats.traces import load_trace
+    from schedlab.model.formats.logs import load_log
 
-    loaded = load_trace(trace)
+    loaded = load_log(trace)
     env = new_env()
-    model, _ = build_schedlab(env, loaded.jobs, loaded.procs, batch, backfill)
+    model, _ = build_schedlab(env, loaded.jobs, loaded.cpus, batch, backfill)
     profiler = cProfile.Profile()
     profiler.enable()
     model.run()
@@ -226,19 +226,19 @@ def profile_schedlab(trace: str, top: int, batch: bool, backfill: str = "easy") 
 
 def inprocess_ratio(trace: str, backfill: str, repeat: int, batch: bool) -> str:
     """Both simulations timed in this process, interleaved, best of ``repeat``; their schedules compared."""
-    from schedlab.model.formats.traces import load_trace
+    from schedlab.model.formats.logs import load_log
 
-    loaded = load_trace(trace)
+    loaded = load_log(trace)
     tuples = [(j.id, j.submit, j.runtime, j.cpus, j.requested_time) for j in loaded.jobs]
     reference = reference_replay(backfill)
     best_s = best_h = math.inf
     differ = 0
     for _ in range(repeat):
         t0 = time.perf_counter()
-        model, _ = build_schedlab(new_env(), loaded.jobs, loaded.procs, batch, backfill)
+        model, _ = build_schedlab(new_env(), loaded.jobs, loaded.cpus, batch, backfill)
         model.run()
         t1 = time.perf_counter()
-        starts = reference(tuples, loaded.procs)
+        starts = reference(tuples, loaded.cpus)
         t2 = time.perf_counter()
         best_s, best_h = min(best_s, t1 - t0), min(best_h, t2 - t1)
         mine = {r.id: r.start for r in model.records()}

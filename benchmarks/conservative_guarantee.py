@@ -33,8 +33,8 @@ from pathlib import Path
 import simpy
 
 from schedlab.model.core.platform import Platform
+from schedlab.model.formats.logs import load_log, log_path, pick_windows
 from schedlab.model.formats.platform_file import load_platform, parse_platform
-from schedlab.model.formats.traces import load_trace, pick_windows, trace_path
 from schedlab.policies.conservative import Conservative
 from schedlab.policies.conservative_rebuild import RebuildConservative, plan
 from schedlab.policies.partition_conservative import PartitionConservative
@@ -89,7 +89,7 @@ def platform_of(spec: str, procs: int) -> Platform | None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--trace", default="SDSC-SP2-1998-4.2-cln")
-    parser.add_argument("--traces-dir", default=str(Path(__file__).resolve().parents[1].parent / "shared" / "traces"))
+    parser.add_argument("--logs-dir", default=str(Path(__file__).resolve().parents[1].parent / "shared" / "traces"))
     parser.add_argument("--windows", type=int, default=6)
     parser.add_argument("--length", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
@@ -98,9 +98,9 @@ def main() -> None:
     parser.add_argument("--platform", default="", help="a platform file, one-core or cores=K (default: a Machine)")
     parser.add_argument("--placement", choices=sorted(PLACEMENTS), default="first-fit")
     args = parser.parse_args()
-    trace = load_trace(str(trace_path(args.trace, Path(args.traces_dir))), memory=bool(args.platform))
-    platform = platform_of(args.platform, trace.procs)
-    where = f"platform {args.platform}, {args.placement}" if platform else f"{trace.procs} processors"
+    trace = load_log(str(log_path(args.trace, Path(args.logs_dir))), memory=bool(args.platform))
+    platform = platform_of(args.platform, trace.cpus)
+    where = f"platform {args.platform}, {args.placement}" if platform else f"{trace.cpus} processors"
     print(
         f"{args.trace}: {f'windows at {args.starts}' if args.starts else f'{args.windows} windows'} "
         f"of {args.length} jobs (seed {args.seed}), "
@@ -119,10 +119,10 @@ def main() -> None:
             paper, rebuild = Conservative(), FirstPlan(RebuildConservative(), plan)
         else:
             paper, rebuild = PartitionConservative(), FirstPlan(RebuildPartitionConservative(), partition_plan)
-        s_paper, w_paper, t_paper = replay(jobs, trace.procs, paper, args.walltime, platform, args.placement)
-        s_rebuild, w_rebuild, _ = replay(jobs, trace.procs, rebuild, args.walltime, platform, args.placement)
+        s_paper, w_paper, t_paper = replay(jobs, trace.cpus, paper, args.walltime, platform, args.placement)
+        s_rebuild, w_rebuild, _ = replay(jobs, trace.cpus, rebuild, args.walltime, platform, args.placement)
         # its CPU time without the plan noted at each arrival (the same starts: the notes change nothing)
-        t_rebuild = replay(jobs, trace.procs, rebuild.policy, args.walltime, platform, args.placement)[2]
+        t_rebuild = replay(jobs, trace.cpus, rebuild.policy, args.walltime, platform, args.placement)[2]
         late_paper = sum(s_paper[job.id] > t for job, t in paper.promised.items())
         late_rebuild = sum(s_rebuild[job.id] > t for job, t in rebuild.promised.items())
         totals = [totals[0] + len(paper.promised), totals[1] + late_paper, totals[2] + late_rebuild]

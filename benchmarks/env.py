@@ -60,7 +60,7 @@ def env_rate(load: float, steps: int, *, flatten: bool, agent: str = "random") -
 
 def machine_env_rate(workload: str | None, steps: int) -> tuple[float, float, float]:
     """MachineEnv steps per wall-clock and per CPU second under a random masked policy, and the share of waits."""
-    env = MachineEnv(workload=workload, trace_window=128)
+    env = MachineEnv(workload=workload, log_window=128)
     rng = np.random.default_rng(0)
     n = waits = episode = 0
     _, info = env.reset(seed=episode)  # reading the log (once per process) is not timed

@@ -11,10 +11,10 @@ jobs/s (jobs replayed / simulation wall time), peak memory, and the mean wait an
 mean bounded slowdown ``max(1, (wait + run) / max(run, 10))`` of its schedule; then
 the time ratios AccaSim / schedlab.
 
-- **schedlab**: :func:`schedlab.model.formats.traces.load_trace` (read, clean), then
+- **schedlab**: :func:`schedlab.model.formats.logs.load_log` (read, clean), then
   :func:`~schedlab.processes.machine.replay.replay_model` with ``make_policy("fcfs",
   "easy")`` on a machine of the header's MaxProcs processors, run to the end, and
-  :func:`~schedlab.model.formats.traces.evaluate` (timed apart, as "metrics").
+  :func:`~schedlab.model.formats.logs.evaluate` (timed apart, as "metrics").
 - **AccaSim** 1.1.3 (``pip install accasim`` into its own venv, default
   ``../accasim-venv``): FIFO with ``EASYBackfilling`` and the ``FirstFit`` allocator,
   run by ``_accasim_driver.py`` with that venv's interpreter. Its reader turns a
@@ -36,7 +36,7 @@ separate processes it swings with the machine's load; ``--inprocess K`` also tim
 two simulations in this one process, interleaved, best of K, the way
 benchmarks/README.md's ratios are taken, and checks that the schedules agree.
 
-Every tool replays the same cleaned job list: the jobs ``load_trace`` keeps, written
+Every tool replays the same cleaned job list: the jobs ``load_log`` keeps, written
 once to a plain SWF file that AccaSim and the reference read; the table prints each
 tool's job count and how many jobs start at another time than in schedlab's run.
 Where the AccaSim venv is missing or AccaSim does not import, the script says why
@@ -81,7 +81,7 @@ from _replay_runs import inprocess_ratio, profile_schedlab, worker_heapq, worker
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-DEFAULT_TRACE = ROOT.parent / "shared" / "traces" / "UniLu-Gaia-2014-1.swf.gz"
+DEFAULT_LOG = ROOT.parent / "shared" / "traces" / "UniLu-Gaia-2014-1.swf.gz"
 DEFAULT_ACCASIM_PYTHON = os.environ.get("ACCASIM_PYTHON", str(ROOT.parent / "accasim-venv" / "bin" / "python"))
 BSLD_THRESHOLD = 10.0
 
@@ -133,7 +133,7 @@ def write_clean_swf(path: str, loaded: Any) -> None:
     from schedlab.model.formats.swf.writer import write_swf
 
     jobs = [j if j.estimate is not None else dataclasses.replace(j, estimate=j.requested_time) for j in loaded.jobs]
-    write_swf(path, jobs, header={"MaxProcs": loaded.procs, "Note": f"cleaned by schedlab from {loaded.path}"})
+    write_swf(path, jobs, header={"MaxProcs": loaded.cpus, "Note": f"cleaned by schedlab from {loaded.path}"})
 
 
 # --------------------------------------------------------------------------- main
@@ -145,7 +145,7 @@ def _mib(kib: float | None) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--trace", default=str(DEFAULT_TRACE), help="SWF log (default: the shared UniLu-Gaia-2014-1)")
+    parser.add_argument("--trace", default=str(DEFAULT_LOG), help="SWF log (default: the shared UniLu-Gaia-2014-1)")
     parser.add_argument("--repeat", type=int, default=3, help="timing runs of each tool; best kept (default 3)")
     parser.add_argument(
         "--nodes", default="1,151", help="AccaSim node counts to run, comma-separated (default 1,151); empty for none"
@@ -196,16 +196,16 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--repeat must be >= 1")
     nodes = [int(n) for n in args.nodes.split(",") if n.strip()]
 
-    from schedlab.model.formats.traces import load_trace, trace_path
+    from schedlab.model.formats.logs import load_log, log_path
 
-    trace = str(trace_path(args.trace, ROOT.parent / "shared" / "traces").resolve())
-    loaded = load_trace(trace)
+    trace = str(log_path(args.trace, ROOT.parent / "shared" / "traces").resolve())
+    loaded = load_log(trace)
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="schedlab-bench-"))
     work.mkdir(parents=True, exist_ok=True)
     swf = str(work / "cleaned.swf")
     write_clean_swf(swf, loaded)
     report = str(loaded.report).splitlines()
-    print(f"{Path(trace).name}: {report[0].split(': ', 1)[1]}; machine {loaded.procs} processors")
+    print(f"{Path(trace).name}: {report[0].split(': ', 1)[1]}; machine {loaded.cpus} processors")
     for line in report[1:]:
         print(f"  dropped{line}")
     print(f"every tool reads the same {len(loaded.jobs)} cleaned jobs ({swf} for AccaSim and the reference)")
@@ -216,7 +216,7 @@ def main(argv: list[str] | None = None) -> None:
     tools: dict[str, list[str]] = {
         "schedlab": [*me, "--worker", "schedlab", "--trace", trace, "--backfill", rule]
         + (["--batch-decisions"] if args.batch_decisions else []),
-        reference: [*me, "--worker", f"heapq-{rule}", "--swf", swf, "--procs", str(loaded.procs)],
+        reference: [*me, "--worker", f"heapq-{rule}", "--swf", swf, "--procs", str(loaded.cpus)],
     }
     ok, accasim_note = accasim_check(args.accasim_python)
     if rule != "easy":
@@ -228,11 +228,11 @@ def main(argv: list[str] | None = None) -> None:
                 str(HERE / "_accasim_driver.py"),
                 swf,
                 "--cores",
-                str(loaded.procs),
+                str(loaded.cpus),
                 "--nodes",
                 str(n),
             ]
-        tools["heapq, AccaSim's EASY"] = [*me, "--worker", "heapq-accasim", "--swf", swf, "--procs", str(loaded.procs)]
+        tools["heapq, AccaSim's EASY"] = [*me, "--worker", "heapq-accasim", "--swf", swf, "--procs", str(loaded.cpus)]
     elif not ok:
         print(f"NOTE: AccaSim not run: {accasim_note}\n      comparing with the heapq reference only.")
 

@@ -1,60 +1,110 @@
-"""How much faster ``schedlab train`` scores its population on more worker processes.
+"""How much faster a training scores its population on more worker processes.
 
-The same small training of ``schedlab/Machine-v0`` (SJF teacher) runs on a spawn
-process pool of each worker count given; each pool is warmed first (every worker has
-made its environment and network), so the times are the training's, not the pool's
-start. Printed, per count: the wall time, the speedup over 1 worker and the parallel
-efficiency (speedup / workers), all ratios measured in this process, and the weights'
-SHA-256, which must be the same for every count.
+Two trainings, each timed on a spawn process pool of every worker count given:
+
+- ``machine``: ``schedlab train Machine-v0`` (SJF teacher, a few generations);
+- ``rlscheduler``: RLScheduler's search on HPC2N (as ``schedlab train
+  scenarios/rlscheduler.py`` runs it: 16 antithetic pairs, 32 sequences of 256 jobs a
+  member, with and without EASY backfilling), a few generations, no PPO.
+
+Each pool is warmed first (every worker has made its environment, or loaded the log),
+so the times are the training's, not the pool's start. Printed, per count: the wall
+time, the speedup over 1 worker and the parallel efficiency (speedup / workers), all
+ratios measured in this process, and the weights' SHA-256, which must be the same for
+every count.
 
     PYTHONPATH=$PWD python benchmarks/train_speedup.py --workers 1 2
+    PYTHONPATH=$PWD python benchmarks/train_speedup.py --kind rlscheduler --workers 1 2 4 8 16
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import multiprocessing
+import os
 import tempfile
 import time
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable
+from concurrent.futures import Executor, ProcessPoolExecutor
+from pathlib import Path
 
-from schedlab.training import TrainConfig, train
-from schedlab.training.episodes import EnvSpec, episode_costs
+LOGS = Path(__file__).resolve().parents[2] / "shared" / "traces"
 
 
-def timed(config: TrainConfig, workers: int) -> tuple[float, str]:
-    """Seconds of ``train(config)`` on a warm pool of ``workers`` processes, and the weights' sha256."""
+def machine_training(generations: int) -> tuple[Callable[[Executor], None], Callable[[Executor], str]]:
+    """Warm-up and timed run of ``schedlab train Machine-v0``."""
+    from schedlab.training import TrainConfig, train
+    from schedlab.training.episodes import EnvSpec, episode_costs
+
+    config = TrainConfig(
+        env="Machine-v0", teacher="sjf", generations=generations, pairs=8, episodes=4, validation=8,
+        imitation_episodes=4, imitation_epochs=10,
+    )  # fmt: skip
     spec = EnvSpec(config.env, json.dumps(dict(config.env_settings)), config.hidden)
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        list(
-            pool.map(
-                episode_costs, [spec] * 2 * workers, [None] * 2 * workers, ["sjf"] * 2 * workers, [[0]] * 2 * workers
-            )
-        )
+
+    def warm(pool: Executor) -> None:
+        list(pool.map(episode_costs, *zip(*[(spec, None, "sjf", [0])] * 2 * os.cpu_count(), strict=True)))
+
+    def run(pool: Executor) -> str:
         with tempfile.TemporaryDirectory() as out:
-            start = time.perf_counter()
-            result = train(config, out, executor=pool)
-            return time.perf_counter() - start, result.sha256
+            return train(config, out, executor=pool).sha256
+
+    return warm, run
+
+
+def rlscheduler_training(
+    generations: int, logs_dir: str
+) -> tuple[Callable[[Executor], None], Callable[[Executor], str]]:
+    """Warm-up and timed run of RLScheduler's search on HPC2N (no imitation, no PPO)."""
+    from schedlab.envs.rlscheduler.env import RLSchedulerConfig
+    from schedlab.envs.rlscheduler.scorer import scorer_vector
+    from schedlab.training.rlscheduler.search import window_scores
+    from schedlab.training.rlscheduler.train import TrainSettings, train
+
+    cfg = RLSchedulerConfig(log="HPC2N-2002-2.2-cln", draw_within=10_000, logs_dir=logs_dir)
+    settings = TrainSettings(
+        steps=0, imitate="", search_generations=generations, search_pairs=16, search_episodes=32,
+        both_backfills=True, search_eval_every=generations,
+    )  # fmt: skip
+
+    def warm(pool: Executor) -> None:
+        calls = [(cfg, None, None, [1000 + i], 64) for i in range(2 * (os.cpu_count() or 1))]
+        list(pool.map(window_scores, *zip(*calls, strict=True)))
+
+    def run(pool: Executor) -> str:
+        model, _ = train(cfg, settings, executor=pool)
+        return hashlib.sha256(scorer_vector(model).astype("<f8").tobytes()).hexdigest()
+
+    return warm, run
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kind", choices=("machine", "rlscheduler"), default="machine", help="which training")
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="worker counts (1 is the reference)")
     parser.add_argument("--generations", type=int, default=4, help="generations of the training timed")
+    parser.add_argument("--logs-dir", default=str(LOGS), help="folder of the SWF logs (rlscheduler)")
     args = parser.parse_args()
-    config = TrainConfig(
-        env="Machine-v0", teacher="sjf", generations=args.generations, pairs=8, episodes=4, validation=8,
-        imitation_episodes=4, imitation_epochs=10,
-    )  # fmt: skip
-    counts = sorted(set([1, *args.workers]))
-    times = {n: timed(config, n) for n in counts}
+    if args.kind == "machine":
+        warm, run = machine_training(args.generations)
+    else:
+        warm, run = rlscheduler_training(args.generations, args.logs_dir)
+    times = {}
+    for n in sorted({1, *args.workers}):
+        with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn")) as pool:
+            warm(pool)
+            start = time.perf_counter()
+            sha = run(pool)
+            times[n] = (time.perf_counter() - start, sha)
+        print(f"{n} workers: {times[n][0]:.1f} s", flush=True)
+    print(f"{args.kind}, {args.generations} generations, {os.cpu_count()} cores")
     print("| workers | wall s | speedup | efficiency | weights sha256 |\n|---|---|---|---|---|")
     for n, (seconds, sha) in times.items():
         speedup = times[1][0] / seconds
         print(f"| {n} | {seconds:.1f} | {speedup:.2f} | {speedup / n:.2f} | {sha[:16]}... |")
-    same = len({sha for _, sha in times.values()}) == 1
-    print(f"same weights for every worker count: {same}")
+    print(f"same weights for every worker count: {len({sha for _, sha in times.values()}) == 1}")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Energy and node failures on a real log: FCFS and EASY, each always on, with idle shutdown or DVFS, and failures.
 
-Issue 25 item 8. Replication r replays window r of the SDSC SP2 log (128 processors,
+Issue 25 item 8. Replication r replays window r of the SDSC SP2 log (128 CPUs,
 ``length`` consecutive jobs, its start drawn from the ``window`` stream as
 ``scenarios/first_look.py`` draws it, so every cell replays the same windows), shifted
 to start at 0, on 128 one-core nodes with the power of Batsim's
@@ -26,9 +26,9 @@ a replication has the same failures). A failed node's jobs are killed and requeu
 
 The table: energy (MJ) and mean power (kW) from the first submission to the last end,
 the nodes' boots, utilization (the CPU-time of the jobs' last attempts over the 128
-processors and the span: work lost to failures is not in it), wait (hours), bounded
+CPUs and the span: work lost to failures is not in it), wait (hours), bounded
 slowdown (10 s), the jobs hit by node failures, the CPU-hours they lost and the
-processors' availability over the span.
+CPUs' availability over the span.
 
 Each run saves what ``schedlab plot`` draws it from (``series/``): its nodes, placements,
 processor ids, power states (down included), pstates and node outages, and each metric's
@@ -66,8 +66,8 @@ from schedlab.model.core.fields import number, text
 from schedlab.model.core.job import Job
 from schedlab.model.core.platform import NodePower, Switch
 from schedlab.model.core.streams import Streams
+from schedlab.model.formats.logs import check_logs, evaluate, load_log
 from schedlab.model.formats.platform_file import load_platform, parse_platform
-from schedlab.model.formats.traces import check_traces, evaluate, load_trace, trace_path
 from schedlab.model.records.node_fail import outages_csv
 from schedlab.model.records.run_facts import run_facts
 from schedlab.policies.batch import make_policy
@@ -95,7 +95,7 @@ UNITS = {
     "energy_mj": "MJ",
     "mean_power_kw": "kW",
     "boots": "node boots",
-    "utilization": "fraction of the processors",
+    "utilization": "fraction of the CPUs",
     "wait_h": "hours",
     "bounded_slowdown": "ratio, at least 1",
     "jobs_hit": "jobs",
@@ -107,10 +107,10 @@ UNITS = {
 
 @dataclass(frozen=True)
 class Config:
-    #: the real log, by path or by name in traces_dir
-    trace: str = "SDSC-SP2-1998-4.2-cln"
+    #: the real log, by path or by name in logs_dir
+    log: str = "SDSC-SP2-1998-4.2-cln"
     #: where a log named without a path is looked up
-    traces_dir: str = "../shared/traces"
+    logs_dir: str = "../shared/traces"
     #: jobs per window of the log
     length: int = number(1024, low=2, work=True)
     #: replications per cell: windows of the log (--reps overrides)
@@ -131,7 +131,7 @@ class Config:
     dvfs_pstate: int = number(12, low=1, high=12, integer=True)
 
     def __post_init__(self) -> None:
-        check_traces([self.trace], self.traces_dir)  # a log that is not there stops here, in one line
+        check_logs([self.log], self.logs_dir)  # a log that is not there stops here, in one line
 
 
 QUICK = dict(length=256, replications=3)
@@ -174,14 +174,14 @@ def cells(cfg: Config) -> list[dict]:
 
 
 def window(cfg: Config, streams: Streams) -> tuple[list[Job], int]:
-    """Replication r's window of the log, shifted to submit from 0, and the log's processors."""
-    trace = load_trace(str(trace_path(cfg.trace, Path(cfg.traces_dir))))
-    if cfg.length > len(trace.jobs):
-        raise ValueError(f"length={cfg.length}: the log {cfg.trace} has only {len(trace.jobs)} jobs")
-    lo = int(streams["window"].integers(0, len(trace.jobs) - cfg.length + 1))
-    jobs = trace.jobs[lo : lo + cfg.length]
+    """Replication r's window of the log, shifted to submit from 0, and the log's CPUs."""
+    log = load_log(cfg.log, root=Path(cfg.logs_dir))
+    if cfg.length > len(log.jobs):
+        raise ValueError(f"length={cfg.length}: the log {cfg.log} has only {len(log.jobs)} jobs")
+    lo = int(streams["window"].integers(0, len(log.jobs) - cfg.length + 1))
+    jobs = log.jobs[lo : lo + cfg.length]
     t0 = jobs[0].submit  # every node on and idle when the window's first job arrives
-    return [dataclasses.replace(j, submit=j.submit - t0) for j in jobs], trace.procs
+    return [dataclasses.replace(j, submit=j.submit - t0) for j in jobs], log.cpus
 
 
 def failures(cfg: Config, jobs: list[Job], nodes: int, streams: Streams) -> list[NodeFailure]:
@@ -195,14 +195,14 @@ def failures(cfg: Config, jobs: list[Job], nodes: int, streams: Streams) -> list
 
 
 def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> Model:
-    jobs, procs = window(cfg, streams)
+    jobs, cpus = window(cfg, streams)
     policy = make_policy("fcfs", "easy" if cell["policy"] == "easy" else "none")
     if cell["power"] == "dvfs":
         policy = QueueDVFS(policy, cfg.dvfs_pstate)
     elif SHUTDOWN[cell["power"]]:
         policy = IdleShutdown(policy, cfg.idle_timeout)
-    nodes = platform(procs, dvfs=cell["power"] == "dvfs")
-    down = failures(cfg, jobs, procs, streams) if cell["failures"] == "weibull" else []
+    nodes = platform(cpus, dvfs=cell["power"] == "dvfs")
+    down = failures(cfg, jobs, cpus, streams) if cell["failures"] == "weibull" else []
     model = powered_cluster_model(
         env,
         jobs,
@@ -212,13 +212,13 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
         failures=down,
         on_node_fail=cfg.on_node_fail,  # type: ignore[arg-type]  # checked by the field's pattern
     )
-    model.parts.update(procs=procs, platform=nodes)
+    model.parts.update(cpus=cpus, platform=nodes)
     return model
 
 
 def measure(model: Model) -> dict[str, Any]:
     records = model.records()
-    row = evaluate(records, model["procs"])
+    row = evaluate(records, model["cpus"])
     cluster = model["cluster"]
     ran = [r for r in records if r.start == r.start]  # started (NaN start: never ran)
     start, end = min(r.submit for r in ran), max(r.end for r in ran)
@@ -229,7 +229,7 @@ def measure(model: Model) -> dict[str, Any]:
     )
     boots = sum(1 for _node, state, _a, _b in cluster.power_rows() if state == "switching_on")
     files = {  # what `schedlab plot` draws the run from: its nodes up, down, off, and the jobs on them
-        **run_facts(model["procs"], units=UNITS),
+        **run_facts(model["cpus"], units=UNITS),
         "nodes.csv": cluster.nodes_csv(),
         "placements.csv": cluster.placements_csv(),
         "allocations.csv": cluster.allocations_csv(),
@@ -248,7 +248,7 @@ def measure(model: Model) -> dict[str, Any]:
         "jobs_hit": float(jobs_hit(cluster.node_kills)),
         "kills": float(len(cluster.node_kills)),
         "lost_cpu_h": lost_cpu_hours(cluster.node_kills),
-        "availability": availability(cluster.node_outages, model["procs"], start, end),
+        "availability": availability(cluster.node_outages, model["cpus"], start, end),
         "files": files,
     }
 
@@ -270,7 +270,7 @@ def machine_states_figure(cfg: Config, seed: int = 0, *, zoom: bool = False) -> 
     busy = [(r[2], r[5], r[6]) for r in cluster.placement_rows()]
     states = cluster.power_rows()
     start, end = 0.0, max(r.end for r in model.records() if r.start == r.start)
-    title = f"{Path(cfg.trace).name}, EASY + idle shutdown ({cfg.idle_timeout:g} s), window 0 of seed {seed}"
+    title = f"{Path(cfg.log).name}, EASY + idle shutdown ({cfg.idle_timeout:g} s), window 0 of seed {seed}"
     if cfg.with_failures:
         title += f", {sum(o.start < end for o in cluster.node_outages)} node failures"
     boots = Counter(a for _node, state, a, _b in states if state == "switching_on")

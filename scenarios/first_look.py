@@ -3,10 +3,10 @@
 The README's main job. Two workloads, one table:
 
 - **a real log.** Replication r replays window r: ``length`` consecutive jobs of the
-  SDSC SP2 log (128 processors, 1998; ``../shared/traces``), its start drawn from
+  SDSC SP2 log (128 CPUs, 1998; ``../shared/traces``), its start drawn from
   replication r's ``window`` stream, so every policy replays the very same windows
   (common random numbers) and the windows of two replications are independent draws
-  (they may overlap). Each window arrives at an empty machine of the log's processors.
+  (they may overlap). Each window arrives at an empty machine of the log's CPUs.
   ``fcfs`` starts jobs strictly in arrival order; ``sjf`` the one with the smallest
   requested time (the user's estimate, as a real scheduler sees it); ``easy`` is FCFS
   with EASY backfilling, and ``sjf+easy`` SJF with it. Waits are in hours.
@@ -21,7 +21,7 @@ window by window, how often each policy beat FCFS.
 
     schedlab run scenarios/first_look.py
     schedlab run scenarios/first_look.py --quick
-    schedlab run scenarios/first_look.py --set trace=UniLu-Gaia-2014-1
+    schedlab run scenarios/first_look.py --set log=UniLu-Gaia-2014-1
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from schedlab.model.core.distributions import Exponential
 from schedlab.model.core.fields import items, number
 from schedlab.model.core.streams import Streams
 from schedlab.model.core.workloads import poisson_workload
-from schedlab.model.formats.traces import LoadedTrace, check_traces, evaluate, load_trace, trace_path
+from schedlab.model.formats.logs import LoadedLog, check_logs, evaluate, load_log
 from schedlab.model.records.job_record import Status
 from schedlab.model.records.run_facts import run_facts
 from schedlab.policies import FCFS
@@ -63,10 +63,10 @@ UNITS = {
 
 @dataclass(frozen=True)
 class Config:
-    #: the real log, by path or by name in traces_dir
-    trace: str = "SDSC-SP2-1998-4.2-cln"
+    #: the real log, by path or by name in logs_dir
+    log: str = "SDSC-SP2-1998-4.2-cln"
     #: where a log named without a path is looked up
-    traces_dir: str = "../shared/traces"
+    logs_dir: str = "../shared/traces"
     #: policies replayed on the log: fcfs, sjf, easy (FCFS + EASY backfilling), sjf+easy
     policies: tuple[str, ...] = items(("fcfs", "sjf", "easy", "sjf+easy"))
     #: jobs per window of the log
@@ -88,7 +88,7 @@ class Config:
         for p in self.policies:
             if p not in POLICIES:
                 raise ValueError(f"policies: unknown policy {p!r}; choose from {', '.join(POLICIES)}")
-        check_traces([self.trace], self.traces_dir)
+        check_logs([self.log], self.logs_dir)
         if self.rho >= 1:
             raise ValueError(
                 f"rho = arrival_rate / (c * service_rate) = {self.rho:.4g} >= 1: the M/M/c queue "
@@ -108,33 +108,33 @@ def REPS(cfg: Config) -> int:
     return cfg.replications
 
 
-def _trace(cfg: Config) -> LoadedTrace:
-    return load_trace(str(trace_path(cfg.trace, Path(cfg.traces_dir))))
+def _log(cfg: Config) -> LoadedLog:
+    return load_log(cfg.log, root=Path(cfg.logs_dir))
 
 
 def cells(cfg: Config) -> list[dict]:
-    name = Path(cfg.trace).name.split(".")[0].split("-")
-    log = "-".join(name[:2])  # SDSC-SP2-1998-4.2-cln -> SDSC-SP2
-    rows = [{"workload": f"{log} {LOG}", "policy": p} for p in cfg.policies]
+    name = Path(cfg.log).name.split(".")[0].split("-")
+    short = "-".join(name[:2])  # SDSC-SP2-1998-4.2-cln -> SDSC-SP2
+    rows = [{"workload": f"{short} {LOG}", "policy": p} for p in cfg.policies]
     return [*rows, {"workload": f"M/M/{cfg.c} {QUEUE}", "policy": "fcfs"}]
 
 
 def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> Model:
     if cell["workload"].endswith(LOG):
-        trace = _trace(cfg)
-        if cfg.length > len(trace.jobs):
-            raise ValueError(f"length={cfg.length}: the log {cfg.trace} has only {len(trace.jobs)} jobs")
+        log = _log(cfg)
+        if cfg.length > len(log.jobs):
+            raise ValueError(f"length={cfg.length}: the log {cfg.log} has only {len(log.jobs)} jobs")
         # the same start for replication r of every policy: common random numbers
-        lo = int(streams["window"].integers(0, len(trace.jobs) - cfg.length + 1))
-        # processor ids (first fit) for the Gantt chart over processors that `schedlab plot` draws
+        lo = int(streams["window"].integers(0, len(log.jobs) - cfg.length + 1))
+        # CPU ids (first fit) for the Gantt chart over CPUs that `schedlab plot` draws
         model = replay_model(
             env,
-            trace.jobs[lo : lo + cfg.length],
-            trace.procs,
+            log.jobs[lo : lo + cfg.length],
+            log.cpus,
             make_policy(*POLICIES[cell["policy"]]),
             allocation="first-fit",
         )
-        model.parts.update(kind=LOG, procs=trace.procs)
+        model.parts.update(kind=LOG, cpus=log.cpus)
         return model
     machine = Machine(env, cfg.c, FCFS(), name="cpus")
     jobs = poisson_workload(
@@ -147,14 +147,14 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
 
 def measure(model: Model) -> dict[str, Any]:
     if model["kind"] == LOG:
-        row = evaluate(model.records(), model["procs"])
+        row = evaluate(model.records(), model["cpus"])
         return {
             "wait": row["wait"] / 3600,
             "bounded_slowdown": row["bounded_slowdown"],
             "utilization": row["utilization"],
-            # `schedlab plot` draws the utilization of the log's processors, and the jobs over them
+            # `schedlab plot` draws the utilization of the log's CPUs, and the jobs over them
             "files": {
-                **run_facts(model["procs"], units=UNITS[LOG]),
+                **run_facts(model["cpus"], units=UNITS[LOG]),
                 "allocations.csv": model["machine"].allocations_csv(),
             },
         }

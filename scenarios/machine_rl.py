@@ -1,7 +1,7 @@
 """A DQN scheduler trained on windows of a real log, against FCFS, SJF and EASY backfilling.
 
 The researcher's workflow on a real workload, end to end. One machine of the log's
-processors (MaxProcs; the Lublin model log by default: 256 processors, offered load
+CPUs (MaxProcs; the Lublin model log by default: 256 CPUs, offered load
 1.06, so queues grow). The log's cleaned jobs are split in two by position: training
 windows are drawn from the first ``train_fraction`` of the jobs, test windows from the
 rest, so no test job was ever seen in training. A DQN
@@ -31,7 +31,7 @@ heuristic with its 95% half-width.
     schedlab run scenarios/machine_rl.py --workers 1
     schedlab run scenarios/machine_rl.py --workers 1 --set train_steps=800000 --set window=32
 
-Another log is ``--set trace=NAME_OR_PATH``. The real logs in ``../shared/traces``
+Another log is ``--set log=NAME_OR_PATH``. The real logs in ``../shared/traces``
 are lightly loaded (offered load 0.45 to 0.70, see its PROVENANCE.md): on windows of
 128 jobs hardly any job waits there, and every policy ties (Gaia, checked: slowdown 1).
 """
@@ -62,7 +62,7 @@ from schedlab.model.analysis import metrics
 from schedlab.model.core.fields import INT_MAX, folder, items, number
 from schedlab.model.core.job import Job
 from schedlab.model.core.streams import Streams
-from schedlab.model.formats.traces import BSLD_THRESHOLD, load_trace, trace_path
+from schedlab.model.formats.logs import BSLD_THRESHOLD, load_log, log_path
 from schedlab.model.records.job_record import JobRecord
 from schedlab.model.records.run_facts import run_facts
 from schedlab.policies.batch import make_policy
@@ -72,15 +72,15 @@ from schedlab.processes import Model, Source
 HEURISTICS = {"fcfs": ("fcfs", "none"), "sjf": ("sjf", "none"), "easy": ("fcfs", "easy"), "sjf_easy": ("sjf", "easy")}
 POLICIES = ("dqn", *HEURISTICS, "random")
 #: settings that do not change the trained agent (left out of its checkpoint's key)
-EVALUATION_ONLY = ("policies", "windows", "threshold", "out_dir", "traces_dir", "trace")
+EVALUATION_ONLY = ("policies", "windows", "threshold", "out_dir", "logs_dir", "log")
 
 
 @dataclass(frozen=True)
 class Config:
-    #: SWF log, by path or by name in traces_dir
-    trace: str = "lublin_256"
-    #: where traces named without a path are looked up
-    traces_dir: str = "../shared/traces"
+    #: SWF log, by path or by name in logs_dir
+    log: str = "lublin_256"
+    #: where logs named without a path are looked up
+    logs_dir: str = "../shared/traces"
     #: policies evaluated: dqn, fcfs, sjf, easy, sjf_easy, random
     policies: tuple[str, ...] = POLICIES
     #: held-out test windows per policy (the replications)
@@ -139,19 +139,19 @@ class Config:
         self.split()  # the log exists and both parts hold a window
 
     def path(self) -> Path:
-        return trace_path(self.trace, Path(self.traces_dir))
+        return log_path(self.log, Path(self.logs_dir))
 
     def split(self) -> tuple[tuple[Job, ...], int, int]:
-        """The log's cleaned jobs, its processors, and the first test position."""
-        log = load_trace(str(self.path()))
+        """The log's cleaned jobs, its CPUs, and the first test position."""
+        log = load_log(str(self.path()))
         cut = int(len(log.jobs) * self.train_fraction)
         if min(cut, len(log.jobs) - cut) < self.length:
             raise ValueError(
-                f"length={self.length} is more than a part of {self.trace!r} holds "
+                f"length={self.length} is more than a part of {self.log!r} holds "
                 f"({cut} training jobs, {len(log.jobs) - cut} test jobs at train_fraction={self.train_fraction}). "
                 f"Reading it: {log.report}"
             )
-        return log.jobs, log.procs, cut
+        return log.jobs, log.cpus, cut
 
     def training_key(self) -> str:
         """A short hash of every setting that changes the trained agent, and of the log's bytes."""
@@ -171,7 +171,7 @@ def REPS(cfg: Config) -> int:
 
 
 def cells(cfg: Config) -> list[dict]:
-    print(f"machine_rl: {load_trace(str(cfg.path())).report}", file=sys.stderr)  # what reading the log kept, dropped
+    print(f"machine_rl: {load_log(str(cfg.path())).report}", file=sys.stderr)  # what reading the log kept, dropped
     if "dqn" in cfg.policies:
         checkpoint(cfg)  # train once, in the parent, before the cells run
     return [{"policy": p} for p in cfg.policies]
@@ -218,11 +218,11 @@ class PartWindows:
 @cache
 def parts(cfg: Config) -> tuple[PartWindows, PartWindows]:
     """The training and the test windows of ``cfg``'s log (disjoint: split at position ``cut``)."""
-    jobs, procs, cut = cfg.split()
+    jobs, cpus, cut = cfg.split()
     scale = float(np.median([job.runtime for job in jobs[:cut]]))
     return (
-        PartWindows(jobs, 0, cut, cfg.length, procs, scale),
-        PartWindows(jobs, cut, len(jobs), cfg.length, procs, scale),
+        PartWindows(jobs, 0, cut, cfg.length, cpus, scale),
+        PartWindows(jobs, cut, len(jobs), cfg.length, cpus, scale),
     )
 
 
@@ -342,7 +342,7 @@ UNITS = {
     "bounded_slowdown_mean": "ratio, at least 1",
     "response_mean": "seconds",
     "wait_mean": "seconds",
-    "utilization": "fraction of the processors",
+    "utilization": "fraction of the CPUs",
     "window_start": "job position in the log",
 }
 
@@ -359,7 +359,7 @@ def measure(model: Model) -> dict[str, Any]:
         "wait_mean": float(metrics.wait(done).mean()),
         "utilization": metrics.utilization(done, machine.capacity, first, last) if last > first else math.nan,
         "window_start": float(model["start"]),
-        # `schedlab plot`: the log's processors, its seconds, the units
+        # `schedlab plot`: the log's CPUs, its seconds, the units
         "files": run_facts(machine.capacity, units=UNITS),
     }
 

@@ -53,7 +53,7 @@ from schedlab.model.analysis.fair_share import FairShare
 from schedlab.model.contracts.site import SiteFeatures
 from schedlab.model.core.fields import folder, number, text
 from schedlab.model.core.streams import Streams
-from schedlab.model.formats.traces import NativeSchedule, check_traces, load_trace, trace_path
+from schedlab.model.formats.logs import NativeSchedule, check_logs, load_log
 from schedlab.model.records.job_record import JobRecord, Status
 from schedlab.model.records.run_facts import run_facts
 from schedlab.papers.responsive_tables import reading_of, report_text
@@ -161,7 +161,7 @@ class Config:
             f"experiment must be synthetic, trace or both, got {self.experiment!r}",
         )
         need(self.cores >= 1, f"cores must be >= 1, got {self.cores}")
-        check_traces([self.trace], None)  # a path, or a log in ../shared/traces
+        check_logs([self.trace], None)  # a path, or a log in ../shared/traces
         need(0 < self.rho < 1, f"rho must be in (0, 1), got {self.rho}")
         need(self.jobs > 2 * self.drop >= 0, f"need jobs > 2 x drop >= 0, got jobs={self.jobs}, drop={self.drop}")
         need(
@@ -307,7 +307,7 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
         "replication": streams.replication,
     }
     if kind == "NATIVE":  # what ran on the log's own machine, whatever trace_cores says
-        parts["cores"] = load_trace(str(trace_path(cfg.trace))).procs
+        parts["cores"] = load_log(cfg.trace).cpus
         native = NativeSchedule(jobs, waits)
         return Model(env, [native], parts={**parts, "machine": None, "native": native})
 

@@ -55,12 +55,13 @@ from schedlab.envs.rlscheduler.model_files import (
     read_settings,
     save_model,
     training_differences,
+    weights_sha256,
 )
 from schedlab.envs.rlscheduler.obs import log_features
 from schedlab.experiment import cli_main
 from schedlab.model.core.fields import folder, items, number, validate
 from schedlab.model.core.streams import Streams
-from schedlab.model.formats.traces import evaluate
+from schedlab.model.formats.logs import evaluate
 from schedlab.model.formats.window_draw import rlscheduler_starts
 from schedlab.model.records.run_facts import run_facts
 from schedlab.papers.rlscheduler_published import LOGS, PUBLISHED_BSLD, best_heuristic
@@ -78,11 +79,11 @@ SHIPPED = Path(schedlab.envs.__file__).resolve().parent / "rlscheduler" / "train
 
 @dataclass(frozen=True)
 class Config:
-    #: the log, by name in traces_dir (the paper's: lublin_256, SDSC-SP2-1998-4.2-cln, HPC2N-2002-2.2-cln,
+    #: the log, by name in logs_dir (the paper's: lublin_256, SDSC-SP2-1998-4.2-cln, HPC2N-2002-2.2-cln,
     #: lublin_256_new2) or by path
     log: str = "lublin_256"
     #: where logs named without a path are found
-    traces_dir: str = "../shared/traces"
+    logs_dir: str = "../shared/traces"
     #: backfilling settings evaluated: none, easy
     backfills: tuple[str, ...] = ("none", "easy")
     #: the policies evaluated beside rl
@@ -204,7 +205,7 @@ class Config:
             backfill=backfill,
             score_type=self.score_type,
             draw_within=self.within,
-            traces_dir=self.traces_dir,
+            logs_dir=self.logs_dir,
         )
 
     def train_settings(self, seed: int) -> TrainSettings:
@@ -258,38 +259,70 @@ def model_path(cfg: Config, seed: int) -> Path:
     return cfg.model_dir() / name  # trained in this run: model=train, or nothing shipped for this seed
 
 
-def _train_missing(cfg: Config) -> None:
+def _train_seed(cfg: Config, seed: int, path: Path, executor: Any = None) -> Any:
+    """Train seed ``seed``'s model into ``path`` (going on from its checkpoint if there is one); the model."""
     import torch
 
     torch.set_num_threads(1)  # a small network: one thread is fastest and leaves the other cores free
+    settings = cfg.train_settings(seed)
+    env_cfg = cfg.env_config(cfg.train_backfill)
+    clock = time.process_time()
+
+    def show(point: dict[str, float], score: str = env_cfg.score_type) -> None:
+        other = point.get("validation_other_backfill")
+        print(
+            f"rlscheduler: {cfg.log} seed {seed}: {point['phase']} generation {point.get('generation', '-')} "
+            f"step {point['step']}, validation {score} {point['validation']:.2f}"
+            f"{'' if other is None else f' / {other:.2f}'} ({point['relative_to_sjf']:.3f} of SJF's), "
+            f"{point['cpu_s']:.0f} CPU s",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    checkpoint = path.with_name(f"{path.stem}.checkpoint.npz")
+    if checkpoint.is_file():
+        print(f"rlscheduler: {cfg.log} seed {seed}: resuming from {checkpoint}", file=sys.stderr)
+    model, curve = train(env_cfg, settings, progress=show, checkpoint=checkpoint, executor=executor)
+    save_model(model, path.parent, env_cfg, settings, curve, name=path.stem)
+    checkpoint.unlink(missing_ok=True)
+    print(f"rlscheduler: saved {path} ({time.process_time() - clock:.0f} CPU s here)", file=sys.stderr)
+    return model
+
+
+def _train_missing(cfg: Config) -> None:
     for seed in cfg.seeds:
         path = model_path(cfg, seed)
         if path.is_file() and cfg.model != "train":
             continue
         if cfg.model not in ("shipped", "train") or cfg.trained_on:
             raise ValueError(f"model {path}: no such file")
-        settings = cfg.train_settings(seed)
-        env_cfg = cfg.env_config(cfg.train_backfill)
-        clock = time.process_time()
+        _train_seed(cfg, seed, path)
 
-        def show(point: dict[str, float], seed: int = seed, score: str = env_cfg.score_type) -> None:
-            other = point.get("validation_other_backfill")
-            print(
-                f"rlscheduler: {cfg.log} seed {seed}: {point['phase']} generation {point.get('generation', '-')} "
-                f"step {point['step']}, validation {score} {point['validation']:.2f}"
-                f"{'' if other is None else f' / {other:.2f}'} ({point['relative_to_sjf']:.3f} of SJF's), "
-                f"{point['cpu_s']:.0f} CPU s",
-                file=sys.stderr,
-                flush=True,
-            )
 
-        checkpoint = path.with_name(f"{path.stem}.checkpoint.npz")
-        if checkpoint.is_file():
-            print(f"rlscheduler: {cfg.log} seed {seed}: resuming from {checkpoint}", file=sys.stderr)
-        model, curve = train(env_cfg, settings, progress=show, checkpoint=checkpoint)
-        save_model(model, path.parent, env_cfg, settings, curve, name=path.stem)
-        checkpoint.unlink(missing_ok=True)
-        print(f"rlscheduler: saved {path} ({time.process_time() - clock:.0f} CPU s)", file=sys.stderr)
+def train_models(cfg: Config, out: Path | None, executor: Any, resume: bool) -> list[tuple[Path, str]]:
+    """``schedlab train scenarios/rlscheduler.py``: train a model per seed of ``cfg.seeds`` into ``out``.
+
+    ``out`` (default: ``out_dir``'s folder for the log) gets ``seed<k>.zip`` and ``.json``,
+    as ``model=train`` would; the search's members and the validation windows run on
+    ``executor``, and the model is the same for any number of workers. A folder that
+    already holds a seed's model or checkpoint is refused unless ``resume``: then a
+    checkpoint is gone on from and a finished model is kept. Evaluate the models with
+    ``schedlab run scenarios/rlscheduler.py --set model=OUT``.
+    """
+    folder = Path(out) if out is not None else cfg.model_dir()
+    trained = []
+    for seed in cfg.seeds:
+        path = folder / f"seed{seed}.zip"
+        started = path.is_file() or path.with_name(f"seed{seed}.checkpoint.npz").is_file()
+        if started and not resume:
+            raise ValueError(f"--out {folder} holds seed {seed}'s training already: add --resume, or choose another")
+        if path.is_file():
+            check_model(path, cfg.env_config(False))
+            model = _model(str(path), cfg)
+        else:
+            model = _train_seed(cfg, seed, path, executor)
+        trained.append((path, weights_sha256(model)))
+    return trained
 
 
 def cells(cfg: Config) -> list[dict]:
@@ -317,14 +350,14 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
     start = cfg.starts()[streams.replication]
     jobs = trace.jobs[start : start + cfg.length]
     if cell["policy"] == "rl":
-        features = log_features(str(env_cfg.path), trace.procs * trace.procs_per_node)
+        features = log_features(str(env_cfg.path), trace.cpus * trace.procs_per_node)
         policy = ModelChooser(
             _model(str(model_path(cfg, cell["seed"])), cfg), features, env_cfg.queue, env_cfg.backfill
         )
     else:
         policy = Committed(cell["policy"], env_cfg.backfill)
-    model = replay_model(env, jobs, trace.procs, policy, compat="rlscheduler")
-    model.parts.update(procs=trace.procs, window_start=start)
+    model = replay_model(env, jobs, trace.cpus, policy, compat="rlscheduler")
+    model.parts.update(procs=trace.cpus, window_start=start)
     return model
 
 

@@ -36,7 +36,7 @@ _WHERE = {
     "Signal": "schedlab.processes.signal",
     "Job": "schedlab.model.core.job",
     "Streams": "schedlab.model.core.streams",
-    "load_log": "schedlab.model.formats.traces",
+    "load_log": "schedlab.model.formats.logs",
     "FCFS": "schedlab.policies.ordering",
     "SJF": "schedlab.policies.ordering",
     "BestFit": "schedlab.policies.ordering",

@@ -54,7 +54,7 @@ def direct_configs() -> list[tuple[type, dict]]:
 
 
 ROOT = Path(__file__).resolve().parent.parent
-SCRIPTS = [*sorted((ROOT / "scenarios").glob("*.py")), ROOT / "schedlab" / "replay" / "trace_replay.py"]
+SCRIPTS = [*sorted((ROOT / "scenarios").glob("*.py")), ROOT / "schedlab" / "replay" / "log_replay.py"]
 BAD = ("inf", "nan", "-1", "", "1e300", str(10**12), "0", "x")
 
 _FOLDER = "an output folder or file: any name can be meant ('' writes none, or uses the cache)"
@@ -86,7 +86,7 @@ _ZERO = {  # what 0 means where it is accepted
     "trace_week": "documented: 0 is the busiest segment",
     "trace_jobs": "documented: 0 is all the segment's jobs",
     "trace_cores": "documented: 0 is the log's own cores",
-    "procs": "documented: 0 is the header's MaxProcs",
+    "cpus": "documented: 0 is the header's MaxProcs",
     "lambda_s": "fair share only",
     "pretrain": "no pre-training",
     "pool_pretrain": "no pre-training",
@@ -124,7 +124,7 @@ MEANT: dict[str, dict[str, str]] = {
     },
     "starts": {"": "no explicit starts: windows drawn from window_seed", "0": _ZERO["starts"]},
     "walltime": {"": "documented: kill, or run-on under compat rlscheduler"},
-    "platform": {"": "documented: no platform, one machine of the log's processors"},
+    "platform": {"": "documented: no platform, one machine of the log's CPUs"},
     "failures": {"": "documented: no failure log"},
     "failure_cluster": {"": "documented: every cluster's lines of the failure log"},
     "trace_reading": {"": "documented: the paper's reading"},

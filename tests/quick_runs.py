@@ -47,7 +47,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "quick_runs"
 SCENARIOS = (
     "collectives", "collectives_sensitivity", "deeprm", "energy_failures", "first_look", "machine_rl", "mmc",
-    "osl_grid", "osl_topologies", "responsive_grid", "trace_replay", "utility_scheduling",
+    "osl_grid", "osl_topologies", "responsive_grid", "log_replay", "utility_scheduling",
 )  # fmt: skip
 SAMPLE_ROWS = 200  # records kept in full per scenario, at most
 MAX_COUNTS = 30  # a text column with more distinct values than this keeps only their number

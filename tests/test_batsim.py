@@ -113,7 +113,7 @@ def test_schedlab_replay_reads_batsim_json_and_writes_batsim_jobs_csv(tmp_path, 
     )
     printed = capsys.readouterr().out
     assert code == 0, printed
-    assert "5 jobs (Batsim workload); machine 4 processors" in printed
+    assert "5 jobs (Batsim workload); machine 4 CPUs" in printed
     jobs = out / "batsim" / "cell0-rep0-jobs.csv"
     with jobs.open() as stream:
         header = next(csv.reader(stream))

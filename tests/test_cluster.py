@@ -253,15 +253,15 @@ def test_a_queues_walltime_must_be_kill_or_run_on():
 
 def test_single_core_nodes_replay_a_log_as_the_machine_does_job_for_job():
     """128 one-core nodes, first-fit, no partitions: the same schedule as a 128-CPU Machine, start for start."""
-    from schedlab.model.formats.traces import load_trace
+    from schedlab.model.formats.logs import load_log
     from schedlab.policies.batch import make_policy
     from schedlab.processes.cluster.cluster import cluster_model
     from schedlab.processes.machine.replay import replay_model
 
-    trace = load_trace(str(ROOT.parent / "shared" / "traces" / "SDSC-SP2-1998-4.2-cln.swf.gz"))
+    trace = load_log(str(ROOT.parent / "shared" / "traces" / "SDSC-SP2-1998-4.2-cln.swf.gz"))
     window = trace.jobs[20000:20512]
-    platform = parse_platform({"nodes": {"node": {"count": trace.procs, "cores": 1}}})
-    machine = replay_model(simpy.Environment(), window, trace.procs, make_policy("fcfs", "easy"), walltime="kill").run()
+    platform = parse_platform({"nodes": {"node": {"count": trace.cpus, "cores": 1}}})
+    machine = replay_model(simpy.Environment(), window, trace.cpus, make_policy("fcfs", "easy"), walltime="kill").run()
     cluster = cluster_model(
         simpy.Environment(), window, platform, make_policy("fcfs", "easy"), FirstFitPlacement(), walltime="kill"
     ).run()
@@ -366,7 +366,7 @@ def test_on_one_core_nodes_the_cluster_rule_starts_the_jobs_the_machine_rule_sta
     """Where counting processors is exact (one-core nodes, no partitions), NodeEASY is EASY,
     PartitionConservative is Conservative and RebuildPartitionConservative is
     RebuildConservative: the same starts on 512 SDSC-SP2 jobs."""
-    from schedlab.model.formats.traces import load_trace
+    from schedlab.model.formats.logs import load_log
     from schedlab.policies.conservative import Conservative
     from schedlab.policies.conservative_rebuild import RebuildConservative
     from schedlab.policies.node_backfilling import NodeEASY
@@ -380,10 +380,10 @@ def test_on_one_core_nodes_the_cluster_rule_starts_the_jobs_the_machine_rule_sta
         "conservative": (Conservative, PartitionConservative),
         "conservative-rebuild": (RebuildConservative, RebuildPartitionConservative),
     }[rules]
-    trace = load_trace(str(ROOT.parent / "shared" / "traces" / "SDSC-SP2-1998-4.2-cln.swf.gz"))
+    trace = load_log(str(ROOT.parent / "shared" / "traces" / "SDSC-SP2-1998-4.2-cln.swf.gz"))
     window = trace.jobs[20000:20512]
-    platform = parse_platform({"nodes": {"node": {"count": trace.procs, "cores": 1}}})
-    machine = replay_model(simpy.Environment(), window, trace.procs, on_machine(), walltime="kill").run()
+    platform = parse_platform({"nodes": {"node": {"count": trace.cpus, "cores": 1}}})
+    machine = replay_model(simpy.Environment(), window, trace.cpus, on_machine(), walltime="kill").run()
     cluster = cluster_model(
         simpy.Environment(), window, platform, on_cluster(), FirstFitPlacement(), walltime="kill"
     ).run()

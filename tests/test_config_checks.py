@@ -68,7 +68,7 @@ def test_no_scenario_accepts_inf_nan_negative_or_empty_numbers():
     # the only ones left are meant: an infinite half-life (no decay), no explicit window starts,
     # and no explicit training seeds (the shipped models' seeds)
     assert sorted(set(names)) == sorted(
-        {"utility_scheduling.learning_rate_half_life='inf'", "trace_replay.starts=''", "rlscheduler.seeds=''"}
+        {"utility_scheduling.learning_rate_half_life='inf'", "log_replay.starts=''", "rlscheduler.seeds=''"}
     ), names
     assert tried > 400
 
@@ -102,7 +102,7 @@ def test_no_environment_or_learner_config_accepts_bad_numbers():
         (lambda: LearningRate(half_life=math.nan), "half_life=nan is not a number"),
         (lambda: DeepRMConfig(load=(0.5, -1.0)), r"load\[1\]=-1.0 must be >= 0"),
         (lambda: DeepRMJobs({"cpus": 20}, short_share=1e300), r"short_share=1e\+300 must be <= 1"),
-        (lambda: MachineEnvConfig(cpus=4, trace_window=10**12), r"trace_window=1000000000000 must be <= 1e\+09"),
+        (lambda: MachineEnvConfig(cpus=4, log_window=10**12), r"log_window=1000000000000 must be <= 1e\+09"),
         (lambda: GridAgentsConfig(cmax=math.inf), "cmax=inf must be finite"),
         (lambda: NetworkAgentsConfig(shortcut_prob=-1.0), "shortcut_prob=-1.0 must be >= 0"),
         (lambda: SarsaConfig(discount_time=math.inf), "discount_time=inf must be finite"),
@@ -228,12 +228,12 @@ def test_every_bad_value_a_config_still_accepts_is_meant_and_says_why():
         ("collectives.py", "sigma", "0", "sigma=0.0 must be > 0"),
         ("collectives_sensitivity.py", "grid", "", "grid='' must not be empty"),
         ("responsive_grid.py", "monitoring_queue", "x", "monitoring_queue='x' must be \"auto\""),
-        ("first_look.py", "trace", "x", "trace 'x' is neither a file nor a log in"),
-        ("first_look.py", "traces_dir", "nowhere", "traces_dir='nowhere' is not a folder"),
+        ("first_look.py", "log", "x", "log 'x' is neither a file nor a log in"),
+        ("first_look.py", "logs_dir", "nowhere", "logs_dir='nowhere' is not a folder"),
     ],
 )
 def test_a_value_that_cannot_be_meant_is_refused_in_one_line(script, key, value, message):
-    if key == "trace" and not (SCENARIOS.parent.parent / "shared" / "traces").is_dir():
+    if key == "log" and not (SCENARIOS.parent.parent / "shared" / "traces").is_dir():
         pytest.skip("the logs are not on this machine: a name is left to the loader")
     with pytest.raises(ConfigError, match=message):
         load_scenario(SCENARIOS / script).config({key: value})

@@ -9,7 +9,7 @@ import pytest
 import simpy
 
 from schedlab.model.core.job import Job
-from schedlab.model.formats.traces import load_trace
+from schedlab.model.formats.logs import load_log
 from schedlab.policies.backfilling import EASY
 from schedlab.policies.batch import BACKFILLS, make_policy
 from schedlab.policies.conservative import Conservative
@@ -177,17 +177,17 @@ def test_same_schedule_as_the_heapq_reference_on_a_window(trace, lo, hi):
     path = TRACES / trace
     if not path.exists():
         pytest.skip(f"{path} not present")
-    loaded = load_trace(str(path))
+    loaded = load_log(str(path))
     window = loaded.jobs[lo:hi]
     env = simpy.Environment()
-    model = replay_model(env, window, loaded.procs, make_policy("fcfs", "conservative-rebuild")).run()
+    model = replay_model(env, window, loaded.cpus, make_policy("fcfs", "conservative-rebuild")).run()
     mine = {r.id: r.start for r in model.records()}
     tuples = [(j.id, j.submit, j.runtime, j.cpus, j.requested_time) for j in window]
     reference = _heapq_conservative()
-    theirs = reference.replay(tuples, loaded.procs)
+    theirs = reference.replay(tuples, loaded.cpus)
     assert [mine[j[0]] for j in tuples] == theirs
     if trace.startswith("lublin"):
-        assert reference.replay(tuples, loaded.procs, full=True) == theirs
+        assert reference.replay(tuples, loaded.cpus, full=True) == theirs
 
 
 def test_same_schedule_as_the_heapq_reference_when_jobs_are_killed_at_their_requested_time():
@@ -199,19 +199,19 @@ def test_same_schedule_as_the_heapq_reference_when_jobs_are_killed_at_their_requ
     path = TRACES / "SDSC-SP2-1998-4.2-cln.swf.gz"
     if not path.exists():
         pytest.skip(f"{path} not present")
-    loaded = load_trace(str(path))
+    loaded = load_log(str(path))
     window = loaded.jobs[20000:23000]
     model = replay_model(
-        simpy.Environment(), window, loaded.procs, make_policy("fcfs", "conservative-rebuild"), walltime="kill"
+        simpy.Environment(), window, loaded.cpus, make_policy("fcfs", "conservative-rebuild"), walltime="kill"
     ).run()
     records = model.records()
     mine = {r.id: r.start for r in records}
     killed = sum(r.status.value == "timeout" for r in records)
     tuples = [(j.id, j.submit, j.runtime, j.cpus, j.requested_time) for j in window]
     reference = _heapq_conservative()
-    theirs = reference.replay(tuples, loaded.procs, kill=True)
+    theirs = reference.replay(tuples, loaded.cpus, kill=True)
     assert [mine[j[0]] for j in tuples] == theirs
-    assert killed == 204 and theirs != reference.replay(tuples, loaded.procs)
+    assert killed == 204 and theirs != reference.replay(tuples, loaded.cpus)
 
 
 def test_easy_and_conservative_differ_but_both_keep_every_job():
@@ -330,10 +330,10 @@ def test_on_sdsc_sp2_under_kill_no_job_starts_after_its_arrival_reservation():
     path = TRACES / "SDSC-SP2-1998-4.2-cln.swf.gz"
     if not path.exists():
         pytest.skip(f"{path} not present")
-    loaded = load_trace(str(path))
+    loaded = load_log(str(path))
     window = loaded.jobs[:2000]
     paper = Conservative()
-    model = replay_model(simpy.Environment(), window, loaded.procs, paper, walltime="kill").run()
+    model = replay_model(simpy.Environment(), window, loaded.cpus, paper, walltime="kill").run()
     started = {r.id: r.start for r in model.records()}
     assert len(paper.promised) == len(window)
     late = [(job.id, t, started[job.id]) for job, t in paper.promised.items() if started[job.id] > t]
@@ -348,6 +348,6 @@ def test_on_sdsc_sp2_under_kill_no_job_starts_after_its_arrival_reservation():
                 first.setdefault(job, t)
         return rebuild(view)
 
-    model = replay_model(simpy.Environment(), window, loaded.procs, noted, walltime="kill").run()
+    model = replay_model(simpy.Environment(), window, loaded.cpus, noted, walltime="kill").run()
     started = {r.id: r.start for r in model.records()}
     assert sum(started[job.id] > t for job, t in first.items()) > 0

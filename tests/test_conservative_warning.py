@@ -14,7 +14,7 @@ from schedlab.experiment.cli import main
 from schedlab.model.core.job import Job
 from schedlab.model.formats.platform_file import parse_platform
 from schedlab.replay.conservative_guarantee import guarantee_gaps, placement_gaps
-from schedlab.replay.trace_replay import Config
+from schedlab.replay.log_replay import Config
 
 SPREAD = Path(__file__).parent / "data" / "swf" / "spread_cores.swf"  # 4 jobs, worked out in the file
 EXAMPLE = Path(__file__).parent / "data" / "easy_example.swf"
@@ -56,7 +56,7 @@ def test_one_core_nodes_and_pack_keep_the_guarantee_and_say_nothing(tmp_path, ca
 
 
 def test_the_reasons_are_read_from_the_settings_before_the_run():
-    base = dict(traces=(str(EXAMPLE),), backfills=("conservative",), starts=(0,), length=5, native=False)
+    base = dict(logs=(str(EXAMPLE),), backfills=("conservative",), starts=(0,), length=5, native=False)
     assert guarantee_gaps(Config(**base), [], None) == []  # a machine of processors, kill: it holds
     (gap,) = guarantee_gaps(Config(**base, walltime="run-on"), [], None)
     assert "walltime run-on" in gap
@@ -65,7 +65,7 @@ def test_the_reasons_are_read_from_the_settings_before_the_run():
 
 def test_each_node_shape_and_placement_reason_is_named():
     """Reasons read from a platform and the jobs: exclusive nodes, memory a core, partitions that overlap."""
-    cfg = Config(traces=(str(EXAMPLE),), backfills=("conservative",), starts=(0,), length=5, native=False)
+    cfg = Config(logs=(str(EXAMPLE),), backfills=("conservative",), starts=(0,), length=5, native=False)
     serial = [Job(1, 0.0, 10.0, cpus=1)]
     nodes = parse_platform({"nodes": {"n": {"count": 2, "cores": 4, "memory": 4}}})
     assert guarantee_gaps(cfg, serial, nodes) == []  # first-fit, one-core jobs: they spread
@@ -86,10 +86,10 @@ def test_each_node_shape_and_placement_reason_is_named():
 
 def test_schedlab_run_of_the_replay_scenario_warns_and_keeps_it_too(tmp_path, capsys):
     # the warning is the scenario's (its warnings(cfg) hook), so `schedlab run` says it as `schedlab replay` does
-    scenario = Path(__file__).resolve().parent.parent / "scenarios" / "trace_replay.py"
+    scenario = Path(__file__).resolve().parent.parent / "scenarios" / "log_replay.py"
     out = tmp_path / "run"
     sets = [
-        f"traces={SPREAD}",
+        f"logs={SPREAD}",
         "policies=fcfs",
         "backfills=conservative",
         "starts=0",

@@ -16,7 +16,7 @@ import schedlab.envs  # noqa: F401  (registers schedlab/Machine-v0)
 from schedlab.envs.machine.agent_policy import AgentPolicy
 from schedlab.envs.machine.config import MachineEnvConfig, agent_machine
 from schedlab.envs.machine.env import MachineEnv
-from schedlab.envs.machine.jobs import SyntheticJobs, TraceWindows
+from schedlab.envs.machine.jobs import LogWindows, SyntheticJobs
 from schedlab.model.analysis import metrics
 from schedlab.model.core.job import Job
 from schedlab.model.records.job_record import Status
@@ -304,8 +304,8 @@ def test_step_before_reset_and_after_the_end_is_an_error():
 
 @pytest.mark.skipif(not LUBLIN.exists(), reason="traces not present")
 def test_an_episode_on_a_window_of_a_real_trace():
-    env = MachineEnv(workload=LUBLIN, trace_window=24, window=4, reward_scale=1.0)
-    assert env.cpus == 256 and isinstance(env.workload, TraceWindows)
+    env = MachineEnv(workload=LUBLIN, log_window=24, window=4, reward_scale=1.0)
+    assert env.cpus == 256 and isinstance(env.workload, LogWindows)
     steps, rewards = run_episode(env, head_first, seed=2)
     records = env.records()
     assert len(records) == 24 and all(r.status is Status.COMPLETED for r in records)

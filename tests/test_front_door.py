@@ -88,8 +88,8 @@ def test_the_replay_help_lists_the_registered_orders() -> None:
 def test_load_log_finds_a_log_by_name() -> None:
     from conftest import TRACES
 
-    log = schedlab.load_log("SDSC-SP2-1998-4.2-cln", TRACES)
-    assert log.procs == 128 and len(log.jobs) > 50_000
+    log = schedlab.load_log("SDSC-SP2-1998-4.2-cln", root=TRACES)
+    assert log.cpus == 128 and len(log.jobs) > 50_000
 
 
 def test_the_command_line_starts_without_loading_the_policies() -> None:

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from schedlab.model.analysis.failures import failure_conservation
 from schedlab.model.core.failures import NodeFailure
 from schedlab.model.core.job import Job, ProcessJob, with_body
-from schedlab.model.formats.traces import load_trace
+from schedlab.model.formats.logs import load_log
 from schedlab.model.records.job_record import Status
 from schedlab.policies import EASY, FCFS
 from schedlab.processes import Machine, Source
@@ -73,10 +73,10 @@ SP2 = Path(__file__).resolve().parents[1].parent / "shared" / "traces" / "SDSC-S
 @pytest.mark.parametrize("walltime", ["run-on", "kill"])
 def test_on_a_real_log_the_one_timeout_body_is_the_plain_job(walltime):
     """SDSC-SP2 jobs 2000-2499 under EASY: every record equal, whole-second ties and kills included."""
-    trace = load_trace(str(SP2))
+    trace = load_log(str(SP2))
     jobs = trace.jobs[2000:2500]
-    plain = replay(jobs, trace.procs, EASY(), allocation="first-fit", walltime=walltime)
-    bodies = replay(as_process_jobs(jobs), trace.procs, EASY(), allocation="first-fit", walltime=walltime)
+    plain = replay(jobs, trace.cpus, EASY(), allocation="first-fit", walltime=walltime)
+    bodies = replay(as_process_jobs(jobs), trace.cpus, EASY(), allocation="first-fit", walltime=walltime)
     assert list(bodies.records) == list(plain.records) and len(plain.records) == 500
     if walltime == "kill":
         assert any(r.status is Status.TIMEOUT for r in plain.records)

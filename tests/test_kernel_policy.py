@@ -18,7 +18,7 @@ from schedlab.envs.machine.env import MachineEnv
 from schedlab.envs.rlscheduler.env import RLSchedulerConfig, RLSchedulerEnv
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
-needs_traces = pytest.mark.skipif(not (TRACES / "lublin_256.swf.gz").exists(), reason="needs ../shared/traces")
+needs_logs = pytest.mark.skipif(not (TRACES / "lublin_256.swf.gz").exists(), reason="needs ../shared/traces")
 
 
 def test_scores_follow_the_jobs_when_the_queue_is_permuted_and_padding_is_masked():
@@ -35,10 +35,10 @@ def test_scores_follow_the_jobs_when_the_queue_is_permuted_and_padding_is_masked
     assert torch.allclose(net.forward_critic(rows.reshape(1, -1)), net.forward_critic(rows[:, perm].reshape(1, -1)))
 
 
-@needs_traces
+@needs_logs
 @pytest.mark.parametrize("algo,policy", [(PPO, KernelPolicy), (MaskablePPO, MaskableKernelPolicy)])
 def test_ppo_and_maskable_ppo_learn_save_and_load(algo, policy, tmp_path):
-    env = RLSchedulerEnv(RLSchedulerConfig(traces_dir=str(TRACES), queue=32))
+    env = RLSchedulerEnv(RLSchedulerConfig(logs_dir=str(TRACES), queue=32))
     model = algo(policy, env, n_steps=128, batch_size=64, n_epochs=2, seed=0, device="cpu")
     model.learn(300)
     assert model.num_timesteps >= 300

@@ -33,7 +33,7 @@ def tiny(tmp_path):
         "window": 4,
         "windows": 3,
         "out_dir": str(tmp_path / "agent"),
-        "traces_dir": str(TRACES),
+        "logs_dir": str(TRACES),
     }
     torch.set_num_threads(before)
 
@@ -92,16 +92,16 @@ def test_evaluation_settings_do_not_change_the_training_key(tiny):
 )
 def test_a_bad_setting_is_one_line_naming_the_key_and_value(key, value, message, capsys):
     with pytest.raises(ValueError, match=message) as info:
-        run(SCENARIO, overrides={key: value, "traces_dir": str(TRACES)}, executor="serial", progress=False)
+        run(SCENARIO, overrides={key: value, "logs_dir": str(TRACES)}, executor="serial", progress=False)
     assert "\n" not in str(info.value)
-    assert cli(["run", str(SCENARIO), "--set", f"{key}={value}", "--set", f"traces_dir={TRACES}"]) == 2
+    assert cli(["run", str(SCENARIO), "--set", f"{key}={value}", "--set", f"logs_dir={TRACES}"]) == 2
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 2 and err[0].startswith("error: ") and key in err[0] and value.split(",")[-1] in err[0]
 
 
 def test_an_unknown_trace_is_named():
-    with pytest.raises(FileNotFoundError, match="trace 'no-such-log' not found"):
-        run(SCENARIO, overrides={"trace": "no-such-log"}, executor="serial", progress=False)
+    with pytest.raises(FileNotFoundError, match="log 'no-such-log' not found"):
+        run(SCENARIO, overrides={"log": "no-such-log"}, executor="serial", progress=False)
 
 
 def test_a_malformed_log_line_is_counted_and_said(tiny, tmp_path, capsys):
@@ -109,7 +109,7 @@ def test_a_malformed_log_line_is_counted_and_said(tiny, tmp_path, capsys):
     lines.insert(60, "61 600 x 50 2 -1 -1 2 100 -1 1 1 1 1 1 -1 -1 -1")
     log = tmp_path / "small.swf"
     log.write_text("; MaxProcs: 8\n" + "\n".join(lines) + "\n")
-    settings = {**tiny, "trace": str(log), "policies": "fcfs,sjf"}
+    settings = {**tiny, "log": str(log), "policies": "fcfs,sjf"}
     run(SCENARIO, overrides=settings, seed=1, executor="serial", progress=False)
     assert "kept 199, dropped 1" in capsys.readouterr().err
     with pytest.raises(ValueError, match=r"Reading it: .*dropped 1"):

@@ -22,7 +22,7 @@ from schedlab.model.records.node_fail import NodeKill, NodeOutage
 from schedlab.policies import EASY, FCFS
 from schedlab.policies.batch import make_policy
 from schedlab.processes import Machine, Source
-from schedlab.replay import trace_replay
+from schedlab.replay import log_replay
 
 
 def run(jobs, failures, cpus=4, node_size=2, on_node_fail="requeue", policy=None):
@@ -244,22 +244,22 @@ def sp2_failure_log(path):
 def test_a_failure_log_replayed_on_sdsc_sp2_counts_and_conserves_the_killed_jobs(tmp_path, on_node_fail):
     """The replay scenario (what ``schedlab replay --failures`` runs) on SDSC-SP2's jobs 2000-2999 under
     EASY and walltime kill, with a failure log: every job ends once, kills = restarts + drops."""
-    cfg = trace_replay.Config(
-        traces=(SP2.name,),
+    cfg = log_replay.Config(
+        logs=(SP2.name,),
         policies=("fcfs",),
         backfills=("easy",),
         starts=(2000,),
         length=1000,
         native=False,
-        traces_dir=str(TRACES),
+        logs_dir=str(TRACES),
         failures=str(sp2_failure_log(tmp_path / "sp2.failures")),
         node_size=4,
         on_node_fail=on_node_fail,
     )
     env = simpy.Environment()
-    model = trace_replay.build(env, cfg, {"trace": SP2.name, "policy": "fcfs", "backfill": "easy"}, Streams(0))
+    model = log_replay.build(env, cfg, {"trace": SP2.name, "policy": "fcfs", "backfill": "easy"}, Streams(0))
     env.run()
-    out = trace_replay.measure(model)
+    out = log_replay.measure(model)
     machine, records = model["machine"], list(model.records())
     balance = failure_conservation([r.id for r in records], records, machine.node_kills)
     assert balance.submitted == balance.ended == 1000

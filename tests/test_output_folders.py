@@ -74,6 +74,4 @@ def test_the_scenarios_output_folders_are_declared_as_such(script, name):
     scenario = load_scenario(SCENARIOS / script)
     checks = field_checks(scenario.config_type)
     assert checks[name].output
-    assert not any(
-        checks[f.name].output for f in dataclasses.fields(scenario.config_type) if f.name.startswith("traces")
-    )
+    assert not any(checks[f.name].output for f in dataclasses.fields(scenario.config_type) if f.name.startswith("logs"))

@@ -156,11 +156,11 @@ def test_a_sdsc_sp2_window_on_one_core_nodes_under_kill_starts_no_job_late():
     """1,000 SDSC-SP2 jobs (from job 4,000) on its 128 processors as 128 one-core nodes, FCFS,
     killed at their requested time: no job starts after its arrival reservation; the plan
     rebuilt at each decision starts 13 of them late (as on a 128-CPU machine)."""
-    from schedlab.model.formats.traces import load_trace
+    from schedlab.model.formats.logs import load_log
 
-    trace = load_trace(str(SDSC))
+    trace = load_log(str(SDSC))
     window = trace.jobs[4000:5000]
-    platform = parse_platform({"nodes": {"node": {"count": trace.procs, "cores": 1}}}, source="sdsc-one-core")
+    platform = parse_platform({"nodes": {"node": {"count": trace.cpus, "cores": 1}}}, source="sdsc-one-core")
     late = {}
     for name, policy in (("conservative", PartitionConservative()), ("conservative-rebuild", ArrivalPlans())):
         env = simpy.Environment()

@@ -27,7 +27,7 @@ from schedlab.policies.batch import make_policy
 from schedlab.policies.placement import FirstFitPlacement
 from schedlab.processes import Machine, Source
 from schedlab.processes.cluster.cluster import cluster_model
-from schedlab.replay import trace_replay
+from schedlab.replay import log_replay
 
 
 def first_fit_run(jobs, cpus=8, allocation="first-fit"):
@@ -157,19 +157,19 @@ def test_a_cluster_failure_requeues_and_counts_on_the_record():
 def test_a_failure_log_replay_records_agree_with_the_kills_and_the_allocation_rows(tmp_path):
     """SDSC-SP2 jobs 2000-2999 under EASY with a failure log (test_node_failures' case): each record's
     restarts is the count of its job's requeued kills, its allocation the procs of its job's last row."""
-    cfg = trace_replay.Config(
-        traces=(SP2.name,),
+    cfg = log_replay.Config(
+        logs=(SP2.name,),
         policies=("fcfs",),
         backfills=("easy",),
         starts=(2000,),
         length=1000,
         native=False,
-        traces_dir=str(TRACES),
+        logs_dir=str(TRACES),
         failures=str(sp2_failure_log(tmp_path / "sp2.failures")),
         node_size=4,
     )
     env = simpy.Environment()
-    model = trace_replay.build(env, cfg, {"trace": SP2.name, "policy": "fcfs", "backfill": "easy"}, Streams(0))
+    model = log_replay.build(env, cfg, {"trace": SP2.name, "policy": "fcfs", "backfill": "easy"}, Streams(0))
     env.run()
     machine, records = model["machine"], list(model.records())
     requeued: dict[int, int] = {}

@@ -67,10 +67,10 @@ def _same(a, b) -> bool:
 
 def test_log_reads_back_the_records_field_for_field_and_type_for_type():
     made, added, appended = [], RecordLog(), RecordLog()
-    for job, where, status, kw in _cases():
-        record = job_record(job, where, status, **kw)
+    for job, machine, status, kw in _cases():
+        record = job_record(job, machine, status, **kw)
         made.append(record)
-        added.add(job, where, status, *kw.values())  # start, end, cpu_time, ..., restarts, allocation
+        added.add(job, machine, status, *kw.values())  # start, end, cpu_time, ..., restarts, allocation
         appended.append(record)
     for log in (added, appended):
         assert len(log) == len(made)
@@ -121,7 +121,7 @@ def test_the_usual_job_takes_five_numbers_and_its_frame_comes_from_the_arrays():
 
 
 def test_the_deterministic_cases_give_the_same_frame_and_pickle_back():
-    log = RecordLog(job_record(job, where, status, **kw) for job, where, status, kw in _cases(n=500))
+    log = RecordLog(job_record(job, machine, status, **kw) for job, machine, status, kw in _cases(n=500))
     _same_frames(log)
     plain = RecordLog(r for r in log if type(r.submit) is float and type(r.id) is int)
     assert not plain._whole
@@ -252,8 +252,8 @@ def _trace_jobs(draw: st.DrawFn) -> tuple[Job, str, Status, float, float, float,
     )
     status = draw(st.sampled_from([Status.COMPLETED, Status.COMPLETED, Status.TIMEOUT]))
     cpu_time = draw(st.sampled_from([0.0 if derived != derived else derived, 2.0, -0.0]))
-    where, preemptions = draw(st.sampled_from(["trace", "other"])), draw(st.sampled_from([0, 0, 2]))
-    return job, where, status, start, end, cpu_time, preemptions
+    machine, preemptions = draw(st.sampled_from(["trace", "other"])), draw(st.sampled_from([0, 0, 2]))
+    return job, machine, status, start, end, cpu_time, preemptions
 
 
 @given(st.lists(_trace_jobs(), max_size=40))
@@ -262,9 +262,9 @@ def test_jobs_logged_by_add_read_back_as_job_record_makes_them(jobs):
     # appends to it without testing: any order of odd fields must read back exactly.
     log = RecordLog()
     made = []
-    for job, where, status, start, end, cpu_time, preemptions in jobs:
-        log.add(job, where, status, start, end, cpu_time, preemptions)
-        made.append(job_record(job, where, status, start=start, end=end, cpu_time=cpu_time, preemptions=preemptions))
+    for job, machine, status, start, end, cpu_time, preemptions in jobs:
+        log.add(job, machine, status, start, end, cpu_time, preemptions)
+        made.append(job_record(job, machine, status, start=start, end=end, cpu_time=cpu_time, preemptions=preemptions))
     assert _same(list(log), made)
     assert _same([log[i] for i in range(len(log))], made)
     if made:
@@ -285,7 +285,7 @@ def test_the_usual_job_and_its_near_misses_read_back_as_job_record_makes_them():
         dict(submit=7),
         dict(preemptions=1),
         dict(cpu_time=9.0),
-        dict(where="other"),
+        dict(machine="other"),
         dict(id=2**40),
         dict(id=2**63),
     ]
@@ -301,12 +301,12 @@ def test_the_usual_job_and_its_near_misses_read_back_as_job_record_makes_them():
             job_class=odd.get("job_class", "ab"),
             weight=odd.get("weight", 1.0),
         )
-        where, start = odd.get("where", "cpus"), float(i) + 0.25
+        machine, start = odd.get("machine", "cpus"), float(i) + 0.25
         cpu_time, preemptions = odd.get("cpu_time", 1.5 * job.cpus), odd.get("preemptions", 0)
-        log.add(job, where, Status.COMPLETED, start, start + 1.5, cpu_time, preemptions)
+        log.add(job, machine, Status.COMPLETED, start, start + 1.5, cpu_time, preemptions)
         made.append(
             job_record(
-                job, where, Status.COMPLETED, start=start, end=start + 1.5, cpu_time=cpu_time, preemptions=preemptions
+                job, machine, Status.COMPLETED, start=start, end=start + 1.5, cpu_time=cpu_time, preemptions=preemptions
             )
         )
     assert _same(list(log), made)
@@ -409,7 +409,7 @@ def test_a_column_is_every_records_field_without_making_records(records):
 
 def test_columns_of_a_machines_log():
     """What a scenario's ``measure`` reads: a log's columns, masks from them, no JobRecord made."""
-    log = RecordLog(job_record(job, where, status, **kw) for job, where, status, kw in _cases(n=300))
+    log = RecordLog(job_record(job, machine, status, **kw) for job, machine, status, kw in _cases(n=300))
     done = log.has_status(Status.COMPLETED)
     waits = log.column("wait")[done]
     assert waits.dtype == np.float64 and len(waits) == sum(r.status is Status.COMPLETED for r in log)

@@ -11,7 +11,7 @@ import simpy
 
 from schedlab.experiment.cli import main
 from schedlab.model.core.job import Job
-from schedlab.model.formats.traces import NativeSchedule, evaluate, load_trace, pick_windows
+from schedlab.model.formats.logs import NativeSchedule, evaluate, load_log, pick_windows
 from schedlab.policies.batch import make_policy
 from schedlab.policies.scoring import f1, unicep, wfp3
 from schedlab.processes.machine.replay import replay_model
@@ -23,9 +23,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def starts(policy, compat="none"):
-    trace = load_trace(str(EXAMPLE), compat)
+    trace = load_log(str(EXAMPLE), compat)
     env = simpy.Environment()
-    model = replay_model(env, trace.jobs, trace.procs, policy, compat=compat)
+    model = replay_model(env, trace.jobs, trace.cpus, policy, compat=compat)
     model.run()
     return {r.id: r.start for r in model.records()}
 
@@ -75,7 +75,7 @@ def test_windows_explicit_and_drawn():
 def test_native_schedule_uses_recorded_waits():
     jobs = [Job(id=1, submit=0.0, runtime=10.0, cpus=2), Job(id=2, submit=5.0, runtime=10.0, cpus=2)]
     native = NativeSchedule(jobs, [0.0, 15.0])
-    metrics = evaluate(native.all_records(), procs=4)
+    metrics = evaluate(native.all_records(), cpus=4)
     assert metrics["wait"] == 7.5
     assert metrics["bounded_slowdown"] == pytest.approx((1.0 + 25 / 10) / 2)
     assert metrics["utilization"] == pytest.approx(40 / (4 * 30))
@@ -90,8 +90,8 @@ def test_nasa_replay_under_fcfs_waits_only_where_the_log_itself_overflows():
     into such an overflow wait (11 of 18 066); on a machine wide enough for the log's
     peak nothing waits and the mean bounded slowdown is exactly 1.
     """
-    trace = load_trace(str(TRACES / "NASA-iPSC-1993-3.1-cln.swf.gz"))
-    assert trace.procs == 128 and len(trace.jobs) == 18239 - 173
+    trace = load_log(str(TRACES / "NASA-iPSC-1993-3.1-cln.swf.gz"))
+    assert trace.cpus == 128 and len(trace.jobs) == 18239 - 173
     events = sorted([(j.submit, j.cpus) for j in trace.jobs] + [(j.submit + j.runtime, -j.cpus) for j in trace.jobs])
     busy, peak = 0, 0
     for _, delta in events:
@@ -158,7 +158,7 @@ def test_a_window_longer_than_the_log_is_refused_before_any_replication(tmp_path
     out = tmp_path / "out"
     assert main(["replay", str(EXAMPLE), "--length", "6", "--executor", "serial", "--out", str(out)]) == 2
     err = capsys.readouterr().err
-    assert f"trace '{EXAMPLE}': window length 6 is longer than the trace's 5 jobs" in err
+    assert f"log '{EXAMPLE}': window length 6 is longer than the log's 5 jobs" in err
     assert "replication" not in err and not (out / "replications.csv").exists()
     assert main(["replay", str(EXAMPLE), "--length", "5", "--executor", "serial", "--out", str(out)]) == 0
 
@@ -180,10 +180,10 @@ def _with_memory(tmp_path: Path) -> Path:
 
 
 def test_a_window_replays_every_job_even_those_that_request_memory(tmp_path):
-    trace = load_trace.__wrapped__(str(_with_memory(tmp_path)), "rlscheduler", False)
+    trace = load_log(str(_with_memory(tmp_path)), "rlscheduler")
     assert "request memory; the replay machine models processors only" in trace.report
-    records = replay_model(simpy.Environment(), trace.jobs, trace.procs, make_policy("fcfs")).run().records()
-    assert evaluate(records, trace.procs)["jobs"] == len(trace.jobs) == 5
+    records = replay_model(simpy.Environment(), trace.jobs, trace.cpus, make_policy("fcfs")).run().records()
+    assert evaluate(records, trace.cpus)["jobs"] == len(trace.jobs) == 5
 
 
 def test_jobs_left_out_of_a_window_are_named_per_reason():
@@ -212,14 +212,14 @@ def test_the_run_seed_draws_the_windows_unless_window_seed_is_set():
 
     def starts(**kw):
         over = {
-            "traces": (str(TRACES / "lublin_256.swf.gz"),),
+            "logs": (str(TRACES / "lublin_256.swf.gz"),),
             "backfills": ("none",),
             "native": False,
             "length": 16,
             "windows": 3,
             **kw.pop("over", {}),
         }
-        results = run(ROOT / "scenarios" / "trace_replay.py", overrides=over, executor="serial", **kw)
+        results = run(ROOT / "scenarios" / "log_replay.py", overrides=over, executor="serial", **kw)
         return results.records.groupby("rep")["id"].min().tolist()
 
     if not (TRACES / "lublin_256.swf.gz").exists():
@@ -266,12 +266,12 @@ def test_rlscheduler_sjf_without_backfilling_matches_an_independent_reading_of_i
     path = TRACES / "SDSC-SP2-1998-4.2-cln.swf.gz"
     if not path.exists():
         pytest.skip("needs ../shared/traces")
-    trace = load_trace(str(path), "rlscheduler")
+    trace = load_log(str(path), "rlscheduler")
     for lo in pick_windows(len(trace.jobs), 1024, count=2, seed=3):
         window = list(trace.jobs[lo : lo + 1024])
         policy = make_policy("sjf", "none", "rlscheduler")
-        records = replay_model(simpy.Environment(), window, trace.procs, policy, compat="rlscheduler").run().records()
-        assert {r.id: r.start for r in records} == _rlscheduler_sjf(window, trace.procs)
+        records = replay_model(simpy.Environment(), window, trace.cpus, policy, compat="rlscheduler").run().records()
+        assert {r.id: r.start for r in records} == _rlscheduler_sjf(window, trace.cpus)
 
 
 def _heapq_easy():
@@ -297,28 +297,28 @@ def test_easy_gives_the_heapq_references_schedule_job_for_job(trace, lo, hi, kil
     path = TRACES / trace
     if not path.exists():
         pytest.skip(f"{path} not present")
-    loaded = load_trace(str(path))
+    loaded = load_log(str(path))
     window = loaded.jobs[lo:hi]
     records = (
-        replay_model(simpy.Environment(), window, loaded.procs, make_policy("fcfs", "easy"), walltime=walltime)
+        replay_model(simpy.Environment(), window, loaded.cpus, make_policy("fcfs", "easy"), walltime=walltime)
         .run()
         .records()
     )
     mine = {r.id: r.start for r in records}
     tuples = [(j.id, j.submit, j.runtime, j.cpus, j.requested_time) for j in window]
-    assert [mine[j[0]] for j in tuples] == _heapq_easy()(tuples, loaded.procs, kill=walltime == "kill")
+    assert [mine[j[0]] for j in tuples] == _heapq_easy()(tuples, loaded.cpus, kill=walltime == "kill")
     if walltime == "kill" and killed is not None:
         assert sum(r.status.value == "timeout" for r in records) == killed
 
 
 def test_cli_replay_of_a_log_without_maxprocs_asks_for_procs_and_takes_them(tmp_path, capsys):
-    """A log whose header gives no machine size: one line naming ``--procs``; with it, the replay runs."""
+    """A log whose header gives no machine size: one line naming ``--cpus``; with it (or SWF's ``--procs``), it runs."""
     log = ROOT / "tests" / "data" / "swf" / "no_maxprocs.swf"
     common = ["replay", str(log), "--start", "0", "--length", "2", "--no-native", "--executor", "serial"]
     assert main([*common, "--out", str(tmp_path / "a")]) == 2
     err = capsys.readouterr().err
-    assert "the header gives no MaxProcs" in err and "--procs N" in err and "Traceback" not in err
+    assert "the header gives no MaxProcs" in err and "--cpus N" in err and "Traceback" not in err
     assert main([*common, "--procs", "128", "--out", str(tmp_path / "b")]) == 0
     out = capsys.readouterr().out
-    assert "machine 128 processors" in out
-    assert json.loads((tmp_path / "b" / "summary.json").read_text())["config"]["procs"] == 128
+    assert "machine 128 CPUs" in out
+    assert json.loads((tmp_path / "b" / "summary.json").read_text())["config"]["cpus"] == 128

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from schedlab.experiment.cli import main
-from schedlab.model.core.limits import MAX_NODES, MAX_PROCESSORS
+from schedlab.model.core.limits import MAX_CPUS, MAX_NODES
 from schedlab.model.formats.failures import FailureLogError, read_failure_log
 from schedlab.model.formats.platform_file import PlatformError, parse_platform
 
@@ -101,7 +101,7 @@ def test_a_platform_of_too_many_cores_is_refused_in_one_line():
     with pytest.raises(PlatformError, match=r"^big: nodes\.host\.cores: .*at most 16777216 cores .*got 10{12}$"):
         parse_platform({"nodes": {"host": {"count": 2, "cores": 10**12}}}, source="big")
     with pytest.raises(PlatformError, match=r"nodes\.host\.count: .*16777216 cores in all"):
-        parse_platform({"nodes": {"host": {"count": 3, "cores": MAX_PROCESSORS // 2}}})
+        parse_platform({"nodes": {"host": {"count": 3, "cores": MAX_CPUS // 2}}})
 
 
 def test_a_batsim_workload_of_too_many_resources_is_one_line_naming_nb_res(tmp_path, capsys):
@@ -110,12 +110,12 @@ def test_a_batsim_workload_of_too_many_resources_is_one_line_naming_nb_res(tmp_p
     workload.write_text(json.dumps({"nb_res": 10**12, "jobs": [job], "profiles": {"p": {"type": "delay", "delay": 5}}}))
     line = refused(tmp_path, capsys, "--length", "1", log=workload)
     assert "huge.json" in line and "nb_res" in line and "1000000000000" in line
-    assert f"at most {MAX_PROCESSORS}" in line
+    assert f"at most {MAX_CPUS}" in line
 
 
-def test_procs_beyond_the_cap_is_one_line(tmp_path, capsys):
-    line = refused(tmp_path, capsys, "--procs", str(MAX_PROCESSORS + 1))
-    assert "procs" in line and str(MAX_PROCESSORS + 1) in line
+def test_cpus_beyond_the_cap_is_one_line(tmp_path, capsys):
+    line = refused(tmp_path, capsys, "--cpus", str(MAX_CPUS + 1))
+    assert "cpus" in line and str(MAX_CPUS + 1) in line
 
 
 # --------------------------------------------------------------------------- options that did nothing
@@ -154,9 +154,9 @@ def test_placement_and_queues_without_a_platform_are_refused(tmp_path, capsys):
     assert replay(tmp_path, capsys, "--placement", "first-fit")[0] == 0  # what a machine does anyway
 
 
-def test_node_size_must_divide_the_processors_and_be_used(tmp_path, capsys):
+def test_node_size_must_divide_the_cpus_and_be_used(tmp_path, capsys):
     line = refused(tmp_path, capsys, "--node-size", "7", "--mtbf", "1000")
-    assert "node_size=7" in line and "10 processors" in line
+    assert "node_size=7" in line and "10 CPUs" in line
     line = refused(tmp_path, capsys, "--node-size", "5")  # no failures: nothing takes a node down
     assert "node_size=5" in line and "--mtbf" in line
     assert replay(tmp_path, capsys, "--node-size", "5", "--mtbf", "1000")[0] == 0

@@ -15,7 +15,7 @@ from schedlab.model.analysis.paired import paired_difference
 from schedlab.model.core.job import Job
 from schedlab.model.core.streams import Streams
 from schedlab.model.formats.egee import busiest_segment, is_monitoring, without_monitoring
-from schedlab.model.formats.traces import load_trace
+from schedlab.model.formats.logs import load_log
 from schedlab.model.records.job_record import JobRecord, Status
 from schedlab.model.records.table import job_record
 from schedlab.papers.responsive_tables import READINGS, reading_of
@@ -62,7 +62,7 @@ def test_monitoring_jobs_are_the_short_jobs_of_the_test_queue(tmp_path):
     path = tmp_path / "site.swf.gz"
     with gzip.open(path, "wt") as f:
         f.write(SWF)
-    log = load_trace(str(path))
+    log = load_log(str(path))
     assert [j.job_class for j in log.jobs] == ["1", "1", "2", "1", "3"]  # SWF queue numbers
     assert [is_monitoring(j) for j in log.jobs] == [True, False, False, True, False]
     jobs, waits, removed = without_monitoring(log.jobs, log.recorded_wait)

@@ -51,7 +51,7 @@ def _without_cpu(curve: list[dict]) -> list[dict]:
 
 def test_a_stopped_training_resumes_to_the_same_model(tmp_path):
     """Killed after the search's last validation, before PPO: the resumed training ends where an unbroken one does."""
-    cfg = RLSchedulerConfig(traces_dir=str(TRACES))
+    cfg = RLSchedulerConfig(logs_dir=str(TRACES))
     whole, whole_curve = train(cfg, SETTINGS)
 
     checkpoint = tmp_path / "seed0.checkpoint.npz"
@@ -87,7 +87,7 @@ def _checkpoint(cfg: RLSchedulerConfig, settings: TrainSettings) -> Checkpoint:
 
 
 def test_a_checkpoint_round_trips_and_another_trainings_is_refused_in_one_line(tmp_path):
-    cfg = RLSchedulerConfig(traces_dir=str(TRACES))
+    cfg = RLSchedulerConfig(logs_dir=str(TRACES))
     path = tmp_path / "seed0.checkpoint.npz"
     save_checkpoint(path, _checkpoint(cfg, SETTINGS))
     back = load_checkpoint(path, env_settings(cfg), dataclasses.asdict(SETTINGS))
@@ -111,7 +111,7 @@ def test_a_checkpoint_round_trips_and_another_trainings_is_refused_in_one_line(t
 
 
 def test_a_file_that_is_not_a_checkpoint_is_refused_in_one_line(tmp_path):
-    cfg = RLSchedulerConfig(traces_dir=str(TRACES))
+    cfg = RLSchedulerConfig(logs_dir=str(TRACES))
     path = tmp_path / "seed0.checkpoint.npz"
     path.write_text("not an archive")
     with pytest.raises(ValueError, match=r"^checkpoint .*seed0.checkpoint.npz: not a readable training checkpoint"):
@@ -119,7 +119,7 @@ def test_a_file_that_is_not_a_checkpoint_is_refused_in_one_line(tmp_path):
 
 
 def test_a_checkpoint_missing_its_search_state_is_refused_in_one_line(tmp_path):
-    cfg = RLSchedulerConfig(traces_dir=str(TRACES))
+    cfg = RLSchedulerConfig(logs_dir=str(TRACES))
     env, settings = env_settings(cfg), dataclasses.asdict(SETTINGS)
     path = tmp_path / "seed0.checkpoint.npz"
     meta = {"format": 1, "env": env, "train": settings, "search": {}}

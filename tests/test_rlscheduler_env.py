@@ -19,7 +19,7 @@ pytestmark = pytest.mark.skipif(not (TRACES / "lublin_256.swf.gz").exists(), rea
 
 
 def _env(render_mode=None, **kw) -> RLSchedulerEnv:
-    return RLSchedulerEnv(RLSchedulerConfig(traces_dir=str(TRACES), **kw), render_mode=render_mode)
+    return RLSchedulerEnv(RLSchedulerConfig(logs_dir=str(TRACES), **kw), render_mode=render_mode)
 
 
 def _sjf_episode(env: RLSchedulerEnv, start: int) -> float:
@@ -67,7 +67,7 @@ def test_episodes_are_seeded_and_drawn_from_rlschedulers_range():
 
 
 def test_gymnasium_make_and_the_score_types():
-    env = gym.make("schedlab/RLScheduler-v0", config=RLSchedulerConfig(traces_dir=str(TRACES), score_type="wait"))
+    env = gym.make("schedlab/RLScheduler-v0", config=RLSchedulerConfig(logs_dir=str(TRACES), score_type="wait"))
     env.reset(seed=1)
     done, reward = False, 0.0
     while not done:
@@ -82,7 +82,7 @@ def test_gymnasium_make_and_the_score_types():
 
 
 def test_bad_settings_are_one_line_errors():
-    with pytest.raises(ValueError, match="log: trace 'nope' not found"):
+    with pytest.raises(ValueError, match="log: log 'nope' not found"):
         _env(log="nope")
     with pytest.raises(ValueError, match="sequence 6000: log 'lublin_256' gives 10000 jobs"):
         _env(sequence=6000)
@@ -109,7 +109,7 @@ def test_an_invalid_slot_commits_to_the_oldest_job_and_is_counted():
 def test_gymnasium_and_sb3_api_checks_pass_and_it_renders_as_text():
     from gymnasium.utils.env_checker import check_env
 
-    config = RLSchedulerConfig(traces_dir=str(TRACES), queue=16)
+    config = RLSchedulerConfig(logs_dir=str(TRACES), queue=16)
     env = gym.make("schedlab/RLScheduler-v0", config=config, render_mode="ansi").unwrapped
     check_env(env, skip_render_check=False)
     env.reset(seed=0)
@@ -127,7 +127,7 @@ def test_a_sequence_without_any_choice_is_drawn_again_and_a_given_one_is_over_at
     """On a lightly loaded stretch every job may start alone: nothing to decide, nothing to learn."""
     if not (TRACES / "SDSC-SP2-1998-4.2-cln.swf.gz").exists():
         pytest.skip("needs ../shared/traces")
-    env = RLSchedulerEnv(RLSchedulerConfig(log="SDSC-SP2-1998-4.2-cln", sequence=16, traces_dir=str(TRACES)))
+    env = RLSchedulerEnv(RLSchedulerConfig(log="SDSC-SP2-1998-4.2-cln", sequence=16, logs_dir=str(TRACES)))
     _, info = env.reset(options={"start": 100})
     assert env.done and info["score"] == 1.0  # every job started at its submit time
     for seed in range(5):

@@ -31,7 +31,7 @@ def scenario():
 
 def _stand_in(scenario, folder: Path, seed: int, quick: bool) -> Path:
     """A model as a run (``--quick`` or not) would have trained it into ``folder``: its .zip and settings."""
-    cfg = scenario.config({"seeds": str(seed), "traces_dir": str(TRACES)}, quick=quick)
+    cfg = scenario.config({"seeds": str(seed), "logs_dir": str(TRACES)}, quick=quick)
     path = folder / "lublin_256" / f"seed{seed}.zip"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(b"a stand-in for SB3's zip")
@@ -46,7 +46,7 @@ def _stand_in(scenario, folder: Path, seed: int, quick: bool) -> Path:
 
 def test_a_model_trained_with_other_settings_is_refused_before_any_work(scenario, tmp_path):
     path = _stand_in(scenario, tmp_path, seed=7, quick=True)  # seed 7: none shipped, so trained into out_dir
-    full = {"seeds": "7", "out_dir": str(tmp_path), "traces_dir": str(TRACES)}
+    full = {"seeds": "7", "out_dir": str(tmp_path), "logs_dir": str(TRACES)}
     with pytest.raises(ValueError) as refused:
         scenario.config(full)
     message = str(refused.value)
@@ -60,13 +60,13 @@ def test_a_model_trained_with_other_settings_is_refused_before_any_work(scenario
 def test_a_corrupt_settings_file_is_named_in_one_line(scenario, tmp_path):
     path = _stand_in(scenario, tmp_path, seed=7, quick=True)
     path.with_suffix(".json").write_text('{"env": {"log": "lublin_256",')  # cut short
-    cfg = scenario.config({"seeds": "7", "traces_dir": str(TRACES)}, quick=True)
+    cfg = scenario.config({"seeds": "7", "logs_dir": str(TRACES)}, quick=True)
     with pytest.raises(ValueError, match=rf"^model {path}: its settings file {path.with_suffix('.json')} is not "):
         check_model(path, cfg.env_config(False))
     with pytest.raises(ValueError, match=rf"its settings file {path.with_suffix('.json')} is not valid JSON"):
-        scenario.config({"seeds": "7", "out_dir": str(tmp_path), "traces_dir": str(TRACES)}, quick=True)
+        scenario.config({"seeds": "7", "out_dir": str(tmp_path), "logs_dir": str(TRACES)}, quick=True)
 
 
 def test_a_seed_given_twice_is_refused(scenario):
     with pytest.raises(ValueError, match=r"seeds=\(0, 2, 0\) names seed 0 twice: give each training seed once$"):
-        scenario.config({"seeds": "0,2,0", "traces_dir": str(TRACES)})
+        scenario.config({"seeds": "0,2,0", "logs_dir": str(TRACES)})

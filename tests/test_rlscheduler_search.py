@@ -34,7 +34,7 @@ pytestmark = pytest.mark.skipif(not (TRACES / "lublin_256.swf.gz").exists(), rea
 
 
 def _model(seed: int = 0) -> tuple[MaskablePPO, RLSchedulerConfig]:
-    cfg = RLSchedulerConfig(traces_dir=str(TRACES))
+    cfg = RLSchedulerConfig(logs_dir=str(TRACES))
     return MaskablePPO(MaskableKernelPolicy, RLSchedulerEnv(cfg), seed=seed, n_steps=64, batch_size=32), cfg
 
 
@@ -107,7 +107,7 @@ def test_a_search_is_seeded_and_moves_the_weights():
 
 def test_training_with_the_search_keeps_the_best_validated_weights():
     """The curve holds one point after each validated stage; the model returned is the best point's."""
-    cfg = RLSchedulerConfig(traces_dir=str(TRACES))
+    cfg = RLSchedulerConfig(logs_dir=str(TRACES))
     settings = TrainSettings(
         steps=0,
         imitate="",
@@ -169,7 +169,7 @@ def test_a_records_score_is_its_saved_models_own(tmp_path):
     scorer (:func:`greedy_policy`): the validation path, :class:`ModelChooser` and
     :func:`evaluate` all give the recorded values (one process, one machine).
     """
-    cfg = RLSchedulerConfig(traces_dir=str(TRACES))
+    cfg = RLSchedulerConfig(logs_dir=str(TRACES))
     settings = TrainSettings(
         steps=0,
         imitate="",
@@ -192,7 +192,26 @@ def test_a_records_score_is_its_saved_models_own(tmp_path):
     values, relative = relative_to_sjf(loaded, configs, valid, length, sjf_means(configs, valid, length))
     assert (values, relative) == ([best["validation"], best["validation_other_backfill"]], best["relative_to_sjf"])
     for c, value in zip(configs, values, strict=True):
-        features = log_features(str(c.path), c.trace.procs * c.trace.procs_per_node)
+        features = log_features(str(c.path), c.trace.cpus * c.trace.procs_per_node)
         chosen = sequence_scores(c, partial(ModelChooser, loaded, features, c.queue), valid, length)
         assert float(np.mean(chosen)) == value
         assert float(np.mean(evaluate(loaded, c, valid, length))) == value
+
+
+def test_the_search_on_a_process_pool_steps_as_it_does_here():
+    """Each member is one task, its noise drawn before it is sent: two workers give the serial search's weights."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    def search(executor: object) -> np.ndarray:
+        model, cfg = _model()
+        evolve(model, cfg, generations=2, pairs=2, episodes=2, sigma=0.05, learning_rate=0.02,
+               both_backfills=True, seed=5, executor=executor)  # fmt: skip
+        return scorer_vector(model)
+
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
+        pooled = search(pool)
+        model, cfg = _model()
+        starts = [300, 900]
+        assert greedy_scores(model, cfg, starts, 256, pool) == greedy_scores(model, cfg, starts, 256)
+    assert np.array_equal(pooled, search(None))

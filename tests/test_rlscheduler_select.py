@@ -41,7 +41,7 @@ def test_the_pick_is_the_lower_mean_ratio_to_sjf_on_the_union_of_both_seeds_wind
     best, candidates, windows = pick(paths, str(TRACES))
 
     # the same measure, computed here from its definition
-    cfg = RLSchedulerConfig(log="lublin_256", traces_dir=str(TRACES))
+    cfg = RLSchedulerConfig(log="lublin_256", logs_dir=str(TRACES))
     starts = set()
     for seed in seeds:
         starts |= set(validation_windows(cfg, TrainSettings(seed=seed, validation=2, validation_length=256))[0])
@@ -50,7 +50,7 @@ def test_the_pick_is_the_lower_mean_ratio_to_sjf_on_the_union_of_both_seeds_wind
     for path in paths:
         ratios = []
         for backfill in (False, True):
-            c = RLSchedulerConfig(log="lublin_256", backfill=backfill, traces_dir=str(TRACES))
+            c = RLSchedulerConfig(log="lublin_256", backfill=backfill, logs_dir=str(TRACES))
             rl = np.mean(greedy_scores(load_model(path, c), c, windows, 256))
             ratios.append(rl / np.mean(heuristic_scores(c, "sjf", windows, 256)))
         expected.append(float(np.mean(ratios)))
@@ -78,7 +78,7 @@ def test_the_chosen_models_go_into_a_folder_the_scenario_evaluates_as_it_is(tmp_
 
 def test_a_missing_model_is_one_line_before_any_work(tmp_path, capsys):
     seeds = _candidates(tmp_path)
-    argv = [str(tmp_path), "--pair", f"{seeds[0]},99", "--out", str(tmp_path / "out"), "--traces-dir", str(TRACES)]
+    argv = [str(tmp_path), "--pair", f"{seeds[0]},99", "--out", str(tmp_path / "out"), "--logs-dir", str(TRACES)]
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "seed99.zip: no such file" in err
@@ -90,7 +90,7 @@ def test_a_model_of_another_log_is_refused_in_one_line(tmp_path, capsys):
     other = sorted((SHIPPED.parent / "lublin_256_new2").glob("seed*.zip"))[0]
     shutil.copy2(other, tmp_path / "seed98.zip")
     shutil.copy2(other.with_suffix(".json"), tmp_path / "seed98.json")
-    argv = [str(tmp_path), "--pair", f"{seeds[0]},98", "--out", str(tmp_path / "out"), "--traces-dir", str(TRACES)]
+    argv = [str(tmp_path), "--pair", f"{seeds[0]},98", "--out", str(tmp_path / "out"), "--logs-dir", str(TRACES)]
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "trained with log='lublin_256_new2', this run has log='lublin_256'" in err

@@ -21,7 +21,7 @@ pytest.importorskip("sb3_contrib")
 from schedlab.envs.rlscheduler.env import ModelChooser, RLSchedulerConfig
 from schedlab.envs.rlscheduler.model_files import load_model
 from schedlab.envs.rlscheduler.obs import log_features
-from schedlab.model.formats.traces import evaluate
+from schedlab.model.formats.logs import evaluate
 from schedlab.papers.rlscheduler_published import LOGS
 from schedlab.processes.machine.replay import replay_model
 from schedlab.training.rlscheduler.train import heuristic_scores
@@ -48,20 +48,20 @@ RTOL = 0.05
 
 def _config(log: str, backfill: str) -> RLSchedulerConfig:
     within = next(p.draw_within for p in LOGS if p.trace == log)
-    return RLSchedulerConfig(log=log, backfill=backfill == "easy", draw_within=within, traces_dir=str(TRACES))
+    return RLSchedulerConfig(log=log, backfill=backfill == "easy", draw_within=within, logs_dir=str(TRACES))
 
 
 def _rl(log: str, seed: int, backfill: str) -> list[float]:
     cfg = _config(log, backfill)
     model = load_model(TRAINED / log / f"seed{seed}.zip", cfg)
     trace = cfg.trace
-    features = log_features(str(cfg.path), trace.procs * trace.procs_per_node)
+    features = log_features(str(cfg.path), trace.cpus * trace.procs_per_node)
     out = []
     for start in WINDOWS:
         policy = ModelChooser(model, features, cfg.queue, cfg.backfill)
         jobs = trace.jobs[start : start + 1024]
-        records = replay_model(simpy.Environment(), jobs, trace.procs, policy, compat="rlscheduler").run().records()
-        out.append(evaluate(records, trace.procs)["bounded_slowdown"])
+        records = replay_model(simpy.Environment(), jobs, trace.cpus, policy, compat="rlscheduler").run().records()
+        out.append(evaluate(records, trace.cpus)["bounded_slowdown"])
     return out
 
 
@@ -92,7 +92,7 @@ def test_every_shipped_model_has_its_settings_and_curve():
 
 
 def test_a_model_is_refused_with_another_logs_settings():
-    cfg = RLSchedulerConfig(log="lublin_256_new2", traces_dir=str(TRACES))
+    cfg = RLSchedulerConfig(log="lublin_256_new2", logs_dir=str(TRACES))
     with pytest.raises(ValueError, match="trained with log='lublin_256', this run has log='lublin_256_new2'"):
         load_model(TRAINED / "lublin_256" / "seed0.zip", cfg)
 
@@ -107,7 +107,7 @@ def test_the_scenario_evaluates_the_shipped_models_in_its_quick_run(tmp_path):
         ROOT / "scenarios" / "rlscheduler.py",
         quick=True,
         executor="serial",
-        overrides={"traces_dir": str(TRACES), "out_dir": str(tmp_path / "models")},
+        overrides={"logs_dir": str(TRACES), "out_dir": str(tmp_path / "models")},
     )
     assert not (tmp_path / "models").exists()  # nothing trained: the shipped model was used
     policies = {(r["policy"], r["backfill"]) for r in results.rows}
@@ -121,7 +121,7 @@ def test_the_scenario_refuses_another_logs_models_before_any_replication(tmp_pat
     if not (TRACES / "lublin_256_new2.swf.gz").exists():
         pytest.skip("needs ../shared/traces")
     argv = ["run", str(ROOT / "scenarios" / "rlscheduler.py"), "--set", "log=lublin_256_new2", "--set", "seeds=0"]
-    argv += ["--set", f"model={TRAINED / 'lublin_256'}", "--set", f"traces_dir={TRACES}", "--out", str(tmp_path / "r")]
+    argv += ["--set", f"model={TRAINED / 'lublin_256'}", "--set", f"logs_dir={TRACES}", "--out", str(tmp_path / "r")]
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert "trained with log='lublin_256', this run has log='lublin_256_new2'" in err
@@ -137,11 +137,11 @@ def test_the_scenario_evaluates_the_seeds_shipped_for_the_log_unless_told_otherw
     scenario = load_scenario(ROOT / "scenarios" / "rlscheduler.py")
     for log in sorted(path.name for path in TRAINED.iterdir() if path.is_dir()):
         shipped = tuple(sorted(int(path.stem.removeprefix("seed")) for path in (TRAINED / log).glob("seed*.zip")))
-        cfg = scenario.config(overrides={"log": log, "traces_dir": str(TRACES)})
+        cfg = scenario.config(overrides={"log": log, "logs_dir": str(TRACES)})
         assert cfg.seeds == shipped, log
-    trained = scenario.config(overrides={"model": "train", "traces_dir": str(TRACES)})
+    trained = scenario.config(overrides={"model": "train", "logs_dir": str(TRACES)})
     assert trained.seeds == (0, 1, 2)
-    told = scenario.config(overrides={"seeds": "7,8", "traces_dir": str(TRACES)})
+    told = scenario.config(overrides={"seeds": "7,8", "logs_dir": str(TRACES)})
     assert told.seeds == (7, 8)
-    folder = scenario.config(overrides={"model": str(TRAINED / "lublin_256"), "traces_dir": str(TRACES)})
-    assert folder.seeds == scenario.config(overrides={"traces_dir": str(TRACES)}).seeds
+    folder = scenario.config(overrides={"model": str(TRAINED / "lublin_256"), "logs_dir": str(TRACES)})
+    assert folder.seeds == scenario.config(overrides={"logs_dir": str(TRACES)}).seeds

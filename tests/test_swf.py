@@ -308,7 +308,7 @@ def test_missing_maxprocs_is_an_error_only_when_the_machine_size_is_needed():
     trace = read_swf(path, strict=True)
     assert [job.cpus for job in trace.jobs()] == [2, 99]
     assert "job widths were not checked" in str(trace.report)
-    hint = r"give the machine's processor count \(machine_procs= to read_swf; schedlab replay --procs N\)"
+    hint = r"give the machine's processor count \(machine_procs= to read_swf; schedlab replay --cpus N\)"
     with pytest.raises(SWFError, match=rf"^{re.escape(str(path))}: the header gives no MaxProcs: {hint}"):
         _ = trace.machine_procs
     assert read_swf(path, machine_procs=50).machine_procs == 50

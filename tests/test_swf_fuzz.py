@@ -12,9 +12,9 @@ import simpy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from schedlab.model.formats.logs import _read_log  # uncached: each example rewrites the same file
 from schedlab.model.formats.swf.errors import DropReason, SWFError
 from schedlab.model.formats.swf.reader import read_swf
-from schedlab.model.formats.traces import load_trace
 from schedlab.policies.batch import make_policy
 from schedlab.processes.machine.replay import replay_model
 
@@ -73,10 +73,10 @@ def _read_all(path: str, strict: bool, compat: str | None) -> None:
     jobs = list(trace.jobs())
     assert trace.report.read == trace.report.kept + trace.report.total_dropped
     if jobs and not strict:  # a replay of what was read: no overflow anywhere down the line
-        loaded = load_trace.__wrapped__(path, compat or "none", strict)
+        loaded = _read_log.__wrapped__(path, compat or "none", strict, False, None)
         env = simpy.Environment()
         replay_model(
-            env, loaded.jobs[:6], loaded.procs, make_policy("fcfs", "easy", compat or "none"), compat=compat or "none"
+            env, loaded.jobs[:6], loaded.cpus, make_policy("fcfs", "easy", compat or "none"), compat=compat or "none"
         ).run()
 
 
@@ -179,9 +179,9 @@ def test_the_lenient_reader_reads_what_the_strict_one_reads_and_names_what_it_re
 
 def test_a_huge_machine_under_rlscheduler_compat_replays(tmp_path):
     path = _log(tmp_path, LINE, header="; MaxProcs: 1000000000000000000\n")
-    loaded = load_trace.__wrapped__(path, "rlscheduler", False)
+    loaded = _read_log.__wrapped__(path, "rlscheduler", False, False, None)
     env = simpy.Environment()
     model = replay_model(
-        env, loaded.jobs, loaded.procs, make_policy("fcfs", "none", "rlscheduler"), compat="rlscheduler"
+        env, loaded.jobs, loaded.cpus, make_policy("fcfs", "none", "rlscheduler"), compat="rlscheduler"
     ).run()
     assert len(model.records()) == 2

@@ -5,6 +5,7 @@ from __future__ import annotations
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -115,3 +116,25 @@ def test_the_documented_machine_run_ties_sjf_and_beats_fcfs(tmp_path):
     strict_fcfs = np.mean([_held_out_bsld(lambda obs, mask, e: fcfs(e), k) for k in range(20)])
     assert learned < strict_fcfs
     assert learned < window_sjf + 0.2  # the documented run is +0.03 behind SJF: a tie within the episodes' noise
+
+
+def test_a_scenario_trains_its_models_with_the_train_command(tmp_path, capsys):
+    """``schedlab train scenarios/rlscheduler.py`` runs the scenario's ``train_models``: a model per seed, its hash."""
+    pytest.importorskip("sb3_contrib")
+    if not (Path(__file__).resolve().parents[2] / "shared" / "traces" / "lublin_256.swf.gz").exists():
+        pytest.skip("needs ../shared/traces")
+    scenario = str(Path(__file__).resolve().parents[1] / "scenarios" / "rlscheduler.py")
+    args = ["train", scenario, "--quick", "--executor", "serial", "--set", "seeds=0", "--set", "train_steps=64",
+            "--set", "search_generations=1", "--out", str(tmp_path)]  # fmt: skip
+    assert main(args) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[-2] == str(tmp_path / "seed0.zip") and (tmp_path / "seed0.json").is_file()
+    sha = out[-1].removeprefix("weights sha256 ")
+    assert len(sha) == 64
+    assert main(args) == 2  # the folder holds seed 0's training: refused without --resume
+    assert "--resume" in capsys.readouterr().err
+    assert main([*args, "--resume"]) == 0  # with it, the finished model is kept, and the same hash printed
+    assert capsys.readouterr().out.splitlines()[-1] == f"weights sha256 {sha}"
+    # a scenario with nothing to train says so in one line
+    assert main(["train", str(Path(scenario).with_name("mmc.py")), "--out", str(tmp_path / "m")]) == 2
+    assert "train_models" in capsys.readouterr().err

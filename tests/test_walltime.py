@@ -15,7 +15,7 @@ import pytest
 import simpy
 
 from schedlab.model.core.job import Job
-from schedlab.model.formats.traces import evaluate
+from schedlab.model.formats.logs import evaluate
 from schedlab.model.records.job_record import Status
 from schedlab.policies import FCFS
 from schedlab.policies.batch import make_policy
@@ -193,12 +193,12 @@ def test_evaluate_counts_killed_jobs_apart():
     ]
     _, records = run(jobs)
     assert [records[i].status.value for i in range(3)] == ["timeout", "completed", "completed"]
-    metrics = evaluate(list(records.values()), procs=4)
+    metrics = evaluate(list(records.values()), cpus=4)
     assert metrics["killed"] == 1.0 and metrics["jobs"] == 2.0
     assert metrics["wait"] == pytest.approx((0 + 0 + 5) / 3)  # job 2 waited for job 1's CPUs
     assert metrics["bounded_slowdown"] == pytest.approx((20 / 20 + 10 / 10 + 35 / 30) / 3)  # job 2 ran 10-40
     assert metrics["utilization"] == pytest.approx((2 * 20 + 2 * 10 + 2 * 30) / (4 * 40))
-    run_on = evaluate(list(run(jobs, walltime="run-on")[1].values()), procs=4)
+    run_on = evaluate(list(run(jobs, walltime="run-on")[1].values()), cpus=4)
     assert run_on["killed"] == 0.0 and run_on["jobs"] == 3.0
     assert evaluate([], 4)["killed"] == 0.0
 

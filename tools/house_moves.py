@@ -1,10 +1,18 @@
-"""Issue 34's moves: each model kind in its own rooms, paper tables out of ``model/``.
+"""Issue 34's moves and names: each model kind in its own rooms, one word for one concept.
 
 Run from the repository root: ``python tools/house_moves.py [--move]``. With ``--move`` it
-``git mv``s every module in ``MOVES`` that is still at its old place; with or without it,
-it rewrites every old module path left in the tree (dotted, ``schedlab/...py`` and
-``pkg/...py`` forms) to the new one. The rewrite is idempotent, so it can run again on
-code written against the old layout (a branch merged after the move).
+``git mv``s every module in ``MOVES`` (and every file in ``FILE_MOVES``) that is still at
+its old place and not yet at its new one; with or without it, it rewrites every old module
+path left in the tree (dotted, ``schedlab/...py`` and ``pkg/...py`` forms) to the new one,
+then every old name in ``NAMES`` (a whole word: ``load_trace`` but not ``load_traces``) to
+the vocabulary's name (docs/architecture.md, "Vocabulary"). The rewrite is idempotent, so
+it can run again on code written against the old layout and names (a branch merged
+after the move): ``python tools/house_moves.py --move && python tools/house_moves.py``.
+
+A line that must keep an old name (a deprecated alias, its test, the record of a rename)
+says so with the marker ``old name kept`` (a comment: ``# old name kept``, or in Markdown
+``<!-- old name kept -->``); the rewrite leaves such a line as it is, and a whole file whose
+first line says it (a deprecated module kept at its old path).
 """
 
 from __future__ import annotations
@@ -81,12 +89,52 @@ MOVES: dict[str, str] = {
     "model.papers.site_measures": "papers.site_measures",
     "model.papers.site_workloads": "papers.site_workloads",
     "model.papers.rlscheduler_published": "papers.rlscheduler_published",
+    # the vocabulary: a module that reads the input workload is named for a log
+    "model.formats.traces": "model.formats.logs",
+    "replay.trace_replay": "replay.log_replay",
 }
 
 #: old folder -> new folder, for data moved with a room
 FOLDER_MOVES = {"envs/trained": "envs/rlscheduler/trained"}
 
-TEXT = {".py", ".md", ".toml", ".yml", ".yaml", ".txt", ".cfg", ".ini", ".css"}
+#: files outside ``schedlab/`` moved with a name (their text is rewritten by ``NAMES``)
+FILE_MOVES = {
+    "scenarios/trace_replay.py": "scenarios/log_replay.py",
+    "tests/data/quick_runs/trace_replay.json": "tests/data/quick_runs/log_replay.json",
+}
+
+#: old identifier -> the vocabulary's (docs/architecture.md): a whole word, in code and text.
+#: Only names that mean one thing everywhere are here; a word with two meanings (``trace``,
+#: ``procs``) is renamed by hand where it means the other one.
+NAMES: dict[str, str] = {
+    # log = the input workload (an SWF file, a Batsim workload, a window of either)
+    "load_trace": "load_log",
+    "trace_path": "log_path",
+    "LoadedTrace": "LoadedLog",
+    "SWFTrace": "SWFLog",
+    "check_traces": "check_logs",
+    "trace_name_problem": "log_name_problem",
+    "traces_dir_problem": "logs_dir_problem",
+    "TRACES_DIR": "LOGS_DIR",
+    "traces_dir": "logs_dir",
+    "traces-dir": "logs-dir",  # its command-line flag
+    "trace_replay": "log_replay",
+    "trace_scenario": "replay_scenario",
+    "TraceWindows": "LogWindows",
+    "trace_window": "log_window",
+    "DEFAULT_TRACE": "DEFAULT_LOG",
+    "needs_traces": "needs_logs",
+    # cpus = processors, in code: a loaded log's machine size (the names it is read through)
+    "MAX_PROCESSORS": "MAX_CPUS",
+    "loaded.procs": "loaded.cpus",
+    "trace.procs": "trace.cpus",
+    "log.procs": "log.cpus",
+}
+
+#: a line bearing this is left as it is (it names an old name on purpose)
+KEEP = "old name kept"
+
+TEXT = {".py", ".md", ".toml", ".yml", ".yaml", ".txt", ".cfg", ".ini", ".css", ".ipynb"}
 
 
 def _room_modules() -> dict[str, set[str]]:
@@ -104,7 +152,28 @@ def _dotted_pattern() -> re.Pattern[str]:
     return re.compile(r"(?<![\w.])schedlab\.(" + alternatives + r")(?![\w])((?:\.\w+)?)")
 
 
+def _names_pattern() -> re.Pattern[str]:
+    names = sorted(NAMES, key=len, reverse=True)
+    return re.compile(r"(?<![\w])(" + "|".join(re.escape(n) for n in names) + r")(?![\w])")
+
+
 def rewrite(text: str) -> str:
+    """``text`` with every old module path and old name replaced, lines marked ``KEEP`` left as they are."""
+    if KEEP in text.partition("\n")[0]:
+        return text
+    new = _rewrite_names(_rewrite_paths(text))
+    if KEEP not in text:
+        return new
+    old_lines, new_lines = text.splitlines(keepends=True), new.splitlines(keepends=True)
+    assert len(old_lines) == len(new_lines), "a rewrite never adds or removes a line"
+    return "".join(o if KEEP in o else n for o, n in zip(old_lines, new_lines, strict=True))
+
+
+def _rewrite_names(text: str) -> str:
+    return _names_pattern().sub(lambda m: NAMES[m.group(1)], text)
+
+
+def _rewrite_paths(text: str) -> str:
     rooms = _room_modules()
     pattern = _dotted_pattern()
 
@@ -132,17 +201,20 @@ def move() -> None:
     made: set[Path] = set()
     for old, new in MOVES.items():
         src = ROOT / "schedlab" / (old.replace(".", "/") + ".py")
-        if not src.exists():
-            continue
         dst = ROOT / "schedlab" / (new.replace(".", "/") + ".py")
+        if not src.exists() or dst.exists():  # moved already (the old path may be a deprecated stub)
+            continue
         dst.parent.mkdir(parents=True, exist_ok=True)
         subprocess.run(["git", "mv", str(src), str(dst)], check=True, cwd=ROOT)
         made.add(dst.parent)
     for old, new in FOLDER_MOVES.items():
         src, dst = ROOT / "schedlab" / old, ROOT / "schedlab" / new
-        if src.exists():
+        if src.exists() and not dst.exists():
             dst.parent.mkdir(parents=True, exist_ok=True)
             subprocess.run(["git", "mv", str(src), str(dst)], check=True, cwd=ROOT)
+    for old, new in FILE_MOVES.items():
+        if (ROOT / old).exists() and not (ROOT / new).exists():
+            subprocess.run(["git", "mv", old, new], check=True, cwd=ROOT)
     for folder in made:
         package = folder
         while package != ROOT / "schedlab":
@@ -152,21 +224,40 @@ def move() -> None:
             package = package.parent
 
 
-def main(argv: list[str]) -> int:
-    if "--move" in argv:
-        move()
-    files = subprocess.run(
+def tree_files(suffixes: set[str] = TEXT) -> list[Path]:
+    """The repository's text files (tracked, or new and not ignored) with one of ``suffixes``; this tool left out."""
+    names = subprocess.run(
         ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
         check=True,
         cwd=ROOT,
         capture_output=True,
         text=True,
     ).stdout.split()
+    paths = (ROOT / name for name in names if name != "tools/house_moves.py")
+    return [p for p in paths if p.suffix in suffixes and p.is_file()]
+
+
+def tree_texts(rev: str | None = None, suffixes: set[str] = TEXT) -> dict[str, str]:
+    """Path -> text of the repository's text files: the work tree's, or those at git revision ``rev``."""
+    if rev is None:
+        return {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8") for p in tree_files(suffixes)}
+    names = subprocess.run(
+        ["git", "ls-tree", "-r", "--name-only", rev], check=True, cwd=ROOT, capture_output=True, text=True
+    ).stdout.split()
+    return {
+        name: subprocess.run(
+            ["git", "show", f"{rev}:{name}"], check=True, cwd=ROOT, capture_output=True
+        ).stdout.decode()
+        for name in names
+        if Path(name).suffix in suffixes and name != "tools/house_moves.py"
+    }
+
+
+def main(argv: list[str]) -> int:
+    if "--move" in argv:
+        move()
     changed = 0
-    for name in files:
-        path = ROOT / name
-        if path.suffix not in TEXT or not path.is_file() or name == "tools/house_moves.py":
-            continue
+    for path in tree_files():
         old = path.read_text(encoding="utf-8")
         new = rewrite(old)
         if new != old:

@@ -9,7 +9,7 @@ its contract is :mod:`schedlab.model.contracts.slotted` (with the job sequences 
 
 ``MachineEnv`` (``schedlab/Machine-v0``) is any schedlab Machine, in continuous time,
 with the agent as its scheduler, fed synthetic jobs (``SyntheticJobs``), windows of an
-SWF log (``TraceWindows``) or any ``jobs(rng)``; ``AgentPolicy`` runs a trained agent
+SWF log (``LogWindows``) or any ``jobs(rng)``; ``AgentPolicy`` runs a trained agent
 back inside scenarios as an ordinary machine policy.
 
 ``RLSchedulerEnv`` (``schedlab/RLScheduler-v0``) is RLScheduler's protocol over the same
@@ -17,6 +17,11 @@ Machine: sequences of a real log, the agent picks which waiting job the machine 
 to next, the reward is minus the sequence's mean bounded slowdown. ``KernelPolicy`` and
 ``MaskableKernelPolicy`` (:mod:`schedlab.envs.kernel_policy`, the rl extra) are its
 permutation-invariant SB3 policies: schedlab's way to learn a queue order.
+
+``SiteSupervisorEnv`` (``schedlab/SiteSupervisor-v0``, :mod:`schedlab.envs.site`) is seed
+001's grid-site supervisor: at each decision epoch it elects a waiting job among
+candidate slots (one per job type and VO), seeing the paper's state; the reward is the
+paper's ``lambda W + (1 - lambda) F`` or the relative overhead its text targets.
 
 ``GridAgentsEnv`` is seed 003's grid as a PettingZoo AEC environment (the N schedulers
 are the agents, one decision per job, in the model's turn order) and ``GridParallelEnv``
@@ -36,7 +41,7 @@ import gymnasium as gym
 from schedlab.envs.machine.agent_policy import AgentPolicy
 from schedlab.envs.machine.config import MachineEnvConfig, agent_machine
 from schedlab.envs.machine.env import MachineEnv
-from schedlab.envs.machine.jobs import SyntheticJobs, TraceWindows
+from schedlab.envs.machine.jobs import LogWindows, SyntheticJobs
 from schedlab.envs.machine.obs import MachineObserver
 from schedlab.envs.slotted.deeprm import DeepRMConfig, DeepRMEnv
 
@@ -50,6 +55,7 @@ __all__ = [
     "GridObserver",
     "GridParallelEnv",
     "KernelPolicy",
+    "LogWindows",
     "MachineEnv",
     "MachineEnvConfig",
     "MachineObserver",
@@ -60,7 +66,6 @@ __all__ = [
     "RLSchedulerConfig",
     "RLSchedulerEnv",
     "SyntheticJobs",
-    "TraceWindows",
     "agent_machine",
     "grid_model",
     "kernel_layout",
@@ -73,7 +78,12 @@ __all__ = [
 #: env steps after which ``gymnasium.make`` truncates an episode (a TimeLimit): far above a default
 #: episode's steps (DeepRM: at most max_time=1000 waits plus one placement per job; Machine: a start per
 #: job and a wait per event), so they only stop an agent that loops, in an environment made with other settings
-MAX_EPISODE_STEPS = {"schedlab/DeepRM-v0": 5_000, "schedlab/Machine-v0": 10_000, "schedlab/RLScheduler-v0": 10_000}
+MAX_EPISODE_STEPS = {
+    "schedlab/DeepRM-v0": 5_000,
+    "schedlab/Machine-v0": 10_000,
+    "schedlab/RLScheduler-v0": 10_000,
+    "schedlab/SiteSupervisor-v0": 1_000_000,  # one election per job: episodes of any size end by themselves
+}
 
 if "schedlab/DeepRM-v0" not in gym.registry:
     gym.register(
@@ -93,6 +103,13 @@ if "schedlab/RLScheduler-v0" not in gym.registry:
         id="schedlab/RLScheduler-v0",
         entry_point="schedlab.envs.rlscheduler.env:RLSchedulerEnv",
         max_episode_steps=MAX_EPISODE_STEPS["schedlab/RLScheduler-v0"],
+    )
+
+if "schedlab/SiteSupervisor-v0" not in gym.registry:
+    gym.register(
+        id="schedlab/SiteSupervisor-v0",
+        entry_point="schedlab.envs.site.env:SiteSupervisorEnv",
+        max_episode_steps=MAX_EPISODE_STEPS["schedlab/SiteSupervisor-v0"],
     )
 
 

@@ -118,14 +118,14 @@ def build_parser(script: str | None = None) -> argparse.ArgumentParser:
 
     replay = sub.add_parser(
         "replay",
-        help="replay windows of SWF traces under policies, with or without backfilling",
+        help="replay windows of logs (SWF or Batsim) under policies, with or without backfilling",
         formatter_class=_OrdersHelp,
     )
     if script is None:
         replay.add_argument(
-            "traces",
+            "logs",
             nargs="+",
-            metavar="TRACE",
+            metavar="LOG",
             help="SWF log(s), .swf or .swf.gz, by path or by name in ../shared/traces, "
             "or Batsim workload JSON (.json: delay profiles)",
         )
@@ -181,11 +181,12 @@ def build_parser(script: str | None = None) -> argparse.ArgumentParser:
         "(default: kill; run-on under --compat rlscheduler)",
     )
     replay.add_argument(
-        "--procs",
+        "--cpus",
+        "--procs",  # SWF's word, the flag's first name
         type=int,
         default=0,
         metavar="N",
-        help="processors of the machine, for a log whose header gives no MaxProcs (default: the header's)",
+        help="CPUs of the machine, for a log whose header gives no MaxProcs (default: the header's)",
     )
     replay.add_argument("--strict", action="store_true", help="stop at the first malformed line (default: skip, count)")
     replay.add_argument("--no-native", action="store_true", help="leave out the native (as-run) schedule")

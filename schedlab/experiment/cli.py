@@ -158,11 +158,11 @@ def _replay(args: argparse.Namespace) -> int:
     from schedlab.experiment.runner import run
     from schedlab.experiment.scenario import load_scenario
     from schedlab.experiment.store import check_out
-    from schedlab.replay import trace_replay as trace_scenario
+    from schedlab.replay import log_replay as replay_scenario
     from schedlab.replay.conservative_guarantee import late_lines
 
     overrides: dict[str, object] = {
-        "traces": tuple(args.traces),
+        "logs": tuple(args.logs),
         "policies": tuple(args.policy or ["fcfs"]),
         "backfills": tuple(dict.fromkeys(args.backfill or ["none", "easy"])),
         "length": args.length,
@@ -170,12 +170,12 @@ def _replay(args: argparse.Namespace) -> int:
         "compat": args.compat,
         "strict": args.strict,
         "native": not args.no_native,
-        "traces_dir": str(Path.cwd().parent / "shared" / "traces"),
+        "logs_dir": str(Path.cwd().parent / "shared" / "traces"),
         "platform": str(Path(args.platform).resolve()) if args.platform else "",
         "placement": args.placement,
         "queues": args.queues,
         "walltime": args.walltime or "",
-        "procs": args.procs,
+        "cpus": args.cpus,
         "idle_shutdown": args.idle_shutdown,
         "dvfs": args.dvfs,
         "draw": args.draw,
@@ -199,22 +199,19 @@ def _replay(args: argparse.Namespace) -> int:
             raise ValueError(f"--starts takes comma-separated job positions, got {args.starts!r}") from None
     else:
         overrides["windows"] = args.windows if args.windows is not None else 10
-    scenario = load_scenario(trace_scenario.__file__)
+    scenario = load_scenario(replay_scenario.__file__)
     cfg = scenario.config(overrides)
     out = Path(args.out) if args.out else Path("results") / "replay"
     batsim = BatsimJobs(out) if args.batsim_jobs else None
     # the default folder is replaced by each run; the lock keeps a second replay (or run) out of it till saved
     lock = check_out(out, overwrite=args.overwrite or not args.out, settings="replay")
     try:
-        for name in cfg.traces:  # what was read, kept and dropped, and why: skips are counted, never silent
-            loaded = trace_scenario.load_log(cfg, name)
+        for name in cfg.logs:  # what was read, kept and dropped, and why: skips are counted, never silent
+            loaded = replay_scenario.read_log(cfg, name)
             if cfg.platform:
                 print(f"{loaded.report}; {platform_line(cfg.platform)}")
             else:
-                print(
-                    f"{loaded.report}; machine {loaded.procs} "
-                    f"{'nodes' if cfg.compat == 'rlscheduler' else 'processors'}"
-                )
+                print(f"{loaded.report}; machine {loaded.cpus} {'nodes' if cfg.compat == 'rlscheduler' else 'CPUs'}")
         results = run(scenario, overrides=overrides, reps=cfg.n_windows, executor=args.executor, workers=args.workers)
         for line in results.run_info.get("warnings", []):  # the scenario's (run() keeps them in manifest.json)
             print(line, file=sys.stderr)

@@ -10,6 +10,9 @@ A scenario script defines
 - ``measure(model) -> dict``: the metrics of one replication of one cell (optional);
 - ``REPS``: default replications (optional, 10 by default), or a function of the
   config (a trace scenario replicates once per window).
+- ``warnings(cfg) -> list[str]`` (optional): what a run should know before its results are read;
+- ``train_models(cfg, out, executor, resume)`` (optional): train the scenario's learned
+  schedulers, for ``schedlab train SCENARIO``; returns each model's path and weights' SHA-256.
 
 :func:`load_scenario` imports such a script from its path; the same path is what
 worker processes load, so a scenario needs no installation to run in a pool.
@@ -30,7 +33,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from schedlab.model.core.fields import validate, validate_values
+from schedlab.model.core.fields import renamed_fields, validate, validate_values
 
 __all__ = ["ConfigError", "Scenario", "ScenarioError", "load_scenario", "parse_assignments"]
 
@@ -59,6 +62,9 @@ class Scenario:
     #: ``warnings(cfg) -> list of lines``: what the run should know before its results are read
     #: (a guarantee that does not hold for these settings); printed and kept in manifest.json
     warnings: Callable[[Any], Sequence[str]] | None = None
+    #: ``train_models(cfg, out, executor, resume) -> [(model path, weights sha256), ...]``: what
+    #: ``schedlab train SCENARIO`` runs (the scenario's learned schedulers, trained on ``executor``)
+    train_models: Callable[..., list[tuple[Path, str]]] | None = None
 
     def config(self, overrides: Mapping[str, Any] | None = None, *, quick: bool = False) -> Any:
         """A Config: defaults, then ``QUICK`` if ``quick``, then ``overrides`` (strings are parsed)."""
@@ -143,6 +149,7 @@ def _load(path: Path) -> Scenario:
         reps=reps,
         module=module,
         warnings=getattr(module, "warnings", None),
+        train_models=getattr(module, "train_models", None),
     )
     scenario.config(quick=True)  # a QUICK that names unknown fields is the author's error: say so now
     return scenario
@@ -163,6 +170,10 @@ def parse_assignments(items: Sequence[str], flag: str = "--set") -> dict[str, st
 def make_config(config_type: type, values: Mapping[str, Any], *, where: str = "config") -> Any:
     """Build ``config_type`` from defaults and ``values``; string values are parsed by field type."""
     fields = {f.name: f for f in dataclasses.fields(config_type) if f.init}
+    try:
+        values = renamed_fields(config_type, values, where)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
     unknown = sorted(set(values) - set(fields))
     if unknown:
         valid = ", ".join(fields) or "(none: this scenario has no config fields)"

@@ -23,11 +23,17 @@ def add_train_parser(sub: Any, common: Any) -> None:
     p = sub.add_parser(
         "train",
         help="train a scheduler in an environment (imitation, then evolution strategies on whole episodes)",
-        description="Train a policy for a Gymnasium environment (Machine-v0, ...). Settings: --set FIELD=VALUE for "
+        description="Train a policy for a Gymnasium environment (Machine-v0, ...), or a scenario's learned "
+        "schedulers (scenarios/rlscheduler.py: --set for the scenario's Config). Settings: --set FIELD=VALUE for "
         "TrainConfig's fields (generations, pairs, sigma, learning_rate, episodes, validation, teacher, seed...), "
         "--set env.NAME=VALUE for the environment's (env.window=4).",
     )
-    p.add_argument("env", metavar="ENV", help="a registered Gymnasium id (Machine-v0 means schedlab/Machine-v0)")
+    p.add_argument(
+        "env",
+        metavar="ENV",
+        help="a registered Gymnasium id (Machine-v0 means schedlab/Machine-v0), or a scenario script that defines "
+        "train_models (scenarios/rlscheduler.py)",
+    )
     p.add_argument("--executor", choices=("process", "dask", "serial"), default="process", help="scores the population")
     p.add_argument("--workers", type=int, default=None, help="worker processes (default: TrainConfig.workers)")
     p.add_argument("--out", default=None, metavar="DIR", help="output folder (default: results/train/<env>)")
@@ -61,11 +67,36 @@ def train_config(env: str, assign: list[str], quick: bool, workers: int | None) 
     return quick_config(config) if quick else config
 
 
+def train_scenario(args: argparse.Namespace) -> int:
+    """``schedlab train SCENARIO.py``: the scenario's ``train_models`` hook, with its Config from ``--set``."""
+    from pathlib import Path
+
+    from schedlab.experiment.executors import open_executor
+    from schedlab.experiment.scenario import load_scenario, parse_assignments
+
+    scenario = load_scenario(args.env)
+    if scenario.train_models is None:
+        raise ValueError(
+            f"{args.env}: the scenario defines no train_models(cfg, out, executor, resume): nothing to train"
+        )
+    cfg = scenario.config(parse_assignments(args.assign), quick=args.quick)
+    kind = typing.cast(Any, args.executor)
+    with open_executor(kind, args.workers, None) as executor:  # workers: None is every core
+        trained = scenario.train_models(cfg, Path(args.out) if args.out else None, executor, args.resume)
+    for path, sha256 in trained:
+        print(path)
+        print(f"weights sha256 {sha256}")
+    return 0
+
+
 def train_command(args: argparse.Namespace) -> int:
     """Run ``schedlab train``: check every setting, open the executor, train, print the model and its sha256."""
     from pathlib import Path
 
     from schedlab.experiment.executors import open_executor
+
+    if args.env.endswith(".py"):
+        return train_scenario(args)
     from schedlab.training import train
     from schedlab.training.episodes import make_env
 

@@ -56,21 +56,21 @@ class DQNConfig:
     """Hyperparameters of DQN, one line each."""
 
     #: environment steps of training
-    total_steps: int = 200_000
+    total_steps: int = number(200_000, low=1)
     #: AdamW learning rate
     learning_rate: float = number(2.5e-4, gt=0)
     #: AdamW weight decay
     weight_decay: float = 1e-4
     #: transitions the replay buffer holds
-    buffer_size: int = 50_000
+    buffer_size: int = number(50_000, low=1)
     #: discount factor
-    gamma: float = 0.99
+    gamma: float = number(0.99, lt=1)
     #: target update rate at each synchronisation (1 = copy the policy network)
-    tau: float = 1.0
+    tau: float = number(1.0, gt=0, high=1)
     #: environment steps between target synchronisations
-    target_every: int = 1_000
+    target_every: int = number(1_000, low=1)
     #: transitions per optimisation step
-    batch_size: int = 64
+    batch_size: int = number(64, low=1)
     #: exploration rate at the start
     start_epsilon: float = number(1.0, high=1)
     #: exploration rate after the decay
@@ -80,7 +80,7 @@ class DQNConfig:
     #: environment steps before the first optimisation step
     learning_starts: int = 5_000
     #: environment steps between optimisation steps
-    train_every: int = 4
+    train_every: int = number(4, low=1)
     #: widths of the hidden layers
     hidden: tuple[int, ...] = items((128, 64), low=1)
     #: rewards are multiplied by this before learning (keeps Q values near 1)
@@ -92,7 +92,7 @@ class DQNConfig:
     #: dueling head: Q = V(s) + A(s, a) - mean_a A(s, a)
     dueling: bool = False
     #: steps summed into each return before bootstrapping (n-step Q-learning)
-    n_step: int = 1
+    n_step: int = number(1, low=1)
     #: store observations as uint8 (for images of whole numbers in 0..255, as DeepRM's)
     compact: bool = True
     #: act and bootstrap over the valid actions only, where the env gives info["action_mask"]
@@ -100,25 +100,12 @@ class DQNConfig:
     #: discount per decision ("step") or per unit of simulated time ("time": gamma ** elapsed info["time"])
     discount: Literal["step", "time"] = "step"
     #: share of the exploratory actions taken from train's ``guide`` policy instead of uniformly at random
-    guide_fraction: float = 0.0
+    guide_fraction: float = number(0.0, high=1)
 
     def __post_init__(self) -> None:
-        validate(self)  # every field finite and in range (model/fields); the rules below relate fields
-        for name in ("total_steps", "buffer_size", "target_every", "batch_size", "train_every", "n_step"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
-        if not 0 <= self.gamma < 1:
-            raise ValueError(f"gamma must be in [0, 1), got {self.gamma!r}")
-        if not 0 < self.tau <= 1:
-            raise ValueError(f"tau must be in (0, 1], got {self.tau!r}")
-        if not 0 <= self.end_epsilon <= self.start_epsilon <= 1:
-            raise ValueError(
-                f"need 0 <= end_epsilon <= start_epsilon <= 1, got {self.end_epsilon}, {self.start_epsilon}"
-            )
-        if not self.learning_rate > 0:
-            raise ValueError(f"learning_rate must be > 0, got {self.learning_rate!r}")
-        if not 0 <= self.guide_fraction <= 1:
-            raise ValueError(f"guide_fraction must be in [0, 1], got {self.guide_fraction!r}")
+        validate(self)  # every field in the range it declares (model/fields); the rules below relate fields
+        if not self.end_epsilon <= self.start_epsilon:
+            raise ValueError(f"need end_epsilon <= start_epsilon, got {self.end_epsilon}, {self.start_epsilon}")
         if self.discount not in ("step", "time"):
             raise ValueError(f"discount must be 'step' or 'time', got {self.discount!r}")
 
@@ -138,9 +125,7 @@ def adamw(params: list[nn.Parameter], *, lr: float, weight_decay: float) -> torc
 
 def linear_schedule(start: float, end: float, duration: float, t: float) -> float:
     """``start`` moving linearly to ``end`` over ``duration`` steps, then ``end``."""
-    if duration <= 0:
-        return end
-    return start + (end - start) * min(1.0, t / duration)
+    return end if duration <= 0 else start + (end - start) * min(1.0, t / duration)
 
 
 class QNetwork(nn.Module):
@@ -227,9 +212,7 @@ class DQN:
     def act(self, obs: np.ndarray, mask: np.ndarray | None = None) -> int:
         """The greedy action among those ``mask`` allows (all by default; ties: the lowest index)."""
         q = self.q_values(obs)
-        if mask is not None:
-            q = np.where(mask, q, -np.inf)
-        return int(np.argmax(q))
+        return int(np.argmax(q if mask is None else np.where(mask, q, -np.inf)))
 
     def update(self, batch: tuple[torch.Tensor, ...]) -> float:
         """One optimisation step on ``batch``; returns the Huber loss before the step.
@@ -240,18 +223,12 @@ class DQN:
         obs, actions, rewards, next_obs, discounts = batch[:5]
         next_mask = batch[5] if len(batch) > 5 else None
         cfg = self.config
-        with torch.no_grad():
-            if cfg.double:
-                online = self.policy(next_obs)
-                if next_mask is not None:
-                    online = online.masked_fill(~next_mask, -torch.inf)
-                best = online.argmax(dim=1, keepdim=True)
-                next_q = self.target(next_obs).gather(1, best).squeeze(1)
-            else:
-                target_q = self.target(next_obs)
-                if next_mask is not None:
-                    target_q = target_q.masked_fill(~next_mask, -torch.inf)
-                next_q = target_q.max(dim=1).values
+        with torch.no_grad():  # a' is the valid action the policy network (double DQN) or the target ranks first
+            target_q = self.target(next_obs)
+            ranks = self.policy(next_obs) if cfg.double else target_q
+            if next_mask is not None:
+                ranks = ranks.masked_fill(~next_mask, -torch.inf)
+            next_q = target_q.gather(1, ranks.argmax(dim=1, keepdim=True)).squeeze(1)
             target = rewards + discounts * next_q
         q = self.policy(obs).gather(1, actions.unsqueeze(1)).squeeze(1)
         loss = nn.functional.smooth_l1_loss(q, target)
@@ -273,6 +250,8 @@ class DQN:
     # ------------------------------------------------------------------ checkpoints
     def save(self, path: str | Path) -> None:
         """Weights, sizes and config; plain tensors and builtins, loadable with ``weights_only``."""
+        from schedlab import __version__
+
         torch.save(
             {
                 "obs_dim": self.obs_dim,
@@ -285,7 +264,7 @@ class DQN:
                 "target": self.target.state_dict(),
                 "updates": self.updates,
                 "syncs": self.syncs,
-                "schedlab": _version(),
+                "schedlab": __version__,
             },
             path,
         )
@@ -294,19 +273,12 @@ class DQN:
     def load(cls, path: str | Path) -> DQN:
         """A DQN from :meth:`save` (``torch.load(weights_only=True)``: no code is run)."""
         state = torch.load(path, weights_only=True)
-        config = dict(state["config"])
-        config["hidden"] = tuple(config["hidden"])
+        config = {**state["config"], "hidden": tuple(state["config"]["hidden"])}
         agent = cls(state["obs_dim"], state["n_actions"], DQNConfig(**config), obs_high=state["obs_high"].numpy())
         agent.policy.load_state_dict(state["policy"])
         agent.target.load_state_dict(state["target"])
         agent.updates, agent.syncs = state["updates"], state["syncs"]
         return agent
-
-
-def _version() -> str:
-    from schedlab import __version__
-
-    return __version__
 
 
 class TrainingDiverged(FloatingPointError):
@@ -315,19 +287,17 @@ class TrainingDiverged(FloatingPointError):
 
 def _check_finite(agent: DQN, loss: float, step: int, cfg: DQNConfig) -> None:
     """Stop at the first non-finite loss or weight (one check of the weights per 100 updates)."""
-    bad = None
     if not np.isfinite(loss):
         bad = f"the loss is {loss}"
-    elif step % (100 * cfg.train_every) == 0 and not all(
-        bool(torch.isfinite(p).all()) for p in agent.policy.parameters()
-    ):
+    elif step % (100 * cfg.train_every) or all(bool(torch.isfinite(p).all()) for p in agent.policy.parameters()):
+        return
+    else:
         bad = "a weight of the Q-network is not finite"
-    if bad:
-        raise TrainingDiverged(
-            f"DQN training diverged at step {step}: {bad} (learning_rate={cfg.learning_rate!r}, "
-            f"reward_scale={cfg.reward_scale!r}, max_grad_norm={cfg.max_grad_norm!r}); lower the learning rate "
-            "or the reward scale"
-        )
+    raise TrainingDiverged(
+        f"DQN training diverged at step {step}: {bad} (learning_rate={cfg.learning_rate!r}, "
+        f"reward_scale={cfg.reward_scale!r}, max_grad_norm={cfg.max_grad_norm!r}); lower the learning rate "
+        "or the reward scale"
+    )
 
 
 def _mask(info: dict, cfg: DQNConfig) -> np.ndarray | None:
@@ -389,20 +359,17 @@ def train(
             action = agent.act(obs, mask)
         next_obs, reward, terminated, truncated, next_info = env.step(action)
         next_mask = _mask(next_info, cfg)
-        discount = cfg.gamma
-        if cfg.discount == "time":
-            discount = cfg.gamma ** (float(next_info["time"]) - float(info["time"]))
+        discount = (
+            cfg.gamma ** (float(next_info["time"]) - float(info["time"])) if cfg.discount == "time" else cfg.gamma
+        )
         # n-step returns: a transition enters the buffer once n rewards (or the episode's end) follow it
         pending.append((obs, action, float(reward) * cfg.reward_scale, discount))
-        if terminated or truncated:
-            while pending:
-                store_n_step(buffer, pending, next_obs, next_mask, terminated)
-        elif len(pending) == cfg.n_step:
-            store_n_step(buffer, pending, next_obs, next_mask, False)
         ep_return += float(reward)
         ep_length += 1
         obs, info, mask = next_obs, next_info, next_mask
         if terminated or truncated:
+            while pending:
+                store_n_step(buffer, pending, next_obs, next_mask, terminated)
             curve.append(
                 {
                     "step": step,
@@ -417,6 +384,8 @@ def train(
             episode, ep_return, ep_length = episode + 1, 0.0, 0
             obs, info = env.reset(seed=int(rng.integers(2**31)))  # a fresh, seeded job sequence per episode
             mask = _mask(info, cfg)
+        elif len(pending) == cfg.n_step:
+            store_n_step(buffer, pending, next_obs, next_mask, False)
         if step > cfg.learning_starts and step % cfg.train_every == 0:
             losses.append(agent.update(buffer.sample(cfg.batch_size, rng)))
             _check_finite(agent, losses[-1], step, cfg)

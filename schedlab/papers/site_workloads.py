@@ -1,7 +1,9 @@
 """The workloads of seed 001's grid site: Table 1's M/M/P jobs and a segment of a real PBS log.
 
 Both tag each job *interactive* (execution under 15 minutes, section 4.2) or batch,
-and give each a VO (``group``). :func:`election_objective` is the quantity the SARSA
+and give each a VO (``group``); the synthetic one and the tagging live with the site's
+contract (:mod:`schedlab.model.contracts.site`, so that the site's Gymnasium environment
+draws the same jobs) and are re-exported here. :func:`election_objective` is the quantity the SARSA
 supervisor maximises, measured on any schedule's records.
 """
 
@@ -14,15 +16,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
 from schedlab.model.analysis.fair_share import FairShare, responsiveness_utility
-from schedlab.model.contracts.site import INTERACTIVE
-from schedlab.model.core.distributions import Exponential
+from schedlab.model.contracts.site import INTERACTIVE_LIMIT, synthetic_site_jobs, tagged
 from schedlab.model.core.job import Job
-from schedlab.model.core.workloads import poisson_workload
 from schedlab.model.formats.egee import busiest_segment, without_monitoring
-from schedlab.model.formats.traces import load_trace, trace_path
+from schedlab.model.formats.logs import load_log, log_path
 from schedlab.model.records.job_record import JobRecord
 
 __all__ = [
@@ -34,30 +32,6 @@ __all__ = [
     "synthetic_site_jobs",
     "tagged",
 ]
-
-#: interactive: execution time under 15 minutes (seed 001 section 4.2)
-INTERACTIVE_LIMIT = 900.0
-
-
-def tagged(job: Job, group: str | None = None) -> Job:
-    """``job`` labelled interactive or batch by its execution time (and moved to ``group`` if given)."""
-    label = INTERACTIVE if job.runtime < INTERACTIVE_LIMIT else "batch"
-    return dataclasses.replace(job, job_class=label, group=job.group if group is None else group)
-
-
-def synthetic_site_jobs(
-    cores: int, rho: float, count: int, share: float, vo_shares: Mapping[str, float], rng: np.random.Generator
-) -> list[Job]:
-    """Table 1: exponential execution times with P(X < 15 min) = ``share``, Poisson arrivals at ``rho``.
-
-    The arrival rate is ``mu rho P``, so the three workloads of Table 1 are one workload in
-    three time units: only the 15-minute class boundary moves.
-    """
-    mu = -math.log(1.0 - share) / INTERACTIVE_LIMIT
-    jobs = poisson_workload(
-        mu * rho * cores, Exponential.from_rate(mu), 1, count=count, groups=dict(vo_shares), seed=rng
-    )
-    return [tagged(j) for j in jobs]
 
 
 @dataclass(frozen=True)
@@ -79,14 +53,14 @@ def log_segment(
     ``monitoring_queue="auto"`` is the ``test`` queue (1) of an EGEE log and none otherwise;
     ``max_jobs`` (if > 0) keeps only the segment's first jobs.
     """
-    loaded = load_trace(str(trace_path(trace)))
+    loaded = load_log(str(log_path(trace)))
     queue = monitoring_queue
     if queue == "auto":
         queue = "1" if "EGEE" in Path(trace).name.upper() else ""
     jobs, waits, removed = list(loaded.jobs), list(loaded.recorded_wait), 0
     if queue:
         jobs, waits, removed = without_monitoring(jobs, waits, queue, monitoring_max_runtime)
-    seg = busiest_segment(jobs, loaded.procs, weeks, week)
+    seg = busiest_segment(jobs, loaded.cpus, weeks, week)
     last = min(seg.last, seg.first + max_jobs) if max_jobs else seg.last
     window, waits = jobs[seg.first : last], waits[seg.first : last]
     largest = [g for g, _ in Counter(j.group for j in window).most_common(6)]
@@ -103,7 +77,7 @@ def log_segment(
         f"{monitoring_max_runtime:g} s); weeks {round((seg.start - loaded.jobs[0].submit) / 604800)}+{weeks}: "
         f"{len(jobs)} jobs, load {seg.load:.2f}"
     )
-    return SiteLog(jobs, waits, loaded.procs, {g: w / total for g, w in sorted(work.items())}, note)
+    return SiteLog(jobs, waits, loaded.cpus, {g: w / total for g, w in sorted(work.items())}, note)
 
 
 def election_rewards(

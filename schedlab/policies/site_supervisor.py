@@ -115,12 +115,8 @@ class GreedyReward:
         w = responsiveness_utility(self.estimate.estimate(job), now - job.submit)
         if self.fair_share is None or self.weight == 1.0:
             return w
-        fs, amount = self.fair_share, job.cpus * self.estimate.estimate(job)
-        total = fs.total + amount
-        deficit = max(
-            0.0, max(t - (fs.served[g] + (amount if g == job.group else 0.0)) / total for g, t in fs.targets.items())
-        )
-        return self.weight * w + (1.0 - self.weight) * (1.0 - deficit / fs.bound if fs.bound > 0 else 1.0)
+        fairness = self.fair_share.utility_if(job.group, job.cpus * self.estimate.estimate(job))
+        return self.weight * w + (1.0 - self.weight) * fairness
 
     def __call__(self, view: MachineView) -> Start | None:
         fitting = [j for j in view.waiting if view.fits(j)]

@@ -1,4 +1,4 @@
-"""What a replayed window's energy and node failures cost: the metrics ``trace_replay.measure`` adds on a cluster.
+"""What a replayed window's energy and node failures cost: the metrics ``log_replay.measure`` adds on a cluster.
 
 Energy is measured where every node type of the platform gives its power; failures where
 the window had any (they are checked first: no job lost, none run twice).

@@ -3,14 +3,14 @@
 An option the replay would accept and then ignore (``--dvfs 7`` where no node has pstate
 7, ``--placement`` without a platform) or a size it could not build (a log's ``nb_res`` of
 10**12) is refused here, before any replication runs, in one line naming the option, the
-file and the value. :class:`~schedlab.replay.trace_replay.Config` calls these.
+file and the value. :class:`~schedlab.replay.log_replay.Config` calls these.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from schedlab.model.core.limits import MAX_PROCESSORS
+from schedlab.model.core.limits import MAX_CPUS
 from schedlab.model.core.platform import Platform
 
 __all__ = ["check_machine", "check_options", "check_platform"]
@@ -30,8 +30,8 @@ def check_options(cfg: Any) -> None:
                 f"queues={cfg.queues!r} shares a platform's queues: give --platform FILE "
                 "(a machine without one has a single queue)"
             )
-    if cfg.procs > MAX_PROCESSORS:
-        raise ValueError(f"procs={cfg.procs}: more processors than a replay builds (at most {MAX_PROCESSORS})")
+    if cfg.cpus > MAX_CPUS:
+        raise ValueError(f"cpus={cfg.cpus}: more CPUs than a replay builds (at most {MAX_CPUS})")
     if cfg.node_size != 1 and not cfg.platform and not (cfg.failures or cfg.mtbf):
         raise ValueError(
             f"node_size={cfg.node_size} is the unit a node failure takes down, and this replay has none: "
@@ -56,15 +56,13 @@ def check_platform(cfg: Any, platform: Platform) -> None:
         )
 
 
-def check_machine(cfg: Any, name: str, procs: int) -> None:
+def check_machine(cfg: Any, name: str, cpus: int) -> None:
     """The machine a log is replayed on: within the cap, and cut into whole nodes of ``node_size``."""
-    if procs > MAX_PROCESSORS:
-        field = "procs" if cfg.procs else ("nb_res" if str(name).endswith(".json") else "MaxProcs")
+    if cpus > MAX_CPUS:
+        field = "cpus" if cfg.cpus else ("nb_res" if str(name).endswith(".json") else "MaxProcs")
+        raise ValueError(f"log {name!r}: {field} is {cpus}, more CPUs than a replay builds (at most {MAX_CPUS})")
+    if not cfg.platform and cpus % cfg.node_size:
         raise ValueError(
-            f"trace {name!r}: {field} is {procs}, more processors than a replay builds (at most {MAX_PROCESSORS})"
-        )
-    if not cfg.platform and procs % cfg.node_size:
-        raise ValueError(
-            f"node_size={cfg.node_size} does not divide the machine's {procs} processors (trace {name!r}): "
-            "give a divisor, so that every node has node_size processors"
+            f"node_size={cfg.node_size} does not divide the machine's {cpus} CPUs (log {name!r}): "
+            "give a divisor, so that every node has node_size CPUs"
         )

@@ -11,6 +11,13 @@ finds one by name or refuses in one line.
 - every other registered queue order (``sjf``, ``f1``, ``saf``, ...:
   :data:`~schedlab.policies.scoring.SCORES`): the window job that fits now and that order
   ranks first (the oldest of equal ones). A new ``@order`` is a teacher with no edit here.
+
+``schedlab/SiteSupervisor-v0`` (seed 001's site; :mod:`schedlab.envs.site.heuristics`):
+``fifo``, ``prio`` (interactive first), ``edf`` (the paper's pre-training rule), ``sjf``
+and ``greedy`` (the election's own reward, maximised now), each a choice among the
+candidate slots.
+
+:data:`HEURISTICS` holds each environment's, by env id: one lookup serves every env.
 """
 
 from __future__ import annotations
@@ -18,10 +25,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from schedlab.envs.site.heuristics import SITE_ORDERS, site_heuristic
 from schedlab.model.contracts.machine import Score
 from schedlab.policies.scoring import SCORES
 
-__all__ = ["heuristic", "heuristic_names"]
+__all__ = ["HEURISTICS", "heuristic", "heuristic_names"]
 
 Heuristic = Callable[[Any], int]
 
@@ -46,15 +54,30 @@ def _machine_order(score: Score) -> Heuristic:
     return act
 
 
+def _machine_heuristics() -> dict[str, Heuristic]:
+    return {"fcfs": _machine_fcfs, **{name: _machine_order(score) for name, score in SCORES.items() if name != "fcfs"}}
+
+
+def _site_heuristics() -> dict[str, Heuristic]:
+    return {name: site_heuristic(order) for name, order in SITE_ORDERS.items()}
+
+
+#: env id -> its heuristics by name (made when asked for, so a new registered order is included)
+HEURISTICS: dict[str, Callable[[], dict[str, Heuristic]]] = {
+    "schedlab/Machine-v0": _machine_heuristics,
+    "schedlab/SiteSupervisor-v0": _site_heuristics,
+}
+
+
 def heuristic_names(env_id: str) -> list[str]:
-    """The heuristics environment ``env_id`` has, by name (none outside ``schedlab/Machine-v0`` yet)."""
-    return ["fcfs", *(name for name in SCORES if name != "fcfs")] if env_id == "schedlab/Machine-v0" else []
+    """The heuristics environment ``env_id`` has, by name (none for an env outside :data:`HEURISTICS`)."""
+    return list(HEURISTICS[env_id]()) if env_id in HEURISTICS else []
 
 
 def heuristic(env_id: str, name: str) -> Heuristic:
     """The heuristic ``name`` of environment ``env_id``, or a one-line error listing those it has."""
-    known = heuristic_names(env_id)
+    known = HEURISTICS[env_id]() if env_id in HEURISTICS else {}
     if name not in known:
         have = ", ".join(known) or "none"
         raise ValueError(f"teacher: {name!r} is not a heuristic of {env_id} (it has: {have})")
-    return _machine_fcfs if name == "fcfs" else _machine_order(SCORES[name])
+    return known[name]

@@ -30,7 +30,7 @@ from typing import Literal
 import numpy as np
 import simpy
 
-from schedlab.envs.machine.jobs import SyntheticJobs, TraceWindows
+from schedlab.envs.machine.jobs import LogWindows, SyntheticJobs
 from schedlab.envs.machine.obs import MachineObserver
 from schedlab.model.contracts.machine import Policy
 from schedlab.model.core.fields import number, validate, whole
@@ -52,7 +52,7 @@ class MachineEnvConfig:
     ----------
     workload
         Draws each episode's jobs: a callable ``jobs(rng) -> list[Job]``, the path of
-        an SWF log (windows of ``trace_window`` jobs, :class:`TraceWindows`), or
+        an SWF log (windows of ``log_window`` jobs, :class:`LogWindows`), or
         ``None`` for :class:`SyntheticJobs`' defaults.
     cpus
         CPUs of the machine; ``None`` takes the workload's ``cpus`` (the synthetic
@@ -70,7 +70,7 @@ class MachineEnvConfig:
         ``"slowdown"``, ``"response"`` or ``"utilization"`` (see :mod:`schedlab.envs.machine.env`'s notes).
     reward_scale
         Multiplies every reward (e.g. 1/3600 for response times of a trace in seconds).
-    trace_window
+    log_window
         Jobs per episode when ``workload`` is an SWF file.
     cpu_power
         ``(idle, full)`` watts of one CPU, for ``energy_weight``.
@@ -86,7 +86,7 @@ class MachineEnvConfig:
     time_scale: float | None = number(None, gt=0)
     reward: Literal["slowdown", "response", "utilization"] = "slowdown"
     reward_scale: float = number(1.0, gt=0)
-    trace_window: int = number(128, low=1, integer=True)
+    log_window: int = number(128, low=1, integer=True)
     cpu_power: tuple[float, float] | None = None
     energy_weight: float = number(0.0)
 
@@ -111,11 +111,11 @@ class MachineEnvConfig:
 
     @property
     def jobs(self) -> Workload:
-        """The workload as a callable: the given one, a :class:`TraceWindows`, or :class:`SyntheticJobs`."""
+        """The workload as a callable: the given one, a :class:`LogWindows`, or :class:`SyntheticJobs`."""
         if self.workload is None:
             return SyntheticJobs()
         if isinstance(self.workload, str | os.PathLike):
-            return TraceWindows(self.workload, self.trace_window)
+            return LogWindows(self.workload, self.log_window)
         if not callable(self.workload):
             raise ValueError(f"workload must be a callable jobs(rng), an SWF path or None, got {self.workload!r}")
         return self.workload

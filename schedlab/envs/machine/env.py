@@ -48,6 +48,7 @@ import simpy
 from schedlab.envs.machine.config import REWARDS, MachineEnvConfig, agent_machine, check_jobs
 from schedlab.envs.machine.reward import JOB_WEIGHTS, SystemIntegral
 from schedlab.model.contracts.machine import MachineView, Policy
+from schedlab.model.core.fields import renamed_fields
 from schedlab.model.records.job_record import JobRecord
 from schedlab.processes.machine.machine import Machine
 from schedlab.processes.source import Source
@@ -79,7 +80,7 @@ class MachineEnv(gym.Env[np.ndarray, np.int64]):
     ) -> None:
         cfg = config or MachineEnvConfig()
         if overrides:
-            cfg = MachineEnvConfig(**{**cfg.__dict__, **overrides})
+            cfg = MachineEnvConfig(**{**cfg.__dict__, **renamed_fields(MachineEnvConfig, overrides, "MachineEnv")})
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.config = cfg

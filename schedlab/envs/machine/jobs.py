@@ -6,7 +6,7 @@ provided:
 
 - :class:`SyntheticJobs`: Poisson arrivals at a given load of a machine of ``cpus``
   CPUs, exponential runtimes, uniform widths, user estimates that overestimate;
-- :class:`TraceWindows`: a window of consecutive jobs of a real SWF log, its start
+- :class:`LogWindows`: a window of consecutive jobs of a real SWF log, its start
   drawn at random per episode, its clock shifted so the window's first job arrives at 0.
 
 Both say which machine they are meant for (``cpus``) and a typical runtime
@@ -28,7 +28,7 @@ from schedlab.model.core.job import Job
 from schedlab.model.core.workloads import poisson_workload
 from schedlab.model.formats.swf.reader import read_swf
 
-__all__ = ["SyntheticJobs", "TraceWindows"]
+__all__ = ["LogWindows", "SyntheticJobs"]
 
 
 @dataclass(frozen=True)
@@ -97,7 +97,7 @@ def _trace_jobs(path: str) -> tuple[tuple[Job, ...], int]:
 
 
 @dataclass(frozen=True)
-class TraceWindows:
+class LogWindows:
     """Windows of ``length`` consecutive jobs of an SWF log, one drawn at random per episode.
 
     Jobs are the log's cleaned ones (:func:`schedlab.model.formats.swf.reader.read_swf`'s defaults:
@@ -118,12 +118,12 @@ class TraceWindows:
 
     def __post_init__(self) -> None:
         if not is_int(self.length, 1):
-            raise ValueError(f"TraceWindows: length must be a whole number >= 1, got {self.length!r}")
+            raise ValueError(f"LogWindows: length must be a whole number >= 1, got {self.length!r}")
         if not os.path.isfile(self.path):
-            raise FileNotFoundError(f"TraceWindows: no SWF file at {os.fspath(self.path)!r}")
+            raise FileNotFoundError(f"LogWindows: no SWF file at {os.fspath(self.path)!r}")
         jobs, _ = self._loaded
         if self.length > len(jobs):
-            raise ValueError(f"TraceWindows: length={self.length} is more than the {len(jobs)} jobs of {self.path}")
+            raise ValueError(f"LogWindows: length={self.length} is more than the {len(jobs)} jobs of {self.path}")
 
     @property
     def _loaded(self) -> tuple[tuple[Job, ...], int]:

@@ -39,9 +39,9 @@ import simpy
 from schedlab.envs.rlscheduler.obs import FEATURES, LogFeatures, log_features, observe, visible_jobs
 from schedlab.envs.rlscheduler.scorer import greedy_policy
 from schedlab.model.contracts.machine import MachineView
-from schedlab.model.core.fields import number, validate
+from schedlab.model.core.fields import number, renamed_fields, validate
 from schedlab.model.core.job import Job
-from schedlab.model.formats.traces import BSLD_THRESHOLD, LoadedTrace, load_trace, trace_path
+from schedlab.model.formats.logs import BSLD_THRESHOLD, LoadedLog, load_log, log_path
 from schedlab.policies.backfilling import Committed
 from schedlab.processes.machine.replay import replay_model
 
@@ -58,7 +58,7 @@ class RLSchedulerConfig:
     Parameters
     ----------
     log
-        An SWF log: a path, or a name in ``traces_dir`` (``lublin_256``).
+        An SWF log: a path, or a name in ``logs_dir`` (``lublin_256``).
     backfill
         EASY backfilling around the committed job (``backfil``).
     score_type
@@ -71,7 +71,7 @@ class RLSchedulerConfig:
         Draw episode starts among the first N jobs (``batch_job_slice``; 0: all).
     ask_single
         Ask the agent also when one job waits alone (RLScheduler does; the schedule is the same).
-    traces_dir
+    logs_dir
         Where logs named without a path are found.
     """
 
@@ -82,7 +82,7 @@ class RLSchedulerConfig:
     queue: int = number(128, low=1, integer=True)
     draw_within: int = number(0, low=0, integer=True)
     ask_single: bool = False
-    traces_dir: str = "../shared/traces"
+    logs_dir: str = "../shared/traces"
 
     def __post_init__(self) -> None:
         validate(self)
@@ -97,16 +97,16 @@ class RLSchedulerConfig:
 
     @property
     def path(self) -> Path:
-        """The trace file of ``log`` (a path, or a name under ``traces_dir``); not found: a ``ValueError``."""
+        """The trace file of ``log`` (a path, or a name under ``logs_dir``); not found: a ``ValueError``."""
         try:
-            return trace_path(self.log, Path(self.traces_dir))
+            return log_path(self.log, Path(self.logs_dir))
         except FileNotFoundError as exc:
             raise ValueError(f"log: {exc}") from None
 
     @property
-    def trace(self) -> LoadedTrace:
+    def trace(self) -> LoadedLog:
         """The log's jobs, loaded as RLScheduler reads them (``compat="rlscheduler"``)."""
-        return load_trace(str(self.path), "rlscheduler")
+        return load_log(str(self.path), "rlscheduler")
 
     @property
     def n_jobs(self) -> int:
@@ -143,8 +143,8 @@ def sequence_scores(
     out = []
     for start in starts:
         jobs = list(trace.jobs[start : start + (length or cfg.sequence)])
-        model = replay_model(simpy.Environment(), jobs, trace.procs, chooser(cfg.backfill), compat="rlscheduler").run()
-        out.append(sequence_score(jobs, {r.id: r.start for r in model.records()}, cfg.score_type, trace.procs))
+        model = replay_model(simpy.Environment(), jobs, trace.cpus, chooser(cfg.backfill), compat="rlscheduler").run()
+        out.append(sequence_score(jobs, {r.id: r.start for r in model.records()}, cfg.score_type, trace.cpus))
     return out
 
 
@@ -183,14 +183,16 @@ class RLSchedulerEnv(gym.Env[np.ndarray, np.int64]):
     ) -> None:
         cfg = config or RLSchedulerConfig()
         if overrides:
-            cfg = RLSchedulerConfig(**{**cfg.__dict__, **overrides})
+            cfg = RLSchedulerConfig(
+                **{**cfg.__dict__, **renamed_fields(RLSchedulerConfig, overrides, "RLSchedulerEnv")}
+            )
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.render_mode = render_mode
         self.config = cfg
         trace = cfg.trace
         self.trace = trace
-        self.features: LogFeatures = log_features(str(cfg.path), trace.procs * trace.procs_per_node)
+        self.features: LogFeatures = log_features(str(cfg.path), trace.cpus * trace.procs_per_node)
         self.observation_space = gym.spaces.Box(0.0, 1.0, shape=(cfg.queue * FEATURES,), dtype=np.float32)
         self.action_space = gym.spaces.Discrete(cfg.queue)
         self._shown: list[Job] = []
@@ -224,7 +226,7 @@ class RLSchedulerEnv(gym.Env[np.ndarray, np.int64]):
             self._jobs = list(self.trace.jobs[start : start + length])
             self._sim = simpy.Environment()
             self._policy = _AgentCommitted(cfg.backfill, cfg.ask_single)
-            self._model = replay_model(self._sim, self._jobs, self.trace.procs, self._policy, compat="rlscheduler")
+            self._model = replay_model(self._sim, self._jobs, self.trace.cpus, self._policy, compat="rlscheduler")
             self._machine = self._model["machine"]
             self._invalid, self.score = 0, math.nan
             if not self._run():
@@ -264,7 +266,7 @@ class RLSchedulerEnv(gym.Env[np.ndarray, np.int64]):
     def _finish(self) -> float:
         """Score the sequence; the end reward."""
         starts = {r.id: r.start for r in self._machine.all_records()}
-        self.score = sequence_score(self._jobs, starts, self.config.score_type, self.trace.procs)
+        self.score = sequence_score(self._jobs, starts, self.config.score_type, self.trace.cpus)
         return self.score if self.config.score_type == "utilization" else -self.score
 
     def action_masks(self) -> np.ndarray:

@@ -14,6 +14,7 @@ that cannot be read is named in one line (:func:`read_settings`).
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ __all__ = [
     "read_settings",
     "save_model",
     "training_differences",
+    "weights_sha256",
 ]
 
 
@@ -99,6 +101,18 @@ def save_model(
     meta = {"env": env_settings(cfg), "train": dataclasses.asdict(settings), "curve": curve}
     (folder / f"{name}.json").write_text(json.dumps(meta, indent=1))
     return folder / f"{name}.zip"
+
+
+def weights_sha256(model: Any) -> str:
+    """SHA-256 of an SB3 model's policy weights (float32, little-endian, ``state_dict`` order): its identity.
+
+    The same value whatever folder or zip the model sits in (a zip's bytes carry dates
+    and versions), so two trainings gave the same model exactly when their hashes agree.
+    """
+    digest = hashlib.sha256()
+    for value in model.policy.state_dict().values():
+        digest.update(value.detach().cpu().numpy().astype("<f4").tobytes())
+    return digest.hexdigest()
 
 
 def check_model(path: Path, cfg: RLSchedulerConfig, other_log: bool = False) -> None:

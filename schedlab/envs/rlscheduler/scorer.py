@@ -22,13 +22,14 @@ otherwise.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from schedlab.envs.rlscheduler.obs import FEATURES
 
-__all__ = ["KernelScorer", "greedy_policy", "kernel_scorer", "scorer_vector"]
+__all__ = ["KernelScorer", "ScorerLayout", "greedy_policy", "kernel_scorer", "scorer_layout", "scorer_vector"]
 
 
 class KernelScorer:
@@ -88,25 +89,49 @@ def scorer_vector(model: Any) -> np.ndarray:
     return torch.nn.utils.parameters_to_vector(scorer.parameters()).detach().cpu().double().numpy()
 
 
-def kernel_scorer(model: Any, vector: np.ndarray | None = None) -> KernelScorer:
-    """The scorer of ``model`` with the weights ``vector`` (default: the model's own), as the model holds them.
+@dataclass(frozen=True)
+class ScorerLayout:
+    """The shape of a kernel model's scorer: with a flat weight vector, all a :class:`KernelScorer` needs.
 
-    The weights are rounded to float32 first, as the model stores them: a search's
-    float64 weights score as the SB3 model they are saved into.
+    Small and picklable, so that a worker process rebuilds the scorer of any weights it is
+    sent (:mod:`schedlab.training.rlscheduler.search` scores its population that way)
+    without the SB3 model.
     """
+
+    #: (outputs, inputs) of each linear layer, in order
+    shapes: tuple[tuple[int, int], ...]
+    #: the columns of a row the first layer reads, the row's width, and the column marking a present job
+    keep: tuple[int, ...]
+    width: int
+    present: int
+
+    def scorer(self, vector: np.ndarray) -> KernelScorer:
+        """The scorer with the weights ``vector`` (``parameters()`` order), rounded to float32 as a model holds them.
+
+        Rounded first, so that a search's float64 weights score as the SB3 model they are
+        saved into.
+        """
+        layers, at = [], 0
+        for out, inp in self.shapes:
+            weight = vector[at : at + out * inp].reshape(out, inp).astype(np.float32)
+            at += out * inp
+            layers.append((weight, vector[at : at + out].astype(np.float32)))
+            at += out
+        return KernelScorer(layers, list(self.keep), self.width, self.present)
+
+
+def scorer_layout(model: Any) -> ScorerLayout:
+    """The :class:`ScorerLayout` of an SB3 kernel model's scorer."""
     net = model.policy.mlp_extractor
-    if vector is None:
-        vector = scorer_vector(model)
-    layers, at = [], 0
-    for layer in net.scorer:
-        if not hasattr(layer, "weight"):
-            continue  # a ReLU
-        out, inp = layer.weight.shape
-        weight = vector[at : at + out * inp].reshape(out, inp).astype(np.float32)
-        at += out * inp
-        layers.append((weight, vector[at : at + out].astype(np.float32)))
-        at += out
-    return KernelScorer(layers, list(net.keep), net.layout.width, net.layout.present)
+    shapes = tuple(
+        (int(layer.weight.shape[0]), int(layer.weight.shape[1])) for layer in net.scorer if hasattr(layer, "weight")
+    )
+    return ScorerLayout(shapes, tuple(int(k) for k in net.keep), int(net.layout.width), int(net.layout.present))
+
+
+def kernel_scorer(model: Any, vector: np.ndarray | None = None) -> KernelScorer:
+    """The scorer of ``model`` with the weights ``vector`` (default: the model's own), as the model holds them."""
+    return scorer_layout(model).scorer(scorer_vector(model) if vector is None else vector)
 
 
 def greedy_policy(model: Any) -> Any:

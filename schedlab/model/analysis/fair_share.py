@@ -78,6 +78,15 @@ class FairShare:
         """``F = 1 - D / M`` for the service granted so far."""
         return 1.0 - self.deficit() / self.bound if self.bound > 0 else 1.0
 
+    def utility_if(self, group: str, amount: float) -> float:
+        """``F`` if ``amount`` of service went to ``group`` now, without granting it (a look ahead)."""
+        total = self.total + amount
+        if total <= 0 or self.bound <= 0:
+            return 1.0
+        served = {g: s + (amount if g == group else 0.0) for g, s in self.served.items()}
+        deficit = max(0.0, max(w - served[g] / total for g, w in self.targets.items()))
+        return 1.0 - deficit / self.bound
+
     def elect(self, group: str, amount: float) -> float:
         """Grant ``amount`` of service to ``group``; returns ``F_j`` after this election."""
         if not (math.isfinite(amount) and amount >= 0):

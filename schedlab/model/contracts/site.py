@@ -1,4 +1,7 @@
-"""The state of a grid site and its waiting jobs as vectors for a learner (seed 001, section 3.2).
+"""A grid site's jobs, and their state as vectors for a learner (seed 001, sections 3.2 and 4.2).
+
+A job is *interactive* when its execution time is under 15 minutes, batch otherwise
+(:func:`tagged`); :func:`synthetic_site_jobs` draws Table 1's M/M/P workload.
 
 The state is five quantities: the total work of the running jobs, the time until a
 core frees up, the backlog of queued work, the idle cores, and each VO's share of the
@@ -9,9 +12,10 @@ time and its VO. Execution times are what the scheduler believes
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -19,12 +23,38 @@ import numpy as np
 
 from schedlab.model.analysis.estimates import RuntimeEstimate
 from schedlab.model.contracts.machine import MachineView
+from schedlab.model.core.distributions import Exponential
 from schedlab.model.core.job import Job
+from schedlab.model.core.workloads import poisson_workload
 
-__all__ = ["INTERACTIVE", "DecisionReward", "SiteFeatures"]
+__all__ = ["INTERACTIVE", "INTERACTIVE_LIMIT", "DecisionReward", "SiteFeatures", "synthetic_site_jobs", "tagged"]
 
 #: the class label of jobs asking for responsiveness (execution time under 15 minutes)
 INTERACTIVE = "interactive"
+
+#: interactive: execution time under 15 minutes (seed 001 section 4.2)
+INTERACTIVE_LIMIT = 900.0
+
+
+def tagged(job: Job, group: str | None = None) -> Job:
+    """``job`` labelled interactive or batch by its execution time (and moved to ``group`` if given)."""
+    label = INTERACTIVE if job.runtime < INTERACTIVE_LIMIT else "batch"
+    return dataclasses.replace(job, job_class=label, group=job.group if group is None else group)
+
+
+def synthetic_site_jobs(
+    cores: int, rho: float, count: int, share: float, vo_shares: Mapping[str, float], rng: np.random.Generator
+) -> list[Job]:
+    """Table 1: exponential execution times with P(X < 15 min) = ``share``, Poisson arrivals at ``rho``.
+
+    The arrival rate is ``mu rho P``, so the three workloads of Table 1 are one workload in
+    three time units: only the 15-minute class boundary moves.
+    """
+    mu = -math.log(1.0 - share) / INTERACTIVE_LIMIT
+    jobs = poisson_workload(
+        mu * rho * cores, Exponential.from_rate(mu), 1, count=count, groups=dict(vo_shares), seed=rng
+    )
+    return [tagged(j) for j in jobs]
 
 
 class DecisionReward(NamedTuple):
@@ -74,7 +104,8 @@ class SiteFeatures:
         """Length of an action's vector: two quantities, one per group, and one more with ``waited``."""
         return 2 + len(self.groups) + self.waited
 
-    def _t(self, t: float) -> float:
+    def scaled_time(self, t: float) -> float:
+        """``log1p(t / time_scale)`` of a time ``t`` (0 for a negative one): how times are shown to a learner."""
         return math.log1p(max(t, 0.0) / self.time_scale)
 
     def state(self, view: MachineView, estimate: RuntimeEstimate) -> np.ndarray:
@@ -93,9 +124,9 @@ class SiteFeatures:
         if view.waiting:
             shares /= len(view.waiting)
         head = [
-            self._t(running_work / self.cores),
-            self._t(first_free),
-            self._t(backlog / self.cores),
+            self.scaled_time(running_work / self.cores),
+            self.scaled_time(first_free),
+            self.scaled_time(backlog / self.cores),
             view.free / self.cores,
         ]
         if not self.oldest:
@@ -106,7 +137,7 @@ class SiteFeatures:
             first.setdefault(job.job_class == INTERACTIVE, job.submit)
             if len(first) == 2:
                 break
-        tail = [self._t(now - first[k]) if k in first else 0.0 for k in (True, False)]
+        tail = [self.scaled_time(now - first[k]) if k in first else 0.0 for k in (True, False)]
         return np.concatenate([head, shares, tail])
 
     def actions(self, jobs: Sequence[Job], estimate: RuntimeEstimate, now: float = 0.0) -> np.ndarray:
@@ -115,10 +146,10 @@ class SiteFeatures:
         out = np.zeros((len(jobs), self.action_size))
         index = {g: i for i, g in enumerate(self.groups)}
         out[:, 0] = [job.job_class == INTERACTIVE for job in jobs]
-        out[:, 1] = [self._t(estimate.estimate(job)) for job in jobs]
+        out[:, 1] = [self.scaled_time(estimate.estimate(job)) for job in jobs]
         vo = np.array([index.get(job.group, -1) for job in jobs], dtype=int)
         known = vo >= 0
         out[np.flatnonzero(known), 2 + vo[known]] = 1.0
         if self.waited:
-            out[:, -1] = [self._t(now - job.submit) for job in jobs]
+            out[:, -1] = [self.scaled_time(now - job.submit) for job in jobs]
         return out

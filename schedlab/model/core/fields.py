@@ -48,6 +48,8 @@ import math
 import numbers
 import re
 import typing
+import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,12 +63,23 @@ __all__ = [
     "is_whole",
     "items",
     "number",
+    "renamed_fields",
     "text",
     "validate",
     "validate_values",
     "whole",
     "work_units",
 ]
+
+#: config fields renamed for issue 34's vocabulary (docs/architecture.md), old -> new: a setting
+#: that still gives the old name (a tutorial's, ``--set traces=...``) is read as the new one
+RENAMED_FIELDS = {
+    "traces": "logs",  # old name kept
+    "trace": "log",  # old name kept
+    "traces_dir": "logs_dir",  # old name kept
+    "trace_window": "log_window",  # old name kept
+    "procs": "cpus",  # old name kept
+}
 
 INT_MAX = 2**63 - 1
 #: the upper bound of a number that declares none
@@ -309,3 +322,21 @@ def work_units(config: Any) -> float:
         if check.work and isinstance(value, numbers.Real) and not isinstance(value, bool):
             total *= max(float(value), 1.0)
     return total
+
+
+def renamed_fields(config_type: type, values: Mapping[str, Any], where: str = "config") -> dict[str, Any]:
+    """``values`` with each old field name of :data:`RENAMED_FIELDS` turned into its new one.
+
+    Only where ``config_type`` has the new field and not the old one (``procs`` stays
+    ``procs`` in a config that has it); each old name read says so with a
+    :class:`DeprecationWarning`, and an old and a new name together are refused.
+    """
+    names = {f.name for f in dataclasses.fields(config_type)}
+    out = dict(values)
+    for old, new in RENAMED_FIELDS.items():
+        if old in out and old not in names and new in names:
+            if new in out:
+                raise ValueError(f"{where}: {old!r} is the old name of {new!r}: give {new!r} only")
+            warnings.warn(f"{where}: the setting {old!r} is now {new!r}", DeprecationWarning, stacklevel=3)
+            out[new] = out.pop(old)
+    return out

@@ -288,7 +288,7 @@ class Platform:
         return replace(job, **changes) if changes else job
 
     def swf_job(self, job: Job) -> Job:
-        """A job read from an SWF log (``load_trace(..., memory=True)``) as this platform runs it.
+        """A job read from an SWF log (``load_log(..., memory=True)``) as this platform runs it.
 
         SWF's requested memory is kilobytes per processor; a platform's memory is GiB
         per node. Where the nodes have memory, the request becomes the job's total in

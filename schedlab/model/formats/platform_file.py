@@ -19,7 +19,7 @@ from types import MappingProxyType
 from typing import Any
 
 from schedlab.model.core.fields import is_int
-from schedlab.model.core.limits import MAX_NODES, MAX_PROCESSORS
+from schedlab.model.core.limits import MAX_CPUS, MAX_NODES
 from schedlab.model.core.platform import (
     Node,
     NodePower,
@@ -170,8 +170,8 @@ def _within_caps(at: _Where, types: tuple[NodeType, ...]) -> None:
         cores += t.count * t.cores
         if nodes > MAX_NODES:
             raise at.error(f"nodes.{t.name}.count", f"too many nodes: at most {MAX_NODES} nodes in all", t.count)
-        if cores > MAX_PROCESSORS:
-            raise at.error(f"nodes.{t.name}.count", f"too many cores: at most {MAX_PROCESSORS} cores in all", t.count)
+        if cores > MAX_CPUS:
+            raise at.error(f"nodes.{t.name}.count", f"too many cores: at most {MAX_CPUS} cores in all", t.count)
 
 
 def _node_type(at: _Where, kind: str, raw: Any) -> NodeType:
@@ -181,8 +181,8 @@ def _node_type(at: _Where, kind: str, raw: Any) -> NodeType:
     if "cores" not in table:
         raise at.error(f"{key}.cores", "is missing: every node type needs its cores", show=False)
     cores = at.whole(table["cores"], f"{key}.cores", 1)
-    if cores > MAX_PROCESSORS:
-        raise at.error(f"{key}.cores", f"too many: at most {MAX_PROCESSORS} cores a node", cores)
+    if cores > MAX_CPUS:
+        raise at.error(f"{key}.cores", f"too many: at most {MAX_CPUS} cores a node", cores)
     count = at.whole(table.get("count", 1), f"{key}.count", 1)
     if count > MAX_NODES:
         raise at.error(f"{key}.count", f"too many: at most {MAX_NODES} nodes of a type", count)

@@ -50,7 +50,7 @@ class RecordRows:
         if not self._n:
             return
         if not extra and not whole:  # every optional field the usual one: the common case, written out
-            job_class, group, where, status = self._labels[self._code]  # type: ignore[index]  # a log with records has a code
+            job_class, group, machine, status = self._labels[self._code]  # type: ignore[index]  # a log with records has a code
             cpus, weight = self._cpus, self._weight
             for (submit, start, end, runtime), id in zip(times, ids, strict=True):
                 cpu_time = (end - start) * cpus
@@ -61,7 +61,7 @@ class RecordRows:
                         job_class,
                         group,
                         None,
-                        where,
+                        machine,
                         submit,
                         start,
                         end,
@@ -111,7 +111,7 @@ class RecordRows:
             if whole and i in whole:
                 yield whole[i]  # its row in the arrays is a placeholder
                 continue
-            job_class, group, where, status = labels[code]
+            job_class, group, machine, status = labels[code]
             yield new(
                 JobRecord,
                 (
@@ -119,7 +119,7 @@ class RecordRows:
                     job_class,
                     group,
                     None if origin == _NO_ORIGIN else origin,
-                    where,
+                    machine,
                     submit,
                     start,
                     end,
@@ -152,13 +152,13 @@ class RecordRows:
             return usual if stored is None else stored[i]
 
         origin, cpus = field("origin", _NO_ORIGIN), field("cpus", self._cpus)
-        job_class, group, where, status = self._labels[field("code", self._code)]
+        job_class, group, machine, status = self._labels[field("code", self._code)]
         return JobRecord(
             self._ids[i],
             job_class,
             group,
             None if origin == _NO_ORIGIN else origin,
-            where,
+            machine,
             submit,
             start,
             end,

@@ -20,7 +20,7 @@ __all__ = ["replay_model"]
 def replay_model(
     env: simpy.Environment,
     jobs: Sequence[Job],
-    procs: int,
+    cpus: int,
     policy: Policy,
     *,
     batch_decisions: bool = False,
@@ -30,7 +30,7 @@ def replay_model(
     node_size: int = 1,
     on_node_fail: Literal["requeue", "drop"] = "requeue",
 ) -> Model:
-    """A model that replays ``jobs`` (in submit order) on an empty machine of ``procs`` processors.
+    """A model that replays ``jobs`` (in submit order) on an empty machine of ``cpus`` CPUs.
 
     ``walltime="kill"`` kills a job that reaches its requested time (its ``estimate``).
     ``allocation="first-fit"`` gives each job processor ids (``Machine``'s parameter);
@@ -42,7 +42,7 @@ def replay_model(
     rls = compat == "rlscheduler"
     machine = Machine(
         env,
-        procs,
+        cpus,
         policy,
         name="trace",
         batch_decisions=batch_decisions and not rls,

@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,7 @@ import numpy as np
 
 from schedlab.training.rlscheduler.search import SearchState
 
-__all__ = ["FORMAT", "Checkpoint", "load_checkpoint", "save_checkpoint"]
+__all__ = ["FORMAT", "Checkpoint", "load_checkpoint", "restore", "save_checkpoint", "snapshot"]
 
 #: the checkpoint's format version; a file of another version is refused
 FORMAT = 1
@@ -122,3 +123,48 @@ def load_checkpoint(path: Path, env: dict[str, Any], train: dict[str, Any]) -> C
         curve=meta["curve"],
         cpu_s=float(meta["cpu_s"]),
     )
+
+
+def snapshot(
+    model: Any,
+    env: dict[str, Any],
+    train: dict[str, Any],
+    state: SearchState,
+    curve: list[dict[str, Any]],
+    best: dict[str, Any],
+    clock: dict[str, float],
+) -> Checkpoint:
+    """The training as it stands: the model's and the best weights, the search's state, the curve, the CPU time."""
+
+    def arrays(state_dict: dict[str, Any]) -> dict[str, np.ndarray]:
+        return {k: v.detach().cpu().numpy() for k, v in state_dict.items()}
+
+    return Checkpoint(
+        env=env,
+        train=train,
+        search=state,
+        policy=arrays(model.policy.state_dict()),
+        best_policy=None if best["state"] is None else arrays(best["state"]),
+        best_score=best["score"],
+        teacher=best.get("teacher", ""),
+        curve=curve,
+        cpu_s=time.process_time() - clock["cpu"],
+    )
+
+
+def restore(
+    model: Any, point: Checkpoint, curve: list[dict[str, Any]], best: dict[str, Any], clock: dict[str, float]
+) -> None:
+    """Put a checkpoint's weights, curve, best and CPU seconds back into a training just set up."""
+    import torch
+
+    def tensors(arrays: dict[str, np.ndarray]) -> dict[str, Any]:
+        return {k: torch.as_tensor(v, device=model.policy.device) for k, v in arrays.items()}
+
+    model.policy.load_state_dict(tensors(point.policy))
+    curve.extend(point.curve)
+    best["score"] = point.best_score
+    best["state"] = None if point.best_policy is None else tensors(point.best_policy)
+    if point.teacher:
+        best["teacher"] = point.teacher
+    clock["cpu"] -= point.cpu_s  # the curve's CPU seconds go on from the stretches before

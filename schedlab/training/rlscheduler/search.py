@@ -35,19 +35,24 @@ Alternative to Reinforcement Learning. arXiv:1703.03864, 2017.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass, replace
-from functools import cache
+from itertools import chain
 from typing import Any
 
 import numpy as np
 
 from schedlab.envs.rlscheduler.env import ModelChooser, RLSchedulerConfig, sequence_scores
 from schedlab.envs.rlscheduler.obs import log_features
-from schedlab.envs.rlscheduler.scorer import kernel_scorer, scorer_vector
+from schedlab.envs.rlscheduler.scorer import ScorerLayout, scorer_layout, scorer_vector
 from schedlab.model.core.streams import Streams
 from schedlab.policies.backfilling import Committed
+from schedlab.training.search import gather
 
-__all__ = ["SearchState", "evolve", "greedy_scores", "scorer_vector"]
+__all__ = ["SearchState", "cost", "evolve", "greedy_scores", "plan_scores", "scorer_vector", "window_scores"]
+
+#: sequences of a member scored in one task: small enough that 16 workers share a generation evenly
+CHUNK = 8
 
 
 @dataclass
@@ -74,17 +79,55 @@ def _set_vector(model: Any, vector: np.ndarray) -> None:
     torch.nn.utils.vector_to_parameters(value, scorer.parameters())
 
 
-def greedy_scores(model: Any, cfg: RLSchedulerConfig, starts: Sequence[int], length: int | None = None) -> list[float]:
-    """Each sequence's score with the scorer of ``model`` choosing greedily, computed in numpy (fast).
+def window_scores(
+    cfg: RLSchedulerConfig,
+    layout: ScorerLayout | None,
+    vector: np.ndarray | None,
+    starts: list[int],
+    length: int | None,
+) -> list[float]:
+    """Each sequence's score under the scorer ``layout`` with weights ``vector``, or under SJF when ``layout`` is None.
+
+    A task for an executor's worker: its arguments are small and picklable, and the log
+    and its features are loaded once per process (both are cached).
+    """
+    if layout is None or vector is None:
+        return sequence_scores(cfg, lambda b: Committed("sjf", b), starts, length)
+    trace = cfg.trace
+    features = log_features(str(cfg.path), trace.cpus * trace.procs_per_node)
+    scorer = layout.scorer(vector)
+    return sequence_scores(cfg, lambda b: ModelChooser(scorer, features, cfg.queue, b), starts, length)
+
+
+def cost(scores: list[float], baselines: list[float], score_type: str) -> float:
+    """A member's cost: its mean over the sequences of its score over SJF's (negated for utilization)."""
+    mean = float(np.mean([score / base for score, base in zip(scores, baselines, strict=True)]))
+    return -mean if score_type == "utilization" else mean  # utilization: higher is better
+
+
+def plan_scores(
+    layout: ScorerLayout | None, vector: np.ndarray | None, plan: list[tuple[RLSchedulerConfig, int]]
+) -> list[float]:
+    """The score of each ``(setting, start)`` sequence of ``plan`` under the scorer (SJF when ``layout`` is None)."""
+    return [window_scores(c, layout, vector, [s], None)[0] for c, s in plan]
+
+
+def greedy_scores(
+    model: Any,
+    cfg: RLSchedulerConfig,
+    starts: Sequence[int],
+    length: int | None = None,
+    executor: Executor | None = None,
+) -> list[float]:
+    """Each sequence's score with the scorer of ``model`` choosing greedily, one task per sequence on ``executor``.
 
     The same scorer and choices as every greedy evaluation of the model
     (:func:`~schedlab.envs.rlscheduler.scorer.greedy_policy`), so a recorded validation
     is the saved model's own score; SB3's float32 ``predict`` may break exact ties otherwise.
     """
-    trace = cfg.trace
-    features = log_features(str(cfg.path), trace.procs * trace.procs_per_node)
-    scorer = kernel_scorer(model)
-    return sequence_scores(cfg, lambda b: ModelChooser(scorer, features, cfg.queue, b), starts, length)
+    layout, vector = scorer_layout(model), scorer_vector(model)
+    calls = [(cfg, layout, vector, [int(s)], length) for s in starts]
+    return [score for [score] in gather(executor, window_scores, calls)]
 
 
 def evolve(
@@ -100,6 +143,7 @@ def evolve(
     seed: int,
     on_generation: Callable[[SearchState], None] | None = None,
     resume: SearchState | None = None,
+    executor: Executor | None = None,
 ) -> None:
     """Search the scorer's weights of ``model`` (an SB3 kernel model) for ``generations``; see the module.
 
@@ -108,26 +152,19 @@ def evolve(
     the caller can validate, keep the best and save the state. ``resume`` goes on from
     such a state (from its generation + 1), with the same arguments as the search that
     gave it.
+
+    Each chunk of ``CHUNK`` sequences of a member is one task on ``executor`` (any
+    ``concurrent.futures.Executor``; None: here), and so is each new sequence's SJF score,
+    all sent at once; the costs are computed here from the scores. The noise is drawn here
+    and the scores come back in the tasks' order, so the weights are the same for any
+    number of workers.
     """
     streams = Streams(seed)
     draw, noise_rng = streams["search_episodes"], streams["search_noise"]
-    trace = cfg.trace
-    features = log_features(str(cfg.path), trace.procs * trace.procs_per_node)
     settings = (False, True) if both_backfills else (cfg.backfill,)
     configs = {b: replace(cfg, backfill=b) for b in settings}
-
-    @cache
-    def baseline(start: int, backfill: bool) -> float:
-        return max(sequence_scores(configs[backfill], lambda b: Committed("sjf", b), [start])[0], 1e-9)
-
-    def cost(vector: np.ndarray, plan: list[tuple[int, bool]]) -> float:
-        scorer = kernel_scorer(model, vector)
-        values = [
-            sequence_scores(configs[b], lambda b: ModelChooser(scorer, features, cfg.queue, b), [s])[0] / baseline(s, b)
-            for s, b in plan
-        ]
-        mean = float(np.mean(values))
-        return -mean if cfg.score_type == "utilization" else mean  # utilization: higher is better
+    layout = scorer_layout(model)
+    sjf: dict[tuple[int, bool], float] = {}  # each sequence's SJF score, computed once
 
     weights = scorer_vector(model)
     m, v = np.zeros_like(weights), np.zeros_like(weights)
@@ -141,9 +178,21 @@ def evolve(
     beta1, beta2 = 0.9, 0.999
     for g in range(first, generations + 1):
         starts = draw.integers(cfg.sequence, cfg.n_jobs - cfg.sequence - 1, size=episodes)
-        plan = [(int(s), settings[i % len(settings)]) for i, s in enumerate(starts)]
+        keys = [(int(s), settings[i % len(settings)]) for i, s in enumerate(starts)]
+        new = sorted(set(keys) - set(sjf))
+        plan = [(configs[b], s) for s, b in keys]
         noise = noise_rng.standard_normal((pairs, weights.size))
-        costs = np.array([[cost(weights + sign * sigma * e, plan) for sign in (1.0, -1.0)] for e in noise])
+        members = [weights + sign * sigma * e for e in noise for sign in (1.0, -1.0)]
+        # one task per chunk of a member's sequences, and per new sequence's SJF score, all sent at once
+        chunks = [plan[at : at + CHUNK] for at in range(0, len(plan), CHUNK)]
+        calls: list[tuple[ScorerLayout | None, np.ndarray | None, list[tuple[RLSchedulerConfig, int]]]]
+        calls = [(None, None, [(configs[b], s)]) for s, b in new]
+        calls += [(layout, member, chunk) for member in members for chunk in chunks]
+        results = gather(executor, plan_scores, calls)
+        sjf.update({key: max(score, 1e-9) for key, [score] in zip(new, results[: len(new)], strict=True)})
+        parts = results[len(new) :]  # each member's chunks, in order
+        scores = [list(chain.from_iterable(parts[i : i + len(chunks)])) for i in range(0, len(parts), len(chunks))]
+        costs = np.asarray([cost(row, [sjf[key] for key in keys], cfg.score_type) for row in scores]).reshape(pairs, 2)
         ranks = np.argsort(np.argsort(costs.ravel())).reshape(costs.shape) / max(costs.size - 1, 1) - 0.5
         grad = ((ranks[:, 0] - ranks[:, 1])[:, None] * noise).sum(0) / (pairs * sigma)
         m = beta1 * m + (1 - beta1) * grad

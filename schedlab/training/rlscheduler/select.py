@@ -58,7 +58,7 @@ class Candidate:
     values: tuple[float, ...]
 
 
-def _settings(path: Path, traces_dir: str) -> tuple[RLSchedulerConfig, TrainSettings]:
+def _settings(path: Path, logs_dir: str) -> tuple[RLSchedulerConfig, TrainSettings]:
     """The environment and training settings a model was saved with (its ``.json``)."""
     meta_path = Path(path).with_suffix(".json")
     if not meta_path.is_file():
@@ -68,23 +68,23 @@ def _settings(path: Path, traces_dir: str) -> tuple[RLSchedulerConfig, TrainSett
     known = {f.name for f in dataclasses.fields(TrainSettings)}
     settings = TrainSettings(**{k: v for k, v in meta["train"].items() if k in known})
     keys = ("log", "backfill", "score_type", "queue", "draw_within", "sequence")
-    return RLSchedulerConfig(**{k: env[k] for k in keys if k in env}, traces_dir=traces_dir), settings
+    return RLSchedulerConfig(**{k: env[k] for k in keys if k in env}, logs_dir=logs_dir), settings
 
 
-def _read(paths: Sequence[Path], traces_dir: str) -> list[tuple[RLSchedulerConfig, TrainSettings]]:
+def _read(paths: Sequence[Path], logs_dir: str) -> list[tuple[RLSchedulerConfig, TrainSettings]]:
     """Every candidate's settings; one that is missing or differs from the first's is refused in one line."""
     if not paths:
         raise ValueError("pick needs at least one model")
     for path in paths:
         if not Path(path).is_file():
             raise ValueError(f"model {path}: no such file")
-    read = [_settings(Path(p), traces_dir) for p in paths]
+    read = [_settings(Path(p), logs_dir) for p in paths]
     for path in paths:
         check_model(Path(path), read[0][0])
     return read
 
 
-def pick(paths: Sequence[Path], traces_dir: str = "../shared/traces") -> tuple[int, list[Candidate], list[int]]:
+def pick(paths: Sequence[Path], logs_dir: str = "../shared/traces") -> tuple[int, list[Candidate], list[int]]:
     """The index of the best of ``paths``, every candidate's score, and the windows scored (their starts).
 
     The windows are the union of the candidates' validation windows, scored in the
@@ -92,7 +92,7 @@ def pick(paths: Sequence[Path], traces_dir: str = "../shared/traces") -> tuple[i
     and score type (a model saved with others is refused in one line, before any work);
     ties go to the earlier path.
     """
-    read = _read(paths, traces_dir)
+    read = _read(paths, logs_dir)
     cfg, first = read[0]
     windows = sorted({start for model_cfg, settings in read for start in validation_windows(model_cfg, settings)[0]})
     length = validation_windows(cfg, first)[1]
@@ -108,17 +108,17 @@ def pick(paths: Sequence[Path], traces_dir: str = "../shared/traces") -> tuple[i
 
 
 def select_pairs(
-    folder: Path, pairs: Sequence[Sequence[int]], out: Path, traces_dir: str = "../shared/traces"
+    folder: Path, pairs: Sequence[Sequence[int]], out: Path, logs_dir: str = "../shared/traces"
 ) -> dict[str, Any]:
     """Pick the best seed of each group in ``pairs`` from ``folder``; copy it into ``out`` with ``selection.json``."""
     folder, out = Path(folder), Path(out)
     paths = [[folder / f"seed{seed}.zip" for seed in group] for group in pairs]
     for group_paths in paths:  # every model, before any work
-        _read(group_paths, traces_dir)
+        _read(group_paths, logs_dir)
     out.mkdir(parents=True, exist_ok=True)
     record: dict[str, Any] = {}
     for group, group_paths in zip(pairs, paths, strict=True):
-        best, candidates, windows = pick(group_paths, traces_dir)
+        best, candidates, windows = pick(group_paths, logs_dir)
         for suffix in (".zip", ".json"):
             shutil.copy2(group_paths[best].with_suffix(suffix), out / group_paths[best].with_suffix(suffix).name)
         key = ",".join(str(s) for s in group)
@@ -143,7 +143,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("folder", help="a folder of trained models (seed<k>.zip with seed<k>.json)")
     parser.add_argument("--pair", action="append", required=True, help="seeds to choose among, e.g. 0,3 (repeatable)")
     parser.add_argument("--out", required=True, help="where the chosen models go")
-    parser.add_argument("--traces-dir", default="../shared/traces", help="where logs named without a path are found")
+    parser.add_argument("--logs-dir", default="../shared/traces", help="where logs named without a path are found")
     args = parser.parse_args(argv)
     try:
         pairs = [[int(s) for s in p.split(",")] for p in args.pair]
@@ -151,7 +151,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: --pair takes seeds separated by commas, got {args.pair}", file=sys.stderr)
         return 2
     try:
-        select_pairs(Path(args.folder), pairs, Path(args.out), args.traces_dir)
+        select_pairs(Path(args.folder), pairs, Path(args.out), args.logs_dir)
     except (ValueError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -31,6 +31,7 @@ import dataclasses
 import math
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,8 +44,9 @@ from schedlab.envs.rlscheduler.model_files import env_settings
 from schedlab.envs.rlscheduler.scorer import greedy_policy
 from schedlab.policies.backfilling import Committed
 from schedlab.policies.scoring import RLSCHEDULER_SCORES as SCORES
-from schedlab.training.rlscheduler.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
-from schedlab.training.rlscheduler.search import SearchState, evolve, greedy_scores
+from schedlab.training.rlscheduler.checkpoint import load_checkpoint, restore, save_checkpoint, snapshot
+from schedlab.training.rlscheduler.search import SearchState, evolve, greedy_scores, window_scores
+from schedlab.training.search import gather
 
 __all__ = [
     "TrainSettings",
@@ -137,16 +139,27 @@ def validation_configs(cfg: RLSchedulerConfig, settings: TrainSettings) -> list[
     return [dataclasses.replace(cfg, backfill=b) for b in modes]
 
 
-def sjf_means(configs: Sequence[RLSchedulerConfig], starts: Sequence[int], length: int) -> list[float]:
-    """SJF's mean score on the windows in each setting: what a validation score is relative to."""
-    return [max(float(np.mean(heuristic_scores(c, "sjf", starts, length))), 1e-9) for c in configs]
+def sjf_means(
+    configs: Sequence[RLSchedulerConfig], starts: Sequence[int], length: int, executor: Executor | None = None
+) -> list[float]:
+    """SJF's mean score on the windows in each setting (one task per window): what a validation is relative to."""
+    means = []
+    for c in configs:
+        scores = gather(executor, window_scores, [(c, None, None, [int(s)], length) for s in starts])
+        means.append(max(float(np.mean([score for [score] in scores])), 1e-9))
+    return means
 
 
 def relative_to_sjf(
-    model: Any, configs: Sequence[RLSchedulerConfig], starts: Sequence[int], length: int, sjf: Sequence[float]
+    model: Any,
+    configs: Sequence[RLSchedulerConfig],
+    starts: Sequence[int],
+    length: int,
+    sjf: Sequence[float],
+    executor: Executor | None = None,
 ) -> tuple[list[float], float]:
     """The model's mean score in each setting (greedy), and the mean over settings of its ratio to SJF's."""
-    values = [float(np.mean(greedy_scores(model, c, starts, length))) for c in configs]
+    values = [float(np.mean(greedy_scores(model, c, starts, length, executor))) for c in configs]
     return values, float(np.mean([v / b for v, b in zip(values, sjf, strict=True)]))
 
 
@@ -248,12 +261,17 @@ def train(
     settings: TrainSettings,
     progress: Callable[[dict[str, Any]], None] | None = None,
     checkpoint: Path | None = None,
+    executor: Executor | None = None,
 ) -> tuple[Any, list[dict[str, Any]]]:
     """Train a kernel policy; returns the model (best validation weights) and its learning curve.
 
     With ``checkpoint``, the training is saved there at each validation of the search, and
     goes on from it if the file exists (refused in one line if it was written with other
     settings); the caller deletes it once the model is saved.
+
+    The search's members and the validation windows are tasks on ``executor`` (any
+    ``concurrent.futures.Executor``; None: here); imitation and PPO run here. The model is
+    the same for any number of workers.
 
     PyTorch runs on one thread meanwhile (restored after): the imitation's and PPO's
     float32 sums depend on how many threads share them, so the same seed gives other
@@ -265,7 +283,7 @@ def train(
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        return _train(cfg, settings, progress, checkpoint)
+        return _train(cfg, settings, progress, checkpoint, executor)
     finally:
         torch.set_num_threads(threads)
 
@@ -275,6 +293,7 @@ def _train(
     settings: TrainSettings,
     progress: Callable[[dict[str, Any]], None] | None,
     checkpoint: Path | None,
+    executor: Executor | None,
 ) -> tuple[Any, list[dict[str, Any]]]:
     """:func:`train`'s work, with PyTorch's threads already pinned."""
     import torch
@@ -302,17 +321,17 @@ def _train(
     )
     valid, length = validation_windows(cfg, settings)
     configs = validation_configs(cfg, settings)
-    sjf = sjf_means(configs, valid, length)
+    sjf = sjf_means(configs, valid, length, executor)
     curve: list[dict[str, Any]] = []
     best: dict[str, Any] = {"score": math.inf, "state": None}
     clock = {"cpu": time.process_time()}
     resumed = None
     if checkpoint is not None and Path(checkpoint).is_file():
         resumed = load_checkpoint(Path(checkpoint), env_settings(cfg), dataclasses.asdict(settings))
-        _restore(model, resumed, curve, best, clock)
+        restore(model, resumed, curve, best, clock)
 
     def check(point: dict[str, Any]) -> None:
-        values, relative = relative_to_sjf(model, configs, valid, length, sjf)
+        values, relative = relative_to_sjf(model, configs, valid, length, sjf, executor)
         point |= {"validation": values[0], "relative_to_sjf": relative}
         if len(values) > 1:
             point["validation_other_backfill"] = values[1]
@@ -346,7 +365,10 @@ def _train(
             if state.generation % settings.search_eval_every == 0 or state.generation == settings.search_generations:
                 check({"phase": "search", "step": 0, "generation": state.generation, "search_cost": state.cost})
                 if checkpoint is not None:
-                    save_checkpoint(Path(checkpoint), _checkpoint(model, cfg, settings, state, curve, best, clock))
+                    save_checkpoint(
+                        Path(checkpoint),
+                        snapshot(model, env_settings(cfg), dataclasses.asdict(settings), state, curve, best, clock),
+                    )
 
         evolve(
             model,
@@ -360,6 +382,7 @@ def _train(
             seed=settings.seed,
             on_generation=searched,
             resume=resumed.search if resumed is not None else None,
+            executor=executor,
         )
     if settings.steps:
         if best["state"] is not None:  # PPO goes on from the best weights so far
@@ -371,48 +394,3 @@ def _train(
         model.policy.load_state_dict(best["state"])
     _ = torch  # torch is SB3's; imported here so that a missing rl extra fails in one place
     return model, curve
-
-
-def _checkpoint(
-    model: Any,
-    cfg: RLSchedulerConfig,
-    settings: TrainSettings,
-    state: SearchState,
-    curve: list[dict[str, Any]],
-    best: dict[str, Any],
-    clock: dict[str, float],
-) -> Checkpoint:
-    """The training as it stands (see :mod:`schedlab.training.rlscheduler.checkpoint`)."""
-
-    def arrays(state_dict: dict[str, Any]) -> dict[str, np.ndarray]:
-        return {k: v.detach().cpu().numpy() for k, v in state_dict.items()}
-
-    return Checkpoint(
-        env=env_settings(cfg),
-        train=dataclasses.asdict(settings),
-        search=state,
-        policy=arrays(model.policy.state_dict()),
-        best_policy=None if best["state"] is None else arrays(best["state"]),
-        best_score=best["score"],
-        teacher=best.get("teacher", ""),
-        curve=curve,
-        cpu_s=time.process_time() - clock["cpu"],
-    )
-
-
-def _restore(
-    model: Any, point: Checkpoint, curve: list[dict[str, Any]], best: dict[str, Any], clock: dict[str, float]
-) -> None:
-    """Put a checkpoint's weights, curve, best and CPU seconds back into a training just set up."""
-    import torch
-
-    def tensors(arrays: dict[str, np.ndarray]) -> dict[str, Any]:
-        return {k: torch.as_tensor(v, device=model.policy.device) for k, v in arrays.items()}
-
-    model.policy.load_state_dict(tensors(point.policy))
-    curve.extend(point.curve)
-    best["score"] = point.best_score
-    best["state"] = None if point.best_policy is None else tensors(point.best_policy)
-    if point.teacher:
-        best["teacher"] = point.teacher
-    clock["cpu"] -= point.cpu_s  # the curve's CPU seconds go on from the stretches before

@@ -6,8 +6,8 @@ whitespace-separated numbers, ``-1`` where a value is missing (see
 :data:`~schedlab.model.formats.swf.fields.SWF_FIELDS`).
 
 :func:`~schedlab.model.formats.swf.reader.read_swf` parses the header at once and
-streams the rest: :meth:`~schedlab.model.formats.swf.reader.SWFTrace.records` and
-:meth:`~schedlab.model.formats.swf.reader.SWFTrace.jobs` read the (plain or gzip) file again on each call,
+streams the rest: :meth:`~schedlab.model.formats.swf.reader.SWFLog.records` and
+:meth:`~schedlab.model.formats.swf.reader.SWFLog.jobs` read the (plain or gzip) file again on each call,
 one line at a time, so a million-line log never needs a million objects at once. Every
 data line ends up either kept or counted under a reason in
 :class:`~schedlab.model.formats.swf.errors.DropReport`; nothing is dropped silently, and with ``strict=True``
@@ -24,7 +24,7 @@ the module that defines it (``from schedlab.model.formats.swf.reader import read
 - :mod:`.errors`: ``SWFError``, ``DropReason``, ``DropReport``, ``FILE_REASONS``;
 - :mod:`.records`: ``SWFRecord``, ``to_job``, ``COMPAT_MODES``;
 - :mod:`.header`: ``SWFHeader``;
-- :mod:`.reader`: ``SWFTrace``, ``read_swf``;
+- :mod:`.reader`: ``SWFLog``, ``read_swf``;
 - :mod:`.writer`: ``write_swf``.
 - :mod:`.schedule`: ``schedule_records``, a run's schedule (node failures' partial executions
   included) as records for ``write_swf``.

@@ -1,4 +1,4 @@
-"""Reading an SWF file (plain or gzip): :func:`read_swf` parses the header, :class:`SWFTrace` streams the jobs."""
+"""Reading an SWF file (plain or gzip): :func:`read_swf` parses the header, :class:`SWFLog` streams the jobs."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from schedlab.model.formats.swf.records import (
 #: whitespace str.split() takes that SWF does not (NBSP, U+3000, U+2028, \x1c-\x1f, \v, \f): refused when strict
 _ODD_SPACE = re.compile(r"[^\S \t]")
 
-__all__ = ["SWFTrace", "read_swf"]
+__all__ = ["SWFLog", "read_swf"]
 
 _GZIP_MAGIC = b"\x1f\x8b"
 
@@ -49,7 +49,7 @@ def _open_text(path: str | os.PathLike[str]) -> TextIO:
 _STREAM_ERRORS = (OSError, EOFError, zlib.error)
 
 
-class SWFTrace:
+class SWFLog:
     """A parsed header and a way to stream an SWF file's records and jobs; see :func:`read_swf`.
 
     Iterating over a trace gives its jobs, so a trace is a workload.
@@ -108,12 +108,12 @@ class SWFTrace:
             return self._width
         nodes = self.header.max_nodes
         # said for both readers of the message: the API's caller and the replay command's user
-        how = "give the machine's processor count (machine_procs= to read_swf; schedlab replay --procs N)"
+        how = "give the machine's processor count (machine_procs= to read_swf; schedlab replay --cpus N)"
         problem = f"the header gives no MaxProcs: {how}"
         if nodes:
             problem = (
                 f"the header gives no MaxProcs, only MaxNodes: {nodes}: {how}; machine_procs={nodes} "
-                f"(--procs {nodes}) if each node has one processor"
+                f"(--cpus {nodes}) if each node has one CPU"
             )
         raise _error(os.fspath(self.path), None, None, None, problem)
 
@@ -163,7 +163,7 @@ class SWFTrace:
         return self.jobs()
 
     def __repr__(self) -> str:
-        return f"SWFTrace({os.fspath(self.path)!r}, max_procs={self.header.max_procs})"
+        return f"SWFLog({os.fspath(self.path)!r}, max_procs={self.header.max_procs})"
 
     def _scan(self, report: DropReport, *, make_jobs: bool) -> Iterator[tuple[SWFRecord, Job | None]]:
         """Each record that passes every check, with its job (``make_jobs``); every other line counted."""
@@ -281,7 +281,7 @@ def read_swf(
     compat: str | None = None,
     machine_procs: int | None = None,
     nodes_as_procs: bool = False,
-) -> SWFTrace:
+) -> SWFLog:
     """Open an SWF file (plain or gzip): parse its header now, stream its jobs later.
 
     Parameters
@@ -292,12 +292,12 @@ def read_swf(
         Raise :class:`SWFError` (naming file, line, field and value) at the first
         malformed line, contradictory or unparsable header, job wider than the header's
         MaxProcs, or empty file. Otherwise such lines are skipped and counted in
-        :attr:`SWFTrace.report`. Cleaning drops are never errors.
+        :attr:`SWFLog.report`. Cleaning drops are never errors.
     clean
         Drop (and count) records with run time <= 0, processors <= 0 (allocated, or
         requested where allocated is missing), fractional processors or a negative
         submit time, and jobs wider than the machine (when its size is known). With
-        ``clean=False`` :meth:`SWFTrace.records` keeps them all; :meth:`SWFTrace.jobs`
+        ``clean=False`` :meth:`SWFLog.records` keeps them all; :meth:`SWFLog.jobs`
         still drops, and counts, those that cannot be jobs.
     statuses
         Keep only records with these status codes (1 completed, 0 failed, 5 cancelled).
@@ -322,9 +322,9 @@ def read_swf(
 
     Returns
     -------
-    SWFTrace
-        The header, and :meth:`~SWFTrace.records`, :meth:`~SWFTrace.jobs`,
-        :meth:`~SWFTrace.load` to read the data.
+    SWFLog
+        The header, and :meth:`~SWFLog.records`, :meth:`~SWFLog.jobs`,
+        :meth:`~SWFLog.load` to read the data.
 
     Raises
     ------
@@ -368,7 +368,7 @@ def read_swf(
         machine_procs = header.max_nodes
     if not has_data:
         problems.add(DropReason.EMPTY, None, None, None, "no jobs: the file has no data lines")
-    return SWFTrace(
+    return SWFLog(
         path,
         header,
         problems,

@@ -1,8 +1,8 @@
-"""The trace-replay scenario behind ``schedlab replay``: policies x backfilling on windows of SWF logs.
+"""The log-replay scenario behind ``schedlab replay``: policies x backfilling on windows of SWF logs.
 
-Cells are trace x policy x backfill (plus a ``native`` row for logs that record their
-waits); replication r replays window r, so each row is the mean over windows and the
-replications table holds the per-window values. Windows are drawn from the run's
+Cells are log x policy x backfill (the log in the results' column ``trace``), plus a
+``native`` row for logs that record their waits; replication r replays window r, so each
+row is the mean over windows and the replications table holds the per-window values. Windows are drawn from the run's
 seed (``--seed``) unless ``window_seed`` is set (``schedlab replay --seed`` sets it).
 
 Notes
@@ -43,16 +43,16 @@ from schedlab.model.core.failures import NodeFailure, random_failures
 from schedlab.model.core.fields import INT_MAX, items, number
 from schedlab.model.core.streams import Streams
 from schedlab.model.formats.failures import cached_failure_log
-from schedlab.model.formats.platform_file import cached_platform
-from schedlab.model.formats.traces import (
+from schedlab.model.formats.logs import (
     COMPATS,
     NativeSchedule,
-    check_traces,
+    check_logs,
     evaluate,
-    load_trace,
+    load_log,
+    log_path,
     pick_windows,
-    trace_path,
 )
+from schedlab.model.formats.platform_file import cached_platform
 from schedlab.model.formats.window_draw import rlscheduler_starts
 from schedlab.model.records.node_fail import NODE_KILL_COLUMNS, NodeOutage
 from schedlab.model.records.run_facts import run_facts
@@ -72,7 +72,7 @@ from schedlab.replay.conservative_guarantee import late_starts, replay_warnings
 from schedlab.replay.costs import energy_metrics, failure_metrics
 from schedlab.replay.replay_checks import check_machine, check_options, check_platform
 
-NAME = "trace_replay"
+NAME = "log_replay"
 #: how window starts are drawn
 DRAWS = ("schedlab", "rlscheduler")
 #: what a job that reaches its requested time does (Machine's walltime)
@@ -83,8 +83,8 @@ WALLTIMES = ("kill", "run-on")
 class Config:
     """The replay's settings: which logs, policies, backfilling, windows, and how jobs are read."""
 
-    #: SWF logs, by path or by name in traces_dir (e.g. UniLu-Gaia-2014-1)
-    traces: tuple[str, ...] = ("UniLu-Gaia-2014-1",)
+    #: SWF logs, by path or by name in logs_dir (e.g. UniLu-Gaia-2014-1)
+    logs: tuple[str, ...] = ("UniLu-Gaia-2014-1",)
     #: priority orders: names registered with schedlab.policies.scoring.order (see --help)
     policies: tuple[str, ...] = ("fcfs",)
     #: backfilling variants: none, easy, conservative, conservative-rebuild
@@ -111,13 +111,13 @@ class Config:
     walltime: str = ""
     #: add a row for the schedule that actually ran, where the log records waits
     native: bool = True
-    #: where traces named without a path are looked up
-    traces_dir: str = "../shared/traces"
-    #: processors of the machine, for a log whose header gives no MaxProcs (or to replay it on another size);
+    #: where logs named without a path are looked up
+    logs_dir: str = "../shared/traces"
+    #: CPUs of the machine, for a log whose header gives no MaxProcs (or to replay it on another size);
     #: 0: the header's
-    procs: int = number(0, low=0)
+    cpus: int = number(0, low=0)
     #: a platform file (TOML: nodes, partitions, queues; or a Batsim XML platform; docs/platforms.md);
-    #: none: one machine of the log's processors
+    #: none: one machine of the log's CPUs
     platform: str = ""
     #: with a platform: where a job goes on the nodes: first-fit, best-fit, exclusive, pack
     placement: str = "first-fit"
@@ -141,24 +141,26 @@ class Config:
     failure_shape: float = number(1.0, gt=0)
     #: seconds a failed node stays down (random failures)
     repair: float = number(3600.0, gt=0)
-    #: processors per node without a platform: node k is processors k*node_size onwards (with one: its nodes)
+    #: CPUs per node without a platform: node k is CPUs k*node_size onwards (with one: its nodes)
     node_size: int = number(1, low=1)
     #: a job a node failure kills: requeue (same id, started over) or drop (a node_fail record)
     on_node_fail: str = "requeue"
 
     def __post_init__(self) -> None:
-        for p in self.policies:
-            if p not in SCORES:
-                raise ValueError(f"unknown policy {p!r}; choose from {', '.join(SCORES)}")
-        for b in self.backfills:
-            if b not in BACKFILLS:
-                raise ValueError(f"unknown backfill {b!r}; choose from {', '.join(BACKFILLS)}")
-        if self.compat not in COMPATS:
-            raise ValueError(f"unknown compat {self.compat!r}; choose from {', '.join(COMPATS)}")
         if not self.walltime:  # the default, stated in the config that summary.json keeps
             object.__setattr__(self, "walltime", "run-on" if self.compat == "rlscheduler" else "kill")
-        if self.walltime not in WALLTIMES:
-            raise ValueError(f"unknown walltime {self.walltime!r}; choose from {', '.join(WALLTIMES)}")
+        for what, value, options in [
+            *(("policy", p, SCORES) for p in self.policies),
+            *(("backfill", b, BACKFILLS) for b in self.backfills),
+            ("compat", self.compat, COMPATS),
+            ("walltime", self.walltime, WALLTIMES),
+            ("placement", self.placement, PLACEMENTS),
+            ("queues", self.queues, QUEUE_POLICIES),
+            ("draw", self.draw, DRAWS),
+            ("on_node_fail", self.on_node_fail, ("requeue", "drop")),
+        ]:
+            if value not in options:
+                raise ValueError(f"unknown {what} {value!r}; choose from {', '.join(options)}")
         if self.compat == "rlscheduler" and any(b.startswith("conservative") for b in self.backfills):
             raise ValueError(
                 "compat rlscheduler has no conservative backfilling (RLScheduler has EASY only): "
@@ -166,10 +168,6 @@ class Config:
             )
         if self.compat == "rlscheduler" and self.walltime != "run-on":
             raise ValueError("compat rlscheduler runs every job to its end, as RLScheduler does: use walltime run-on")
-        if self.placement not in PLACEMENTS:
-            raise ValueError(f"unknown placement {self.placement!r}; choose from {', '.join(PLACEMENTS)}")
-        if self.queues not in QUEUE_POLICIES:
-            raise ValueError(f"unknown queues {self.queues!r}; choose from {', '.join(QUEUE_POLICIES)}")
         if self.platform and self.compat != "none":
             raise ValueError(
                 f"a platform replays the log's processors on nodes; compat {self.compat!r} "
@@ -181,10 +179,6 @@ class Config:
             )
         if self.dvfs is not None and not self.platform:
             raise ValueError("dvfs sets a platform's nodes' pstates: give a platform whose nodes list pstates")
-        if self.draw not in DRAWS:
-            raise ValueError(f"unknown draw {self.draw!r}; choose from {', '.join(DRAWS)}")
-        if self.on_node_fail not in ("requeue", "drop"):
-            raise ValueError(f"unknown on_node_fail {self.on_node_fail!r}; choose from requeue, drop")
         if self.failure_cluster and not self.failures:
             raise ValueError(
                 f"failure_cluster={self.failure_cluster!r} picks a cluster of a failure log: "
@@ -197,23 +191,23 @@ class Config:
         if self.platform and self.node_size != 1:
             raise ValueError(
                 f"node_size={self.node_size}: with a platform, a failure's nodes are the platform's nodes; "
-                "node_size is for a log's processors (without a platform)"
+                "node_size is for a log's CPUs (without a platform)"
             )
         check_options(self)
         if self.length < 1 or (not self.starts and self.windows < 1):
             raise ValueError("need length >= 1 and windows >= 1 (or explicit starts)")
-        check_traces(self.traces, self.traces_dir)
-        for name in self.traces:  # windows that do not fit a log stop here, before any replication runs
+        check_logs(self.logs, self.logs_dir)
+        for name in self.logs:  # windows that do not fit a log stop here, before any replication runs
             try:
-                trace_path(name, Path(self.traces_dir))
+                log_path(name, Path(self.logs_dir))
             except FileNotFoundError:
-                continue  # no logs on this machine: said when the trace is read, as check_traces leaves it
-            log = load_log(self, name)
+                continue  # no logs on this machine: said when the log is read, as check_logs leaves it
+            log = read_log(self, name)
             try:
                 window_starts(self, len(log.jobs), 0)
             except ValueError as exc:
-                raise ValueError(f"trace {name!r}: {exc}") from None
-            check_machine(self, name, log.procs)
+                raise ValueError(f"log {name!r}: {exc}") from None
+            check_machine(self, name, log.cpus)
         if self.platform and not Path(self.platform).expanduser().is_file():
             raise ValueError(f"platform={self.platform!r} is not a file (a platform TOML or Batsim XML; '' for none)")
         if self.platform:
@@ -221,7 +215,7 @@ class Config:
 
     @property
     def n_windows(self) -> int:
-        """How many windows a trace is replayed on: the given starts, else ``windows``."""
+        """How many windows a log is replayed on: the given starts, else ``windows``."""
         return len(self.starts) if self.starts else self.windows
 
 
@@ -233,18 +227,16 @@ def REPS(cfg: Config) -> int:
     return cfg.n_windows
 
 
-def load_log(cfg: Config, name: str) -> Any:
-    """The log ``name`` read and cleaned as ``cfg`` says (read once per process: ``load_trace`` keeps it).
+def read_log(cfg: Config, name: str) -> Any:
+    """The log ``name`` read and cleaned as ``cfg`` says (read once per process: ``load_log`` keeps it).
 
     A ``.json`` file is a Batsim workload (:func:`~schedlab.replay.batsim_log.load_batsim`).
     """
     if str(name).endswith(".json"):  # its flop profiles run at the speed of a Batsim platform's hosts
         flops = cached_platform(cfg.platform).flops if cfg.platform else None
-        return load_batsim(str(trace_path(name, Path(cfg.traces_dir))), cfg.procs or None, flops)
+        return load_batsim(str(log_path(name, Path(cfg.logs_dir))), cfg.cpus or None, flops)
     # with a platform, memory requests are kept for its nodes' memory
-    return load_trace(
-        str(trace_path(name, Path(cfg.traces_dir))), cfg.compat, cfg.strict, bool(cfg.platform), cfg.procs or None
-    )
+    return load_log(name, cfg.compat, cfg.strict, bool(cfg.platform), cfg.cpus or None, root=Path(cfg.logs_dir))
 
 
 def warnings(cfg: Config) -> list[str]:
@@ -255,32 +247,32 @@ def warnings(cfg: Config) -> list[str]:
     """
     if "conservative" not in cfg.backfills:  # the only rule here that promises starts
         return []
-    return replay_warnings(cfg, [job for name in cfg.traces for job in load_log(cfg, name).jobs])
+    return replay_warnings(cfg, [job for name in cfg.logs for job in read_log(cfg, name).jobs])
 
 
 def cells(cfg: Config) -> list[dict]:
-    """The scenario's cells: every trace x policy x backfill, and a ``native`` row where a log records its waits."""
+    """The scenario's cells: every log x policy x backfill, and a ``native`` row where a log records its waits."""
     out = []
-    for name in cfg.traces:
+    for name in cfg.logs:
         for policy in cfg.policies:
             for backfill in cfg.backfills:
                 out.append({"trace": name, "policy": policy, "backfill": backfill})
-        if cfg.native and np.isfinite(load_log(cfg, name).recorded_wait).any():
+        if cfg.native and np.isfinite(read_log(cfg, name).recorded_wait).any():
             out.append({"trace": name, "policy": "native", "backfill": "-"})
     return out
 
 
 def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> Model:
-    """The model of one cell and replication: window r of the cell's trace, under its policy (or as recorded)."""
-    trace = load_log(cfg, cell["trace"])
-    starts = window_starts(cfg, len(trace.jobs), window_seed(cfg, streams))
+    """The model of one cell and replication: window r of the cell's log, under its policy (or as recorded)."""
+    log = read_log(cfg, cell["trace"])
+    starts = window_starts(cfg, len(log.jobs), window_seed(cfg, streams))
     r = streams.replication
     if r >= len(starts):
         raise ValueError(f"replication {r} has no window: there are {len(starts)}; run with reps <= windows")
     lo = starts[r]
-    jobs = trace.jobs[lo : lo + cfg.length]
+    jobs = log.jobs[lo : lo + cfg.length]
     if cell["policy"] == "native":
-        model = Model(env, [NativeSchedule(jobs, trace.recorded_wait[lo : lo + cfg.length])])
+        model = Model(env, [NativeSchedule(jobs, log.recorded_wait[lo : lo + cfg.length])])
     elif cfg.platform:
         platform = cached_platform(cfg.platform)
         policy = make_queue_policy(platform, cfg.queues, cell["policy"], cell["backfill"])
@@ -290,35 +282,25 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
         if cfg.idle_shutdown is not None:
             powered = IdleShutdown(powered, cfg.idle_shutdown)
         # nodes switched off and on, or in pstates (a node that starts in one other than 0 included): a powered cluster
-        if cfg.idle_shutdown is not None or cfg.dvfs is not None or _pstates_used(platform):
-            model = powered_cluster_model(
-                env,
-                [platform.swf_job(job) for job in jobs],
-                platform,
-                powered,
-                make_placement(cfg.placement),
-                walltime=cfg.walltime,  # type: ignore[arg-type]  # checked in Config
-                on_node_fail=cfg.on_node_fail,  # type: ignore[arg-type]  # checked in Config
-            )
-        else:
-            model = cluster_model(
-                env,
-                [platform.swf_job(job) for job in jobs],
-                platform,
-                policy,
-                make_placement(cfg.placement),
-                walltime=cfg.walltime,  # type: ignore[arg-type]  # checked in Config
-                on_node_fail=cfg.on_node_fail,  # type: ignore[arg-type]  # checked in Config
-            )
+        powers = cfg.idle_shutdown is not None or cfg.dvfs is not None or _pstates_used(platform)
+        model = (powered_cluster_model if powers else cluster_model)(
+            env,
+            [platform.swf_job(job) for job in jobs],
+            platform,
+            powered,  # the policy itself where no energy policy is around it
+            make_placement(cfg.placement),
+            walltime=cfg.walltime,  # type: ignore[arg-type]  # checked in Config
+            on_node_fail=cfg.on_node_fail,  # type: ignore[arg-type]  # checked in Config
+        )
         _inject(model, window_failures(cfg, jobs, model["cluster"].node_count, streams))  # the platform's nodes
-        model.parts.update(procs=platform.cores, window_start=lo, plan=policy)
+        model.parts.update(cpus=platform.cores, window_start=lo, plan=policy)
         return model
     else:
         policy = make_policy(cell["policy"], cell["backfill"], cfg.compat)
         model = replay_model(
             env,
             jobs,
-            trace.procs,
+            log.cpus,
             policy,
             compat=cfg.compat,
             walltime=cfg.walltime,  # type: ignore[arg-type]  # checked in Config
@@ -328,7 +310,7 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
         )
         _inject(model, window_failures(cfg, jobs, model["machine"].node_count, streams))
         model.parts["plan"] = policy  # measure counts conservative backfilling's late starts from its promises
-    model.parts.update(procs=trace.procs, window_start=lo)
+    model.parts.update(cpus=log.cpus, window_start=lo)
     return model
 
 
@@ -376,8 +358,8 @@ def window_seed(cfg: Config, streams: Streams) -> int:
 
 def measure(model: Model) -> dict[str, Any]:
     """The replication's metrics (``evaluate``), and on a cluster its placements as a file."""
-    out: dict[str, Any] = evaluate(model.records(), model["procs"])
-    out["files"] = run_facts(model["procs"]) if "procs" in model.parts else {}  # `schedlab plot`'s capacity
+    out: dict[str, Any] = evaluate(model.records(), model["cpus"])
+    out["files"] = run_facts(model["cpus"]) if "cpus" in model.parts else {}  # `schedlab plot`'s capacity
     if isinstance(model.parts.get("plan"), Conservative):  # jobs started later than promised on arrival
         out["late_starts"] = late_starts(model["plan"], model.records())
     if "cluster" in model.parts:  # which nodes each job ran on: series/...-placements.csv, for `schedlab plot`
@@ -391,7 +373,7 @@ def measure(model: Model) -> dict[str, Any]:
             out["files"]["power.csv"] = model["cluster"].power_csv()
         if getattr(model["cluster"], "pstate_rows", list)():  # nodes slowed: their pstates, for the same plot
             out["files"]["pstates.csv"] = model["cluster"].pstate_csv()
-    elif getattr(model.parts.get("machine"), "processors", None) is not None:  # which processors: its Gantt chart
+    elif getattr(model.parts.get("machine"), "processors", None) is not None:  # which CPUs: its Gantt chart
         out["files"]["allocations.csv"] = model["machine"].allocations_csv()
     if model.parts.get("failures"):
         out.update(failure_metrics(model["machine"], model.records()))

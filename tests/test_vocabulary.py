@@ -1,0 +1,114 @@
+"""The vocabulary's renames (issue 34), the old name kept: what a tutorial wrote still works, and says so.
+
+docs/architecture.md's "Vocabulary" chose one word per concept: the input workload is a
+**log**, processors are **cpus**. A name a tutorial used before keeps working with a
+DeprecationWarning; a config setting given by its old name (``--set traces=...``) too.
+``tools/house_moves.py`` rewrites the old names in code merged later; it runs again and
+changes nothing.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+from schedlab.experiment.scenario import ConfigError, load_scenario
+from schedlab.model.formats import logs
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "tests" / "data" / "easy_example.swf"
+TRACES = ROOT.parent / "shared" / "traces"
+
+
+def test_the_old_module_and_names_of_tutorial_3_still_work_with_a_warning():
+    with pytest.warns(DeprecationWarning, match="load_trace is load_log"):
+        from schedlab.model.formats.traces import load_trace
+    with pytest.warns(DeprecationWarning, match="trace_path is now log_path"):
+        trace_path = logs.trace_path
+    assert load_trace is logs.load_log and trace_path is logs.log_path
+    log = load_trace(str(EXAMPLE))
+    with pytest.warns(DeprecationWarning, match="LoadedLog.procs is now LoadedLog.cpus"):
+        assert log.procs == log.cpus == 10
+
+
+def test_a_name_the_module_never_had_is_still_an_attribute_error():
+    import schedlab.model.formats.traces as old
+
+    with pytest.raises(AttributeError, match="no attribute 'load_nothing'"):
+        old.load_nothing  # noqa: B018
+    with pytest.raises(AttributeError):
+        logs.load_nothing  # noqa: B018
+
+
+def test_the_new_names_warn_nothing():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        log = logs.load_log(str(EXAMPLE))
+        assert log.cpus == 10 and len(log.jobs) == 5
+
+
+def test_a_setting_given_by_its_old_name_is_read_as_the_new_one_with_a_warning():
+    replay = load_scenario(ROOT / "schedlab" / "replay" / "log_replay.py")
+    with pytest.warns(DeprecationWarning, match="the setting 'traces' is now 'logs'"):
+        cfg = replay.config({"traces": str(EXAMPLE), "procs": "20", "starts": "0", "length": "5"})
+    assert cfg.logs == (str(EXAMPLE),) and cfg.cpus == 20
+    with pytest.raises(ConfigError, match="'traces' is the old name of 'logs': give 'logs' only"):
+        replay.config({"traces": str(EXAMPLE), "logs": str(EXAMPLE)})
+
+
+@pytest.mark.skipif(not (TRACES / "lublin_256.swf.gz").is_file(), reason="needs ../shared/traces")
+def test_an_environment_takes_its_old_setting_names_too():
+    from schedlab.envs.machine.env import MachineEnv
+    from schedlab.envs.rlscheduler.env import RLSchedulerEnv
+
+    with pytest.warns(DeprecationWarning, match="'trace_window' is now 'log_window'"):
+        env = MachineEnv(cpus=4, trace_window=16)
+    assert env.config.log_window == 16
+    with pytest.warns(DeprecationWarning, match="'traces_dir' is now 'logs_dir'"):  # tutorial 8's keyword
+        rls = RLSchedulerEnv(log="lublin_256", traces_dir=str(TRACES))
+    assert rls.config.logs_dir == str(TRACES)
+
+
+def _house_moves():
+    spec = importlib.util.spec_from_file_location("house_moves", ROOT / "tools" / "house_moves.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["house_moves"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_rewrite_renames_whole_words_once_and_leaves_marked_lines():
+    tool = _house_moves()
+    old = (
+        "from schedlab.model.formats.traces import LoadedTrace, load_trace, trace_path\n"
+        "from schedlab.replay import trace_replay\n"
+        "log = load_trace(str(trace_path(name, Path(cfg.traces_dir))))  # load_traces is another word\n"
+        "n = log.procs\n"
+        'RENAMED = {"load_trace": "load_log"}  # old name kept\n'
+    )
+    new = tool.rewrite(old)
+    assert new == (
+        "from schedlab.model.formats.logs import LoadedLog, load_log, log_path\n"
+        "from schedlab.replay import log_replay\n"
+        "log = load_log(str(log_path(name, Path(cfg.logs_dir))))  # load_traces is another word\n"
+        "n = log.cpus\n"
+        'RENAMED = {"load_trace": "load_log"}  # old name kept\n'
+    )
+    assert tool.rewrite(new) == new
+    assert (
+        tool.rewrite('"""A stub, the old name kept."""\nload_trace\n')
+        == '"""A stub, the old name kept."""\nload_trace\n'
+    )
+
+
+def test_each_old_name_maps_to_a_different_new_one():
+    """A rewrite that reached the alias tables would map a name to itself: the old name would be lost."""
+    from schedlab.model.core.fields import RENAMED_FIELDS
+
+    for table in (RENAMED_FIELDS, logs.RENAMED):
+        assert table and all(old != new for old, new in table.items())
