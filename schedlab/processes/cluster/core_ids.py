@@ -11,22 +11,40 @@ come from the placement, with a free map per node instead of one over the machin
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+import simpy
+
+from schedlab.model.contracts.placement import Allocation, NodeState
 from schedlab.model.contracts.processor_map import ProcessorMap, first_fit
 from schedlab.model.core.job import Job
 from schedlab.processes.machine.processor_ids import ProcessorIds
 
-if TYPE_CHECKING:
-    from schedlab.processes.cluster.cluster import Cluster
+__all__ = ["CoreIds", "PlacedCores"]
 
-__all__ = ["CoreIds"]
+
+class PlacedCores(Protocol):
+    """What :class:`CoreIds` reads of its cluster: its nodes, each node's first core id, and a job's placement.
+
+    A protocol, not the ``Cluster`` class: cluster.py builds its ``CoreIds``, so importing it
+    here, even for its type, would make the two modules a cycle.
+    """
+
+    env: simpy.Environment
+    name: str
+    nodes: list[NodeState]
+    #: each node's first core id (the nodes in the platform's order), then one past the last
+    _first_core: list[int]
+
+    def plan(self, job: Job) -> Allocation | None:
+        """The nodes and cores the placement gives ``job`` now (the plan its start just made)."""
+        ...
 
 
 class CoreIds(ProcessorIds):
     """The core ids of ``cluster``'s running jobs, given on the nodes the placement chose."""
 
-    def __init__(self, cluster: Cluster) -> None:
+    def __init__(self, cluster: PlacedCores) -> None:
         super().__init__(cluster.env, cluster.name)
         self.cluster = cluster
         self._core_maps = [ProcessorMap(n.cores) for n in cluster.nodes]  # a free map per node

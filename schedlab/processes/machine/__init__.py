@@ -1,7 +1,8 @@
 """The machine kind's processes: a multi-CPU machine, its jobs' running state, and what plugs into it.
 
 ``machine.py`` (:class:`Machine`), ``with_ids.py`` (``MachineWithIds``), ``view.py`` (what its
-policy reads), ``running.py`` (a job's allocation and work left); the machine's parts:
+policy reads), ``running.py`` (a job's allocation and work left); the machine's parts, typed
+against ``parts_view.py`` (the machine as they see it):
 ``decisions.py``, ``capacity.py``, ``job_end.py`` and ``job_body.py`` (how a job ends: a timeout
 callback, or a SimPy process body), ``reallocation.py``, ``processor_ids.py`` (processor ids per
 allocation), ``node_faults.py`` (node failures); ``job_snapshot.py`` (records of the jobs still there),
@@ -9,3 +10,8 @@ allocation), ``node_faults.py`` (node failures); ``job_snapshot.py`` (records of
 and ``simpy_machine.py`` (the founding shape in plain SimPy, the tutorials' bridge).
 Each name is imported from its defining module; this package re-exports nothing.
 """
+
+# with_ids.py tells Machine which class ``Machine(..., allocation=...)`` builds when it is
+# imported; importing it here, which every import of the package's modules runs first,
+# makes sure it is told before any Machine is built.
+from schedlab.processes.machine import with_ids  # noqa: F401

@@ -13,12 +13,8 @@ is what they do): once each per job, on the hot path.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from schedlab.model.core.fields import is_whole
-
-if TYPE_CHECKING:
-    from schedlab.processes.machine.machine import Machine
+from schedlab.processes.machine.parts_view import PartsView
 
 __all__ = ["CpuTime"]
 
@@ -26,7 +22,7 @@ __all__ = ["CpuTime"]
 class CpuTime:
     """The CPUs ``machine`` allocates and has had, integrated over time (its ``cpu_time``)."""
 
-    def __init__(self, machine: Machine) -> None:
+    def __init__(self, machine: PartsView) -> None:
         self.machine = machine
         now = machine.env.now
         #: integral of allocated CPUs over time, up to ``last_change``

@@ -15,15 +15,11 @@ It is a part the machine holds (``machine.decisions``); ``machine.decide()`` ask
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import simpy
 
 from schedlab.model.contracts.machine import Preempt, Resize, Start
+from schedlab.processes.machine.parts_view import PartsView
 from schedlab.processes.tracing import step_label
-
-if TYPE_CHECKING:
-    from schedlab.processes.machine.machine import Machine
 
 __all__ = ["Decisions", "PolicyError"]
 
@@ -39,7 +35,7 @@ class PolicyError(RuntimeError):
 class Decisions:
     """Asks ``machine``'s policy at each decision event, or once per instant with ``batch`` (its ``decisions``)."""
 
-    def __init__(self, machine: Machine, batch: bool) -> None:
+    def __init__(self, machine: PartsView, batch: bool) -> None:
         self.machine = machine
         #: decide once per instant (the machine's ``batch_decisions``)
         self.batch = batch

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Generator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import simpy
 from simpy.events import NORMAL, EventPriority, Process
@@ -45,10 +45,8 @@ from simpy.events import NORMAL, EventPriority, Process
 from schedlab.model.core.job import Job
 from schedlab.model.records.job_record import Status
 from schedlab.processes.machine.job_end import _Allocated  # private: the event is no API
+from schedlab.processes.machine.parts_view import PartsView
 from schedlab.processes.machine.running import Running
-
-if TYPE_CHECKING:
-    from schedlab.processes.machine.machine import Machine
 
 __all__ = ["Allocation", "JobBodies"]
 
@@ -137,7 +135,7 @@ class JobBodies:
     :meth:`interrupt` when its allocation ends, :meth:`forget` when it leaves.
     """
 
-    def __init__(self, machine: Machine) -> None:
+    def __init__(self, machine: PartsView) -> None:
         self.machine = machine
         self.env = machine.env
         self._body_state: dict[Job, dict[str, Any]] = {}  # per body job still here

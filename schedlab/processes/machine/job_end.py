@@ -31,18 +31,14 @@ writes its record for the machine's listeners and tracer.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import simpy
 from simpy.events import NORMAL, URGENT, EventPriority, Timeout
 
 from schedlab.model.records.job_record import Status
 from schedlab.model.records.table import job_record
+from schedlab.processes.machine.parts_view import PartsView
 from schedlab.processes.machine.running import Running
 from schedlab.processes.tracing import step_label
-
-if TYPE_CHECKING:
-    from schedlab.processes.machine.machine import Machine
 
 __all__ = ["JobEnds"]
 
@@ -83,7 +79,7 @@ class JobEnds:
         Whether a job's end is processed after the instant's arrivals (the machine's parameter).
     """
 
-    def __init__(self, machine: Machine, ends_last: bool) -> None:
+    def __init__(self, machine: PartsView, ends_last: bool) -> None:
         self.machine = machine
         self.env = machine.env
         #: the priority of a job's end event: NORMAL, or LATE (after the instant's arrivals)

@@ -11,20 +11,17 @@ the second half of its ``all_records()``, the records a
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 from schedlab.model.core.job import Job
 from schedlab.model.records.job_record import NO_IDS, JobRecord, Status
 from schedlab.model.records.table import job_record
+from schedlab.processes.machine.parts_view import PartsView
 from schedlab.processes.machine.running import Running
-
-if TYPE_CHECKING:
-    from schedlab.processes.machine.machine import Machine
 
 __all__ = ["snapshot"]
 
 
-def _record(machine: Machine, job: Job, run: Running | None, status: Status) -> JobRecord:
+def _record(machine: PartsView, job: Job, run: Running | None, status: Status) -> JobRecord:
     # a waiting job holds no ids; a running one those of its current run
     restarts = machine.faults.restarts(job)
     if run is None:
@@ -49,7 +46,7 @@ def _record(machine: Machine, job: Job, run: Running | None, status: Status) -> 
     )
 
 
-def snapshot(machine: Machine) -> list[JobRecord]:
+def snapshot(machine: PartsView) -> list[JobRecord]:
     """Records of the jobs still on ``machine`` (``RUNNING`` or ``WAITING``), as of now."""
     out = [_record(machine, r.job, r, Status.RUNNING) for r in machine.running]
     out += [_record(machine, j, machine._suspended.get(j), Status.WAITING) for j in machine.waiting]

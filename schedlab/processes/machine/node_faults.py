@@ -50,7 +50,7 @@ import bisect
 import math
 from collections.abc import Generator, Iterable, Sequence
 from functools import partial
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import Any, Literal, cast
 
 import simpy
 
@@ -59,11 +59,8 @@ from schedlab.model.core.job import Job
 from schedlab.model.core.procset import format_procset
 from schedlab.model.records.job_record import Status
 from schedlab.model.records.node_fail import NodeKill, NodeOutage
+from schedlab.processes.machine.parts_view import MachineWithNodes, PartsView
 from schedlab.processes.machine.running import Running
-
-if TYPE_CHECKING:
-    from schedlab.processes.machine.machine import Machine
-    from schedlab.processes.machine.with_ids import MachineWithIds
 
 __all__ = ["NodeFaults", "OnNodeFail", "node_starts"]
 
@@ -97,7 +94,7 @@ class NodeFaults:
     """
 
     def __init__(
-        self, machine: Machine, starts: Sequence[int], shape: str, on_node_fail: OnNodeFail, *, failable: bool
+        self, machine: PartsView, starts: Sequence[int], shape: str, on_node_fail: OnNodeFail, *, failable: bool
     ) -> None:
         if on_node_fail not in ("requeue", "drop"):
             raise ValueError(
@@ -167,7 +164,7 @@ class NodeFaults:
                 count, outage = self._down.get(node, (0, -1))
                 if count == 0:
                     m.cpu_time.account()
-                    cast("MachineWithIds", m)._take_down(node, ids)  # failable: it names its processors
+                    cast(MachineWithNodes, m)._take_down(node, ids)  # failable: it names its processors
                     outage = len(self.node_outages)
                     self.node_outages.append(NodeOutage(node, format_procset(ids), float(now), math.nan))
                     if m._trace is not None:
@@ -194,7 +191,7 @@ class NodeFaults:
             del self._down[node]
             ids = self.node_procs(node)
             m.cpu_time.account()
-            cast("MachineWithIds", m)._bring_up(node, ids)  # it failed, so it names its processors
+            cast(MachineWithNodes, m)._bring_up(node, ids)  # it failed, so it names its processors
             self.node_outages[outage] = self.node_outages[outage]._replace(end=float(now))
             up = True
             if m._trace is not None:

@@ -25,7 +25,7 @@ machine, ids or not (measured: benchmarks/README.md).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import simpy
 
@@ -33,9 +33,7 @@ from schedlab.model.contracts.processor_map import ALLOCATIONS, AllocationRule, 
 from schedlab.model.core.job import Job
 from schedlab.model.core.procset import format_procset, parse_procset
 from schedlab.model.records.job_record import NO_IDS
-
-if TYPE_CHECKING:
-    from schedlab.processes.machine.machine import Machine
+from schedlab.processes.machine.parts_view import PartsView
 
 __all__ = ["ALLOCATION_COLUMNS", "ProcessorIds", "allocation_rule"]
 
@@ -76,7 +74,7 @@ class ProcessorIds:
     """
 
     @classmethod
-    def of(cls, machine: Machine, allocation: str | AllocationRule | None) -> ProcessorIds:
+    def of(cls, machine: PartsView, allocation: str | AllocationRule | None) -> ProcessorIds:
         """The ids part of ``machine``, built with ``allocation`` (a rule, its name, or ``None``: no ids)."""
         if allocation is None:
             return cls(machine.env, machine.name)

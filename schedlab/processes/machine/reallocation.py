@@ -16,15 +16,12 @@ with a process body is interrupted instead (:mod:`~schedlab.processes.machine.jo
 from __future__ import annotations
 
 import bisect
-from typing import TYPE_CHECKING
 
 from schedlab.model.core.fields import is_whole
 from schedlab.model.core.job import Job
 from schedlab.processes.machine.decisions import PolicyError
 from schedlab.processes.machine.job_end import _Allocated  # private: the event is no API
-
-if TYPE_CHECKING:
-    from schedlab.processes.machine.machine import Machine
+from schedlab.processes.machine.parts_view import PartsView
 
 __all__ = ["Reallocation"]
 
@@ -32,7 +29,7 @@ __all__ = ["Reallocation"]
 class Reallocation:
     """Preempts, squeezes and grows ``machine``'s running jobs (its ``reallocation``)."""
 
-    def __init__(self, machine: Machine) -> None:
+    def __init__(self, machine: PartsView) -> None:
         self.machine = machine
 
     def preempt(self, job: Job) -> None:
