@@ -49,46 +49,66 @@ class DecisionsPart(Protocol):
     #: the policy is being asked now (node failures hold it so, to decide once after all their kills)
     deciding: bool
 
-    def event(self) -> None: ...
+    def event(self) -> None:
+        """A decision event: decide now, or once the instant's other events are done."""
+        ...
 
 
 class CpuTimePart(Protocol):
     """What the parts use of ``cpu_time`` (:class:`~schedlab.processes.machine.capacity.CpuTime`)."""
 
-    def account(self) -> None: ...
+    def account(self) -> None:
+        """Add the CPU-time allocated since the last change; called before every change."""
+        ...
 
 
 class EndsPart(Protocol):
     """What the parts use of ``ends`` (:class:`~schedlab.processes.machine.job_end.JobEnds`)."""
 
-    def plan(self, event: simpy.Event) -> None: ...
+    def plan(self, event: simpy.Event) -> None:
+        """Schedule the end of a job's current allocation (a plain job's ``_Allocated`` callback)."""
+        ...
 
 
 class BodiesPart(Protocol):
     """What the parts use of ``bodies`` (:class:`~schedlab.processes.machine.job_body.JobBodies`)."""
 
-    def allocated(self, run: Running, interrupted: str | None = None) -> simpy.Event: ...
+    def allocated(self, run: Running, interrupted: str | None = None) -> simpy.Event:
+        """The event that moves ``run`` next: a plain job's end is planned, a body job's body started."""
+        ...
 
-    def interrupt(self, run: Running, cause: str) -> None: ...
+    def interrupt(self, run: Running, cause: str) -> None:
+        """End ``run``'s current incarnation (if it has a body) with ``Interrupt(cause)``."""
+        ...
 
-    def forget(self, job: Job) -> None: ...
+    def forget(self, job: Job) -> None:
+        """``job`` left the machine: its body's state goes."""
+        ...
 
 
 class IdsPart(Protocol):
     """What the parts use of ``ids`` (:class:`~schedlab.processes.machine.processor_ids.ProcessorIds`)."""
 
     @property
-    def processors(self) -> ProcessorMap | None: ...
+    def processors(self) -> ProcessorMap | None:
+        """The processors, free or busy (``None`` without a rule's map)."""
+        ...
 
-    def held_ids(self, job: Job) -> list[int]: ...
+    def held_ids(self, job: Job) -> list[int]:
+        """The processor ids ``job`` holds now (empty if none)."""
+        ...
 
-    def run_allocation(self, job: Job) -> str: ...
+    def run_allocation(self, job: Job) -> str:
+        """The interval set of the ids ``job`` held in its current run."""
+        ...
 
 
 class FaultsPart(Protocol):
     """What the parts use of ``faults`` (:class:`~schedlab.processes.machine.node_faults.NodeFaults`)."""
 
-    def restarts(self, job: Job) -> int: ...
+    def restarts(self, job: Job) -> int:
+        """Times ``job`` was killed by a node failure and requeued, while here."""
+        ...
 
 
 class PartsView(Protocol):
@@ -110,33 +130,53 @@ class PartsView(Protocol):
     _arrival_seq: dict[Job, int]
 
     @property
-    def gives_ids(self) -> bool: ...
+    def gives_ids(self) -> bool:
+        """Whether its class gives processor ids (a MachineWithIds does)."""
+        ...
 
     # its parts, as the other parts use them (read-only here: a part never replaces another)
     @property
-    def decisions(self) -> DecisionsPart: ...
+    def decisions(self) -> DecisionsPart:
+        """When and how it asks its policy."""
+        ...
 
     @property
-    def cpu_time(self) -> CpuTimePart: ...
+    def cpu_time(self) -> CpuTimePart:
+        """Its CPU-time integrals and elastic capacity."""
+        ...
 
     @property
-    def ends(self) -> EndsPart: ...
+    def ends(self) -> EndsPart:
+        """A plain job's end event, its time limit and its record."""
+        ...
 
     @property
-    def bodies(self) -> BodiesPart: ...
+    def bodies(self) -> BodiesPart:
+        """Its jobs' process bodies."""
+        ...
 
     @property
-    def ids(self) -> IdsPart: ...
+    def ids(self) -> IdsPart:
+        """The processor ids its jobs hold."""
+        ...
 
     @property
-    def faults(self) -> FaultsPart: ...
+    def faults(self) -> FaultsPart:
+        """Its nodes' failures."""
+        ...
 
     # its methods the parts call
-    def start(self, job: Job, cpus: int | None = None) -> None: ...
+    def start(self, job: Job, cpus: int | None = None) -> None:
+        """Start (or resume) waiting ``job`` on ``cpus`` CPUs (default: all it asked for)."""
+        ...
 
-    def apply(self, action: Action) -> None: ...
+    def apply(self, action: Action) -> None:
+        """Carry out one action."""
+        ...
 
-    def decide(self) -> None: ...
+    def decide(self) -> None:
+        """Ask the policy for actions until it has none."""
+        ...
 
     def _complete(self, event: simpy.Event) -> None: ...
 
