@@ -83,8 +83,10 @@ def test_a_whole_cluster_failure_and_overlapping_failures_of_one_node():
 
 def test_failures_need_processor_ids_and_nodes_on_the_machine():
     env = simpy.Environment()
+    plain = Machine(env, 4, FCFS())
+    assert not hasattr(plain, "fail_nodes")  # a plain machine is no MachineWithIds; its faults part says why
     with pytest.raises(ValueError, match="need processor ids"):
-        Machine(env, 4, FCFS()).fail_nodes([0])
+        plain.faults.fail_nodes([0])
     machine = Machine(env, 4, FCFS(), allocation="first-fit", node_size=2)
     with pytest.raises(ValueError, match=r"failure log line 7: node 2 is not on machine 'machine' \(nodes 0-1"):
         machine.inject_failures([NodeFailure(1.0, 1.0, (2,), "c", 7)])

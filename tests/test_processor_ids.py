@@ -157,7 +157,7 @@ def test_a_cluster_gives_core_ids_through_its_placement_rule():
 
 
 def test_a_machine_with_ids_is_its_own_class_and_shows_what_runs() -> None:
-    from schedlab.processes.machine.machine import MachineWithIds
+    from schedlab.processes.machine.with_ids import MachineWithIds
 
     env = simpy.Environment()
     plain = Machine(env, 4, FCFS())

@@ -106,6 +106,36 @@ def test_the_rewrite_renames_whole_words_once_and_leaves_marked_lines():
     )
 
 
+def test_the_rewrite_moves_old_module_paths_and_leaves_a_rooms_own_modules():
+    """``processes.fitting`` went into the machine itself; modules added to a room after the move stay."""
+    tool = _house_moves()
+    old = (
+        "from schedlab.processes.fitting import x\n"
+        "from schedlab.processes.machine.fitting import x\n"
+        "from schedlab.processes.machine import Machine\n"
+        "from schedlab.processes.machine.with_ids import MachineWithIds\n"
+        "from schedlab.processes.machine.parts_view import PartsView\n"
+        "from schedlab.processes.cluster.core_ids import CoreIds\n"
+    )
+    new = tool.rewrite(old)
+    assert new == (
+        "from schedlab.processes.machine.machine import x\n"
+        "from schedlab.processes.machine.machine import x\n"
+        "from schedlab.processes.machine.machine import Machine\n"
+        "from schedlab.processes.machine.with_ids import MachineWithIds\n"
+        "from schedlab.processes.machine.parts_view import PartsView\n"
+        "from schedlab.processes.cluster.core_ids import CoreIds\n"
+    )
+    assert tool.rewrite(new) == new
+
+
+def test_the_rewrite_leaves_the_tree_as_it_is():
+    """Run on the tree, the rewrite changes nothing: every path and name in it is the new one already."""
+    tool = _house_moves()
+    changed = [str(path) for path in tool.tree_files() if tool.rewrite(text := path.read_text("utf-8")) != text]
+    assert not changed, changed
+
+
 def test_each_old_name_maps_to_a_different_new_one():
     """A rewrite that reached the alias tables would map a name to itself: the old name would be lost."""
     from schedlab.model.core.fields import RENAMED_FIELDS

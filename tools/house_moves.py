@@ -31,7 +31,9 @@ MOVES: dict[str, str] = {
     "processes.machine_view": "processes.machine.view",
     "processes.running": "processes.machine.running",
     "processes.capacity": "processes.machine.capacity",
-    "processes.fitting": "processes.machine.fitting",
+    # fitting.py's mix-in went into Machine itself (fits, can_ever_fit, time_limit), at both of its places
+    "processes.fitting": "processes.machine.machine",
+    "processes.machine.fitting": "processes.machine.machine",
     "processes.job_body": "processes.machine.job_body",
     "processes.job_end": "processes.machine.job_end",
     "processes.job_snapshot": "processes.machine.job_snapshot",
@@ -138,11 +140,20 @@ TEXT = {".py", ".md", ".toml", ".yml", ".yaml", ".txt", ".cfg", ".ini", ".css", 
 
 
 def _room_modules() -> dict[str, set[str]]:
-    """New packages made of an old module's name (``processes.machine``) -> their modules."""
+    """New packages made of an old module's name (``processes.machine``) -> their modules.
+
+    Those moved there and those in the tree now: a module added to a room after the move
+    (``processes.machine.with_ids``) is the new layout too, not the old ``processes.machine``
+    and a name in it, to be moved again.
+    """
     rooms: dict[str, set[str]] = {}
     for new in MOVES.values():
         package, _, module = new.rpartition(".")
         rooms.setdefault(package, set()).add(module)
+    for package, modules in rooms.items():
+        folder = ROOT / "schedlab" / package.replace(".", "/")
+        modules.update(p.stem for p in folder.glob("*.py"))
+        modules.update(p.parent.name for p in folder.glob("*/__init__.py"))
     return rooms
 
 

@@ -47,16 +47,16 @@ import simpy
 
 from schedlab.model.contracts.machine import Policy
 from schedlab.model.contracts.placement import Allocation, ClusterPolicy, NodeState, Placement, share
-from schedlab.model.contracts.processor_map import ProcessorMap, first_fit
 from schedlab.model.core.failures import NodeFailure
 from schedlab.model.core.job import Job
 from schedlab.model.core.platform import Platform
-from schedlab.model.records.job_record import NO_IDS, Status
+from schedlab.processes.cluster.core_ids import CoreIds
 from schedlab.processes.cluster.placement_table import PlacementTable
 from schedlab.processes.cluster.view import ClusterPolicyView
-from schedlab.processes.machine.machine import Machine, PolicyError
-from schedlab.processes.machine.node_faults import OnNodeFail
+from schedlab.processes.machine.machine import PolicyError
+from schedlab.processes.machine.node_faults import NodeFaults, OnNodeFail
 from schedlab.processes.machine.running import Running
+from schedlab.processes.machine.with_ids import MachineWithIds
 from schedlab.processes.model import Model
 from schedlab.processes.source import Source
 
@@ -70,7 +70,7 @@ def _states(platform: Platform) -> list[NodeState]:
     ]
 
 
-class Cluster(Machine, PlacementTable):
+class Cluster(MachineWithIds, PlacementTable):
     """The nodes of ``platform``, run by ``policy``, jobs placed by ``placement``.
 
     Parameters
@@ -142,12 +142,14 @@ class Cluster(Machine, PlacementTable):
         self._allowed: dict[Job, tuple[int, ...]] = {}
         self._since: dict[Job, float] = {}
         self._rows: list[tuple[object, str, str, str, int, float, float]] = []
-        # core ids: a free map per node, and each node's first id (the nodes in the platform's order)
-        self._core_maps = [ProcessorMap(n.cores) for n in self.nodes]
+        # each node's first core id (the nodes in the platform's order), then one past the last
         self._first_core = [0]
-        for n in self.nodes[:-1]:
+        for n in self.nodes:
             self._first_core.append(self._first_core[-1] + n.cores)
-        self._cores_of: dict[Job, list[tuple[int, Sequence[int]]]] = {}
+        # its parts for ids and failures: the cores of the placed nodes, the platform's nodes
+        self.ids = CoreIds(self)
+        shape = f" on the platform's {len(self.nodes)} nodes"
+        self.faults = NodeFaults(self, self._first_core, shape, on_node_fail, failable=True)
         # fits() then start() place the same job on the same state: the plan is kept in between
         self._version = 0
         self._plan_of: tuple[Job, int, Allocation | None] | None = None
@@ -222,7 +224,7 @@ class Cluster(Machine, PlacementTable):
                 f"{dict(job.demands)}) cannot be placed now by {self.placement}"
             )
         free = self.free
-        super().start(job, cpus)  # its fits() check finds the plan just made
+        super().start(job, cpus)  # its fits() check finds the plan just made; its ids part, the cores
         exclusive = self.placement.exclusive
         taken = 0
         for i, cores in alloc.items():
@@ -241,14 +243,6 @@ class Cluster(Machine, PlacementTable):
                     node.free[r] -= a
         self.allocations[job] = alloc
         self._since[job] = self.env.now
-        held, ids = [], []
-        for i, cores in alloc.items():  # the cores it runs on: first fit within each node
-            local = first_fit(self._core_maps[i], cores)
-            self._core_maps[i].take(local)
-            held.append((i, local))
-            ids += [self._first_core[i] + c for c in local]
-        self._cores_of[job] = held
-        self._held[job] = (ids, float(self.env.now))
         # a running count, not a sum over every node here and in _release, paid at each start and end
         # (measured: benchmarks/README.md); exclusive nodes hold all their cores
         self.free = free - taken
@@ -261,11 +255,6 @@ class Cluster(Machine, PlacementTable):
     def set_capacity(self, cpus: int) -> None:
         """Refused: a cluster's size is its platform's nodes."""
         raise ValueError(f"cluster {self.name!r}: a cluster's size is its platform's nodes; it cannot be set")
-
-    def _leave(self, run: Running, status: Status, now: float, restarts: int = 0, allocation: str = NO_IDS) -> None:
-        """The job ends: its record gets the core ids of this run and its restarts (read before they are freed)."""
-        job = run.job
-        super()._leave(run, status, now, self._attempts.pop(job, 0), self._run_allocation(job))
 
     def _release(self, run: Running) -> None:
         free = self.free
@@ -291,34 +280,12 @@ class Cluster(Machine, PlacementTable):
         self.free = free  # what the nodes gave back, not Machine's run.cpus: an exclusive job held whole nodes
         self._version += 1
         self._allowed.pop(job, None)  # a preempted job looks its nodes up again when it is placed
-        for i, local in self._cores_of.pop(job):
-            self._core_maps[i].give_back(local)
-        ids, since = self._held.pop(job)
-        self._segments.append((job.id, ids, since, float(now)))  # formatted when read
 
-    # ------------------------------------------------------------------ node failures (NodeFaults')
-    @property
-    def node_count(self) -> int:
-        """How many nodes the cluster has: its platform's."""
-        return len(self.nodes)
-
-    def node_procs(self, node: int) -> range:
-        """The core ids of node ``node`` (an index into :attr:`nodes`)."""
-        if not (isinstance(node, int) and 0 <= node < len(self.nodes)):
-            raise ValueError(f"cluster {self.name!r}: no node {node!r}; it has nodes 0-{len(self.nodes) - 1}")
-        first = self._first_core[node]
-        return range(first, first + self.nodes[node].cores)
-
-    def _node_shape(self) -> str:
-        return f" on the platform's {len(self.nodes)} nodes"
-
-    def _check_failable(self) -> None:
-        """A cluster always names its cores: any node can fail."""
-
+    # ------------------------------------------------------------------ node failures (its faults part)
     def _take_down(self, node: int, ids: range) -> None:
         """Node ``node`` is down: none of its cores is free (the cores it had free leave ``free``)."""
         state = self.nodes[node]
-        self._set_capacity_by(-state.cores, -state.free_cores)
+        self.cpu_time.change_capacity(-state.cores, -state.free_cores)
         state.free_cores = 0
         state.free = dict.fromkeys(state.resources, 0.0)
         self._version += 1
@@ -328,7 +295,7 @@ class Cluster(Machine, PlacementTable):
         state = self.nodes[node]
         state.free_cores = state.cores
         state.free = dict(state.resources)
-        self._set_capacity_by(state.cores)
+        self.cpu_time.change_capacity(state.cores)
         self._version += 1
 
     def __repr__(self) -> str:

@@ -243,7 +243,7 @@ class PoweredCluster(PstateControl, Cluster):
             self.free += node.cores
             self._idle_since[i] = float(self.env.now)
             self._version += 1
-        self._decision_event()
+        self.decisions.event()
 
     def wake_at(self, time: float) -> None:
         """Decide again at ``time`` (one decision event per distinct time asked for)."""
@@ -256,7 +256,7 @@ class PoweredCluster(PstateControl, Cluster):
 
         def ring(_event: simpy.Event) -> None:
             self._alarms.discard(time)
-            self._decision_event()
+            self.decisions.event()
 
         self.env.timeout(time - now).callbacks.append(ring)
 

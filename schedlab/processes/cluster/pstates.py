@@ -32,7 +32,7 @@ import simpy
 from schedlab.model.contracts.placement import Allocation, NodeState
 from schedlab.model.core.job import Job
 from schedlab.model.core.platform import NodePower, Pstate
-from schedlab.processes.machine.job_end import _Allocated
+from schedlab.processes.machine.job_end import JobEnds, _Allocated
 from schedlab.processes.machine.machine import PolicyError
 from schedlab.processes.machine.running import Running, RunningSet
 
@@ -70,7 +70,7 @@ class PstateControl:
 
         def _running_state(self, job: Job) -> Running: ...  # Machine's
 
-        def _plan_end(self, event: simpy.Event) -> None: ...  # JobEnding's
+        ends: JobEnds  # Machine's part that plans a job's end
 
     def pstate_of(self, i: int) -> Pstate | None:
         """Node ``i``'s current pstate (``None``: its type gives no power)."""
@@ -150,7 +150,7 @@ class PstateControl:
             self._base.pop(job, None)
         else:
             self._speed[job], self._base[job] = after, run.work_done
-        run.event = _Allocated(self.env, run, self._plan_end)
+        run.event = _Allocated(self.env, run, self.ends.plan)
 
     def pstate_rows(self, *, running: bool = True) -> list[tuple[str, int, float, float]]:
         """Every stretch a node spent in a pstate other than 0: ``(node, pstate, start, end)``

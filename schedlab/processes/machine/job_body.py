@@ -45,6 +45,7 @@ from simpy.events import NORMAL, EventPriority, Process
 from schedlab.model.core.job import Job
 from schedlab.model.records.job_record import Status
 from schedlab.processes.machine.job_end import _Allocated  # private: the event is no API
+from schedlab.processes.machine.parts_view import PartsView
 from schedlab.processes.machine.running import Running
 
 __all__ = ["Allocation", "JobBodies"]
@@ -128,30 +129,38 @@ def _defuse_interrupt(event: simpy.Event) -> None:
 
 
 class JobBodies:
-    """A mix-in of :class:`~schedlab.processes.machine.machine.Machine`: jobs whose body runs as a SimPy process."""
+    """The process bodies of a machine's :class:`~schedlab.model.core.job.ProcessJob` jobs (its ``bodies``).
 
-    env: simpy.Environment
-    name: str
+    A part the machine holds and calls: :meth:`allocated` when a body job gets CPUs,
+    :meth:`interrupt` when its allocation ends, :meth:`forget` when it leaves.
+    """
 
-    def _init_bodies(self) -> None:
+    def __init__(self, machine: PartsView) -> None:
+        self.machine = machine
+        self.env = machine.env
         self._body_state: dict[Job, dict[str, Any]] = {}  # per body job still here
         self._incarnations: dict[Job, int] = {}
         self._limits: dict[Running, simpy.Event] = {}  # a body job's time-limit event
 
-    def _allocated(self, run: Running, interrupted: str | None = None) -> simpy.Event:
+    @property
+    def name(self) -> str:
+        """The machine's name (the step-through names a callback by its object's ``name``)."""
+        return self.machine.name
+
+    def allocated(self, run: Running, interrupted: str | None = None) -> simpy.Event:
         """The event that moves ``run`` next: a plain job's end is planned, a body job's body is started."""
         body = getattr(run.job, "body", None)
         if body is None:
-            return _Allocated(self.env, run, self._plan_end)
+            return _Allocated(self.env, run, self.machine.ends.plan)
         if interrupted is not None:
-            self._interrupt_body(run, interrupted)
+            self.interrupt(run, interrupted)
         proc = Process(self.env, self._drive(run, body))
         proc.callbacks.append(_defuse_interrupt)
         return proc
 
     def _drive(self, run: Running, body: Any) -> Generator[simpy.Event, Any, None]:
         """One incarnation: plan the time limit, run the body, complete the job if it is still this one's."""
-        env = self.env
+        env, m = self.env, self.machine
         me = env.active_process
         if run.event is not me:
             return  # preempted or resized at the very instant it got these CPUs
@@ -161,11 +170,11 @@ class JobBodies:
         # made here, not in start(): the processor ids are given once start() has returned
         alloc = Allocation(
             job,
-            self.name,
+            m.name,
             run.cpus,
-            self.held_ids(job),
+            m.ids.held_ids(job),
             float(env.now),
-            self.restarts(job) + 1,
+            m.faults.restarts(job) + 1,
             n,
             run._remaining,
             self._body_state.setdefault(job, {}),
@@ -183,25 +192,26 @@ class JobBodies:
         if run.event is not me:
             return  # interrupted, and the body returned anyway: this stretch is over
         now = env.now
-        self._account()
+        m.cpu_time.account()
         run._book(now)
         self._limits.pop(run, None)
-        self._forget_body(run.job)
-        self._leave(run, Status.COMPLETED, now)
+        self.forget(run.job)
+        m._leave(run, Status.COMPLETED, now)
 
     def _body_limit(self, event: simpy.Event) -> None:
         """A body job reached its time limit: interrupt the body and kill the job (``TIMEOUT``)."""
         run: Running = event._value
         if self._limits.get(run) is not event:
             return  # stale: the stretch it was planned for is over
+        m = self.machine
         now = self.env.now
-        self._interrupt_body(run, "walltime")
-        self._forget_body(run.job)
-        self._account()
+        self.interrupt(run, "walltime")
+        self.forget(run.job)
+        m.cpu_time.account()
         run._book(now, max(0.0, run.limit - run.run_time))
-        self._leave(run, Status.TIMEOUT, now)
+        m._leave(run, Status.TIMEOUT, now)
 
-    def _interrupt_body(self, run: Running, cause: str) -> None:
+    def interrupt(self, run: Running, cause: str) -> None:
         """End ``run``'s current incarnation (if it has a body) with ``Interrupt(cause)``."""
         proc = run.event
         self._limits.pop(run, None)
@@ -209,22 +219,7 @@ class JobBodies:
             proc.interrupt(cause)
         run.event = None
 
-    def _forget_body(self, job: Job) -> None:
+    def forget(self, job: Job) -> None:
+        """``job`` left the machine: its body's state and count of incarnations go."""
         self._body_state.pop(job, None)
         self._incarnations.pop(job, None)
-
-    # provided by the machine and its other parts (NodeFaults, after this class, gives restarts())
-    restarts: Any
-
-    def _plan_end(self, event: simpy.Event) -> None:
-        raise NotImplementedError
-
-    def _account(self) -> None:
-        raise NotImplementedError
-
-    def _leave(self, run: Running, status: Status, now: float) -> None:
-        raise NotImplementedError
-
-    def held_ids(self, job: Job) -> list[int]:
-        """The processor ids ``job`` holds: ProcessorIds', declared here for the mix-in."""
-        raise NotImplementedError

@@ -23,26 +23,24 @@ Without the process per job, a ``Machine`` keeps up with the plain-SimPy model o
 :mod:`schedlab.processes.machine.simpy_machine`; the urgent event is the price of the
 unchanged order (both measured: benchmarks/README.md, "Measured choices in the code").
 
-:class:`JobEnding` is the part of :class:`~schedlab.processes.machine.machine.Machine` that
-does this (a mix-in: the machine has the state it reads).
+:class:`JobEnds` is the part of a :class:`~schedlab.processes.machine.machine.Machine` that
+plans each end and kills a job at its time limit (``machine.ends``); the machine's own
+``_complete``, ``_leave`` and ``_release`` then end the job, and :meth:`JobEnds.record`
+writes its record for the machine's listeners and tracer.
 """
 
 from __future__ import annotations
 
-import math
-
 import simpy
 from simpy.events import NORMAL, URGENT, EventPriority, Timeout
 
-from schedlab.model.core.job import Job
-from schedlab.model.records.job_record import NO_IDS, JobRecord, Status
-from schedlab.model.records.log import RecordLog
+from schedlab.model.records.job_record import Status
 from schedlab.model.records.table import job_record
-from schedlab.processes.machine.running import Running, RunningSet
-from schedlab.processes.signal import Signal
-from schedlab.processes.tracing import Tracer, step_label
+from schedlab.processes.machine.parts_view import PartsView
+from schedlab.processes.machine.running import Running
+from schedlab.processes.tracing import step_label
 
-__all__ = ["JobEnding"]
+__all__ = ["JobEnds"]
 
 #: priority of a job's end under ``Machine(ends_last=True)``: after the instant's NORMAL events (arrivals)
 LATE = EventPriority(NORMAL + 1)
@@ -70,36 +68,30 @@ class _Allocated(simpy.Event):
         env.schedule(self, URGENT)
 
 
-class JobEnding:
-    """The end of a machine's running jobs: plan it at each allocation, then complete or kill the job.
+class JobEnds:
+    """How a machine's running jobs end: plan the end at each allocation, kill a job at its limit, record it.
 
-    A mix-in of :class:`~schedlab.processes.machine.machine.Machine`, which has the state below
-    and calls :meth:`_plan_end` through :class:`_Allocated`.
+    Parameters
+    ----------
+    machine
+        The machine whose jobs end here.
+    ends_last
+        Whether a job's end is processed after the instant's arrivals (the machine's parameter).
     """
 
-    env: simpy.Environment
-    name: str
-    capacity: int
-    free: int
-    used: dict[str, float]
-    running: RunningSet
-    records: RecordLog
-    completed: Signal[JobRecord]
-    _arrival_seq: dict[Job, int]
-    _busy_area: float
-    _last_change: float
-    _trace: Tracer | None
-    _end_priority: EventPriority
+    def __init__(self, machine: PartsView, ends_last: bool) -> None:
+        self.machine = machine
+        self.env = machine.env
+        #: the priority of a job's end event: NORMAL, or LATE (after the instant's arrivals)
+        self.priority = LATE if ends_last else NORMAL
 
-    def decide(self) -> None:
-        """Ask the policy for its actions: the host Machine's ``decide``, declared here for the mix-in."""
-        raise NotImplementedError
-
-    def _account(self) -> None:  # CapacityAccount's
-        raise NotImplementedError
+    @property
+    def name(self) -> str:
+        """The machine's name (the step-through names a callback by its object's ``name``)."""
+        return self.machine.name
 
     @step_label("plans the end of {job}")
-    def _plan_end(self, event: simpy.Event) -> None:
+    def plan(self, event: simpy.Event) -> None:
         """``_Allocated``'s callback: schedule the end of the job's current allocation."""
         run: Running = event._value  # SimPy's field behind .value (a property call)
         if run.event is not event:
@@ -110,107 +102,62 @@ class JobEnding:
         # job's run time and remaining work are sums of booked pieces, an ulp or so apart.
         if to_finish - to_limit > _ROUNDING * to_limit:
             # (max: a job preempted at the very instant of its limit may be an ulp past it)
-            delay, then = max(0.0, to_limit), self._kill_at_limit
+            delay, then = max(0.0, to_limit), self.kill_at_limit
         else:
-            delay, then = to_finish, self._complete
+            delay, then = to_finish, self.machine._complete
         end: simpy.Event  # a Timeout, or a plain Event scheduled by hand at LATE
-        if self._end_priority == NORMAL:
+        if self.priority == NORMAL:
             end = Timeout(self.env, delay, run)
         else:  # what Timeout does, at the later priority: after the instant's arrivals
             end = simpy.Event(self.env)
             end._ok, end._value = True, run
-            self.env.schedule(end, self._end_priority, delay)
+            self.env.schedule(end, self.priority, delay)
         end.callbacks.append(then)
         run.event = end
 
-    @step_label("completes {job}")
-    def _complete(self, event: simpy.Event) -> None:
-        """The job's work is done: it leaves with a ``COMPLETED`` record."""
-        run: Running = event._value
-        if run.event is not event:
-            return  # stale: planned before a preemption or resize
-        now = self.env.now
-        self._busy_area += (self.capacity - self.free) * (now - self._last_change)  # _account()
-        self._last_change = now
-        # The final stretch is by definition the rest of the work: no float residue.
-        run.work_done += run._remaining
-        run.cpu_time += (now - run.started) * run.cpus
-        run._remaining = 0.0
-        self._leave(run, Status.COMPLETED, now)
-
     @step_label("kills {job} at its time limit")
-    def _kill_at_limit(self, event: simpy.Event) -> None:
+    def kill_at_limit(self, event: simpy.Event) -> None:
         """The job reached its time limit: it is killed, with a ``TIMEOUT`` record of the work it did."""
         run: Running = event._value
         if run.event is not event:
             return
+        m = self.machine
         now = self.env.now
-        self._account()
+        m.cpu_time.account()
         # the stretch is by definition what was left of the limit: cpu_time is exact
         run._book(now, max(0.0, run.limit - run.run_time))
-        self._leave(run, Status.TIMEOUT, now)
+        m._leave(run, Status.TIMEOUT, now)
 
-    def _leave(self, run: Running, status: Status, now: float, restarts: int = 0, allocation: str = NO_IDS) -> None:
-        """The job ends: free its CPUs, record it, tell the listeners, then decide.
+    def record(self, run: Running, status: Status, now: float, restarts: int, allocation: str) -> None:
+        """Write the record of ``run``'s job, which leaves now, and tell the machine's listeners and tracer.
 
-        ``restarts`` and ``allocation`` go into its record: a machine with processor ids
-        wraps this method to pass them (:mod:`schedlab.processes.machine.processor_ids`); a plain
-        machine passes the constants, so its records format nothing.
+        The machine's ``_leave`` calls this only when someone listens (``completed``, or a
+        tracer); otherwise it logs the record's fields itself, making no record.
         """
+        m = self.machine
         job = run.job
-        run.event = None
-        self._release(run)
-        del self._arrival_seq[job]
-        if not self.completed and self._trace is None:
-            # Nobody listens: log the fields, make no record (a third of the completion's cost).
-            self.records.add(
-                job,
-                self.name,
-                status,
-                run.first_start,
-                now,
-                run.cpu_time,
-                run.preemptions,
-                run.resizes,
-                restarts,
-                allocation,
-            )
-        else:
-            record = job_record(
-                job,
-                self.name,
-                status,
-                start=run.first_start,
-                end=now,
-                cpu_time=run.cpu_time,
-                preemptions=run.preemptions,
-                resizes=run.resizes,
-                restarts=restarts,
-                allocation=allocation,
-            )
-            self.records.append(record)
-            if self._trace is not None:
-                if status is Status.COMPLETED:
-                    self._trace(now, self.name, "complete", f"job {job.id}, waited {record.wait:.4g}")
-                else:
-                    self._trace(
-                        now,
-                        self.name,
-                        "timeout",
-                        f"job {job.id} killed at its time limit {run.limit:.4g}, waited {record.wait:.4g}",
-                    )
-            # Learners see the state the completion left, before the policy's next decision.
-            self.completed.emit(record)
-        self.decide()
-
-    def _release(self, run: Running) -> None:
-        """Give back the CPUs and other resources ``run`` holds (at its end, or when it is preempted)."""
-        self.free += run.cpus
-        self.running.remove(run)
-        demands = run.job.demands
-        if demands:
-            # re-add what is still held rather than subtract: no float residue builds up
-            used = self.used
-            for r, a in demands.items():
-                if a > 0:
-                    used[r] = math.fsum(x.job.demands.get(r, 0.0) for x in self.running)
+        record = job_record(
+            job,
+            m.name,
+            status,
+            start=run.first_start,
+            end=now,
+            cpu_time=run.cpu_time,
+            preemptions=run.preemptions,
+            resizes=run.resizes,
+            restarts=restarts,
+            allocation=allocation,
+        )
+        m.records.append(record)
+        if m._trace is not None:
+            if status is Status.COMPLETED:
+                m._trace(now, m.name, "complete", f"job {job.id}, waited {record.wait:.4g}")
+            else:
+                m._trace(
+                    now,
+                    m.name,
+                    "timeout",
+                    f"job {job.id} killed at its time limit {run.limit:.4g}, waited {record.wait:.4g}",
+                )
+        # Learners see the state the completion left, before the policy's next decision.
+        m.completed.emit(record)

@@ -1,33 +1,24 @@
 """A multi-CPU machine whose jobs can be preempted, squeezed, grown back and killed at a time limit.
 
-Jobs wait in the machine's queue until its policy starts them. A started job runs on
-an allocation of CPUs, and the allocation can change while it runs:
+Jobs wait in the queue until the policy starts them on an allocation of CPUs, which can
+change while they run (preempted, squeezed at rate ``allocated / requested``, grown back:
+:mod:`~schedlab.processes.machine.reallocation`).
 
-- a *preempted* job gives all its CPUs back and waits to resume where it left off;
-- a *squeezed* job runs on fewer CPUs than it asked for, at rate
-  ``allocated / requested``, so its execution time is ``L * N_I / min(N_A, N_I)``
-  (seed 000, section 5);
-- a squeezed job can be *grown* back.
-
-At each change the machine books the work done so far in the job's
-:class:`~schedlab.processes.machine.running.Running` state. It then plans the job's end again,
-at the new rate. Under ``walltime="kill"`` the end is the earlier of two events: the
-job's work is done, or its time limit is reached.
-
-A plain job's end is one SimPy ``Timeout`` whose callback completes (or kills) the job;
-the job is not a SimPy process. :mod:`schedlab.processes.machine.job_end` explains how, why,
-and what it bought, measured (``JobEnding``, which ``Machine`` mixes in). A
-:class:`~schedlab.model.core.job.ProcessJob` carries a process body, which the machine
-runs as a SimPy process and interrupts when the job's allocation changes
-(:mod:`schedlab.processes.machine.job_body`).
+This module is what runs: the queue, the actions and a job's end are :class:`Machine`'s
+own methods. The rest are parts it holds and calls, one module each (docs/architecture.md,
+"The Machine"): ``decisions`` (asking the policy), ``cpu_time`` (the CPU-time integrals,
+elastic capacity), ``ends`` (a job's end event, its time limit, its record),
+``reallocation`` (preempting, squeezing, growing), ``bodies``
+(process bodies), ``ids`` (processor ids) and ``faults`` (node failures). A machine that
+gives processor ids is a :class:`~schedlab.processes.machine.with_ids.MachineWithIds`,
+the class chosen when it is built.
 """
 
 from __future__ import annotations
 
-import bisect
 import math
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import simpy
 
@@ -35,32 +26,25 @@ from schedlab.model.contracts.machine import Action, Policy, Preempt, Resize, St
 from schedlab.model.contracts.processor_map import AllocationRule
 from schedlab.model.core.fields import is_whole
 from schedlab.model.core.job import Job
-from schedlab.model.records.job_record import JobRecord, Status
+from schedlab.model.records.job_record import NO_IDS, JobRecord, Status
 from schedlab.model.records.log import RecordLog
-from schedlab.processes.machine.capacity import CapacityAccount
-from schedlab.processes.machine.fitting import Fitting
+from schedlab.processes.machine.capacity import CpuTime
+from schedlab.processes.machine.decisions import Decisions, PolicyError
 from schedlab.processes.machine.job_body import JobBodies
-from schedlab.processes.machine.job_end import LATE, NORMAL, JobEnding, _Allocated  # private: the event is no API
-from schedlab.processes.machine.job_snapshot import JobSnapshot
-from schedlab.processes.machine.node_faults import NodeFaults, OnNodeFail
-from schedlab.processes.machine.processor_ids import GivesIds, ProcessorIds
+from schedlab.processes.machine.job_end import JobEnds, _Allocated  # private: the event is no API
+from schedlab.processes.machine.job_snapshot import snapshot
+from schedlab.processes.machine.node_faults import NodeFaults, OnNodeFail, node_starts
+from schedlab.processes.machine.processor_ids import ProcessorIds
+from schedlab.processes.machine.reallocation import Reallocation
 from schedlab.processes.machine.running import Running, RunningSet
 from schedlab.processes.machine.view import PolicyView
 from schedlab.processes.signal import Signal
 from schedlab.processes.tracing import step_label, tracer_of
 
-__all__ = ["Machine", "MachineWithIds", "PolicyError"]
-
-#: answers decide() applies as one action (an iterable of any other kind is a batch);
-#: a tuple, built once: ``A | B | ...`` in the loop would build a union at every answer
-_ONE_ANSWER = (Start, Preempt, Resize, str, bytes)
+__all__ = ["Machine", "PolicyError"]
 
 
-class PolicyError(RuntimeError):
-    """A policy asked for something the machine cannot do."""
-
-
-class Machine(CapacityAccount, JobEnding, ProcessorIds, JobBodies, NodeFaults, Fitting, JobSnapshot):
+class Machine:
     """``capacity`` CPUs (and optional other resources) shared by jobs, run by a policy.
 
     Parameters
@@ -71,45 +55,36 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds, JobBodies, NodeFaults, F
         Number of CPUs.
     policy
         Called at each decision event with a :class:`~schedlab.model.contracts.machine.MachineView`;
-        returns the next :data:`~schedlab.model.contracts.machine.Action` (the machine applies
-        it and asks again, until ``None``), or an iterable of actions: the whole answer
-        for this decision event, applied one by one as it is produced, so a generator
-        sees the effect of each action before making the next.
+        returns the next :data:`~schedlab.model.contracts.machine.Action`, ``None``, or an
+        iterable of actions (:mod:`~schedlab.processes.machine.decisions`).
     name
         Label used in records and traces.
     resources
         Capacities of other named resources (``{"memory": 64}``); a job's
         ``demands`` of them are held whole while it runs, squeezed or not.
     oversize
-        What to do with a job that can never fit (more CPUs or other resources than
-        the machine has): ``"reject"`` it with a ``REJECTED`` record (counted in
-        :attr:`rejected`), or ``"raise"`` a ValueError at submission.
+        A job that can never fit (more CPUs or other resources than the machine has) is
+        ``"reject"``-ed with a ``REJECTED`` record (counted in :attr:`rejected`), or
+        ``"raise"``-s a ValueError at submission.
     batch_decisions
-        Decide once per instant instead of at every event: arrivals and completions
-        at the same simulated time are all taken in before the policy is asked (as
-        RLScheduler's simulator does). By default the policy is asked at each event.
+        Decide once per instant, after its arrivals and completions (as RLScheduler's
+        simulator does), instead of at every event.
     ends_last
-        At an instant, jobs end after every arrival of that instant is queued (by
-        default the events keep the order they were scheduled in). With decisions at
-        every event this is RLScheduler's loop (``compat="rlscheduler"``): a job
-        submitted when another ends joins the queue before the CPUs come back.
+        At an instant, jobs end after every arrival of that instant is queued (by default
+        the events keep the order they were scheduled in): with decisions at every event,
+        RLScheduler's loop (``compat="rlscheduler"``).
     walltime
-        What happens to a job that reaches its time limit
-        (:meth:`~schedlab.processes.machine.fitting.Fitting.time_limit`):
-        ``"run-on"`` (the default) lets it run to its end; ``"kill"`` kills it there,
-        as Slurm, PBS and OAR do, with a ``TIMEOUT`` record (``end`` the kill time,
-        ``cpu_time`` the CPU-time it held). Under ``"kill"`` a job's limit is its
-        ``estimate`` (the log's requested time), if it has one.
+        A job that reaches its time limit (:meth:`time_limit`: its ``estimate``, the log's
+        requested time, if it has one) ``"run-on"``-s (the default) to its end, or is
+        ``"kill"``-ed there, as Slurm, PBS and OAR do, with a ``TIMEOUT`` record.
     allocation
-        Give each job specific processor ids (:mod:`schedlab.processes.machine.processor_ids`):
-        ``"first-fit"`` (the lowest contiguous block, else the lowest free ids),
-        ``"lowest"``, or a rule function ``(ProcessorMap, n) -> ids``. Default ``None``:
-        CPUs are counted, not named.
+        Give each job processor ids (:mod:`~schedlab.processes.machine.processor_ids`):
+        ``"first-fit"``, ``"lowest"``, or a rule function ``(ProcessorMap, n) -> ids``.
+        Default ``None``: CPUs are counted, not named.
     node_size, on_node_fail
-        Node failures (:mod:`schedlab.processes.machine.node_faults`; they need ``allocation``):
-        node ``k`` is processors ``k * node_size`` onwards; a job a failure kills is
-        requeued (``"requeue"``: same id, started over) or dropped (``"drop"``: a
-        ``NODE_FAIL`` record). Failures come from :meth:`inject_failures` or :meth:`fail_nodes`.
+        Node failures (:mod:`~schedlab.processes.machine.node_faults`; they need
+        ``allocation``): node ``k`` is processors ``k * node_size`` onwards; a job a
+        failure kills is ``"requeue"``-d (same id, started over) or ``"drop"``-ped.
 
     Attributes
     ----------
@@ -125,11 +100,21 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds, JobBodies, NodeFaults, F
     running
         Running jobs' :class:`Running` states, in the order they started (a
         :class:`~schedlab.processes.machine.running.RunningSet`: a sequence with O(1) removal).
+    decisions, cpu_time, ends, reallocation, bodies, ids, faults
+        Its parts (the module's docstring).
     """
 
+    #: whether this class gives processor ids (a MachineWithIds does; ``allocation=`` needs it)
+    gives_ids = False
+    #: the class ``Machine(..., allocation=...)`` builds: MachineWithIds, set by with_ids.py where
+    #: it is defined (a subclass, which this module cannot import without a cycle); the package's
+    #: ``__init__`` imports with_ids.py, so it is set before Machine can be reached
+    builds_with_ids: ClassVar[type[Machine]]
+
     def __new__(cls, *args: Any, allocation: str | AllocationRule | None = None, **kwargs: Any) -> Machine:
-        # the feature set is chosen here, once: a machine that gives processor ids is a MachineWithIds
-        return super().__new__(MachineWithIds if allocation is not None and cls is Machine else cls)
+        if allocation is not None and cls is Machine:  # the feature set is chosen here, once
+            cls = Machine.builds_with_ids
+        return super().__new__(cls)
 
     def __init__(
         self,
@@ -178,18 +163,16 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds, JobBodies, NodeFaults, F
         self._suspended: dict[Job, Running] = {}
         self._arrival_seq: dict[Job, int] = {}  # order of arrival, while the job is here
         self._seq = 0
-        self._deciding = False
-        self._batch = batch_decisions
-        self._end_priority = LATE if ends_last else NORMAL  # read by JobEnding._plan_end
-        self._decision_pending = False
-        self._busy_area = 0.0  # CapacityAccount's integrals
-        self._last_change = env.now
-        self._capacity_area = 0.0
-        self._capacity_since = env.now
         self._trace = tracer_of(env)
-        self._init_ids(allocation)
-        self._init_faults(node_size, on_node_fail)
-        self._init_bodies()
+        # the parts: each a module of its own, called from the methods below
+        self.decisions = Decisions(self, batch_decisions)
+        self.cpu_time = CpuTime(self)
+        self.ends = JobEnds(self, ends_last)
+        self.reallocation = Reallocation(self)
+        self.bodies = JobBodies(self)
+        self.ids = ProcessorIds.of(self, allocation)  # empty unless a MachineWithIds gives ids
+        starts = node_starts(name, self.capacity, node_size)
+        self.faults = NodeFaults(self, starts, f", node_size {node_size}", on_node_fail, failable=bool(allocation))
 
     # ------------------------------------------------------------------ arrivals
     def submit(self, job: Job) -> None:
@@ -204,10 +187,11 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds, JobBodies, NodeFaults, F
         self.waiting.append(job)
         if self._trace is not None:
             self._trace(self.env.now, self.name, "submit", f"job {job.id} ({job.cpus} cpus, {job.runtime:.4g})")
-        if self._batch:
-            self._decision_event()
+        decisions = self.decisions
+        if decisions.batch:
+            decisions.event()
         else:
-            self.decide()  # what _decision_event() does unbatched, one call less per arrival
+            decisions.decide()  # what event() does unbatched, one call less per arrival
 
     def _reject(self, job: Job) -> None:
         reason = (
@@ -221,56 +205,14 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds, JobBodies, NodeFaults, F
         if self._trace is not None:
             self._trace(self.env.now, self.name, "reject", reason)
 
-    # ------------------------------------------------------------------ decisions
-    def _decision_event(self) -> None:
-        if not self._batch:
-            self.decide()
-        elif not self._decision_pending:
-            # A zero-delay timeout runs after the events already due now: same-time
-            # arrivals (a Source submits them in one go) and completions come first.
-            self._decision_pending = True
-            self.env.timeout(0).callbacks.append(self._batched_decision)
-
-    @step_label("decides")
-    def _batched_decision(self, _event: simpy.Event) -> None:
-        self._decision_pending = False
-        self.decide()
-
+    # ------------------------------------------------------------------ decisions (decisions.py)
     def decide(self) -> None:
         """Ask the policy for actions until it has none; called at every decision event.
 
         Call it after acting on the machine from outside the policy (a preemption by a
         tick process, say): freed CPUs are otherwise offered only at the next event.
         """
-        if self._deciding:  # an action's side effects never re-enter the policy
-            return
-        self._deciding = True
-        try:
-            # every job here is waiting or running, and in _arrival_seq: one C-level len()
-            budget = 4 * len(self._arrival_seq) + 16
-            policy, view, apply = self.policy, self.view, self.apply
-            while (answer := policy(view)) is not None:
-                if type(answer) is Start:  # the common answer, dispatched without apply()
-                    budget -= 1
-                    self.start(answer.job, answer.cpus)
-                elif isinstance(answer, _ONE_ANSWER) or not hasattr(answer, "__iter__"):
-                    budget -= 1
-                    apply(answer)  # type: ignore[arg-type]  # an action, or something that is not: apply() names it
-                else:
-                    for action in answer:  # lazily: a generator sees each action's effect
-                        apply(action)
-                        budget -= 1
-                        if budget < 0:
-                            break
-                    else:
-                        break  # an iterable is the policy's whole answer for this event
-                if budget < 0:
-                    raise PolicyError(
-                        f"policy {policy!r} on machine {self.name!r} kept returning actions "
-                        f"at t={self.env.now}: it must return None (or nothing) when done"
-                    )
-        finally:
-            self._deciding = False
+        self.decisions.decide()
 
     def apply(self, action: Action) -> None:
         """Carry out one action (users may call this directly, e.g. from a tick process)."""
@@ -319,9 +261,10 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds, JobBodies, NodeFaults, F
                 run.requested_end = now + min(job.requested_time, limit)
         else:  # expected to end by what is left of its request, or of its time limit
             run.requested_end = now + min(max(0.0, job.requested_time - run.work_done), run.limit - run.run_time)
-        # _account(), written out here and in _complete: once each per job, on the hot path
-        self._busy_area += (self.capacity - self.free) * (now - self._last_change)
-        self._last_change = now
+        # cpu_time.account(), written out here and in _complete: once each per job, on the hot path
+        account = self.cpu_time
+        account.busy_area += (self.capacity - self.free) * (now - account.last_change)
+        account.last_change = now
         run.cpus = n
         run.started = now
         self.free -= n
@@ -332,62 +275,117 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds, JobBodies, NodeFaults, F
                     used[r] += a
         self.running.append(run)
         # a plain job's end is one Timeout (job_end.py); a ProcessJob's body runs as a process (job_body.py)
-        run.event = _Allocated(env, run, self._plan_end) if job.__class__ is Job else self._allocated(run)
+        run.event = _Allocated(env, run, self.ends.plan) if job.__class__ is Job else self.bodies.allocated(run)
         if self._trace is not None:
             verb = "resume" if resumed else "start"
             self._trace(now, self.name, verb, f"job {job.id} on {n}/{job.cpus} cpus")
 
     def preempt(self, job: Job) -> None:
-        """Suspend running ``job``: its CPUs are freed, it waits to resume where it left off."""
-        run = self._running_state(job)
-        now = self.env.now
-        self._account()
-        run._book(now)
-        self._release(run)
-        run.cpus = 0
-        run.preemptions += 1
-        self._interrupt_body(run, "preempt")
-        self._suspended[job] = run
-        # Back to its place in arrival order; the queue is sorted by arrival, so bisect.
-        arrival = self._arrival_seq
-        self.waiting.insert(bisect.bisect(self.waiting, run.seq, key=arrival.__getitem__), job)
-        run.event = None  # its planned end is stale now; start() plans a new one
-        if self._trace is not None:
-            self._trace(now, self.name, "preempt", f"job {job.id}, {run.remaining(now):.4g} ideal time left")
+        """Suspend running ``job``: its CPUs are freed, it waits to resume where it left off (``reallocation``)."""
+        self.reallocation.preempt(job)
 
     def resize(self, job: Job, cpus: int) -> None:
-        """Squeeze running ``job`` onto fewer CPUs, or grow it back (at most what it asked for)."""
-        run = self._running_state(job)
-        if not is_whole(cpus, 1) or cpus > job.cpus:
-            raise PolicyError(f"machine {self.name!r}: job {job.id} asks for {job.cpus} cpus; cannot resize to {cpus}")
-        if cpus - run.cpus > self.free:
-            raise PolicyError(
-                f"machine {self.name!r}: growing job {job.id} to {cpus} cpus needs "
-                f"{cpus - run.cpus} more, {self.free} free"
-            )
-        if cpus == run.cpus:
-            return
-        now = self.env.now
-        self._account()
-        run._book(now)
-        self.free -= cpus - run.cpus
-        run.cpus = int(cpus)
-        run.resizes += 1
-        # re-plan the end at the new rate (a body: a new incarnation on the new allocation)
-        run.event = (
-            _Allocated(self.env, run, self._plan_end) if job.__class__ is Job else self._allocated(run, "resize")
-        )
-        if self._trace is not None:
-            self._trace(now, self.name, "resize", f"job {job.id} to {cpus}/{job.cpus} cpus")
+        """Squeeze running ``job`` onto fewer CPUs, or grow it back, at most to what it asked for (``reallocation``)."""
+        self.reallocation.resize(job, cpus)
 
-    # ------------------------------------------------------------------ elsewhere
-    # A job's end (_plan_end, _complete, _kill_at_limit, _leave, _release): JobEnding, in
-    # job_end.py. The CPUs had over time (busy, busy_time, capacity_time, set_capacity,
-    # _account): CapacityAccount, in capacity.py. Processor ids (allocation_rows, allocated):
-    # ProcessorIds, in processor_ids.py. Node failures (fail_nodes, repair_nodes, inject_failures):
-    # NodeFaults, in node_faults.py. Whether a job fits now or ever, and its time limit (fits,
-    # can_ever_fit, time_limit): Fitting, in fitting.py. The records of the jobs still here
-    # (snapshot, all_records): JobSnapshot, in job_snapshot.py.
+    # ------------------------------------------------------------------ a job's end
+    @step_label("completes {job}")
+    def _complete(self, event: simpy.Event) -> None:
+        """The job's work is done (its end event, planned by ``ends``, fired): it leaves, ``COMPLETED``."""
+        run: Running = event._value  # SimPy's field behind .value (a property call)
+        if run.event is not event:
+            return  # stale: planned before a preemption or resize
+        now = self.env.now
+        account = self.cpu_time  # cpu_time.account(), written out
+        account.busy_area += (self.capacity - self.free) * (now - account.last_change)
+        account.last_change = now
+        # The final stretch is by definition the rest of the work: no float residue.
+        run.work_done += run._remaining
+        run.cpu_time += (now - run.started) * run.cpus
+        run._remaining = 0.0
+        self._leave(run, Status.COMPLETED, now)
+
+    def _leave(self, run: Running, status: Status, now: float, restarts: int = 0, allocation: str = NO_IDS) -> None:
+        """The job ends: free its CPUs, record it (with its node-failure ``restarts`` and the ``allocation``
+        of ids it ran on, which a MachineWithIds passes), tell the listeners, then decide."""
+        job = run.job
+        run.event = None
+        self._release(run)
+        del self._arrival_seq[job]
+        if not self.completed and self._trace is None:
+            # Nobody listens: log the fields, make no record (a third of the completion's cost).
+            self.records.add(
+                job, self.name, status, run.first_start, now, run.cpu_time, run.preemptions, run.resizes,
+                restarts, allocation,
+            )  # fmt: skip
+        else:
+            self.ends.record(run, status, now, restarts, allocation)
+        self.decisions.decide()
+
+    def _release(self, run: Running) -> None:
+        """Give back the CPUs and other resources ``run`` holds (at its end, or when it is preempted)."""
+        self.free += run.cpus
+        self.running.remove(run)
+        demands = run.job.demands
+        if demands:
+            # re-add what is still held rather than subtract: no float residue builds up
+            used = self.used
+            for r, a in demands.items():
+                if a > 0:
+                    used[r] = math.fsum(x.job.demands.get(r, 0.0) for x in self.running)
+
+    # ------------------------------------------------------------------ CPUs had over time (cpu_time)
+    @property
+    def busy(self) -> int:
+        """CPUs allocated now."""
+        return self.capacity - self.free
+
+    def busy_time(self) -> float:
+        """Integral of allocated CPUs over time, from the start to now (exact)."""
+        return self.cpu_time.busy_time()
+
+    def capacity_time(self) -> float:
+        """Integral of provisioned CPUs (``capacity``) over time, from the start to now (exact)."""
+        return self.cpu_time.capacity_time()
+
+    def set_capacity(self, cpus: int) -> None:
+        """Grow or shrink the pool of CPUs, never below the CPUs in use (``cpu_time``)."""
+        self.cpu_time.set_capacity(cpus)
+
+    # ------------------------------------------------------------------ what a job may have
+    def fits(self, job: Job, cpus: int | None = None) -> bool:
+        """Could ``job`` start now on ``cpus`` CPUs (default: all it asked for)?"""
+        if (job.cpus if cpus is None else cpus) > self.free:
+            return False
+        if not job.demands:  # CPUs only, the common case: no generator to build
+            return True
+        used, resources = self.used, self.resources
+        # a relative tolerance: 0.1 + 0.2 of memory must fit a capacity of 0.3
+        return all(a <= 0 or used.get(r, 0.0) + a <= resources.get(r, 0.0) * (1 + 1e-9) for r, a in job.demands.items())
+
+    def can_ever_fit(self, job: Job) -> bool:
+        """Does ``job`` fit the empty machine at its largest?"""
+        if job.cpus > self.max_capacity:
+            return False
+        resources = self.resources
+        return all(a <= 0 or a <= resources.get(r, 0.0) * (1 + 1e-9) for r, a in job.demands.items())
+
+    def time_limit(self, job: Job) -> float | None:
+        """The run time (holding CPUs, squeezed or not) after which ``job`` is killed, or ``None``.
+
+        Asked once, at its first start. Under ``walltime="kill"``: the job's ``estimate``
+        (SWF's requested time), if it has one; a cluster adds its queues' limits.
+        """
+        return job.estimate if self.walltime == "kill" else None
+
+    # ------------------------------------------------------------------ records
+    def snapshot(self) -> list[JobRecord]:
+        """Records of the jobs still here (``RUNNING`` or ``WAITING``), as of now."""
+        return snapshot(self)
+
+    def all_records(self) -> list[JobRecord]:
+        """Completed and rejected jobs, then those still running or waiting."""
+        return [*self.records, *snapshot(self)]
 
     # ------------------------------------------------------------------ internals
     def _running_state(self, job: Job) -> Running:
@@ -401,11 +399,3 @@ class Machine(CapacityAccount, JobEnding, ProcessorIds, JobBodies, NodeFaults, F
             f"{type(self).__name__}({self.name!r}, capacity={self.capacity}, free={self.free}, "
             f"waiting={len(self.waiting)}, running={len(self.running)})"
         )
-
-
-class MachineWithIds(GivesIds, Machine):
-    """A :class:`Machine` that gives each job processor ids: what ``Machine(..., allocation=...)`` builds.
-
-    Its ``start``, ``resize``, ``_release`` and ``_leave`` are Machine's with the ids
-    taken and given back around them (:class:`~schedlab.processes.machine.processor_ids.GivesIds`).
-    """

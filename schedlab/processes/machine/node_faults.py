@@ -34,11 +34,14 @@ Jobs wider than the processors up wait for the repair; they are never rejected f
 
 On a :class:`~schedlab.processes.cluster.cluster.Cluster` the nodes are the platform's nodes
 (node ``k`` is ``cluster.nodes[k]``, its processors its core ids) and this same code
-runs: the cluster only says what a node is (:meth:`NodeFaults.node_procs`) and how it
-goes down and comes back (``_take_down``/``_bring_up``: its cores are not free, so no
-placement rule puts a job on it). A
+runs: the cluster only says what a node is (the ``starts`` of its :class:`NodeFaults`) and
+how it goes down and comes back (its ``_take_down``/``_bring_up``: its cores are not free,
+so no placement rule puts a job on it). A
 :class:`~schedlab.processes.cluster.power.PoweredCluster` also shows a down node's power state
 as ``"down"`` (:mod:`schedlab.processes.cluster.power`).
+
+:class:`NodeFaults` is a part the machine holds (``machine.faults``) and calls; the
+machine's ``fail_nodes``, ``node_kills`` and the rest are its answers.
 """
 
 from __future__ import annotations
@@ -47,52 +50,62 @@ import bisect
 import math
 from collections.abc import Generator, Iterable, Sequence
 from functools import partial
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import simpy
 
-from schedlab.model.contracts.processor_map import ProcessorMap
 from schedlab.model.core.failures import NodeFailure
 from schedlab.model.core.job import Job
 from schedlab.model.core.procset import format_procset
 from schedlab.model.records.job_record import Status
 from schedlab.model.records.node_fail import NodeKill, NodeOutage
-from schedlab.processes.machine.running import Running, RunningSet
-from schedlab.processes.tracing import Tracer
+from schedlab.processes.machine.parts_view import MachineWithNodes, PartsView
+from schedlab.processes.machine.running import Running
 
-__all__ = ["NodeFaults", "OnNodeFail"]
+__all__ = ["NodeFaults", "OnNodeFail", "node_starts"]
 
 #: what a machine does with a job that a node failure killed
 OnNodeFail = Literal["requeue", "drop"]
 
 
+def node_starts(name: str, processors: int, node_size: int) -> range:
+    """The first processor id of each node of ``node_size`` processors, then one past the last (a lazy range)."""
+    if not (isinstance(node_size, int) and node_size >= 1):
+        raise ValueError(f"machine {name!r}: node_size must be a whole number >= 1, got {node_size!r}")
+    return range(0, processors + node_size, node_size)  # the last node may be smaller
+
+
 class NodeFaults:
-    """A mix-in of :class:`~schedlab.processes.machine.machine.Machine`: nodes that fail and are repaired."""
+    """The nodes of ``machine`` that fail and are repaired, and the jobs the failures killed (its ``faults``).
 
-    env: simpy.Environment
-    name: str
-    capacity: int
-    max_capacity: int
-    free: int
-    waiting: list[Job]
-    running: RunningSet
-    processors: ProcessorMap | None
-    _arrival_seq: dict[Job, int]
-    _suspended: dict[Job, Running]
-    _deciding: bool
-    _capacity_area: float
-    _capacity_since: float
-    _trace: Tracer | None
+    Parameters
+    ----------
+    machine
+        The machine whose nodes fail (it kills, requeues and records their jobs).
+    starts
+        Node ``k``'s processors are ids ``starts[k]`` to ``starts[k + 1] - 1`` (capped at the
+        machine's processors): :func:`node_starts` for a machine, each node's first core for a cluster.
+    shape
+        How the nodes are cut from the processors, for error messages (``", node_size 2"``).
+    on_node_fail
+        ``"requeue"`` or ``"drop"``: what becomes of a job a node failure kills.
+    failable
+        Whether nodes can fail at all: only on a machine that names its processors.
+    """
 
-    def _init_faults(self, node_size: int, on_node_fail: OnNodeFail) -> None:
-        if not (isinstance(node_size, int) and node_size >= 1):
-            raise ValueError(f"machine {self.name!r}: node_size must be a whole number >= 1, got {node_size!r}")
+    def __init__(
+        self, machine: PartsView, starts: Sequence[int], shape: str, on_node_fail: OnNodeFail, *, failable: bool
+    ) -> None:
         if on_node_fail not in ("requeue", "drop"):
-            raise ValueError(f"machine {self.name!r}: on_node_fail must be 'requeue' or 'drop', got {on_node_fail!r}")
-        #: processors per node (node k holds ids k * node_size ..)
-        self.node_size = node_size
+            raise ValueError(
+                f"machine {machine.name!r}: on_node_fail must be 'requeue' or 'drop', got {on_node_fail!r}"
+            )
+        self.machine = machine
+        self.starts = starts
+        self.shape = shape
         #: "requeue" or "drop": what becomes of a job a node failure kills
         self.on_node_fail: OnNodeFail = on_node_fail
+        self.failable = failable
         #: every job a node failure killed, in order
         self.node_kills: list[NodeKill] = []
         #: every stretch a node was down, in the order they began (end nan while down)
@@ -104,17 +117,18 @@ class NodeFaults:
 
     @property
     def node_count(self) -> int:
-        """How many nodes the machine has (its processors over ``node_size``, the last node maybe smaller)."""
-        return -(-self.max_capacity // self.node_size)
+        """How many nodes the machine has."""
+        return len(self.starts) - 1
 
     def node_procs(self, node: int) -> range:
         """The processor ids of ``node``."""
+        m = self.machine
         if not (isinstance(node, int) and 0 <= node < self.node_count):
             raise ValueError(
-                f"machine {self.name!r}: no node {node!r}; it has nodes 0-{self.node_count - 1} "
-                f"({self.max_capacity} processors{self._node_shape()})"
+                f"machine {m.name!r}: no node {node!r}; it has nodes 0-{self.node_count - 1} "
+                f"({m.max_capacity} processors{self.shape})"
             )
-        return range(node * self.node_size, min((node + 1) * self.node_size, self.max_capacity))
+        return range(self.starts[node], min(self.starts[node + 1], m.max_capacity))
 
     def nodes_down(self) -> list[int]:
         """The nodes down now."""
@@ -124,41 +138,51 @@ class NodeFaults:
         """Times ``job`` was killed by a node failure and requeued, while here (then its record's ``restarts``)."""
         return self._attempts.get(job, 0)
 
+    def ended(self, job: Job) -> int:
+        """``job`` leaves the machine: its restarts, for its record, forgotten here."""
+        return self._attempts.pop(job, 0)
+
     # -- failing and repairing --------------------------------------------------------------
 
     def fail_nodes(self, nodes: Iterable[int]) -> None:
         """Nodes fail now: kill the jobs on them (requeue or drop), take their processors down, decide."""
-        self._check_failable()
+        m = self.machine
+        if not self.failable:
+            raise ValueError(
+                f"machine {m.name!r}: node failures need processor ids; "
+                "build the machine with allocation='first-fit' (or another rule)"
+            )
         nodes = list(dict.fromkeys(nodes))
         ranges = [self.node_procs(n) for n in nodes]  # checks every node before any is failed
-        now = self.env.now
-        deciding, self._deciding = self._deciding, True  # one decision after the whole failure
+        now = m.env.now
+        deciding, m.decisions.deciding = m.decisions.deciding, True  # one decision after the whole failure
         try:
             for node, ids in zip(nodes, ranges, strict=True):
                 hit = set(ids)
-                for run in [r for r in self.running if not hit.isdisjoint(self.held_ids(r.job))]:
+                for run in [r for r in m.running if not hit.isdisjoint(m.ids.held_ids(r.job))]:
                     self._kill_on_node(run, node, now)
                 count, outage = self._down.get(node, (0, -1))
                 if count == 0:
-                    self._account()
-                    self._take_down(node, ids)
+                    m.cpu_time.account()
+                    cast(MachineWithNodes, m)._take_down(node, ids)  # failable: it names its processors
                     outage = len(self.node_outages)
                     self.node_outages.append(NodeOutage(node, format_procset(ids), float(now), math.nan))
-                    if self._trace is not None:
-                        self._trace(now, self.name, "node down", f"node {node} (processors {format_procset(ids)})")
+                    if m._trace is not None:
+                        m._trace(now, m.name, "node down", f"node {node} (processors {format_procset(ids)})")
                 self._down[node] = (count + 1, outage)
         finally:
-            self._deciding = deciding
-        self.decide()
+            m.decisions.deciding = deciding
+        m.decide()
 
     def repair_nodes(self, nodes: Iterable[int]) -> None:
         """One failure of each of ``nodes`` is repaired; a node with no failure left comes back up."""
-        now = self.env.now
+        m = self.machine
+        now = m.env.now
         up = False
         for node in dict.fromkeys(nodes):
             if node not in self._down:
                 raise ValueError(
-                    f"machine {self.name!r} at t={now}: node {node!r} is not down; nodes down: {self.nodes_down()}"
+                    f"machine {m.name!r} at t={now}: node {node!r} is not down; nodes down: {self.nodes_down()}"
                 )
             count, outage = self._down[node]
             if count > 1:
@@ -166,33 +190,34 @@ class NodeFaults:
                 continue
             del self._down[node]
             ids = self.node_procs(node)
-            self._account()
-            self._bring_up(node, ids)
+            m.cpu_time.account()
+            cast(MachineWithNodes, m)._bring_up(node, ids)  # it failed, so it names its processors
             self.node_outages[outage] = self.node_outages[outage]._replace(end=float(now))
             up = True
-            if self._trace is not None:
-                self._trace(now, self.name, "node up", f"node {node}")
+            if m._trace is not None:
+                m._trace(now, m.name, "node up", f"node {node}")
         if up:
-            self.decide()
+            m.decide()
 
     def inject_failures(self, failures: Sequence[NodeFailure]) -> simpy.Process:
-        """Replay ``failures`` (sorted by time) on this machine: a SimPy process failing and repairing nodes.
+        """Replay ``failures`` (sorted by time) on the machine: a SimPy process failing and repairing nodes.
 
         A failure before now is clipped to now (what is left of its duration); one whose
         node is not on the machine raises a ValueError naming the failure's line.
         """
+        m = self.machine
         for f in failures:
             for node in f.nodes or ():
                 if not (isinstance(node, int) and 0 <= node < self.node_count):
                     where = f"failure log line {f.line}" if f.line else f"failure at t={f.time}"
                     raise ValueError(
-                        f"{where}: node {node} is not on machine {self.name!r} "
-                        f"(nodes 0-{self.node_count - 1}: {self.max_capacity} processors{self._node_shape()})"
+                        f"{where}: node {node} is not on machine {m.name!r} "
+                        f"(nodes 0-{self.node_count - 1}: {m.max_capacity} processors{self.shape})"
                     )
-        return self.env.process(self._failure_process(list(failures)))
+        return m.env.process(self._failure_process(list(failures)))
 
     def _failure_process(self, failures: list[NodeFailure]) -> Generator[simpy.Event, Any, None]:
-        env = self.env
+        env = self.machine.env
         every = tuple(range(self.node_count))
         for f in failures:
             if f.time > env.now:
@@ -204,92 +229,32 @@ class NodeFaults:
             self.fail_nodes(nodes)
             env.timeout(left).callbacks.append(partial(self._repair_event, nodes))
 
-    # -- what a node is, and how it goes down and comes back: a Machine's; a Cluster overrides --------
-
-    def _node_shape(self) -> str:
-        """How nodes are cut from the processors, for error messages."""
-        return f", node_size {self.node_size}"
-
-    def _check_failable(self) -> None:
-        """A machine fails nodes only if it names its processors (``allocation=``)."""
-        if self.processors is None:
-            raise ValueError(
-                f"machine {self.name!r}: node failures need processor ids; "
-                "build the machine with allocation='first-fit' (or another rule)"
-            )
-
-    def _take_down(self, node: int, ids: range) -> None:
-        """``node``'s processors ``ids`` (its jobs killed, so free) go down: none is allocated, the capacity drops."""
-        assert self.processors is not None  # _check_failable passed
-        self.processors.set_down(ids)
-        self._set_capacity_by(-len(ids))
-
-    def _bring_up(self, node: int, ids: range) -> None:
-        """``node`` is repaired: its processors ``ids`` are free again, the capacity grows back."""
-        assert self.processors is not None
-        self.processors.set_up(ids)
-        self._set_capacity_by(len(ids))
-
-    # -- internals -------------------------------------------------------------------------
-
     def _repair_event(self, nodes: Sequence[int], _event: simpy.Event) -> None:
         self.repair_nodes(nodes)
 
     def _kill_on_node(self, run: Running, node: int, now: float) -> None:
         """Kill ``run``'s job, which holds a processor of failed ``node``: book it, then requeue or drop it."""
+        m = self.machine
         job = run.job
-        self._account()
+        m.cpu_time.account()
         run._book(now)
         attempt = self._attempts.get(job, 0) + 1
         outcome = "requeued" if self.on_node_fail == "requeue" else "dropped"
         self.node_kills.append(
             NodeKill(float(now), node, job.id, job.cpus, float(run.first_start), run.cpu_time, outcome, attempt)
         )
-        self._interrupt_body(run, "node_fail")
-        if self._trace is not None:
-            self._trace(now, self.name, "node_fail", f"job {job.id} killed on node {node}, {outcome}")
+        m.bodies.interrupt(run, "node_fail")
+        if m._trace is not None:
+            m._trace(now, m.name, "node_fail", f"job {job.id} killed on node {node}, {outcome}")
         if outcome == "dropped":
             self._attempts.pop(job, None)
-            self._forget_body(job)
-            self._leave(run, Status.NODE_FAIL, now)  # decide() is held off until the failure is done
+            m.bodies.forget(job)
+            m._leave(run, Status.NODE_FAIL, now)  # decide() is held off until the failure is done
             return
         self._attempts[job] = attempt
         run.event = None  # its planned end is stale now
-        self._release(run)
-        self._suspended.pop(job, None)
+        m._release(run)
+        m._suspended.pop(job, None)
         # back in the queue at its place in arrival order (the queue is sorted by arrival)
-        arrival = self._arrival_seq
-        self.waiting.insert(bisect.bisect(self.waiting, arrival[job], key=arrival.__getitem__), job)
-
-    def _set_capacity_by(self, delta: int, free: int | None = None) -> None:
-        """Processors up change by ``delta`` (after _account), the free ones by ``free`` (default
-        ``delta``: the node's processors were all free): the capacity integral is kept exact."""
-        now = self.env.now
-        self._capacity_area += self.capacity * (now - self._capacity_since)
-        self._capacity_since = now
-        self.capacity += delta
-        self.free += delta if free is None else free
-
-    # provided by the machine and its other parts
-    def held_ids(self, job: Job) -> list[int]:
-        """The processor ids ``job`` holds: ProcessorIds', declared here for the mix-in."""
-        raise NotImplementedError
-
-    def decide(self) -> None:
-        """Ask the policy for its actions: the host Machine's ``decide``, declared here for the mix-in."""
-        raise NotImplementedError
-
-    def _account(self) -> None:
-        raise NotImplementedError
-
-    def _leave(self, run: Running, status: Status, now: float) -> None:
-        raise NotImplementedError
-
-    def _release(self, run: Running) -> None:
-        raise NotImplementedError
-
-    def _interrupt_body(self, run: Running, cause: str) -> None:  # JobBodies'
-        raise NotImplementedError
-
-    def _forget_body(self, job: Job) -> None:  # JobBodies'
-        raise NotImplementedError
+        arrival = m._arrival_seq
+        m.waiting.insert(bisect.bisect(m.waiting, arrival[job], key=arrival.__getitem__), job)

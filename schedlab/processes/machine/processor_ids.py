@@ -6,136 +6,154 @@ job specific processor ids when it starts, gives them back when it ends or is
 preempted, and gives back its highest ids when squeezed (a grown job takes new ones
 by the rule). Each stretch a job held one set of ids is a *segment*:
 ``(job id, "0-3 7", start, end)`` in :meth:`ProcessorIds.allocation_rows`, in the order
-they closed. Without ``allocation`` (the default) a machine counts CPUs only and
-none of this runs: the engine's speed is what it was (benchmarks/README.md).
+they closed. A :class:`~schedlab.processes.cluster.cluster.Cluster` keeps its core ids here
+too (its placement chooses them: :meth:`ProcessorIds.hold`).
 
 A job's record carries the ids of the run that produced it
 (:attr:`~schedlab.model.records.job_record.JobRecord.allocation`, the union of its
 segments since its last start, resume or restart) and its node-failure restarts
 (``restarts``): the segments stay here as the per-stretch detail a Gantt chart needs.
 
-How, at no cost to a machine without ids: a machine built with ``allocation=`` is a
-:class:`~schedlab.processes.machine.machine.MachineWithIds`, the explicit subclass whose
-``start``, ``resize``, ``_release`` and ``_leave`` (:class:`GivesIds`, here) take or give
-back ids around Machine's own; ``Machine(..., allocation=...)`` builds one. The plain
-``Machine``'s methods, which every other machine runs, have no test for ids at all: a
-test in ``start`` and ``_release`` would be paid by every machine, ids or not (measured:
-benchmarks/README.md).
+:class:`ProcessorIds` is a part the machine holds (``machine.ids``) and calls: only
+:class:`~schedlab.processes.machine.with_ids.MachineWithIds` (what ``Machine(...,
+allocation=...)`` builds) and a cluster feed it, from their own ``start``, ``resize``,
+``_release`` and ``_leave``. A plain ``Machine`` holds an empty one, which it never calls
+on its hot path: a test for ids in ``start`` and ``_release`` would be paid by every
+machine, ids or not (measured: benchmarks/README.md).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import simpy
 
 from schedlab.model.contracts.processor_map import ALLOCATIONS, AllocationRule, ProcessorMap
 from schedlab.model.core.job import Job
-from schedlab.model.core.procset import format_procset
-from schedlab.model.records.job_record import NO_IDS, Status
+from schedlab.model.core.procset import format_procset, parse_procset
+from schedlab.model.records.job_record import NO_IDS
+from schedlab.processes.machine.parts_view import PartsView
 
-if TYPE_CHECKING:
-    from schedlab.processes.machine.running import Running
-
-__all__ = ["ALLOCATION_COLUMNS", "GivesIds", "ProcessorIds"]
+__all__ = ["ALLOCATION_COLUMNS", "ProcessorIds", "allocation_rule"]
 
 #: the columns of :meth:`ProcessorIds.allocation_rows`
 ALLOCATION_COLUMNS = ("job", "procs", "start", "end")
 
 
+def allocation_rule(name: str, allocation: str | AllocationRule) -> AllocationRule:
+    """The rule ``allocation`` names (or is), for machine ``name``; anything else is a one-line ValueError."""
+    if isinstance(allocation, str):
+        if allocation not in ALLOCATIONS:
+            raise ValueError(
+                f"machine {name!r}: unknown allocation {allocation!r}; "
+                f"choose from {', '.join(ALLOCATIONS)} or pass a rule function"
+            )
+        return ALLOCATIONS[allocation]
+    if callable(allocation):
+        return allocation
+    raise ValueError(
+        f"machine {name!r}: allocation must be a rule name or a function (map, n) -> ids, got {allocation!r}"
+    )
+
+
 class ProcessorIds:
-    """A mix-in of :class:`~schedlab.processes.machine.machine.Machine`: processor ids per running job."""
+    """The processor ids each running job holds, and every stretch it held them (a machine's ``ids``).
 
-    env: simpy.Environment
-    name: str
-    max_capacity: int
-    #: the processors, free or busy (None: the machine counts CPUs only)
-    processors: ProcessorMap | None
+    Parameters
+    ----------
+    env
+        The machine's environment (segments are stamped with its clock).
+    name
+        The machine's name, for error messages.
+    rule
+        How :meth:`take` picks ids over :attr:`processors`; ``None`` where the machine
+        picks them itself (a cluster, through its placement) or gives none (a plain machine).
+    size
+        How many processors the free map has (with ``rule`` only).
+    """
 
-    if TYPE_CHECKING:  # the host Machine's, which GivesIds extends (Machine follows it in the method order)
+    @classmethod
+    def of(cls, machine: PartsView, allocation: str | AllocationRule | None) -> ProcessorIds:
+        """The ids part of ``machine``, built with ``allocation`` (a rule, its name, or ``None``: no ids)."""
+        if allocation is None:
+            return cls(machine.env, machine.name)
+        rule = allocation_rule(machine.name, allocation)
+        if not machine.gives_ids:
+            raise TypeError(
+                f"machine {machine.name!r}: a {type(machine).__name__} gives no processor ids; "
+                "build a Machine (which becomes a MachineWithIds) or derive from MachineWithIds"
+            )
+        return cls(machine.env, machine.name, rule, machine.max_capacity)
 
-        def start(self, job: Job, cpus: int | None = None) -> None:
-            """Start (or resume) waiting ``job`` (Machine's)."""
-            ...
-
-        def resize(self, job: Job, cpus: int) -> None:
-            """Squeeze or grow running ``job`` (Machine's)."""
-            ...
-
-        def _release(self, run: Running) -> None: ...
-
-        def _leave(
-            self, run: Running, status: Status, now: float, restarts: int = 0, allocation: str = NO_IDS
-        ) -> None: ...
-
-    #: node-failure kills so far, per requeued job still here (NodeFaults')
-    _attempts: dict[Job, int]
-
-    def _init_ids(self, allocation: str | AllocationRule | None) -> None:
-        self.processors = None
-        self._rule: AllocationRule | None = None
+    def __init__(self, env: simpy.Environment, name: str, rule: AllocationRule | None = None, size: int = 0) -> None:
+        self.env = env
+        self.name = name
+        self.rule = rule
+        #: the processors, free or busy (None: no map here, so no rule picks ids)
+        self.processors: ProcessorMap | None = ProcessorMap(size) if rule is not None else None
         self._held: dict[Job, tuple[Sequence[int], float]] = {}
         # closed segments: (job id, its ids, start, end), the ids formatted when read
         self._segments: list[tuple[Any, Sequence[int], float, float]] = []
         # every id a job resized in its current run held in it (only resized jobs are here)
         self._run_union: dict[Job, set[int]] = {}
-        if allocation is None:
-            return
-        if isinstance(allocation, str):
-            if allocation not in ALLOCATIONS:
-                raise ValueError(
-                    f"machine {self.name!r}: unknown allocation {allocation!r}; "
-                    f"choose from {', '.join(ALLOCATIONS)} or pass a rule function"
-                )
-            self._rule = ALLOCATIONS[allocation]
-        elif callable(allocation):
-            self._rule = allocation
-        else:
-            raise ValueError(
-                f"machine {self.name!r}: allocation must be a rule name or a function "
-                f"(map, n) -> ids, got {allocation!r}"
-            )
-        if not isinstance(self, GivesIds):
-            raise TypeError(
-                f"machine {self.name!r}: a {type(self).__name__} gives no processor ids; "
-                "build a Machine (which becomes a MachineWithIds) or derive from MachineWithIds"
-            )
-        self.processors = ProcessorMap(self.max_capacity)
 
-    def _ids_by_rule(self, procs: ProcessorMap, n: int) -> Sequence[int]:
-        """``n`` ids by the rule, marked busy; a rule that gives the wrong count, or a busy id, is named."""
-        ids = self._rule(procs, n)  # type: ignore[misc]  # set whenever ids are kept, the only time this runs
-        if type(ids) is not range:
-            ids = list(ids)
-        if len(ids) != n:
-            raise ValueError(
-                f"machine {self.name!r}: allocation rule {self._rule!r} gave {list(ids)!r} for {n} processors"
-            )
-        try:
-            procs.take(ids)  # a duplicate id is busy by its second turn
-        except ValueError as exc:
-            raise ValueError(
-                f"machine {self.name!r}: allocation rule {self._rule!r} gave {list(ids)!r} for {n} processors: {exc}"
-            ) from None
-        return ids
+    # -- the machine's actions ------------------------------------------------------------------
 
-    def _resize_ids(self, job: Job, cpus: int) -> None:
+    def hold(self, job: Job, ids: Sequence[int]) -> None:
+        """``job`` holds ``ids`` from now on (ids its machine chose)."""
+        self._held[job] = (ids, float(self.env.now))
+
+    def take(self, job: Job, n: int) -> None:
+        """``job`` started on ``n`` processors: give it ``n`` ids by the rule."""
+        self._held[job] = (self._by_rule(n), float(self.env.now))
+
+    def resize(self, job: Job, cpus: int) -> None:
         """``job`` now holds ``cpus`` processors: squeezed, it keeps its lowest ids; grown, it takes more."""
         ids, since = self._held[job]
+        if cpus == len(ids):
+            return
         now = float(self.env.now)
         self._segments.append((job.id, ids, since, now))
         self._run_union.setdefault(job, set(ids))
         kept = sorted(ids)[:cpus]
         procs = self.processors
-        assert procs is not None
+        assert procs is not None  # a machine that resizes with ids has a rule, so a map
         procs.give_back(sorted(ids)[cpus:])
         if cpus > len(ids):
-            kept = kept + list(self._ids_by_rule(procs, cpus - len(ids)))
+            kept = kept + list(self._by_rule(cpus - len(ids)))
             self._run_union[job].update(kept)
         self._held[job] = (kept, now)
 
-    def _run_allocation(self, job: Job) -> str:
+    def release(self, job: Job) -> None:
+        """``job`` gives its ids back (it ended, or was preempted or killed): its segment closes."""
+        ids, since = self._held.pop(job)
+        if self.processors is not None:
+            self.processors.give_back(ids)
+        self._segments.append((job.id, ids, since, float(self.env.now)))  # formatted when read
+        if self._run_union:
+            self._run_union.pop(job, None)  # its run is over (ended, preempted or killed)
+
+    def _by_rule(self, n: int) -> Sequence[int]:
+        """``n`` ids by the rule, marked busy; a rule that gives the wrong count, or a busy id, is named."""
+        procs, rule = self.processors, self.rule
+        assert procs is not None and rule is not None  # only a machine built with a rule takes ids
+        ids = rule(procs, n)
+        if type(ids) is not range:
+            ids = list(ids)
+        if len(ids) != n:
+            raise ValueError(f"machine {self.name!r}: allocation rule {rule!r} gave {list(ids)!r} for {n} processors")
+        try:
+            procs.take(ids)  # a duplicate id is busy by its second turn
+        except ValueError as exc:
+            raise ValueError(
+                f"machine {self.name!r}: allocation rule {rule!r} gave {list(ids)!r} for {n} processors: {exc}"
+            ) from None
+        return ids
+
+    # -- what it answers ----------------------------------------------------------------------
+
+    def run_allocation(self, job: Job) -> str:
         """The interval set of the ids ``job`` held in its current run (``""`` if it holds none).
 
         The union over the run's segments: a squeeze keeps the lowest ids and a growth
@@ -164,8 +182,6 @@ class ProcessorIds:
 
     def allocated(self) -> dict[Any, str]:
         """Per job id, every processor it held over its life, as one interval set (Batsim's ``allocated_resources``)."""
-        from schedlab.model.core.procset import parse_procset
-
         ids: dict[Any, set[int]] = {}
         for job, procs, _, _ in self.allocation_rows():
             ids.setdefault(job, set()).update(parse_procset(procs))
@@ -176,42 +192,3 @@ class ProcessorIds:
         lines = [",".join(ALLOCATION_COLUMNS)]
         lines += [f"{job},{procs},{start!r},{end!r}" for job, procs, start, end in self.allocation_rows()]
         return "\n".join(lines) + "\n"
-
-
-class GivesIds(ProcessorIds):
-    """What :class:`~schedlab.processes.machine.machine.MachineWithIds` runs around Machine's own actions.
-
-    Each method calls the machine's (``super()``), then takes or gives back processor
-    ids; ``_leave`` first hands the record the run's ids and its restarts. A mix-in
-    placed before ``Machine`` (``class MachineWithIds(GivesIds, Machine)``), so the
-    class's method order shows what runs.
-    """
-
-    def start(self, job: Job, cpus: int | None = None) -> None:
-        """Start (or resume) waiting ``job``, then give it ids by the machine's rule."""
-        super().start(job, cpus)  # it checked cpus: the job runs on all it asked for, or on cpus
-        procs = self.processors
-        assert procs is not None  # a MachineWithIds always has its map (_init_ids)
-        self._held[job] = (self._ids_by_rule(procs, job.cpus if cpus is None else int(cpus)), float(self.env.now))
-
-    def resize(self, job: Job, cpus: int) -> None:
-        """Squeeze or grow running ``job``, then give back its highest ids or take new ones."""
-        before = len(self._held[job][0]) if job in self._held else None
-        super().resize(job, cpus)
-        if before is not None and before != cpus:
-            self._resize_ids(job, int(cpus))
-
-    def _release(self, run: Running) -> None:
-        super()._release(run)
-        job = run.job
-        ids, since = self._held.pop(job)
-        procs = self.processors
-        assert procs is not None  # a MachineWithIds always has its map (_init_ids)
-        procs.give_back(ids)
-        self._segments.append((job.id, ids, since, float(self.env.now)))  # formatted when read
-        if self._run_union:
-            self._run_union.pop(job, None)  # its run is over (ended, preempted or killed)
-
-    def _leave(self, run: Running, status: Status, now: float, restarts: int = 0, allocation: str = NO_IDS) -> None:
-        job = run.job  # read before the machine's _leave releases the ids
-        super()._leave(run, status, now, self._attempts.pop(job, 0), self._run_allocation(job))
