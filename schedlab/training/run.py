@@ -92,6 +92,8 @@ def train(
     if not resume and (out / "checkpoint.pkl").exists():
         raise ValueError(f"--out {out} holds a training already: add --resume to go on with it, or choose another")
     env = make_env(config.env, dict(config.env_settings))
+    if config.ppo_steps and hasattr(env, "possible_agents"):  # PettingZoo Parallel: ES and imitation only
+        raise ValueError(f"ppo_steps={config.ppo_steps}: PPO trains in Gymnasium envs, not in Parallel {config.env}")
     if config.teacher:
         heuristic(config.env, config.teacher)  # an unknown teacher refused before any work
     spec = EnvSpec(config.env, json.dumps(dict(config.env_settings), sort_keys=True), tuple(config.hidden))
