@@ -30,7 +30,7 @@ import numpy as np
 from schedlab.model.core.streams import Streams
 from schedlab.training.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from schedlab.training.config import TrainConfig
-from schedlab.training.episodes import EnvSpec, episode_costs, make_env
+from schedlab.training.episodes import EnvSpec, episode_costs, make_env, spaces
 from schedlab.training.heuristics import heuristic
 from schedlab.training.imitation import imitate, teacher_decisions
 from schedlab.training.outputs import save_model, write_curve
@@ -81,7 +81,8 @@ def train(
         heuristic(config.env, config.teacher)  # an unknown teacher refused before any work
     spec = EnvSpec(config.env, json.dumps(dict(config.env_settings), sort_keys=True), tuple(config.hidden))
     streams = Streams(config.seed)
-    policy = MLPPolicy(env.observation_space.shape[0], int(env.action_space.n), config.hidden, streams["init"])
+    observation, action = spaces(env)
+    policy = MLPPolicy(observation.shape[0], int(action.n), config.hidden, streams["init"])
     teacher = config.teacher or None
     validation = [int(s) for s in streams["validation_episodes"].integers(*VALIDATION_SEEDS, size=config.validation)]
     val_base = _scored(spec, None, teacher, validation, executor) if teacher else None
