@@ -23,11 +23,14 @@ def add_train_parser(sub: Any, common: Any) -> None:
     p = sub.add_parser(
         "train",
         help="train a scheduler in an environment (imitation, then evolution strategies on whole episodes)",
-        description="Train a policy for a Gymnasium environment (Machine-v0, ...). Settings: --set FIELD=VALUE for "
+        description="Train a policy for a Gymnasium environment (Machine-v0, ...) or one policy shared by every agent "
+        "of a PettingZoo Parallel one (GridParallel-v0). Settings: --set FIELD=VALUE for "
         "TrainConfig's fields (generations, pairs, sigma, learning_rate, episodes, validation, teacher, seed...), "
         "--set env.NAME=VALUE for the environment's (env.window=4).",
     )
-    p.add_argument("env", metavar="ENV", help="a registered Gymnasium id (Machine-v0 means schedlab/Machine-v0)")
+    p.add_argument(
+        "env", metavar="ENV", help="a registered Gymnasium or Parallel id (Machine-v0 means schedlab/Machine-v0)"
+    )
     p.add_argument("--executor", choices=("process", "dask", "serial"), default="process", help="scores the population")
     p.add_argument("--workers", type=int, default=None, help="worker processes (default: TrainConfig.workers)")
     p.add_argument("--out", default=None, metavar="DIR", help="output folder (default: results/train/<env>)")
