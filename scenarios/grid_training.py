@@ -22,7 +22,9 @@ every policy of a replication sees the same capacities and jobs (paired). Polici
 - ``learned_env``: the same policy in the Parallel environment it was trained in,
   where the brokers of a round decide at once on the same loads;
 - ``lls`` and ``osl``: :class:`~schedlab.policies.LeastLoaded` and
-  :class:`~schedlab.learners.OrdinalSharing` (alpha = beta = 0.5) in the ``GridModel``.
+  :class:`~schedlab.learners.OrdinalSharing` (alpha = beta = 0.5) in the ``GridModel``;
+- ``mct``: the teacher, as a policy of the observation, in the ``GridModel``
+  (:func:`~schedlab.envs.grid.teachers.mct_policy`; it reads the runtime and latency features).
 
 ``report`` prints, per topology, ATPT (eq. 1) of each, the learned ones as mean ± sd
 over the training seeds, and the paired differences learned - LLS and learned - OSL
@@ -49,6 +51,7 @@ import simpy
 from schedlab.envs.grid.named import TOPOLOGIES
 from schedlab.envs.grid.obs import FEATURES, grid_model
 from schedlab.envs.grid.policy import PolicyDecider
+from schedlab.envs.grid.teachers import mct_policy
 from schedlab.envs.parallel_registry import make_parallel
 from schedlab.experiment import cli_main
 from schedlab.learners import OrdinalSharing
@@ -60,7 +63,7 @@ from schedlab.training import TrainConfig, load_policy, train
 from schedlab.training.episodes import greedy_act, run_episode
 from schedlab.training.heuristics import heuristic_names
 
-POLICIES = ("learned", "learned_env", "lls", "osl")
+POLICIES = ("learned", "learned_env", "lls", "osl", "mct")
 ENV = "schedlab/GridParallel-v0"
 
 
@@ -68,7 +71,7 @@ ENV = "schedlab/GridParallel-v0"
 class Config:
     #: topologies compared: complete, tree, small_world (docs/grid.md's settings)
     topologies: tuple[str, ...] = TOPOLOGIES
-    #: policies compared: learned, learned_env, lls, osl
+    #: policies compared: learned, learned_env, lls, osl, mct (the teacher, in the model)
     policies: tuple[str, ...] = POLICIES
     #: training seeds (one model each per topology)
     seeds: tuple[int, ...] = (0, 1, 2)
@@ -95,7 +98,7 @@ class Config:
     #: validation episodes choosing the best weights
     validation: int = number(4, low=1, work=True)
     #: teacher episodes imitated
-    imitation_episodes: int = number(8, low=0, work=True)
+    imitation_episodes: int = number(32, low=0, work=True)
     #: passes of behaviour cloning
     imitation_epochs: int = number(100, low=0)
     #: OSL's learning rate alpha and sharing factor beta
@@ -213,6 +216,8 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
     if cell["policy"] == "learned":
         policy = _policy(cfg, cell["topology"], cell["seed"])
         decider: Any = PolicyDecider(policy.act, penv.config)
+    elif cell["policy"] == "mct":
+        decider = PolicyDecider(mct_policy(penv.observer), penv.config)
     elif cell["policy"] == "lls":
         decider = LeastLoaded(own["routing"])
     else:

@@ -29,7 +29,7 @@ def test_the_quick_run_trains_three_seeds_and_prints_the_paired_table(tmp_path, 
     printed = capsys.readouterr().out
     assert "minus LLS (paired)" in printed
     table = _table(tmp_path / "run")
-    assert set(table) == {(t, p) for t in ("complete", "tree") for p in ("learned", "learned_env", "lls", "osl")}
+    assert set(table) == {(t, p) for t in ("complete", "tree") for p in ("learned", "learned_env", "lls", "osl", "mct")}
     learned = table["tree", "learned"]
     assert learned["seeds"] == "3" and learned["episodes"] == "2"
     assert len(learned["minus_lls_per_seed"].split()) == 3

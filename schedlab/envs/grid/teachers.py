@@ -16,6 +16,10 @@ cost on an episode is the same in any process.
   the job's own run time, which differs sevenfold between capacities 50 and 350, and the
   links' delay).
 
+:func:`mct_policy` is MCT as a policy of the observation alone (it needs the
+``runtime`` and ``latency`` features), so it decides back in a ``GridModel`` through
+:class:`~schedlab.envs.grid.policy.PolicyDecider`, as LLS and OSL do there.
+
 OSL (:class:`~schedlab.learners.OrdinalSharing`) is no rule of this kind: it learns from
 its own jobs' completions and shares its table around the ring inside the model's
 turns, which the environment takes over; it is a yardstick in the model only.
@@ -23,11 +27,14 @@ turns, which the environment takes over; it is a yardstick in the model only.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-__all__ = ["TEACHERS", "lls", "mct"]
+from schedlab.envs.grid.obs import GridObserver
+
+__all__ = ["TEACHERS", "lls", "mct", "mct_policy"]
 
 
 def _choose(cost: np.ndarray, capacities: np.ndarray, mask: np.ndarray) -> int:
@@ -53,6 +60,20 @@ def mct(env: Any, agent: str) -> int:
     if config.topology is not None:
         finish = finish + config.topology.latency[i]
     return _choose(finish, capacities, config.action_mask(i))
+
+
+def mct_policy(observer: GridObserver) -> Callable[[np.ndarray], int]:
+    """MCT as ``policy(obs) -> resource``, from the ``runtime`` and ``latency`` features (every resource reachable)."""
+    missing = {"runtime", "latency"} - set(observer.features)
+    if missing:
+        raise ValueError(f"features: MCT as a policy reads runtime and latency; the observer lacks {sorted(missing)}")
+
+    def policy(obs: np.ndarray) -> int:
+        scaled = observer.loads(obs) + observer.feature(obs, "runtime") + observer.feature(obs, "latency")
+        capacities = observer.capacities(obs)
+        return _choose(scaled, capacities, np.ones(capacities.size, dtype=bool))
+
+    return policy
 
 
 #: the grid's rules by name, as :func:`schedlab.training.heuristics.heuristic` finds them
