@@ -106,7 +106,9 @@ _ZERO = {  # what 0 means where it is accepted
 #: field -> {value (or "*": any): why it is meant}; an accepted value not here is a defect of the probe's rules
 MEANT: dict[str, dict[str, str]] = {
     **{name: {"0": why} for name, why in _ZERO.items()},
-    **{name: {"*": _FOLDER} for name in ("curves_dir", "out_dir", "series_dir", "pool_log")},
+    **{name: {"*": _FOLDER} for name in ("curves_dir", "out_dir", "series_dir", "pool_log", "models_dir")},
+    "generations": {"0": "documented: no evolution strategies, the imitated policy is kept (grid_training)"},
+    "imitation_episodes": {"0": "documented: no imitation, the search starts from random weights (grid_training)"},
     "train_seed": {"0": _SEED, str(10**12): _SEED},
     "window_seed": {"0": _SEED, str(10**12): _SEED},
     "seeds": {

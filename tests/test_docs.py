@@ -61,4 +61,4 @@ def test_docs_exist():
     assert {"architecture.md", "models.md", "scenarios.md"} <= names
     assert len(BLOCK.findall((ROOT / "docs" / "models.md").read_text())) >= 12  # a policy, learner, topology x 4
     tutorials = sorted((ROOT / "docs" / "tutorials").glob("[0-9][0-9]_*.md"))
-    assert len(tutorials) == 9 and all(os.path.getsize(t) > 0 for t in tutorials)
+    assert len(tutorials) == 10 and all(os.path.getsize(t) > 0 for t in tutorials)

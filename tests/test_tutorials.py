@@ -65,8 +65,8 @@ def test_tutorial_is_short(page):
     assert 0 < lines <= MAX_CODE_LINES, f"{page.name}: {lines} lines of code"
 
 
-def test_all_nine_tutorials_are_indexed_in_order():
-    assert [p.name[:2] for p in TUTORIALS] == [f"{i:02d}" for i in range(1, 10)]
+def test_all_ten_tutorials_are_indexed_in_order():
+    assert [p.name[:2] for p in TUTORIALS] == [f"{i:02d}" for i in range(1, 11)]
     for index in (ROOT / "docs" / "tutorials" / "README.md", ROOT / "README.md"):
         text = index.read_text()
         places = [text.find(p.name) for p in TUTORIALS]

@@ -30,6 +30,8 @@ to SuperSuit's vector envs and a shared Stable-Baselines3 policy, :mod:`schedlab
 ``NetworkAgentsEnv`` is seed 004's server network with its shipping agents (one
 decision per head job) behind the Parallel API, ``network_aec_env`` behind AEC.
 They are imported on first use, so PettingZoo (the rl extra) is needed only for them.
+``make_parallel("GridParallel-v0", topology="tree")`` makes the Parallel grid by name
+(:mod:`schedlab.envs.parallel_registry`, schedlab's registry of Parallel environments).
 ``PolicyDecider`` runs a per-agent policy back inside a ``GridModel``; ``least_loaded``
 and ``random_resource`` are LLS and RS as such policies.
 """
@@ -43,6 +45,7 @@ from schedlab.envs.machine.config import MachineEnvConfig, agent_machine
 from schedlab.envs.machine.env import MachineEnv
 from schedlab.envs.machine.jobs import LogWindows, SyntheticJobs
 from schedlab.envs.machine.obs import MachineObserver
+from schedlab.envs.parallel_registry import make_parallel, register_parallel
 from schedlab.envs.slotted.deeprm import DeepRMConfig, DeepRMEnv
 
 __all__ = [
@@ -71,8 +74,10 @@ __all__ = [
     "kernel_layout",
     "least_loaded",
     "make_env",
+    "make_parallel",
     "network_aec_env",
     "random_resource",
+    "register_parallel",
 ]
 
 #: env steps after which ``gymnasium.make`` truncates an episode (a TimeLimit): far above a default
@@ -111,6 +116,10 @@ if "schedlab/SiteSupervisor-v0" not in gym.registry:
         entry_point="schedlab.envs.site.env:SiteSupervisorEnv",
         max_episode_steps=MAX_EPISODE_STEPS["schedlab/SiteSupervisor-v0"],
     )
+
+
+# PettingZoo Parallel environments by name (PettingZoo has no registry of its own): made on first use
+register_parallel("schedlab/GridParallel-v0", "schedlab.envs.grid.named:grid_parallel_env")
 
 
 def make_env(name: str, **settings: Any) -> gym.Env[Any, Any]:

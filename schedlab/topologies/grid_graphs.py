@@ -50,7 +50,7 @@ def _capacities(
 
 def hierarchical_grid(
     fanout: Sequence[int] = (3, 2),
-    resources_per_site: int = 4,
+    resources_per_site: int | Sequence[int] = 4,
     *,
     capacity_range: tuple[float, float] = (50.0, 350.0),
     capacities: Sequence[float] | np.ndarray | None = None,
@@ -68,7 +68,8 @@ def hierarchical_grid(
         of the lowest broker level. ``(3, 2)``: a top broker, 3 regional brokers, 2
         sites under each (6 sites). Each entry >= 1.
     resources_per_site
-        Resources in each site, >= 1.
+        Resources in each site, >= 1; or one count per site, site by site (a grid
+        whose M does not divide evenly among its sites, e.g. 25 resources on 20 sites).
     capacity_range
         ``(C_min, C_max)``: each resource's capacity is drawn uniformly from it.
     capacities
@@ -140,7 +141,6 @@ def hierarchical_grid(
     levels = tuple(_count(f"fanout[{k}]", f) for k, f in enumerate(fanout))
     if not levels:
         raise ValueError("fanout: need at least one level (the top broker's sites)")
-    per_site = _count("resources_per_site", resources_per_site)
     if latency is None:
         lat = (1.0,) * len(levels) + (0.0,)
     elif isinstance(latency, bool):
@@ -158,9 +158,16 @@ def hierarchical_grid(
     if not is_int(agents_at, 0) or agents_at > lowest:
         raise ValueError(f"agent_level must be a broker level in 0..{lowest}, got {agent_level!r}")
     sites = math.prod(levels)
-    caps = _capacities(sites * per_site, capacity_range, capacities, seed).tolist()
+    if isinstance(resources_per_site, Sequence):
+        if len(resources_per_site) != sites:
+            raise ValueError(f"resources_per_site: need one count per site ({sites}), got {len(resources_per_site)}")
+        counts = [_count(f"resources_per_site[{s}]", c) for s, c in enumerate(resources_per_site)]
+    else:
+        counts = [_count("resources_per_site", resources_per_site)] * sites
+    caps = _capacities(sum(counts), capacity_range, capacities, seed).tolist()
 
-    graph = nx.Graph(name=f"hierarchical{tuple(levels)}x{per_site}")
+    shape = counts[0] if len(set(counts)) == 1 else sum(counts)
+    graph = nx.Graph(name=f"hierarchical{tuple(levels)}x{shape}")
 
     def broker(level: int, k: int) -> tuple:
         return ("agent", k) if level == agents_at else ("broker", level, k)
@@ -176,9 +183,9 @@ def hierarchical_grid(
                 graph.add_node(node, kind=kind, level=level + 1)
                 graph.add_edge(broker(level, k), node, latency=lat[level])
         width *= f
+    first = np.cumsum([0, *counts])
     for s in range(sites):
-        for r in range(per_site):
-            j = s * per_site + r
+        for j in range(int(first[s]), int(first[s + 1])):
             graph.add_node(("resource", j), kind="resource", level=len(levels) + 1, capacity=float(caps[j]))
             graph.add_edge(("site", s), ("resource", j), latency=lat[-1])
     return graph

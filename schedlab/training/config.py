@@ -3,7 +3,8 @@
 Every field carries its line of help (``number(..., help=...)``); :func:`TrainConfig.__post_init__`
 refuses a bad value in one line naming the field and the value (``validate``), and the
 rules that relate fields (a teacher needs imitation episodes...). The environment is a
-Gymnasium id (``schedlab/Machine-v0``, or ``Machine-v0`` for schedlab's own), made with
+Gymnasium id (``schedlab/Machine-v0``, or ``Machine-v0`` for schedlab's own) or a
+PettingZoo Parallel one of schedlab's registry (``GridParallel-v0``), made with
 ``env_settings`` as keyword arguments.
 """
 
@@ -20,23 +21,33 @@ __all__ = ["TrainConfig", "env_id", "quick"]
 
 
 def env_id(name: str) -> str:
-    """The registered Gymnasium id for ``name`` (``Machine-v0`` means ``schedlab/Machine-v0``), or a one-line error."""
+    """The registered id for ``name`` (``Machine-v0`` means ``schedlab/Machine-v0``), or a one-line error.
+
+    Gymnasium's registry first, then schedlab's of PettingZoo Parallel environments
+    (:mod:`schedlab.envs.parallel_registry`: ``GridParallel-v0``).
+    """
     import gymnasium as gym
 
     import schedlab.envs  # noqa: F401  # registers schedlab's environments
+    from schedlab.envs.parallel_registry import parallel_id, parallel_ids
 
     for candidate in (name, f"schedlab/{name}"):
         if candidate in gym.registry:
             return candidate
-    known = sorted(k for k in gym.registry if k.startswith("schedlab/"))
-    raise ValueError(f"env: {name!r} is not a registered Gymnasium environment; schedlab's are {', '.join(known)}")
+    found = parallel_id(name)
+    if found is not None:
+        return found
+    known = sorted(k for k in gym.registry if k.startswith("schedlab/")) + parallel_ids()
+    raise ValueError(f"env: {name!r} is not a registered environment; schedlab's are {', '.join(known)}")
 
 
 @dataclass(frozen=True)
 class TrainConfig:
     """One training: imitation of a heuristic, evolution strategies on whole episodes, then optionally PPO."""
 
-    env: str = text("schedlab/Machine-v0", nonempty=True, help="Gymnasium id of the environment to train in")
+    env: str = text(
+        "schedlab/Machine-v0", nonempty=True, help="Gymnasium or Parallel-registry id of the env to train in"
+    )
     env_settings: Mapping[str, Any] = field(
         default_factory=dict, metadata={"help": "keyword arguments the environment is made with"}
     )

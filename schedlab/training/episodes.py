@@ -2,7 +2,16 @@
 
 The search scores each member of its population on whole episodes: an episode's
 **cost** is minus its return (for ``Machine-v0``'s slowdown reward, the episode's total
-slowdown). The functions here are module-level and take only picklable arguments
+slowdown; for a PettingZoo Parallel env, minus the sum of every agent's rewards: for
+the grid's ``tpt`` reward, the total time its jobs spent unfinished).
+
+One runner, :func:`run_episode`, plays both kinds. A policy is ``act(obs, mask, env)``
+in a Gymnasium env, asked once per step; in a Parallel env it is asked
+``act(obs, mask, env, agent)`` (one policy shared by every agent: parameter sharing) it is asked for
+each agent that acts this step, with that agent's observation and mask
+(``infos[agent]["action_mask"]``). An agent whose ``infos[agent]["decides"]`` is False
+(the grid's brokers without a job) is not asked: it is sent its first valid action,
+which the env ignores. The functions here are module-level and take only picklable arguments
 (an :class:`EnvSpec`, a weight vector, seeds), so any ``concurrent.futures``
 executor (a process pool, a Dask client's) runs them; each worker process makes its
 environment and network once and keeps them (:func:`_cached`).
@@ -16,6 +25,7 @@ many workers there are or in what order they finish.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -26,7 +36,24 @@ from schedlab.model.core.streams import Streams
 from schedlab.training.heuristics import heuristic
 from schedlab.training.policy import MLPPolicy, action_mask
 
-__all__ = ["EnvSpec", "episode_costs", "make_env", "member_costs", "member_noise", "run_episode"]
+__all__ = [
+    "Act",
+    "EnvSpec",
+    "env_name",
+    "episode_costs",
+    "greedy_act",
+    "heuristic_act",
+    "is_parallel",
+    "make_env",
+    "member_costs",
+    "member_noise",
+    "run_episode",
+    "spaces",
+    "spaces_of",
+]
+
+#: a policy as the runner asks it: ``act(obs, mask, env) -> action``, with the ``agent`` too in a Parallel env
+Act = Callable[..., int]
 
 
 @dataclass(frozen=True)
@@ -44,22 +71,56 @@ class EnvSpec:
         return result
 
 
+def is_parallel(env: Any) -> bool:
+    """Whether ``env`` is a PettingZoo Parallel environment (it has agents) rather than a Gymnasium one."""
+    return hasattr(env, "possible_agents")
+
+
+def env_name(env: Any) -> str:
+    """The registered id ``env`` was made as (Gymnasium's spec, or the Parallel registry's ``registry_id``)."""
+    if is_parallel(env):
+        return str(getattr(env, "registry_id", type(env).__name__))
+    return str(env.spec.id) if env.spec is not None else type(env.unwrapped).__name__
+
+
+def spaces(env: Any) -> tuple[Any, Any]:
+    """The observation and action spaces one policy acts on (in a Parallel env, every agent's)."""
+    if is_parallel(env):
+        first = env.possible_agents[0]
+        return env.observation_space(first), env.action_space(first)
+    return env.observation_space, env.action_space
+
+
 def make_env(env_id: str, settings: dict[str, Any]) -> Any:
-    """The environment, made through Gymnasium's registry; refused in one line unless Discrete over a flat Box."""
+    """The environment, from Gymnasium's registry or schedlab's Parallel one; refused in one line unless
+    Discrete over a flat Box (in a Parallel env, the same spaces for every agent: one policy serves them all)."""
     import gymnasium as gym
 
     import schedlab.envs  # noqa: F401  # registers schedlab's environments
+    from schedlab.envs.parallel_registry import make_parallel, parallel_id
 
+    env: Any
     try:
-        env = gym.make(env_id, disable_env_checker=True, **settings)
+        env = (
+            make_parallel(env_id, **settings)
+            if parallel_id(env_id)
+            else gym.make(env_id, disable_env_checker=True, **settings)
+        )
     except TypeError as exc:
         raise ValueError(f"env_settings: {env_id} does not take {settings!r} ({exc})") from None
-    if not isinstance(env.action_space, gym.spaces.Discrete):
-        raise ValueError(f"env: {env_id}'s action space is {env.action_space}, not Discrete")
-    space = env.observation_space
-    if not (isinstance(space, gym.spaces.Box) and len(space.shape) == 1):
-        raise ValueError(f"env: {env_id}'s observation space is {space}, not a flat Box")
+    observation, action = spaces(env)
+    if not isinstance(action, gym.spaces.Discrete):
+        raise ValueError(f"env: {env_id}'s action space is {action}, not Discrete")
+    if not (isinstance(observation, gym.spaces.Box) and len(observation.shape) == 1):
+        raise ValueError(f"env: {env_id}'s observation space is {observation}, not a flat Box")
+    if is_parallel(env) and any(spaces_of(env, a) != (observation, action) for a in env.possible_agents):
+        raise ValueError(f"env: {env_id}'s agents differ in their spaces: one shared policy cannot serve them")
     return env
+
+
+def spaces_of(env: Any, agent: str) -> tuple[Any, Any]:
+    """Agent ``agent``'s observation and action spaces in a Parallel env."""
+    return env.observation_space(agent), env.action_space(agent)
 
 
 @cache
@@ -69,12 +130,13 @@ def _cached(spec: EnvSpec) -> tuple[Any, MLPPolicy]:
 
     torch.set_num_threads(1)  # a tiny network: threads only add overhead, and workers share the cores
     env = make_env(spec.env_id, spec.settings)
-    size, n = env.observation_space.shape[0], int(env.action_space.n)
-    return env, MLPPolicy(size, n, spec.hidden, np.random.default_rng(0))  # weights replaced before any use
+    observation, action = spaces(env)
+    return env, MLPPolicy(
+        observation.shape[0], int(action.n), spec.hidden, np.random.default_rng(0)
+    )  # weights set before use
 
 
-def run_episode(env: Any, act: Any, seed: int) -> float:
-    """Play one episode from ``reset(seed=seed)`` with ``act(obs, mask, env)``; its cost (minus the return)."""
+def _gym_episode(env: Any, act: Act, seed: int) -> float:
     obs, info = env.reset(seed=int(seed))
     n = int(env.action_space.n)
     total, done = 0.0, False
@@ -85,15 +147,46 @@ def run_episode(env: Any, act: Any, seed: int) -> float:
     return -total
 
 
+def _parallel_episode(env: Any, act: Act, seed: int) -> float:
+    observations, infos = env.reset(seed=int(seed))
+    n = int(spaces(env)[1].n)
+    total = 0.0
+    while env.agents:
+        actions = {}
+        for agent in env.agents:
+            info = infos.get(agent, {})
+            mask = np.asarray(info["action_mask"], dtype=bool) if "action_mask" in info else np.ones(n, dtype=bool)
+            decides = info.get("decides", True)
+            actions[agent] = act(observations[agent], mask, env, agent) if decides else int(np.argmax(mask))
+        observations, rewards, _, _, infos = env.step(actions)
+        total += float(sum(rewards.values()))
+    return -total
+
+
+def run_episode(env: Any, act: Act, seed: int) -> float:
+    """Play one episode from ``reset(seed=seed)``, asking ``act`` (the module's notes); its cost (minus the return)."""
+    return _parallel_episode(env, act, seed) if is_parallel(env) else _gym_episode(env, act, seed)
+
+
+def heuristic_act(env_id: str, name: str) -> Act:
+    """The heuristic ``name`` of ``env_id`` as the runner asks a policy (``rule(env)``, or ``rule(env, agent)``)."""
+    rule = heuristic(env_id, name)
+    return lambda obs, mask, env, agent=None: rule(env) if agent is None else rule(env, agent)
+
+
+def greedy_act(policy: MLPPolicy) -> Act:
+    """``policy``'s greedy choice as the runner asks a policy."""
+    return lambda obs, mask, env, agent=None: policy.act(obs, mask)
+
+
 def episode_costs(spec: EnvSpec, vector: np.ndarray | None, teacher: str | None, seeds: list[int]) -> list[float]:
     """The cost of each episode seed under the weights ``vector``, or under the heuristic ``teacher``."""
     env, policy = _cached(spec)
     if vector is None:
         assert teacher is not None
-        rule = heuristic(spec.env_id, teacher)
-        return [run_episode(env, lambda obs, mask, e: rule(e), s) for s in seeds]
+        return [run_episode(env, heuristic_act(spec.env_id, teacher), s) for s in seeds]
     policy.set_vector(vector)
-    return [run_episode(env, lambda obs, mask, e: policy.act(obs, mask), s) for s in seeds]
+    return [run_episode(env, greedy_act(policy), s) for s in seeds]
 
 
 def member_noise(seed: int, generation: int, pair: int, size: int) -> np.ndarray:

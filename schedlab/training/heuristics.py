@@ -17,12 +17,15 @@ finds one by name or refuses in one line.
 and ``greedy`` (the election's own reward, maximised now), each a choice among the
 candidate slots.
 
+A PettingZoo Parallel env's heuristics are ``act(env, agent) -> action``, kept with the
+env: ``schedlab/GridParallel-v0``'s ``lls`` and ``mct`` (:mod:`schedlab.envs.grid.teachers`).
+
 :data:`HEURISTICS` holds each environment's, by env id: one lookup serves every env.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from schedlab.envs.site.heuristics import SITE_ORDERS, site_heuristic
@@ -62,10 +65,17 @@ def _site_heuristics() -> dict[str, Heuristic]:
     return {name: site_heuristic(order) for name, order in SITE_ORDERS.items()}
 
 
+def _grid_teachers() -> Mapping[str, Callable[..., int]]:
+    from schedlab.envs.grid.teachers import TEACHERS  # with the env, imported on first use
+
+    return TEACHERS
+
+
 #: env id -> its heuristics by name (made when asked for, so a new registered order is included)
-HEURISTICS: dict[str, Callable[[], dict[str, Heuristic]]] = {
+HEURISTICS: dict[str, Callable[[], Mapping[str, Callable[..., int]]]] = {
     "schedlab/Machine-v0": _machine_heuristics,
     "schedlab/SiteSupervisor-v0": _site_heuristics,
+    "schedlab/GridParallel-v0": _grid_teachers,
 }
 
 
@@ -74,7 +84,7 @@ def heuristic_names(env_id: str) -> list[str]:
     return list(HEURISTICS[env_id]()) if env_id in HEURISTICS else []
 
 
-def heuristic(env_id: str, name: str) -> Heuristic:
+def heuristic(env_id: str, name: str) -> Callable[..., int]:
     """The heuristic ``name`` of environment ``env_id``, or a one-line error listing those it has."""
     known = HEURISTICS[env_id]() if env_id in HEURISTICS else {}
     if name not in known:

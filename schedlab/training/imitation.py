@@ -1,10 +1,11 @@
 """Behaviour cloning: start the search from a heuristic's choices instead of random weights.
 
 The teacher plays ``episodes`` episodes; at each decision its action, the observation
-and the mask are kept. The network is then fitted to them by cross-entropy over the
-valid actions' scores (an invalid action's score is not taught), with Adam, in
-minibatches shuffled by the ``imitation_batches`` stream. Evolution strategies then
-start from a scheduler about as good as the teacher, and only has to improve on it.
+and the mask are kept (in a Parallel env, every agent's decisions: the policy is
+shared). The network is then fitted to them by cross-entropy over the valid actions'
+scores (an invalid action's score is not taught), with Adam, in minibatches shuffled
+by the ``imitation_batches`` stream. Evolution strategies then start from a scheduler
+about as good as the teacher, and only has to improve on it.
 """
 
 from __future__ import annotations
@@ -14,8 +15,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from schedlab.training.episodes import run_episode
-from schedlab.training.heuristics import heuristic
+from schedlab.training.episodes import heuristic_act, run_episode
 from schedlab.training.policy import MLPPolicy
 
 __all__ = ["imitate", "teacher_decisions"]
@@ -23,11 +23,11 @@ __all__ = ["imitate", "teacher_decisions"]
 
 def teacher_decisions(env: Any, env_id: str, teacher: str, seeds: list[int]) -> tuple[np.ndarray, ...]:
     """The teacher's observations, masks and actions over the episodes of ``seeds``."""
-    rule = heuristic(env_id, teacher)
+    rule = heuristic_act(env_id, teacher)
     observations, masks, actions = [], [], []
 
-    def act(obs: np.ndarray, mask: np.ndarray, e: Any) -> int:
-        action = rule(e)
+    def act(obs: np.ndarray, mask: np.ndarray, e: Any, agent: str | None = None) -> int:
+        action = rule(obs, mask, e, agent)
         observations.append(np.asarray(obs, dtype=np.float32))
         masks.append(mask.copy())
         actions.append(action)

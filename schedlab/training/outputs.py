@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from schedlab.training.episodes import env_name, spaces
 from schedlab.training.policy import MLPPolicy
 
 __all__ = ["CURVE_FIELDS", "load_policy", "save_model", "write_curve"]
@@ -54,18 +55,19 @@ def save_model(out: Path, policy: MLPPolicy, env_id: str, config: dict[str, Any]
 
 
 def load_policy(path: str | Path, env: Any) -> MLPPolicy:
-    """The policy saved at ``path``, for ``env`` (a Gymnasium env); refused in one line if made for another."""
+    """The policy saved at ``path``, for ``env`` (Gymnasium or Parallel); refused in one line if made for another."""
     saved = torch.load(path, weights_only=True)
-    env_id = env.spec.id if env.spec is not None else type(env.unwrapped).__name__
+    env_id = env_name(env)
     if saved["env"] != env_id:
         raise ValueError(f"{path}: a model for {saved['env']}, not for {env_id}")
-    shape = list(env.observation_space.shape)
+    observation, action = spaces(env)
+    shape = list(observation.shape)
     if saved["observation_shape"] != shape:
         raise ValueError(
             f"{path}: a model for observations of shape {saved['observation_shape']}, this env's are {shape}"
         )
-    if saved["n_actions"] != int(env.action_space.n):
-        raise ValueError(f"{path}: a model for {saved['n_actions']} actions, this env has {env.action_space.n}")
+    if saved["n_actions"] != int(action.n):
+        raise ValueError(f"{path}: a model for {saved['n_actions']} actions, this env has {action.n}")
     policy = MLPPolicy(shape[0], saved["n_actions"], saved["hidden"], np.random.default_rng(0))
     policy.set_vector(saved["vector"].numpy())
     return policy

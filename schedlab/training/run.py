@@ -42,7 +42,7 @@ import numpy as np
 from schedlab.model.core.streams import Streams
 from schedlab.training.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from schedlab.training.config import TrainConfig
-from schedlab.training.episodes import EnvSpec, episode_costs, make_env
+from schedlab.training.episodes import EnvSpec, episode_costs, is_parallel, make_env, spaces
 from schedlab.training.heuristics import heuristic
 from schedlab.training.imitation import imitate, teacher_decisions
 from schedlab.training.outputs import save_model, write_curve
@@ -92,13 +92,14 @@ def train(
     if not resume and (out / "checkpoint.pkl").exists():
         raise ValueError(f"--out {out} holds a training already: add --resume to go on with it, or choose another")
     env = make_env(config.env, dict(config.env_settings))
-    if config.ppo_steps and hasattr(env, "possible_agents"):  # PettingZoo Parallel: ES and imitation only
+    if config.ppo_steps and is_parallel(env):  # PettingZoo Parallel: ES and imitation only
         raise ValueError(f"ppo_steps={config.ppo_steps}: PPO trains in Gymnasium envs, not in Parallel {config.env}")
     if config.teacher:
         heuristic(config.env, config.teacher)  # an unknown teacher refused before any work
     spec = EnvSpec(config.env, json.dumps(dict(config.env_settings), sort_keys=True), tuple(config.hidden))
     streams = Streams(config.seed)
-    policy = MLPPolicy(env.observation_space.shape[0], int(env.action_space.n), config.hidden, streams["init"])
+    observation, action = spaces(env)
+    policy = MLPPolicy(observation.shape[0], int(action.n), config.hidden, streams["init"])
     teacher = config.teacher or None
     validation = [int(s) for s in streams["validation_episodes"].integers(*VALIDATION_SEEDS, size=config.validation)]
     val_base = _scored(spec, None, teacher, validation, executor) if teacher else None

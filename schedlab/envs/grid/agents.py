@@ -172,7 +172,7 @@ class GridEnvParts:
             raise RuntimeError("call reset() before state()")
         # an observation with no job to place carries the time, loads and capacities; only the job counts differ
         obs = self.observer.observe(self.model.view, 0.0, 0, self._decider.jobs.unfinished.sum(axis=0))
-        return obs[2:]
+        return obs[2 : self.observer.base_size]  # the features' extras are per agent: not global state
 
     def close(self) -> None:
         """End the episode: no agent is left."""

@@ -23,6 +23,19 @@ slice                    bound  meaning
                                 Submitted Jobs List, counted)
 =======================  =====  =============================================================
 
+``features`` (a config field, default none) appends numbers in the order named, M each
+but ``agent``'s N:
+
+- ``"runtime"``: the current job's run time at each resource, ``length / capacity``, over
+  ``time_scale`` (0 with no job to place): with the loads, the time the job would finish
+  there, which a small network cannot divide out of the length and capacity itself;
+- ``"latency"``: the route latency from the agent to each resource, over ``time_scale``
+  (0 on the complete grid, and in an observation without an agent): what a job pays on
+  the links before it queues, and how old the agent's view of that load is.
+- ``"agent"``: the agent's index, one-hot (N numbers; 0 without an agent): lets one
+  policy shared by every agent tell them apart, so that agents deciding at once on the
+  same loads (the Parallel API's rounds) need not all pick the same resource.
+
 The loads are global information, as LLS assumes (an ideal grid information service);
 a decentralised learner may ignore them and use its own unfinished jobs, as OSL does.
 """
@@ -46,6 +59,7 @@ from schedlab.processes.grid.grid import GridModel
 from schedlab.topologies import ordinal_ring, resource_capacities
 
 __all__ = [
+    "FEATURES",
     "REWARDS",
     "AgentJobs",
     "GridAgentsConfig",
@@ -55,6 +69,8 @@ __all__ = [
 ]
 
 REWARDS = ("tpt", "osl")
+#: extra per-resource observation features, appended in the order named (see the module's notes)
+FEATURES = ("runtime", "latency", "agent")
 
 
 def _count(name: str, value: Any) -> None:
@@ -98,6 +114,9 @@ class GridAgentsConfig:
         (``infos[agent]["action_mask"]`` in the Parallel API) and refused by the model.
         The resources' capacities are drawn from the ``capacities`` stream either way
         (they replace the topology's), so a reset's seed decides them.
+    features
+        Extra per-resource observation features (:data:`FEATURES`, the module's notes),
+        appended in the order named; default none (the observation of ``3 + 3 M``).
     """
 
     agents: int = number(10, low=1, integer=True)
@@ -113,9 +132,14 @@ class GridAgentsConfig:
     time_scale: float = number(1.0, gt=0)
     record_every: int = number(1, low=1, integer=True)
     topology: GridTopology | None = None
+    features: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         validate(self)  # every number finite and in range (model/fields); the rules below relate fields
+        object.__setattr__(self, "features", tuple(self.features))  # frozen: a list given becomes a tuple
+        for name in self.features:
+            if name not in FEATURES or self.features.count(name) > 1:
+                raise ValueError(f"features must be distinct names among {', '.join(FEATURES)}, got {self.features!r}")
         if self.reward not in REWARDS:
             raise ValueError(f"reward must be one of {', '.join(REWARDS)}, got {self.reward!r}")
         if self.jmax < self.jmin:
@@ -146,7 +170,13 @@ class GridAgentsConfig:
     def observer(self) -> GridObserver:
         """The observer of this grid's observations, scaled by the config's bounds (jmax, cmax, steps)."""
         return GridObserver(
-            self.resources, jmax=self.jmax, cmax=self.cmax, steps=self.steps, time_scale=self.time_scale
+            self.resources,
+            agents=self.agents,
+            jmax=self.jmax,
+            cmax=self.cmax,
+            steps=self.steps,
+            time_scale=self.time_scale,
+            features=self.features,
         )
 
 
@@ -191,17 +221,39 @@ class GridObserver:
         M.
     jmax, cmax, steps, time_scale
         The scales of the job length, the capacities, the clock and the loads.
+    features
+        Extra features (:data:`FEATURES`), appended in this order.
+    agents
+        N (needed by the ``agent`` feature only).
     """
 
-    def __init__(self, resources: int, *, jmax: float, cmax: float, steps: int, time_scale: float) -> None:
+    def __init__(
+        self,
+        resources: int,
+        *,
+        agents: int = 1,
+        jmax: float,
+        cmax: float,
+        steps: int,
+        time_scale: float,
+        features: tuple[str, ...] = (),
+    ) -> None:
         _count("resources (M)", resources)
         self.resources = int(resources)
         self.jmax, self.cmax, self.steps, self.time_scale = float(jmax), float(cmax), int(steps), float(time_scale)
         m = self.resources
-        self.size = 3 + 3 * m
+        self.features = tuple(features)
+        #: the length of the observation without features (its layout is the module's table)
+        self.base_size = 3 + 3 * m
         self._loads = slice(3, 3 + m)
         self._capacities = slice(3 + m, 3 + 2 * m)
         self._unfinished = slice(3 + 2 * m, 3 + 3 * m)
+        self._extra: dict[str, slice] = {}
+        at = self.base_size
+        for name in self.features:
+            width = int(agents) if name == "agent" else m
+            self._extra[name], at = slice(at, at + width), at + width
+        self.size = at
 
     def observation_space(self) -> gym.spaces.Box:
         """The observation: fractions in [0, 1] where bounded (progress, capacities), the rest >= 0."""
@@ -226,6 +278,16 @@ class GridObserver:
         np.divide(loads, self.time_scale, out=obs[self._loads])
         np.divide(view.capacities, self.cmax, out=obs[self._capacities])
         obs[self._unfinished] = unfinished
+        if "runtime" in self._extra:
+            np.divide(length, view.capacities * self.time_scale, out=obs[self._extra["runtime"]])
+        if "latency" in self._extra:
+            latency = obs[self._extra["latency"]]
+            latency[:] = 0.0 if agent is None else view.topology.latency[agent] / self.time_scale
+        if "agent" in self._extra:
+            one_hot = obs[self._extra["agent"]]
+            one_hot[:] = 0.0
+            if agent is not None:
+                one_hot[agent] = 1.0
         return obs
 
     def loads(self, obs: np.ndarray) -> np.ndarray:
@@ -239,6 +301,12 @@ class GridObserver:
     def unfinished(self, obs: np.ndarray) -> np.ndarray:
         """The agent's unfinished jobs at each resource, read from an observation."""
         return obs[self._unfinished]
+
+    def feature(self, obs: np.ndarray, name: str) -> np.ndarray:
+        """The extra feature ``name`` (one of the observer's ``features``), read from an observation."""
+        if name not in self._extra:
+            raise ValueError(f"feature: {name!r} is not in this observer's features {self.features!r}")
+        return obs[self._extra[name]]
 
     def __repr__(self) -> str:
         return f"GridObserver(resources={self.resources}, size={self.size})"

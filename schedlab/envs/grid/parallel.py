@@ -153,6 +153,12 @@ class GridParallelEnv(GridEnvParts, ParallelEnv):
             self.agents = []
         return out
 
+    def observe(self, agent: str) -> np.ndarray:
+        """What ``agent`` sees now: what the last ``reset`` or ``step`` returned it (for rules reading the env)."""
+        if self.model is None:
+            raise RuntimeError("call reset() before observe()")
+        return self._observe(self.possible_agents.index(agent))
+
     def render(self) -> str | None:
         """The state as text (``render_mode="ansi"``): the clock, the loads, who places which job."""
         if self.render_mode is None:
