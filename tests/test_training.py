@@ -139,3 +139,14 @@ def test_a_scenario_trains_its_models_with_the_train_command(tmp_path, capsys):
     # a scenario with nothing to train says so in one line
     assert main(["train", str(Path(scenario).with_name("mmc.py")), "--out", str(tmp_path / "m")]) == 2
     assert "train_models" in capsys.readouterr().err
+
+
+def test_a_dict_observation_is_flattened_so_deeprm_trains(tmp_path, capsys):
+    """DeepRM-v0's Dict of images becomes one flat vector (FlattenObservation): the same command trains it."""
+    assert main(["train", "DeepRM-v0", "--quick", "--executor", "serial", "--set", "hidden=8", "--set",
+                 "generations=1", "--out", str(tmp_path)]) == 0  # fmt: skip
+    assert capsys.readouterr().out.splitlines()[-1].startswith("weights sha256 ")
+    from schedlab.training.episodes import make_env
+
+    policy = load_policy(tmp_path / "model.pt", make_env("schedlab/DeepRM-v0", {}))
+    assert policy.obs_size == 1 + 800 + 4000  # backlog, machine image, the job slots' images

@@ -93,7 +93,10 @@ def spaces(env: Any) -> tuple[Any, Any]:
 
 def make_env(env_id: str, settings: dict[str, Any]) -> Any:
     """The environment, from Gymnasium's registry or schedlab's Parallel one; refused in one line unless
-    Discrete over a flat Box (in a Parallel env, the same spaces for every agent: one policy serves them all)."""
+    Discrete over a Box (in a Parallel env, flat and the same for every agent: one policy serves them all).
+
+    A Gymnasium env's Dict, Tuple or many-dimensional Box observation (DeepRM-v0's) is flattened
+    (``FlattenObservation``) into the one vector the MLP scores."""
     import gymnasium as gym
 
     import schedlab.envs  # noqa: F401  # registers schedlab's environments
@@ -111,6 +114,10 @@ def make_env(env_id: str, settings: dict[str, Any]) -> Any:
     observation, action = spaces(env)
     if not isinstance(action, gym.spaces.Discrete):
         raise ValueError(f"env: {env_id}'s action space is {action}, not Discrete")
+    if not is_parallel(env) and isinstance(observation, gym.spaces.Dict | gym.spaces.Tuple | gym.spaces.Box):
+        if not (isinstance(observation, gym.spaces.Box) and len(observation.shape) == 1):
+            env = gym.wrappers.FlattenObservation(env)  # DeepRM's images and Dict: one flat vector, same order
+            observation = env.observation_space
     if not (isinstance(observation, gym.spaces.Box) and len(observation.shape) == 1):
         raise ValueError(f"env: {env_id}'s observation space is {observation}, not a flat Box")
     if is_parallel(env) and any(spaces_of(env, a) != (observation, action) for a in env.possible_agents):
