@@ -114,10 +114,10 @@ def make_env(env_id: str, settings: dict[str, Any]) -> Any:
     observation, action = spaces(env)
     if not isinstance(action, gym.spaces.Discrete):
         raise ValueError(f"env: {env_id}'s action space is {action}, not Discrete")
-    if not is_parallel(env) and isinstance(observation, gym.spaces.Dict | gym.spaces.Tuple | gym.spaces.Box):
-        if not (isinstance(observation, gym.spaces.Box) and len(observation.shape) == 1):
-            env = gym.wrappers.FlattenObservation(env)  # DeepRM's images and Dict: one flat vector, same order
-            observation = env.observation_space
+    flat = isinstance(observation, gym.spaces.Box) and len(observation.shape) == 1
+    if not (flat or is_parallel(env)) and isinstance(observation, gym.spaces.Dict | gym.spaces.Tuple | gym.spaces.Box):
+        env = gym.wrappers.FlattenObservation(env)  # DeepRM's images and Dict: one flat vector, same order
+        observation = env.observation_space
     if not (isinstance(observation, gym.spaces.Box) and len(observation.shape) == 1):
         raise ValueError(f"env: {env_id}'s observation space is {observation}, not a flat Box")
     if is_parallel(env) and any(spaces_of(env, a) != (observation, action) for a in env.possible_agents):
