@@ -100,18 +100,20 @@ class JobEnds:
         to_limit = run.limit - run.run_time  # inf - x = inf without a limit
         # A job that finishes at its limit completes. "At" allows float rounding: a preempted
         # job's run time and remaining work are sums of booked pieces, an ulp or so apart.
+        priority = self.priority
         if to_finish - to_limit > _ROUNDING * to_limit:
             # (max: a job preempted at the very instant of its limit may be an ulp past it)
             delay, then = max(0.0, to_limit), self.kill_at_limit
+            priority = EventPriority(priority + 1)  # after every end due at the same instant, as job_body's limit
         else:
             delay, then = to_finish, self.machine._complete
-        end: simpy.Event  # a Timeout, or a plain Event scheduled by hand at LATE
-        if self.priority == NORMAL:
+        end: simpy.Event  # a Timeout, or a plain Event scheduled by hand at a later priority
+        if priority == NORMAL:
             end = Timeout(self.env, delay, run)
-        else:  # what Timeout does, at the later priority: after the instant's arrivals
+        else:  # what Timeout does, at the later priority: after the instant's arrivals (LATE), or its ends
             end = simpy.Event(self.env)
             end._ok, end._value = True, run
-            self.env.schedule(end, self.priority, delay)
+            self.env.schedule(end, priority, delay)
         end.callbacks.append(then)
         run.event = end
 
