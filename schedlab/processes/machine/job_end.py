@@ -24,7 +24,9 @@ Without the process per job, a ``Machine`` keeps up with the plain-SimPy model o
 unchanged order (both measured: benchmarks/README.md, "Measured choices in the code").
 
 :class:`JobEnds` is the part of a :class:`~schedlab.processes.machine.machine.Machine` that
-plans each end and kills a job at its time limit (``machine.ends``); the machine's own
+plans each end and kills a job at its time limit (``machine.ends``; a kill one priority after
+the ends, so that every end due at the same instant comes first, as a job process's limit
+does in :mod:`~schedlab.processes.machine.job_body`); the machine's own
 ``_complete``, ``_leave`` and ``_release`` then end the job, and :meth:`JobEnds.record`
 writes its record for the machine's listeners and tracer.
 """
