@@ -42,13 +42,27 @@ from schedlab.processes.machine.parts_view import PartsView
 from schedlab.processes.machine.running import Running
 from schedlab.processes.tracing import step_label
 
-__all__ = ["JobEnds"]
+__all__ = ["JobEnds", "LaterTimeout"]
 
 #: priority of a job's end under ``Machine(ends_last=True)``: after the instant's NORMAL events (arrivals)
 LATE = EventPriority(NORMAL + 1)
 
 #: relative slack within which a job's end and its time limit count as the same time
 _ROUNDING = 1e-9
+
+
+class LaterTimeout(Timeout):
+    """A ``Timeout`` at a later priority than SimPy's (which always schedules at ``NORMAL``).
+
+    Planned where a ``Timeout`` would be, but processed after the ``NORMAL`` events of its
+    instant: a machine's ends after the instant's arrivals (``ends_last``), a kill at a time
+    limit after the instant's ends. It is still a ``Timeout`` (step-through shows its delay).
+    """
+
+    def __init__(self, env: simpy.Environment, delay: float, value: object, priority: EventPriority) -> None:
+        # what Timeout.__init__ does, at ``priority`` instead of NORMAL
+        self.env, self.callbacks, self._value, self._delay, self._ok = env, [], value, delay, True
+        env.schedule(self, priority, delay)
 
 
 @step_label("CPUs allocated to {job}")
@@ -109,13 +123,7 @@ class JobEnds:
             priority = EventPriority(priority + 1)  # after every end due at the same instant, as job_body's limit
         else:
             delay, then = to_finish, self.machine._complete
-        end: simpy.Event  # a Timeout, or a plain Event scheduled by hand at a later priority
-        if priority == NORMAL:
-            end = Timeout(self.env, delay, run)
-        else:  # what Timeout does, at the later priority: after the instant's arrivals (LATE), or its ends
-            end = simpy.Event(self.env)
-            end._ok, end._value = True, run
-            self.env.schedule(end, priority, delay)
+        end = Timeout(self.env, delay, run) if priority == NORMAL else LaterTimeout(self.env, delay, run, priority)
         end.callbacks.append(then)
         run.event = end
 
