@@ -520,7 +520,7 @@ def _learning_curves(cfg: Config, out: Path) -> list[Path]:
                 [p["cpu_s"] / 60 for p in mine], [p["relative_to_sjf"] for p in mine], marker=".", label=f"seed {seed}"
             )
     ax.axhline(1.0, color="grey", linestyle="--", linewidth=1, label="SJF")
-    ax.set_xlabel("training, CPU minutes")
+    ax.set_xlabel("training, CPU minutes of the training process (a search's pool workers not counted)")
     both = "\n(mean of both backfilling settings)" if any("validation_other_backfill" in p for p in points) else ""
     ax.set_ylabel(f"validation {cfg.score_type} / SJF's{both}")
     ax.set_title(f"Learning curves: models of {cfg.model_log}")
