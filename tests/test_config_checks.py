@@ -100,7 +100,7 @@ def test_no_environment_or_learner_config_accepts_bad_numbers():
         (lambda: TDConfig(initial_p=math.inf), "initial_p=inf must be finite"),
         (lambda: LearningRate(initial=1.5), "initial=1.5 must be <= 1"),
         (lambda: LearningRate(half_life=math.nan), "half_life=nan is not a number"),
-        (lambda: DeepRMConfig(load=(0.5, -1.0)), r"load\[1\]=-1.0 must be >= 0"),
+        (lambda: DeepRMConfig(load=(0.5, -1.0)), r"load\[1\]=-1.0 must be > 0"),
         (lambda: DeepRMJobs({"cpus": 20}, short_share=1e300), r"short_share=1e\+300 must be <= 1"),
         (lambda: MachineEnvConfig(cpus=4, log_window=10**12), r"log_window=1000000000000 must be <= 1e\+09"),
         (lambda: GridAgentsConfig(cmax=math.inf), "cmax=inf must be finite"),

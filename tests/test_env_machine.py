@@ -267,7 +267,7 @@ def test_agent_policy_takes_an_object_with_act_and_refuses_anything_else():
         (dict(window=0), "window=0 must be >= 1"),
         (dict(reward="makespan"), "reward must be one of .* got 'makespan'"),
         (dict(runtime="guess"), "runtime must be one of .* got 'guess'"),
-        (dict(time_scale=-1.0), "time_scale=-1.0 must be >= 0"),
+        (dict(time_scale=-1.0), "time_scale=-1.0 must be > 0"),
         (dict(reward_scale=0), "reward_scale=0 must be > 0"),
         (dict(resources={"memory": 0}), r"resources\['memory'\] must be a finite capacity > 0, got 0"),
         (dict(workload=lambda rng: []), "cpus: the workload .* does not say its machine's size"),

@@ -161,10 +161,10 @@ class Check:
             return "must be a whole number"
         if isinstance(value, int) and abs(value) > INT_MAX:
             return f"is out of range (|value| <= {INT_MAX})"
+        if self.gt is not None and not x > self.gt:  # before low: a gt=0 field keeps number()'s default low=0
+            return f"must be > {self.gt:g}"
         if self.low is not None and x < self.low:
             return f"must be >= {self.low:g}"
-        if self.gt is not None and not x > self.gt:
-            return f"must be > {self.gt:g}"
         if self.high is not None and x > self.high:
             return f"must be <= {self.high:g}"
         if self.lt is not None and not x < self.lt:
