@@ -276,16 +276,18 @@ def report(results, out: Path) -> list[Path]:
         writer = csv.DictWriter(fh, fieldnames=list(dict.fromkeys(k for r in rows for k in r)))
         writer.writeheader()
         writer.writerows(rows)
-    print("topology     policy       ATPT                 minus LLS (paired)          minus OSL (paired)")
+    print(f"{'topology':<12} {'policy':<12} {'ATPT':<32}  {'minus LLS (paired)':<26}  minus OSL (paired)")
     for r in rows:
         spread = r["atpt_sd_seeds"] if r["seeds"] > 1 else r.get("atpt_ci95_episodes", 0.0)
         text = f"{r['topology']:<12} {r['policy']:<12} {r['atpt']:7.2f} ± {spread:<6.2f}"
-        text += " (sd, {} seeds)".format(r["seeds"]) if r["seeds"] > 1 else " (95%, episodes)"
-        for base in ("lls", "osl"):
+        text += " {:<16}".format(f"(sd, {r['seeds']} seeds)" if r["seeds"] > 1 else "(95%, episodes)")
+        for base in ("lls", "osl"):  # a blank cell where there is no difference (LLS against itself)
+            cell = ""
             if f"minus_{base}" in r:
                 mean, sd, ci = (r[f"minus_{base}{end}"] for end in ("", "_sd_seeds", "_ci95_episodes"))
-                text += f"  {mean:+6.2f} ± {sd:.2f} (±{ci:.2f})"
-        print(text)
+                cell = f"{mean:+6.2f}" + (f" ± {sd:.2f}" if r["seeds"] > 1 else "") + f" (±{ci:.2f})"
+            text += f"  {cell:<26}"
+        print(text.rstrip())
     return [path]
 
 
