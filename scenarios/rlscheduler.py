@@ -312,10 +312,10 @@ def model_path(cfg: Config, seed: int) -> Path:
 
 
 def _train_seed(cfg: Config, seed: int, path: Path, executor: Any = None) -> Any:
-    """Train seed ``seed``'s model into ``path`` (going on from its checkpoint if there is one); the model."""
-    import torch
+    """Train seed ``seed``'s model into ``path`` (going on from its checkpoint if there is one); the model.
 
-    torch.set_num_threads(1)  # a small network: one thread is fastest and leaves the other cores free
+    ``train`` runs PyTorch on one thread itself (the same weights whatever the thread count).
+    """
     settings = cfg.train_settings(seed)
     env_cfg = cfg.env_config(cfg.train_backfill)
     clock = time.process_time()
