@@ -4,7 +4,7 @@ Records give one bar per job, from its first start to its end. A trace (a
 :class:`~schedlab.processes.tracing.TraceLog`'s entries) gives the exact allocation
 segments: a preempted job's bar has a gap, a squeezed job's bar is thinner while it
 runs on fewer CPUs than it asked for. A cluster's placement table
-(:meth:`~schedlab.processes.cluster.placement_table.PlacementTable.placement_rows`) gives :func:`node_gantt`:
+(:meth:`~schedlab.processes.cluster.cluster.Cluster.placement_rows`) gives :func:`node_gantt`:
 one band per node, one row per core, each job drawn on the cores it held, and, behind
 the jobs, each stretch a node was down (failed, until its repair: hatched red), switched
 off or switching, so a failed node never reads as an idle one.
@@ -255,7 +255,7 @@ def node_gantt(
     ----------
     rows
         A cluster's placement table: ``(job, queue, node, kind, cores, start, end)``
-        rows (:meth:`~schedlab.processes.cluster.placement_table.PlacementTable.placement_rows`, or the
+        rows (:meth:`~schedlab.processes.cluster.cluster.Cluster.placement_rows`, or the
         ``placements.csv`` that ``schedlab replay --platform`` saves).
     platform
         The platform the jobs ran on: every node shows (idle ones too) with its
@@ -275,7 +275,7 @@ def node_gantt(
         gid is its state.
     nodes
         ``(name, kind, cores)`` of every node, where no ``platform`` is given (a cluster's
-        :meth:`~schedlab.processes.cluster.placement_table.PlacementTable.node_rows`): idle nodes show too.
+        :meth:`~schedlab.processes.cluster.cluster.Cluster.node_rows`): idle nodes show too.
 
     Returns
     -------

@@ -7,7 +7,7 @@ say so (:meth:`~schedlab.processes.cluster.power.PoweredCluster.power_rows`), or
 machine without power states, where its node outages say so (``down``), and *idle* otherwise; the
 chart stacks the counts over time, and its legend names only the states a run can have
 (a cluster without power states is never switched off). Where nodes were put in DVFS pstates
-other than 0 (:meth:`~schedlab.processes.cluster.pstates.PstateControl.pstate_rows`), computing and
+other than 0 (:meth:`~schedlab.processes.cluster.power.PoweredCluster.pstate_rows`), computing and
 idle are each split by pstate, a shade per pstate with its speed in the legend, so a node
 slowed to half speed no longer looks like one at full speed (Batsim's ``machine_states.csv``
 has no pstates: it writes them apart, as ``pstate_changes.csv``). The

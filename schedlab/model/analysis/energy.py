@@ -27,7 +27,7 @@ pstate's watts (:class:`~schedlab.model.core.platform.Pstate`; pstate 0's are th
 type's ``idle`` and ``full``).
 
 The held cores come from a cluster's placement table
-(:meth:`~schedlab.processes.cluster.placement_table.PlacementTable.placement_rows`): one ``(job, queue, node,
+(:meth:`~schedlab.processes.cluster.cluster.Cluster.placement_rows`): one ``(job, queue, node,
 kind, cores, start, end)`` per job and node. Stretches outside the span are cut to it.
 """
 

@@ -9,7 +9,7 @@ every node keeping within its cores, memory, GPUs and other resources.
 
 Cores have ids, as Batsim numbers resources: node k's cores are ids ``first_k`` to
 ``first_k + cores_k - 1``, the nodes in the platform's order
-(:meth:`~schedlab.processes.cluster.placement_table.PlacementTable.core_of`).
+(:meth:`Cluster.core_of`).
 The placement rule picks the nodes; on each node a job takes the lowest block of
 contiguous free cores (else the lowest free ones). :meth:`allocation_rows` and
 :meth:`allocated` give the ids each job held as an interval set (``"0-3 7"``), as a
@@ -19,9 +19,9 @@ over cores.
 Each job's :class:`~schedlab.model.records.job_record.JobRecord` carries the core ids of
 its last run (``allocation``, e.g. ``"0-3 16-19"``) and its node-failure ``restarts``;
 its ``machine`` stays the cluster's name, so every metric reads the records as before.
-Which nodes a job ran on, stretch by stretch, is kept in the cluster's placement table
-(:meth:`~schedlab.processes.cluster.placement_table.PlacementTable.placement_rows`: one row per
-job and node, with the cores it held there and when). ``schedlab replay --platform`` saves the
+Which nodes a job ran on, stretch by stretch, is kept in the cluster's placement table, its
+``placements`` part (:mod:`~schedlab.processes.cluster.placement_table`; :meth:`Cluster.placement_rows`:
+one row per job and node, with the cores it held there and when). ``schedlab replay --platform`` saves the
 table beside the results, and ``schedlab plot`` draws a Gantt chart per node from it.
 
 Nodes can fail (:mod:`schedlab.processes.machine.node_faults`, the code a
@@ -40,7 +40,7 @@ change its size (:meth:`set_capacity`).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Literal, cast
 
 import simpy
@@ -51,7 +51,7 @@ from schedlab.model.core.failures import NodeFailure
 from schedlab.model.core.job import Job
 from schedlab.model.core.platform import Platform
 from schedlab.processes.cluster.core_ids import CoreIds
-from schedlab.processes.cluster.placement_table import PlacementTable
+from schedlab.processes.cluster.placement_table import PlacementRow, PlacementTable
 from schedlab.processes.cluster.view import ClusterPolicyView
 from schedlab.processes.machine.machine import PolicyError
 from schedlab.processes.machine.node_faults import NodeFaults, OnNodeFail
@@ -70,7 +70,7 @@ def _states(platform: Platform) -> list[NodeState]:
     ]
 
 
-class Cluster(MachineWithIds, PlacementTable):
+class Cluster(MachineWithIds):
     """The nodes of ``platform``, run by ``policy``, jobs placed by ``placement``.
 
     Parameters
@@ -105,6 +105,9 @@ class Cluster(MachineWithIds, PlacementTable):
         Each node's :class:`~schedlab.model.contracts.placement.NodeState`, live.
     allocations
         ``{job: {node index: cores}}`` for the running jobs.
+    placements
+        Its placement table, a part (:class:`~schedlab.processes.cluster.placement_table.PlacementTable`):
+        where its jobs ran; the methods below under "where jobs ran" ask it.
     """
 
     def __init__(
@@ -140,12 +143,11 @@ class Cluster(MachineWithIds, PlacementTable):
         self.allocations: dict[Job, Allocation] = {}
         self._on_node: list[dict[Job, int]] = [{} for _ in self.nodes]
         self._allowed: dict[Job, tuple[int, ...]] = {}
-        self._since: dict[Job, float] = {}
-        self._rows: list[tuple[object, str, str, str, int, float, float]] = []
         # each node's first core id (the nodes in the platform's order), then one past the last
         self._first_core = [0]
         for n in self.nodes:
             self._first_core.append(self._first_core[-1] + n.cores)
+        self.placements = PlacementTable(env, name, self.nodes, self.allocations, self._first_core)
         # its parts for ids and failures: the cores of the placed nodes, the platform's nodes
         self.ids = CoreIds(self)
         shape = f" on the platform's {len(self.nodes)} nodes"
@@ -242,7 +244,7 @@ class Cluster(MachineWithIds, PlacementTable):
                 for r, a in share(job, cores).items():
                     node.free[r] -= a
         self.allocations[job] = alloc
-        self._since[job] = self.env.now
+        self.placements.since[job] = self.env.now
         # a running count, not a sum over every node here and in _release, paid at each start and end
         # (measured: benchmarks/README.md); exclusive nodes hold all their cores
         self.free = free - taken
@@ -261,7 +263,8 @@ class Cluster(MachineWithIds, PlacementTable):
         super()._release(run)
         job = run.job
         alloc = self.allocations.pop(job)
-        start = self._since.pop(job)
+        placements = self.placements
+        start = placements.since.pop(job)
         now = self.env.now
         for i, cores in alloc.items():
             node = self.nodes[i]
@@ -276,7 +279,7 @@ class Cluster(MachineWithIds, PlacementTable):
             node.free = {
                 r: cap - math.fsum(share(j, c).get(r, 0.0) for j, c in on.items()) for r, cap in node.resources.items()
             }
-            self._rows.append((job.id, job.job_class, node.name, node.kind, cores, start, now))
+            placements.rows.append((job.id, job.job_class, node.name, node.kind, cores, start, now))
         self.free = free  # what the nodes gave back, not Machine's run.cpus: an exclusive job held whole nodes
         self._version += 1
         self._allowed.pop(job, None)  # a preempted job looks its nodes up again when it is placed
@@ -297,6 +300,33 @@ class Cluster(MachineWithIds, PlacementTable):
         state.free = dict(state.resources)
         self.cpu_time.change_capacity(state.cores)
         self._version += 1
+
+    # ------------------------------------------------------------------ where jobs ran (its placements part)
+    def placement_rows(self, *, running: bool = True) -> list[PlacementRow]:
+        """Where each job ran: one ``(job, queue, node, kind, cores, start, end)`` per job and node
+        (:data:`~schedlab.processes.cluster.placement_table.PLACEMENT_COLUMNS`); with ``running``,
+        the jobs still running too, ending now."""
+        return self.placements.placement_rows(running=running)
+
+    def placements_csv(self) -> str:
+        """:meth:`placement_rows` as CSV text, with a header line."""
+        return self.placements.placements_csv()
+
+    def core_of(self, core_id: int) -> tuple[str, int]:
+        """The node (its name) and the core on it of the cluster-wide core id ``core_id``."""
+        return self.placements.core_of(core_id)
+
+    def node_rows(self) -> list[tuple[int, str, str, int]]:
+        """Every node, ``(index, node, kind, cores)``, idle and failed ones too."""
+        return self.placements.node_rows()
+
+    def nodes_csv(self) -> str:
+        """:meth:`node_rows` as CSV text, with a header line."""
+        return self.placements.nodes_csv()
+
+    def node_usage(self) -> Mapping[str, tuple[int, dict[str, float]]]:
+        """Each node's cores and other resources in use now: ``{node: (cores, {resource: amount})}``."""
+        return self.placements.node_usage()
 
     def __repr__(self) -> str:
         return (
@@ -320,7 +350,7 @@ def cluster_model(
     """A model that replays ``jobs`` (in submit order) on an idle cluster of ``platform``'s nodes.
 
     The cluster is ``model["cluster"]`` (its placement table:
-    :meth:`~schedlab.processes.cluster.placement_table.PlacementTable.placement_rows`).
+    :meth:`Cluster.placement_rows`).
     ``failures`` (sorted by time; a failure's nodes are indices into the platform's nodes)
     are replayed on it, and ``on_node_fail`` says what becomes of the jobs they kill.
     """

@@ -25,7 +25,7 @@ comes back on and idle (a failure log's duration is the time the node is unavail
 after it, the node serves again): a policy that wants it off switches it off again.
 
 Nodes whose type lists pstates take :class:`~schedlab.model.contracts.power.SetPstate`
-(DVFS: :mod:`schedlab.processes.cluster.pstates`); every stretch a node spends in a pstate
+(DVFS: its ``pstates`` part, :mod:`schedlab.processes.cluster.pstates`); every stretch a node spends in a pstate
 other than 0 is kept too (:meth:`PoweredCluster.pstate_rows`, the energy's ``pstates``).
 
 This is a separate module, not a change to :class:`~schedlab.processes.machine.machine.Machine`:
@@ -53,7 +53,7 @@ from schedlab.model.contracts.power import (
 )
 from schedlab.model.core.failures import NodeFailure
 from schedlab.model.core.job import Job
-from schedlab.model.core.platform import Platform
+from schedlab.model.core.platform import Platform, Pstate
 from schedlab.processes.cluster.cluster import Cluster
 from schedlab.processes.cluster.pstates import PSTATE_COLUMNS, PstateControl
 from schedlab.processes.cluster.view import ClusterPolicyView
@@ -78,7 +78,7 @@ class PoweredClusterView(ClusterPolicyView):
     power = property(attrgetter("_m.power"))
 
 
-class PoweredCluster(PstateControl, Cluster):
+class PoweredCluster(Cluster):
     """A :class:`~schedlab.processes.cluster.cluster.Cluster` whose nodes its policy may switch off and on.
 
     Parameters are :class:`~schedlab.processes.cluster.cluster.Cluster`'s, node failures included
@@ -86,7 +86,8 @@ class PoweredCluster(PstateControl, Cluster):
     ``SwitchOff`` a node whose type gives no ``off`` watts, or one that is not on and idle,
     and ``SwitchOn`` a node that is not off (one that is down included), raise
     :class:`~schedlab.processes.machine.machine.PolicyError`. Every node starts in its type's
-    ``power.pstate``; ``SetPstate`` moves it (:mod:`schedlab.processes.cluster.pstates`).
+    ``power.pstate``; ``SetPstate`` moves it (its ``pstates`` part:
+    :class:`~schedlab.processes.cluster.pstates.PstateControl`).
     """
 
     def __init__(
@@ -123,12 +124,15 @@ class PoweredCluster(PstateControl, Cluster):
         self._power_rows: list[tuple[str, PowerState, float, float]] = []
         self._alarms: set[float] = set()
         self._switches = [0] * len(self.nodes)  # per node, switches begun or cut short: a stale end is ignored
-        self._init_pstates()
+        self.pstates = PstateControl(
+            env, name, self.nodes, self._power, self.running, self.allocations, self._on_node, self.ends.plan
+        )
 
     # ------------------------------------------------------------------ what the policy sees
     @property
     def power(self) -> dict[str, NodePowerState]:
         """Each node's :class:`~schedlab.model.contracts.power.NodePowerState`, by name."""
+        pstates = self.pstates
         return {
             n.name: NodePowerState(
                 self._state[i],
@@ -137,8 +141,8 @@ class PoweredCluster(PstateControl, Cluster):
                 self._idle_since[i],
                 n.cores,
                 self._can_switch(i),
-                self._pstate[i],
-                self._levels[i],
+                pstates.pstate[i],
+                pstates.levels[i],
             )
             for i, n in enumerate(self.nodes)
         }
@@ -153,11 +157,11 @@ class PoweredCluster(PstateControl, Cluster):
         super().start(job, cpus)
         for i in self.allocations[job]:
             self._idle_since[i] = None
-        self._paced_start(job)
+        self.pstates.started(job)  # its work left, in seconds at its nodes' speed
 
     def _release(self, run: Running) -> None:
         alloc = self.allocations[run.job]
-        self._paced_release(run)
+        self.pstates.leaving(run)  # its work left, in ideal seconds again
         super()._release(run)
         now = float(self.env.now)
         for i in alloc:
@@ -273,6 +277,24 @@ class PoweredCluster(PstateControl, Cluster):
         super()._bring_up(node, ids)
         self._enter(node, "on")
         self._idle_since[node] = float(self.env.now)
+
+    # ------------------------------------------------------------------ DVFS (its pstates part)
+    def set_pstate(self, name: str, pstate: int) -> None:
+        """Put node ``name`` in ``pstate``; the jobs on it go on at their new speed."""
+        self.pstates.set_pstate(self._node(name, "set the pstate of"), pstate)
+
+    def pstate_of(self, i: int) -> Pstate | None:
+        """Node ``i``'s current pstate (``None``: its type gives no power)."""
+        return self.pstates.pstate_of(i)
+
+    def pstate_rows(self, *, running: bool = True) -> list[tuple[str, int, float, float]]:
+        """Every stretch a node spent in a pstate other than 0: ``(node, pstate, start, end)``
+        (:data:`PSTATE_COLUMNS`); with ``running``, the current ones too, ending now."""
+        return self.pstates.pstate_rows(running=running)
+
+    def pstate_csv(self) -> str:
+        """:meth:`pstate_rows` as CSV text, each with its pstate's speed (``series/...-pstates.csv``)."""
+        return self.pstates.pstate_csv()
 
     # ------------------------------------------------------------------ results
     def power_rows(self, *, running: bool = True) -> list[tuple[str, PowerState, float, float]]:

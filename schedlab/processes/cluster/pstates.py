@@ -1,8 +1,8 @@
 """DVFS on a powered cluster: each node's pstate, the speed of the jobs on it, and the rescaling of their work.
 
-:class:`PstateControl` is the part of :class:`~schedlab.processes.cluster.power.PoweredCluster`
-that applies :class:`~schedlab.model.contracts.power.SetPstate` (a mix-in: the cluster
-has the state it reads). A node draws the watts of its current pstate
+:class:`PstateControl` is a part a :class:`~schedlab.processes.cluster.power.PoweredCluster`
+holds (``cluster.pstates``): it applies :class:`~schedlab.model.contracts.power.SetPstate`,
+and the cluster calls it as a job starts and leaves its nodes. A node draws the watts of its current pstate
 (:class:`~schedlab.model.core.platform.Pstate`) from the instant it is set.
 
 A job runs at the speed ``s`` of its slowest node. Its :class:`~schedlab.processes.machine.running.Running`
@@ -25,14 +25,14 @@ The walltime limit is wall-clock seconds, so a slowed job can reach its limit.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping, Sequence
 
 import simpy
 
 from schedlab.model.contracts.placement import Allocation, NodeState
 from schedlab.model.core.job import Job
 from schedlab.model.core.platform import NodePower, Pstate
-from schedlab.processes.machine.job_end import JobEnds, _Allocated
+from schedlab.processes.machine.job_end import _Allocated  # private: the event is no API
 from schedlab.processes.machine.machine import PolicyError
 from schedlab.processes.machine.running import Running, RunningSet
 
@@ -45,45 +45,53 @@ PSTATE_CSV_COLUMNS = ("node", "pstate", "speed", "start", "end")
 
 
 class PstateControl:
-    """Each node's DVFS pstate, and the speed of the jobs on it (a mix-in of a powered cluster)."""
+    """Each node's DVFS pstate, and the speed of the jobs on it (a powered cluster's ``pstates`` part).
 
-    env: simpy.Environment
-    name: str
-    nodes: list[NodeState]
-    running: RunningSet
-    allocations: dict[Job, Allocation]
-    _power: list[NodePower | None]
-    _on_node: list[dict[Job, int]]
+    It is given what it reads of the cluster, live: its ``nodes``, each node's ``power``
+    (``None``: its type gives none), the ``running`` jobs, each job's ``allocations`` and
+    the jobs ``on_node``; and ``plan_end``, the machine's ``ends.plan``, to plan again the
+    end of a job whose speed changed.
+    """
 
-    def _init_pstates(self) -> None:
-        now = float(self.env.now)
-        self._levels: list[tuple[Pstate, ...]] = [p.levels if p is not None else () for p in self._power]
-        self._pstate = [p.pstate if p is not None else 0 for p in self._power]
-        self._pstate_since = [now] * len(self.nodes)
-        self._pstate_rows: list[tuple[str, int, float, float]] = []
+    def __init__(
+        self,
+        env: simpy.Environment,
+        name: str,
+        nodes: Sequence[NodeState],
+        power: Sequence[NodePower | None],
+        running: RunningSet,
+        allocations: Mapping[Job, Allocation],
+        on_node: Sequence[Mapping[Job, int]],
+        plan_end: Callable[[simpy.Event], None],
+    ) -> None:
+        self.env = env
+        self.name = name
+        self.nodes = nodes
+        self.running = running
+        self.allocations = allocations
+        self.on_node = on_node
+        self.plan_end = plan_end
+        now = float(env.now)
+        #: each node's pstates (empty: its type gives no power), and the one it is in now
+        self.levels: list[tuple[Pstate, ...]] = [p.levels if p is not None else () for p in power]
+        self.pstate = [p.pstate if p is not None else 0 for p in power]
+        self._since = [now] * len(nodes)
+        self._rows: list[tuple[str, int, float, float]] = []
         self._speed: dict[Job, float] = {}  # jobs that run below speed 1.0
         self._base: dict[Job, float] = {}  # their ideal work done when their speed last changed
 
-    if TYPE_CHECKING:  # the host's methods (declared for mypy only: a mix-in ahead of them in the MRO)
-
-        def _node(self, name: str, verb: str) -> int: ...  # PoweredCluster's
-
-        def _running_state(self, job: Job) -> Running: ...  # Machine's
-
-        ends: JobEnds  # Machine's part that plans a job's end
-
     def pstate_of(self, i: int) -> Pstate | None:
         """Node ``i``'s current pstate (``None``: its type gives no power)."""
-        levels = self._levels[i]
-        return levels[self._pstate[i]] if levels else None
+        levels = self.levels[i]
+        return levels[self.pstate[i]] if levels else None
 
-    def _job_speed(self, job: Job) -> float:
+    def job_speed(self, job: Job) -> float:
         """The speed of ``job``'s slowest node (1.0 on nodes that give no power)."""
-        return min(self._levels[i][self._pstate[i]].speed if self._levels[i] else 1.0 for i in self.allocations[job])
+        return min(self.levels[i][self.pstate[i]].speed if self.levels[i] else 1.0 for i in self.allocations[job])
 
-    def _paced_start(self, job: Job) -> None:
+    def started(self, job: Job) -> None:
         """``job`` just started on its nodes: its work left becomes seconds at their speed."""
-        speed = self._job_speed(job)
+        speed = self.job_speed(job)
         if speed == 1.0:
             return
         run = next(reversed(self.running._runs))  # Machine.start appended it last
@@ -98,7 +106,7 @@ class PstateControl:
         # by its request, too (backfilling reasons with it), within the wall-clock time limit
         run.requested_end = min(now + (run.requested_end - now) * old / new, now + run.limit - run.run_time)
 
-    def _paced_release(self, run: Running) -> None:
+    def leaving(self, run: Running) -> None:
         """``run``'s job leaves its nodes: its work is ideal seconds again."""
         job = run.job
         speed = self._speed.pop(job, None)
@@ -108,20 +116,20 @@ class PstateControl:
         run.work_done = base + (run.work_done - base) * speed
         run._remaining *= speed
 
-    def set_pstate(self, name: str, pstate: int) -> None:
-        """Put node ``name`` in ``pstate``; the jobs on it go on at their new speed (module's docstring)."""
-        i = self._node(name, "set the pstate of")
-        levels = self._levels[i]
+    def set_pstate(self, i: int, pstate: int) -> None:
+        """Put node ``i`` in ``pstate``; the jobs on it go on at their new speed (module's docstring)."""
+        name = self.nodes[i].name
+        levels = self.levels[i]
         if not levels:
             raise PolicyError(f"cluster {self.name!r}: node {name!r} has no pstates: its type gives no power")
         if isinstance(pstate, bool) or not isinstance(pstate, int) or not 0 <= pstate < len(levels):
             raise PolicyError(
                 f"cluster {self.name!r}: node {name!r} has pstates 0..{len(levels) - 1}; cannot set pstate {pstate!r}"
             )
-        old = self._pstate[i]
+        old = self.pstate[i]
         if pstate == old:
             return
-        jobs = list(self._on_node[i])
+        jobs = list(self.on_node[i])
         for job in jobs:
             if job.__class__ is not Job:
                 raise PolicyError(
@@ -130,17 +138,17 @@ class PstateControl:
                 )
         now = float(self.env.now)
         if old != 0:
-            self._pstate_rows.append((name, old, self._pstate_since[i], now))
-        self._pstate[i], self._pstate_since[i] = pstate, now
+            self._rows.append((name, old, self._since[i], now))
+        self.pstate[i], self._since[i] = pstate, now
         for job in jobs:
             self._repace(job, now)
 
     def _repace(self, job: Job, now: float) -> None:
         """Its nodes' speed changed: book the work done at the old speed, plan the rest at the new one."""
-        before, after = self._speed.get(job, 1.0), self._job_speed(job)
+        before, after = self._speed.get(job, 1.0), self.job_speed(job)
         if after == before:
             return
-        run = self._running_state(job)
+        run = next(run for run in self.running if run.job is job)  # it runs on the node: it is there
         base = self._base.get(job, run.work_done)
         run._book(now)  # in seconds at the old speed: the rate on a cluster is 1
         run.work_done = base + (run.work_done - base) * before
@@ -150,18 +158,16 @@ class PstateControl:
             self._base.pop(job, None)
         else:
             self._speed[job], self._base[job] = after, run.work_done
-        run.event = _Allocated(self.env, run, self.ends.plan)
+        run.event = _Allocated(self.env, run, self.plan_end)
 
     def pstate_rows(self, *, running: bool = True) -> list[tuple[str, int, float, float]]:
         """Every stretch a node spent in a pstate other than 0: ``(node, pstate, start, end)``
         (:data:`PSTATE_COLUMNS`); with ``running``, the current ones too, ending now."""
-        rows = list(self._pstate_rows)
+        rows = list(self._rows)
         if running:
             now = float(self.env.now)
             rows += [
-                (n.name, self._pstate[i], self._pstate_since[i], now)
-                for i, n in enumerate(self.nodes)
-                if self._pstate[i] != 0
+                (n.name, self.pstate[i], self._since[i], now) for i, n in enumerate(self.nodes) if self.pstate[i] != 0
             ]
         return rows
 
@@ -175,8 +181,9 @@ class PstateControl:
         only kept for k other than 0, so a node always at pstate 0 has none and a run whose nodes
         never left pstate 0 writes only the header.
         """
+        index = {n.name: i for i, n in enumerate(self.nodes)}
         rows = [",".join(PSTATE_CSV_COLUMNS)]
         for name, pstate, start, end in self.pstate_rows():
-            speed = self._levels[self._node(name, "read the pstate of")][pstate].speed
+            speed = self.levels[index[name]][pstate].speed
             rows.append(f"{name},{pstate},{speed!r},{start!r},{end!r}")
         return "\n".join(rows) + "\n"
