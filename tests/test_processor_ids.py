@@ -175,3 +175,25 @@ def test_a_subclass_that_cannot_give_ids_is_refused_in_one_line() -> None:
 
     with pytest.raises(TypeError, match=r"machine 'machine': a Mine gives no processor ids; .*MachineWithIds"):
         Mine(simpy.Environment(), 4, FCFS(), allocation="first-fit")
+
+
+def test_machine_with_allocation_builds_a_machine_with_ids_from_machine_py_alone():
+    """``Machine(..., allocation=...)`` picks ``MachineWithIds`` itself: it needs no module but
+    machine.py imported first (with_ids.py is loaded when the first such machine is built)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, simpy\n"
+        "from schedlab.processes.machine.machine import Machine\n"
+        "from schedlab.model.contracts.machine import Start\n"
+        "from schedlab.model.core.job import Job\n"
+        "assert 'schedlab.processes.machine.with_ids' not in sys.modules\n"
+        "env = simpy.Environment()\n"
+        "m = Machine(env, 4, lambda v: Start(v.waiting[0]) if v.waiting else None, allocation='first-fit')\n"
+        "m.submit(Job(1, 0.0, 2.0, cpus=3))\n"
+        "env.run()\n"
+        "print(type(m).__name__, m.gives_ids, m.allocation_rows())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split("\n")[0] == "MachineWithIds True [(1, '0-2', 0.0, 2.0)]"

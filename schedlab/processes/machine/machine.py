@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any, ClassVar, Literal
+from importlib import import_module
+from typing import Any, Literal
 
 import simpy
 
@@ -106,14 +107,12 @@ class Machine:
 
     #: whether this class gives processor ids (a MachineWithIds does; ``allocation=`` needs it)
     gives_ids = False
-    #: the class ``Machine(..., allocation=...)`` builds: MachineWithIds, set by with_ids.py where
-    #: it is defined (a subclass, which this module cannot import without a cycle); the package's
-    #: ``__init__`` imports with_ids.py, so it is set before Machine can be reached
-    builds_with_ids: ClassVar[type[Machine]]
 
     def __new__(cls, *args: Any, allocation: str | AllocationRule | None = None, **kwargs: Any) -> Machine:
         if allocation is not None and cls is Machine:  # the feature set is chosen here, once
-            cls = Machine.builds_with_ids
+            # Named by string, loaded when first needed: with_ids.py imports this module to subclass
+            # Machine, so an import statement would tie the two into a cycle (tests/test_architecture.py).
+            cls = import_module("schedlab.processes.machine.with_ids").MachineWithIds
         return super().__new__(cls)
 
     def __init__(
