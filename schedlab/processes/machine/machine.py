@@ -7,11 +7,10 @@ change while they run (preempted, squeezed at rate ``allocated / requested``, gr
 This module is what runs: the queue, the actions and a job's end are :class:`Machine`'s
 own methods. The rest are parts it holds and calls, one module each (docs/architecture.md,
 "The Machine"): ``decisions`` (asking the policy), ``cpu_time`` (the CPU-time integrals,
-elastic capacity), ``ends`` (a job's end event, its time limit, its record),
-``reallocation`` (preempting, squeezing, growing), ``bodies``
-(process bodies), ``ids`` (processor ids) and ``faults`` (node failures). A machine that
-gives processor ids is a :class:`~schedlab.processes.machine.with_ids.MachineWithIds`,
-the class chosen when it is built.
+elastic capacity), ``ends`` (a job's end event, its time limit, its record), ``reallocation``
+(preempting, squeezing, growing), ``bodies`` (process bodies), ``ids`` (processor ids) and
+``faults`` (node failures). A machine that gives processor ids is a
+:class:`~schedlab.processes.machine.with_ids.MachineWithIds`, the class chosen when it is built.
 """
 
 from __future__ import annotations
@@ -110,8 +109,7 @@ class Machine:
 
     def __new__(cls, *args: Any, allocation: str | AllocationRule | None = None, **kwargs: Any) -> Machine:
         if allocation is not None and cls is Machine:  # the feature set is chosen here, once
-            # Named by string, loaded when first needed: with_ids.py imports this module to subclass
-            # Machine, so an import statement would tie the two into a cycle (tests/test_architecture.py).
+            # by name, when first needed: with_ids.py imports this module, so an import would be a cycle
             cls = import_module("schedlab.processes.machine.with_ids").MachineWithIds
         return super().__new__(cls)
 
@@ -140,8 +138,7 @@ class Machine:
         self.env = env
         self.name = name
         self.capacity = int(capacity)
-        #: the most CPUs the machine can ever have (its capacity at construction): jobs wider
-        #: than this are rejected; :meth:`set_capacity` moves ``capacity`` below it
+        #: the most CPUs it can ever have (its capacity when built): wider jobs are rejected; set_capacity keeps to it
         self.max_capacity = self.capacity
         self.free = self.capacity
         self.policy = policy
@@ -152,8 +149,7 @@ class Machine:
         self.walltime = walltime
         self.waiting: list[Job] = []
         self.running = RunningSet()
-        # Columns, not a list of JobRecord tuples: on M/M/50 with a million customers the
-        # tuples made most of the peak memory and of the garbage collector's time.
+        # by columns, not JobRecord tuples: on long runs the tuples made most of the memory and the GC's time
         self.records = RecordLog()
         self.completed: Signal[JobRecord] = Signal()
         self.rejected = 0
@@ -181,8 +177,7 @@ class Machine:
             self._reject(job)
             return
         self._seq = seq = self._seq + 1
-        # A Running state is only made when the job starts; the queue holds the Job.
-        self._arrival_seq[job] = seq
+        self._arrival_seq[job] = seq  # a Running state is only made when the job starts; the queue holds the Job
         self.waiting.append(job)
         if self._trace is not None:
             self._trace(self.env.now, self.name, "submit", f"job {job.id} ({job.cpus} cpus, {job.runtime:.4g})")
@@ -268,16 +263,14 @@ class Machine:
         run.started = now
         self.free -= n
         if job.demands:
-            used = self.used
             for r, a in job.demands.items():
                 if a > 0:
-                    used[r] += a
+                    self.used[r] += a
         self.running.append(run)
         # a plain job's end is one Timeout (job_end.py); a ProcessJob's body runs as a process (job_body.py)
         run.event = _Allocated(env, run, self.ends.plan) if job.__class__ is Job else self.bodies.allocated(run)
         if self._trace is not None:
-            verb = "resume" if resumed else "start"
-            self._trace(now, self.name, verb, f"job {job.id} on {n}/{job.cpus} cpus")
+            self._trace(now, self.name, "resume" if resumed else "start", f"job {job.id} on {n}/{job.cpus} cpus")
 
     def preempt(self, job: Job) -> None:
         """Suspend running ``job``: its CPUs are freed, it waits to resume where it left off (``reallocation``)."""
@@ -326,12 +319,10 @@ class Machine:
         self.free += run.cpus
         self.running.remove(run)
         demands = run.job.demands
-        if demands:
-            # re-add what is still held rather than subtract: no float residue builds up
-            used = self.used
+        if demands:  # re-add what is still held rather than subtract: no float residue builds up
             for r, a in demands.items():
                 if a > 0:
-                    used[r] = math.fsum(x.job.demands.get(r, 0.0) for x in self.running)
+                    self.used[r] = math.fsum(x.job.demands.get(r, 0.0) for x in self.running)
 
     # ------------------------------------------------------------------ CPUs had over time (cpu_time)
     @property
@@ -394,7 +385,5 @@ class Machine:
         raise PolicyError(f"machine {self.name!r}: job {job.id} is not running here")
 
     def __repr__(self) -> str:
-        return (
-            f"{type(self).__name__}({self.name!r}, capacity={self.capacity}, free={self.free}, "
-            f"waiting={len(self.waiting)}, running={len(self.running)})"
-        )
+        state = f"capacity={self.capacity}, free={self.free}, waiting={len(self.waiting)}, running={len(self.running)}"
+        return f"{type(self).__name__}({self.name!r}, {state})"
