@@ -33,9 +33,10 @@ functions of a cProfile of one schedlab run (the profiler slows it down several-
 
 ``--before REV`` adds a third model: schedlab as it was at git revision REV, its whole
 ``schedlab/`` exported with ``git archive`` and imported as ``_schedlab_before`` beside
-today's package, the model built from its own ``Machine``, ``FCFS``, ``Source`` and
-workload. So a change to the engine, or a move of its modules, is measured before and
-after in one process.
+today's package (REV may also be a folder that holds such an export, ``git archive REV
+schedlab | tar -x -C DIR``, for a machine whose copy of the tree has no ``.git``), the
+model built from its own ``Machine``, ``FCFS``, ``Source`` and workload. So a change to
+the engine, or a move of its modules, is measured before and after in one process.
 
 ``--servers C`` simulates M/M/C at the same rho (arrival rate 0.9 C): ``--servers 1000``
 is the wide machine, where removing a finished job from the running set must not cost
@@ -134,16 +135,21 @@ def package_at(rev: str) -> dict[str, Any]:
     import importlib
     import io
     import re
+    import shutil
     import tarfile
     import tempfile
 
-    archive = _git(rev, "archive", "--format=tar", rev, "schedlab")
-    if archive.returncode != 0:
-        why = (archive.stderr.decode().strip().splitlines() or ["git archive failed"])[0]
-        raise SystemExit(f"engine.py: --before {rev}: cannot export schedlab/ at that revision: {why}")
     folder = Path(tempfile.mkdtemp())
-    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
-        tar.extractall(folder, filter="data")
+    exported = Path(rev) / "schedlab"
+    if exported.is_dir():  # a revision exported beforehand, where there is no git
+        shutil.copytree(exported, folder / "schedlab")
+    else:
+        archive = _git(rev, "archive", "--format=tar", rev, "schedlab")
+        if archive.returncode != 0:
+            why = (archive.stderr.decode().strip().splitlines() or ["git archive failed"])[0]
+            raise SystemExit(f"engine.py: --before {rev}: cannot export schedlab/ at that revision: {why}")
+        with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+            tar.extractall(folder, filter="data")
     package = folder / BEFORE_PACKAGE
     (folder / "schedlab").rename(package)
     for path in package.rglob("*.py"):  # its absolute imports, renamed: `from schedlab.x import` and `import schedlab`
@@ -174,7 +180,7 @@ def model_at(rev: str) -> Callable[[int, int, int], list[float]]:
 
     A revision git does not know stops with a one-line message naming it.
     """
-    if _git(rev, "cat-file", "-e", f"{rev}^{{commit}}").returncode != 0:
+    if not (Path(rev) / "schedlab").is_dir() and _git(rev, "cat-file", "-e", f"{rev}^{{commit}}").returncode != 0:
         raise SystemExit(f"engine.py: --before {rev}: no such revision")
     return schedlab_with(label=f"schedlab@{rev}", **package_at(rev))
 
@@ -278,7 +284,8 @@ def main(argv: list[str] | None = None) -> None:
         "--before",
         metavar="REV",
         default=None,
-        help="also time Machine as it was at git revision REV (e.g. HEAD~3), in the same process",
+        help="also time Machine as it was at git revision REV (e.g. HEAD~3), or in a folder holding that revision's "
+        "exported schedlab/, in the same process",
     )
     parser.add_argument("--memory-worker", choices=list(MODELS), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
