@@ -10,3 +10,8 @@ allocation), ``node_faults.py`` (node failures); ``job_snapshot.py`` (records of
 and ``simpy_machine.py`` (the founding shape in plain SimPy, the tutorials' bridge).
 Each name is imported from its defining module; this package re-exports nothing.
 """
+
+# with_ids.py tells Machine which class ``Machine(..., allocation=...)`` builds when it is
+# imported; importing it here, which every import of the package's modules runs first,
+# makes sure it is told before any Machine is built.
+from schedlab.processes.machine import with_ids  # noqa: F401

@@ -17,8 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from importlib import import_module
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import simpy
 
@@ -106,11 +105,14 @@ class Machine:
 
     #: whether this class gives processor ids (a MachineWithIds does; ``allocation=`` needs it)
     gives_ids = False
+    #: the class ``Machine(..., allocation=...)`` builds: MachineWithIds, set by with_ids.py where
+    #: it is defined (a subclass, which this module cannot import without a cycle); the package's
+    #: ``__init__`` imports with_ids.py, so it is set before Machine can be reached
+    builds_with_ids: ClassVar[type[Machine]]
 
     def __new__(cls, *args: Any, allocation: str | AllocationRule | None = None, **kwargs: Any) -> Machine:
         if allocation is not None and cls is Machine:  # the feature set is chosen here, once
-            # by name, when first needed: with_ids.py imports this module, so an import would be a cycle
-            cls = import_module("schedlab.processes.machine.with_ids").MachineWithIds
+            cls = Machine.builds_with_ids
         return super().__new__(cls)
 
     def __init__(

@@ -131,3 +131,8 @@ class MachineWithIds(Machine):
     def inject_failures(self, failures: Sequence[NodeFailure]) -> simpy.Process:
         """Replay ``failures`` (sorted by time) on this machine: a SimPy process failing and repairing nodes."""
         return self.faults.inject_failures(failures)
+
+
+#: ``Machine(..., allocation=...)`` builds this class (Machine.__new__); told here, where it is
+#: defined, since machine.py cannot import its own subclass without a cycle
+Machine.builds_with_ids = MachineWithIds
