@@ -98,13 +98,16 @@ def test_a_grid_ppo_stage_keeps_weights_no_worse_than_the_search_and_logs_its_ro
 
 
 def test_the_same_seed_gives_the_same_grid_ppo_weights(tmp_path):
-    """Twice the same seed: the same sha256, PPO's kept weights included; the PPO stage's own weights too."""
-    config = replace(TINY_PPO, generations=0, imitation_episodes=1)  # imitation alone: PPO likely to win
+    """Twice the same seed, or the search resumed with PPO: the same sha256 and PPO's validations; another seed not."""
+    config = replace(TINY_PPO, generations=0, teacher="", imitation_episodes=0)  # from the initial weights
     first = train(config, tmp_path / "a")
+    assert first.phase == "ppo"  # measured: PPO betters seed 0's initial weights, so PPO's weights are compared
     assert train(config, tmp_path / "b").sha256 == first.sha256
     with open(tmp_path / "a" / "curve.csv") as a, open(tmp_path / "b" / "curve.csv") as b:
         scores = [[r["validation_score"] for r in csv.DictReader(f)] for f in (a, b)]
-    assert scores[0] == scores[1] and len(set(scores[0])) > 1  # PPO changed the weights, alike twice
+    assert scores[0] == scores[1]
+    train(replace(config, ppo_steps=0), tmp_path / "r")  # the search alone, then PPO on --resume: the same
+    assert train(config, tmp_path / "r", resume=True).sha256 == first.sha256
     assert train(replace(config, seed=1), tmp_path / "c").sha256 != first.sha256
 
 
