@@ -25,7 +25,8 @@ CleanRL's single-file PPO, read top to bottom:
    as much as a light one; without one they are used as they are.
 3. **Advantages.** Generalised advantage estimation (GAE, ``ppo_gamma``, ``ppo_lambda``)
    within each trajectory, discounted per decision; its end, terminated or truncated, is
-   taken as terminal (rollouts are whole episodes, so none is cut). The advantages are normalised over the rollout.
+   taken as terminal (rollouts are whole episodes, so none is cut). The advantages are
+   normalised over the rollout.
 4. **Update.** ``ppo_epochs`` passes over the rollout in minibatches of
    ``ppo_minibatch`` steps (shuffled by the ``ppo_batches`` stream): the clipped
    surrogate (``ppo_clip``) minus ``ppo_entropy`` times the entropy, plus half the
