@@ -7,8 +7,9 @@ shared by the 10 brokers (parameter sharing) is trained in ``schedlab/GridParall
 imitation of the ``teacher`` (``mct``: least seen load + route latency + the job's run
 time there, :mod:`schedlab.envs.grid.teachers`), then evolution strategies on whole
 episodes, whose cost is minus the sum of every broker's ``tpt`` reward (the total time
-jobs spent unfinished: ATPT times the jobs, measured). The observation has the
-``features`` runtime, latency and agent (docs/rl.md, "The grid"). Each model goes into
+jobs spent unfinished: ATPT times the jobs, measured), then ``ppo_steps`` of PPO (0 by
+default: none). The observation has the ``features`` runtime, latency and agent
+(docs/rl.md, "The grid"). Each model goes into
 ``models_dir/<topology>/seed<k>/`` (``model.pt``, ``settings.json``, ``curve.csv``); a
 model already there with the same settings is used as it is.
 
@@ -101,6 +102,10 @@ class Config:
     imitation_episodes: int = number(32, low=0, work=True)
     #: passes of behaviour cloning
     imitation_epochs: int = number(100, low=0)
+    #: PPO steps after the search, each a broker's decision (0: none; docs/rl.md, "One training command")
+    ppo_steps: int = number(0, low=0)
+    #: PPO steps between validations
+    ppo_validate: int = number(4096, low=1)
     #: OSL's learning rate alpha and sharing factor beta
     alpha: float = number(0.5, high=1)
     beta: float = number(0.5, high=1)
@@ -133,6 +138,7 @@ class Config:
             env=ENV, env_settings=self.env_settings(topology), teacher=self.teacher, seed=seed, hidden=self.hidden,
             generations=self.generations, pairs=self.pairs, episodes=self.episodes, validation=self.validation,
             imitation_episodes=self.imitation_episodes, imitation_epochs=self.imitation_epochs,
+            ppo_steps=self.ppo_steps, ppo_validate=self.ppo_validate,
         )  # fmt: skip
 
     def model_dir(self, topology: str, seed: int) -> Path:

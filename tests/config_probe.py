@@ -102,6 +102,7 @@ _ZERO = {  # what 0 means where it is accepted
     "window_seed": _SEED,
     "search_generations": "documented: no evolution-strategy search, PPO alone trains (rlscheduler)",
     "train_steps": "documented: no PPO after the search (rlscheduler; the other scenarios refuse 0)",
+    "ppo_steps": "documented: no PPO after the search, the default (grid_training)",
 }
 #: field -> {value (or "*": any): why it is meant}; an accepted value not here is a defect of the probe's rules
 MEANT: dict[str, dict[str, str]] = {

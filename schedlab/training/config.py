@@ -43,7 +43,11 @@ def env_id(name: str) -> str:
 
 @dataclass(frozen=True)
 class TrainConfig:
-    """One training: imitation of a heuristic, evolution strategies on whole episodes, then optionally PPO."""
+    """One training: imitation of a heuristic, evolution strategies on whole episodes, then optionally PPO.
+
+    In a PettingZoo Parallel env every stage trains one policy shared by every agent; a PPO
+    step is one agent's decision (the critic shared too).
+    """
 
     env: str = text(
         "schedlab/Machine-v0", nonempty=True, help="Gymnasium or Parallel-registry id of the env to train in"
@@ -62,7 +66,9 @@ class TrainConfig:
     imitation_episodes: int = number(32, low=0, work=True, help="teacher episodes behaviour cloning learns from")
     imitation_epochs: int = number(100, low=0, help="passes of behaviour cloning over the teacher's decisions")
     imitation_rate: float = number(1e-2, gt=0, help="Adam's step size in behaviour cloning")
-    ppo_steps: int = number(0, help="environment steps of PPO after the search, from its best weights (0: none)")
+    ppo_steps: int = number(
+        0, help="PPO steps from the search's best weights (0: none); in a Parallel env a step is an agent's decision"
+    )
     ppo_rollout: int = number(1024, low=1, help="steps a PPO rollout gathers at least (whole episodes) per update")
     ppo_epochs: int = number(4, low=1, help="passes of PPO's update over each rollout")
     ppo_minibatch: int = number(256, low=1, help="steps per minibatch of PPO's update (at most ppo_rollout)")

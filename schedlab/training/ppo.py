@@ -11,13 +11,22 @@ CleanRL's single-file PPO, read top to bottom:
 2. **Rollout.** The actor plays whole episodes (:func:`~schedlab.training.episodes.run_episode`,
    seeds from the ``ppo_episodes`` stream) until at least ``ppo_rollout`` steps are
    gathered, **sampling** its actions from the masked softmax (a ``torch.Generator``
-   seeded from the ``ppo_actions`` stream). With a teacher, an episode's rewards are
-   divided by the teacher's cost on the same episode, so that PPO maximises what the
-   search minimises and validation measures (the cost relative to the teacher's) and
-   a heavy episode weighs as much as a light one; without one they are used as they are.
+   seeded from the ``ppo_actions`` stream). A step is one decision: in a Gymnasium env
+   one per env step; in a PettingZoo Parallel env one per agent asked at a parallel step
+   (parameter sharing: the same actor and critic for every agent, each on its own
+   observation and mask). Each agent's decisions form **its own trajectory** (a
+   Gymnasium env has one agent): a reward the env pays an agent goes to that agent's
+   latest decision, so rewards paid between two of its decisions are summed onto the
+   first, and its trajectory ends at its last decision (its termination or truncation,
+   or the episode's end). With a teacher, an episode's rewards are divided by the
+   teacher's cost on the same episode (a Parallel env's cost being minus the sum of
+   every agent's rewards), so that PPO maximises what the search minimises and
+   validation measures (the cost relative to the teacher's) and a heavy episode weighs
+   as much as a light one; without one they are used as they are.
 3. **Advantages.** Generalised advantage estimation (GAE, ``ppo_gamma``, ``ppo_lambda``)
-   within each episode; its end, terminated or truncated, is taken as terminal (rollouts
-   are whole episodes, so none is cut). The advantages are normalised over the rollout.
+   within each trajectory, discounted per decision; its end, terminated or truncated, is
+   taken as terminal (rollouts are whole episodes, so none is cut). The advantages are
+   normalised over the rollout.
 4. **Update.** ``ppo_epochs`` passes over the rollout in minibatches of
    ``ppo_minibatch`` steps (shuffled by the ``ppo_batches`` stream): the clipped
    surrogate (``ppo_clip``) minus ``ppo_entropy`` times the entropy, plus half the
@@ -41,13 +50,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 import torch
 
 from schedlab.model.core.streams import Streams
 from schedlab.training.config import TrainConfig
-from schedlab.training.episodes import run_episode
+from schedlab.training.episodes import is_parallel, run_episode
 from schedlab.training.policy import MLPPolicy
 from schedlab.training.search import relative
 
@@ -59,16 +67,23 @@ MASKED = -1e8
 MAX_GRAD_NORM = 0.5
 
 
-class _Rewards(gym.Wrapper):
-    """Keeps each step's reward, so that :func:`run_episode` plays the rollout's episodes unchanged."""
+class _Paid:
+    """``env`` (Gymnasium or Parallel) passing each step's rewards to ``paid``, so that
+    :func:`run_episode` plays the rollout's episodes unchanged; anything else is ``env``'s."""
+
+    def __init__(self, env: Any) -> None:
+        self.env, self.parallel = env, is_parallel(env)
+        self.paid: Callable[[dict[Any, float]], None] = lambda rewards: None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.env, name)
 
     def reset(self, **kwargs: Any) -> Any:
-        self.rewards: list[float] = []
         return self.env.reset(**kwargs)
 
     def step(self, action: Any) -> Any:
         result = self.env.step(action)
-        self.rewards.append(float(result[1]))
+        self.paid(result[1] if self.parallel else {None: result[1]})  # per agent; a Gymnasium env's is None
         return result
 
 
@@ -80,7 +95,8 @@ class PPO:
     config
         The training's settings (the ``ppo_*`` fields).
     env
-        The Gymnasium environment (Discrete actions over a flat Box).
+        The Gymnasium environment (Discrete actions over a flat Box), or the PettingZoo
+        Parallel one whose agents all act through ``policy``.
     policy
         The actor, holding the weights PPO starts from; its vector follows each update.
     streams
@@ -100,7 +116,7 @@ class PPO:
         baseline: Callable[[int], float] | None,
         seeds: Callable[[], int],
     ) -> None:
-        self.config, self.env, self.policy = config, _Rewards(env), policy
+        self.config, self.env, self.policy = config, _Paid(env), policy
         self.baseline, self.seeds = baseline, seeds
         critic = MLPPolicy(policy.obs_size, 1, policy.hidden, streams["ppo_critic"])
         self.critic = critic.net
@@ -118,32 +134,43 @@ class PPO:
     # -- 2. rollout ------------------------------------------------------------------------------------
 
     def rollout(self) -> tuple[dict[str, torch.Tensor], list[float]]:
-        """Whole episodes until at least ``ppo_rollout`` steps; the steps' data and each episode's relative cost."""
-        obs: list[np.ndarray] = []
-        masks: list[np.ndarray] = []
-        actions: list[int] = []
-        rewards: list[float] = []
-        ends: list[bool] = []
-        costs: list[float] = []
+        """Whole episodes until at least ``ppo_rollout`` steps; the steps' data and each episode's relative cost.
 
-        def sample(o: np.ndarray, mask: np.ndarray, e: Any) -> int:
+        The steps are laid out trajectory after trajectory (an episode's agents in the
+        order of their first decision), ``ends`` marking each trajectory's last step.
+        """
+        rows: list[list[Any]] = []  # obs, mask, action, reward, end
+        costs: list[float] = []
+        episode: dict[Any, list[list[Any]]] = {}  # agent (None in a Gymnasium env) -> its steps so far
+
+        def sample(o: np.ndarray, mask: np.ndarray, e: Any, agent: Any = None) -> int:
             o32 = np.asarray(o, dtype=np.float32).reshape(-1)
             with torch.no_grad():
                 logits = self.logits(torch.from_numpy(o32)[None], torch.from_numpy(mask)[None])
                 action = int(torch.multinomial(torch.softmax(logits, -1), 1, generator=self.actions))
-            obs.append(o32)
-            masks.append(mask.copy())
-            actions.append(action)
+            episode.setdefault(agent, []).append([o32, mask.copy(), action, 0.0, False])
             return action
 
-        while len(actions) < self.config.ppo_rollout:
+        def paid(rewards: dict[Any, float]) -> None:
+            for agent, reward in rewards.items():
+                if agent in episode:  # before an agent's first decision nothing it chose is paid for
+                    episode[agent][-1][3] += float(reward)
+
+        self.env.paid, empty = paid, 0
+        while len(rows) < self.config.ppo_rollout:
             seed = self.seeds()
+            episode.clear()
             cost = run_episode(self.env, sample, seed)
             base = None if self.baseline is None else np.asarray([self.baseline(seed)])
             scale = 1.0 if base is None else max(abs(float(base[0])), 1e-9)
-            rewards += [r / scale for r in self.env.rewards]
-            ends += [False] * (len(self.env.rewards) - 1) + [True]
+            for trajectory in episode.values():
+                trajectory[-1][4] = True
+                rows += [[o, m, a, r / scale, end] for o, m, a, r, end in trajectory]
             costs.append(float(relative(np.asarray([cost]), base)))
+            empty = 0 if episode else empty + 1
+            if empty == 100:
+                raise ValueError("PPO: 100 episodes in a row without a decision to learn from")
+        obs, masks, actions, rewards, ends = zip(*rows, strict=True)
         data = {
             "obs": torch.from_numpy(np.stack(obs)),
             "masks": torch.from_numpy(np.stack(masks)),

@@ -9,10 +9,11 @@
    (``train_episodes`` stream) and takes one evolution-strategies step
    (:mod:`schedlab.training.search`), the population scored on ``executor``; the new
    weights are scored on the validation episodes, and the best so far are kept.
-4. **PPO** (``ppo_steps > 0``, :mod:`schedlab.training.ppo`) from the search's best
-   weights, validated greedily on the same episodes every ``ppo_validate`` steps; its
-   weights replace the search's only where they validate better, so a PPO stage that
-   gets worse changes nothing.
+4. **PPO** (``ppo_steps > 0``, :mod:`schedlab.training.ppo`; in a PettingZoo Parallel
+   env one actor and one critic shared by every agent) from the search's best weights,
+   validated greedily on the same episodes every ``ppo_validate`` steps; its weights
+   replace the search's only where they validate better, so a PPO stage that gets worse
+   changes nothing.
 5. **Save** after each generation: the checkpoint (``--resume``), ``curve.csv`` and
    ``curve.png`` (a ``phase`` column: ``start`` after imitation, ``search``, ``ppo``, and
    PPO's ``steps``); at the end ``model.pt`` and ``settings.json`` hold the best weights.
@@ -42,7 +43,7 @@ import numpy as np
 from schedlab.model.core.streams import Streams
 from schedlab.training.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from schedlab.training.config import TrainConfig
-from schedlab.training.episodes import EnvSpec, episode_costs, is_parallel, make_env, spaces
+from schedlab.training.episodes import EnvSpec, episode_costs, make_env, spaces
 from schedlab.training.heuristics import heuristic
 from schedlab.training.imitation import imitate, teacher_decisions
 from schedlab.training.outputs import save_model, write_curve
@@ -92,8 +93,6 @@ def train(
     if not resume and (out / "checkpoint.pkl").exists():
         raise ValueError(f"--out {out} holds a training already: add --resume to go on with it, or choose another")
     env = make_env(config.env, dict(config.env_settings))
-    if config.ppo_steps and is_parallel(env):  # PettingZoo Parallel: ES and imitation only
-        raise ValueError(f"ppo_steps={config.ppo_steps}: PPO trains in Gymnasium envs, not in Parallel {config.env}")
     if config.teacher:
         heuristic(config.env, config.teacher)  # an unknown teacher refused before any work
     spec = EnvSpec(config.env, json.dumps(dict(config.env_settings), sort_keys=True), tuple(config.hidden))
