@@ -39,7 +39,7 @@ from schedlab.processes.machine.machine import Machine
 
 __all__ = ["REWARDS", "MachineEnvConfig", "agent_machine", "check_jobs"]
 
-REWARDS = ("slowdown", "response", "utilization")
+REWARDS = ("slowdown", "bounded_slowdown", "response", "utilization")
 
 Workload = Callable[[np.random.Generator], Sequence[Job]]
 
@@ -67,9 +67,17 @@ class MachineEnvConfig:
         A typical runtime, scaling the observation's times; ``None`` takes the
         workload's ``time_scale`` (else 1).
     reward
-        ``"slowdown"``, ``"response"`` or ``"utilization"`` (see :mod:`schedlab.envs.machine.env`'s notes).
+        ``"slowdown"``, ``"bounded_slowdown"``, ``"response"`` or ``"utilization"`` (see
+        :mod:`schedlab.envs.machine.env`'s notes).
+    slowdown_bound
+        ``"bounded_slowdown"``'s threshold: runtimes below it count as it (10 s, as usual).
     reward_scale
         Multiplies every reward (e.g. 1/3600 for response times of a trace in seconds).
+    backfill
+        An order's name (``"sjf"``...): each window slot of the observation also says
+        whether EASY backfilling under that order may start its job now
+        (:class:`~schedlab.envs.machine.obs.MachineObserver`); ``None`` (the default): the
+        observation without it, which models trained before it was added expect.
     log_window
         Jobs per episode when ``workload`` is an SWF file.
     cpu_power
@@ -83,8 +91,10 @@ class MachineEnvConfig:
     resources: Mapping[str, float] = field(default_factory=dict)
     window: int = number(8, low=1, integer=True)
     runtime: Literal["estimate", "runtime"] = "estimate"
+    backfill: str | None = None
     time_scale: float | None = number(None, gt=0)
-    reward: Literal["slowdown", "response", "utilization"] = "slowdown"
+    reward: Literal["slowdown", "bounded_slowdown", "response", "utilization"] = "slowdown"
+    slowdown_bound: float = number(10.0, gt=0)
     reward_scale: float = number(1.0, gt=0)
     log_window: int = number(128, low=1, integer=True)
     cpu_power: tuple[float, float] | None = None
@@ -132,9 +142,9 @@ class MachineEnvConfig:
 
     @property
     def observer(self) -> MachineObserver:
-        """The observer for these resources, window, time scale (the workload's by default) and runtime view."""
+        """The observer for these resources, window, time scale (the workload's by default), runtime and backfill."""
         scale = self.time_scale if self.time_scale is not None else getattr(self.jobs, "time_scale", 1.0)
-        return MachineObserver(tuple(self.resources), self.window, scale, self.runtime)
+        return MachineObserver(tuple(self.resources), self.window, scale, self.runtime, self.backfill)
 
 
 def agent_machine(
