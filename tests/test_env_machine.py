@@ -360,6 +360,28 @@ def test_an_episode_on_a_window_of_a_real_trace():
     assert {r.id for r in env.records()} != first  # another seed, another window
 
 
+@pytest.mark.skipif(not LUBLIN.exists(), reason="traces not present")
+def test_log_span_keeps_every_window_in_its_part_of_the_log():
+    """A training part and a test part of one log: windows of the first 3/4 never hold a job of the last 1/4."""
+    train = MachineEnv(workload=str(LUBLIN), log_window=32, log_span=[0, 0.75])  # a list, as JSON settings give it
+    test = LogWindows(LUBLIN, 32, (0.75, 1.0))
+    assert train.config.log_span == (0.0, 0.75) and train.workload.part == (0, 7500) and test.part == (7500, 10000)
+    jobs = LogWindows(LUBLIN)._loaded[0]
+    position = {job.id: i for i, job in enumerate(jobs)}
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        assert max(position[j.id] for j in train.workload(rng)) < 7500
+        assert min(position[j.id] for j in test(rng)) >= 7500
+    # the whole log (the default span) draws the same windows as before spans were added
+    assert [j.id for j in LogWindows(LUBLIN, 32)(np.random.default_rng(4))][0] == jobs[
+        int(np.random.default_rng(4).integers(len(jobs) - 32 + 1))
+    ].id
+    with pytest.raises(ValueError, match="span must be"):
+        LogWindows(LUBLIN, 32, (0.5, 0.5))
+    with pytest.raises(ValueError, match=r"length=3000 is more than .* in span"):
+        LogWindows(LUBLIN, 3000, (0.0, 0.25))
+
+
 @settings(max_examples=25, deadline=None)
 @given(
     st.lists(st.tuples(st.integers(0, 5), st.integers(1, 6), st.integers(1, 4)), min_size=1, max_size=12),

@@ -80,6 +80,9 @@ class MachineEnvConfig:
         observation without it, which models trained before it was added expect.
     log_window
         Jobs per episode when ``workload`` is an SWF file.
+    log_span
+        The part of that log windows are drawn from, as fractions of its jobs
+        (:class:`LogWindows`' ``span``): ``(0, 0.75)`` trains on the first three quarters.
     cpu_power
         ``(idle, full)`` watts of one CPU, for ``energy_weight``.
     energy_weight
@@ -97,11 +100,14 @@ class MachineEnvConfig:
     slowdown_bound: float = number(10.0, gt=0)
     reward_scale: float = number(1.0, gt=0)
     log_window: int = number(128, low=1, integer=True)
+    log_span: tuple[float, float] = (0.0, 1.0)
     cpu_power: tuple[float, float] | None = None
     energy_weight: float = number(0.0)
 
     def __post_init__(self) -> None:
         validate(self)  # every number finite and in range (model/fields); the rules below relate fields
+        if isinstance(self.log_span, list):  # as JSON gives it back (training's env settings)
+            object.__setattr__(self, "log_span", tuple(self.log_span))
         if self.cpu_power is not None:
             idle, full = self.cpu_power
             if not (math.isfinite(idle) and math.isfinite(full) and 0 <= idle <= full):
@@ -125,7 +131,7 @@ class MachineEnvConfig:
         if self.workload is None:
             return SyntheticJobs()
         if isinstance(self.workload, str | os.PathLike):
-            return LogWindows(self.workload, self.log_window)
+            return LogWindows(self.workload, self.log_window, self.log_span)
         if not callable(self.workload):
             raise ValueError(f"workload must be a callable jobs(rng), an SWF path or None, got {self.workload!r}")
         return self.workload
