@@ -137,15 +137,15 @@ class Config:
     #: where the checkpoint and training curve go (empty: the user cache folder, $SCHEDLAB_CACHE or ~/.cache/schedlab)
     out_dir: str = folder()
     #: the recipe: evolution-strategies generations
-    recipe_generations: int = number(20, low=0, work=True)
+    recipe_generations: int = number(20, low=0)
     #: the recipe: antithetic pairs per generation
-    recipe_pairs: int = number(8, low=1, work=True)
+    recipe_pairs: int = number(8, low=1)
     #: the recipe: training windows per generation
-    recipe_episodes: int = number(4, low=1, work=True)
+    recipe_episodes: int = number(4, low=1)
     #: the recipe: validation windows (from the training part) choosing the weights kept
-    recipe_validation: int = number(16, low=1, work=True)
+    recipe_validation: int = number(16, low=1)
     #: the recipe: the teacher's episodes behaviour cloning learns from
-    recipe_imitation: int = number(64, low=0, work=True)
+    recipe_imitation: int = number(64, low=0)
     #: the recipe: its training seed
     recipe_seed: int = number(0, high=INT_MAX)
     #: the recipe: its teacher, a heuristic of schedlab.training.heuristics (on the window)
@@ -455,40 +455,41 @@ def measure(model: Model) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- after the run
 def report(results, out: Path) -> list[Path]:
-    """``paired.csv``: per test window, DQN minus each other policy; print the difference to the best heuristic."""
+    """``paired.csv``: per test window, DQN minus each other policy; print each learner minus the best heuristic."""
     reps = results.replications
     by = {(r["policy"], r["rep"]): r for r in reps}
-    others = [p for p in dict.fromkeys(r["policy"] for r in reps) if p != "dqn"]
-    if "dqn" not in {r["policy"] for r in reps} or not others:
-        return []
+    policies = list(dict.fromkeys(r["policy"] for r in reps))
     windows = sorted({r["rep"] for r in reps})
-    rows = []
-    for rep in windows:
-        row = {"rep": rep, "window_start": by["dqn", rep]["window_start"]}
-        row |= {f"dqn_minus_{p}": by["dqn", rep]["slowdown_mean"] - by[p, rep]["slowdown_mean"] for p in others}
-        rows.append(row)
-    path = Path(out) / "paired.csv"
-    with open(path, "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    heuristics = [p for p in others if p in HEURISTICS]
-    if heuristics:
-        best = min(heuristics, key=lambda p: np.mean([by[p, rep]["slowdown_mean"] for rep in windows]))
-        diff = [row[f"dqn_minus_{best}"] for row in rows]
+    heuristics = [p for p in policies if p in HEURISTICS]
+
+    def paired(learner: str, metric: str) -> None:
+        best = min(heuristics, key=lambda p: np.mean([by[p, rep][metric] for rep in windows]))
+        diff = [by[learner, rep][metric] - by[best, rep][metric] for rep in windows]
         print(
-            f"paired mean slowdown, dqn - {best} (the best heuristic): "
+            f"paired mean {metric.removesuffix('_mean').replace('_', ' ')}, {learner} - {best} (the best heuristic): "
             f"{np.mean(diff):.3f} ± {ci95_halfwidth(diff):.3f} over {len(diff)} windows"
         )
-        if "recipe" in others:  # the recipe's own measure is bounded slowdown; both are printed
-            for metric in ("slowdown_mean", "bounded_slowdown_mean"):
-                best = min(heuristics, key=lambda p: np.mean([by[p, rep][metric] for rep in windows]))
-                diff = [by["recipe", rep][metric] - by[best, rep][metric] for rep in windows]
-                print(
-                    f"paired {metric.removesuffix('_mean').replace('_', ' ')}, recipe - {best} (the best "
-                    f"heuristic): {np.mean(diff):.3f} ± {ci95_halfwidth(diff):.3f} over {len(diff)} windows"
-                )
-    return [path]
+
+    written = []
+    others = [p for p in policies if p != "dqn"]
+    if "dqn" in policies and others:
+        rows = []
+        for rep in windows:
+            row = {"rep": rep, "window_start": by["dqn", rep]["window_start"]}
+            row |= {f"dqn_minus_{p}": by["dqn", rep]["slowdown_mean"] - by[p, rep]["slowdown_mean"] for p in others}
+            rows.append(row)
+        path = Path(out) / "paired.csv"
+        with open(path, "w", newline="") as fh:
+            writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+        written.append(path)
+        if heuristics:
+            paired("dqn", "slowdown_mean")
+    if "recipe" in policies and heuristics:  # the recipe's own measure is bounded slowdown: both printed
+        for metric in ("slowdown_mean", "bounded_slowdown_mean"):
+            paired("recipe", metric)
+    return written
 
 
 if __name__ == "__main__":
