@@ -167,6 +167,9 @@ class Config:
             raise ValueError(f"reward_scale must be a finite number > 0, got {self.reward_scale!r}")
         if not self.threshold > 0:
             raise ValueError(f"threshold must be > 0, got {self.threshold!r}")
+        from schedlab.training.heuristics import heuristic
+
+        heuristic("schedlab/Machine-v0", self.recipe_teacher)  # an unknown teacher refused in one line
         self.split()  # the log exists and both parts hold a window
 
     def path(self) -> Path:

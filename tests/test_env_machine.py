@@ -309,6 +309,7 @@ def test_agent_policy_takes_an_object_with_act_and_refuses_anything_else():
         (dict(runtime="guess"), "runtime must be one of .* got 'guess'"),
         (dict(backfill="shortest"), "backfill must be None or an order of .* got 'shortest'"),
         (dict(slowdown_bound=0), "slowdown_bound=0 must be > 0"),
+        (dict(log_span=(0.5, 0.2)), r"log_span must be \(lo, hi\) fractions .* got \(0.5, 0.2\)"),
         (dict(time_scale=-1.0), "time_scale=-1.0 must be > 0"),
         (dict(reward_scale=0), "reward_scale=0 must be > 0"),
         (dict(resources={"memory": 0}), r"resources\['memory'\] must be a finite capacity > 0, got 0"),

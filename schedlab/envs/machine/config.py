@@ -108,6 +108,11 @@ class MachineEnvConfig:
         validate(self)  # every number finite and in range (model/fields); the rules below relate fields
         if isinstance(self.log_span, list):  # as JSON gives it back (training's env settings)
             object.__setattr__(self, "log_span", tuple(self.log_span))
+        span = self.log_span
+        if not (isinstance(span, tuple) and len(span) == 2 and all(isinstance(x, int | float) for x in span)) or not (
+            0 <= span[0] < span[1] <= 1
+        ):
+            raise ValueError(f"log_span must be (lo, hi) fractions with 0 <= lo < hi <= 1, got {span!r}")
         if self.cpu_power is not None:
             idle, full = self.cpu_power
             if not (math.isfinite(idle) and math.isfinite(full) and 0 <= idle <= full):
