@@ -1,24 +1,36 @@
-"""Models of ``schedlab train Machine-v0`` against SJF and FCFS on the same held-out episodes (docs/rl.md).
+"""Models of ``schedlab train Machine-v0`` against SJF, FCFS and EASY backfilling on the same episodes (docs/rl.md).
 
-Each model (a ``--out`` folder of ``schedlab train``) plays held-out episodes
-``reset(seed=k)``, ``k = 0..n-1`` (below the seeds training and validation draw from,
-:mod:`schedlab.training.run`), greedily. SJF (by estimate) and FCFS run as the machine's
-own policies (:func:`schedlab.policies.batch.make_policy`, no backfilling) on the same
-jobs, on the environment's kind of Machine, as ``benchmarks/sb3_baselines.py`` runs
-them; ``sjf (window)`` is the teacher, SJF among the environment's window. The metric
-is the episode's mean bounded slowdown (threshold 10 s, the mean runtime).
+Each model (a ``--out`` folder of ``schedlab train``) plays the same episodes greedily,
+in the environment it was trained in (its ``settings.json``'s env settings: window,
+``backfill``...). The episodes are the held-out ones, ``reset(seed=k)``, ``k = 0..n-1``
+(below the seeds training and validation draw from, :mod:`schedlab.training.run`), or
+with ``--validation S`` the first ``n`` of the validation episodes training seed ``S``
+draws (its 16 are the first 16 of them): the episodes recipes are chosen on, never the
+held-out ones.
 
-Printed for each metric (bounded slowdown; plain slowdown, what the reward sums):
-per model, the mean over episodes and its paired difference with SJF
-(mean ± 95% half-width over the episodes); over models, the mean ± standard deviation
-of the models' means and of their paired differences with SJF.
+The heuristics run on the same jobs. On the whole queue, as the machine's own policies
+(:func:`schedlab.policies.batch.make_policy`) on the environment's kind of Machine, as
+``benchmarks/sb3_baselines.py`` runs them: SJF (by estimate) and FCFS as strict orders,
+and EASY backfilling under each of those orders (``fcfs+easy`` is plain EASY). On the
+window of the default environment (the 8 oldest waiting jobs, as a learner sees them):
+``sjf (window)``, SJF among the window jobs that fit, and ``easy-sjf (window)``, EASY
+backfilling under SJF restricted to the window (:mod:`schedlab.training.heuristics`,
+the teachers). The metric is the episode's mean bounded slowdown (threshold 10 s, the
+mean runtime); then plain slowdown, what the reward sums.
+
+Printed for each metric: per model, the mean over episodes and its paired differences
+with SJF and with EASY's best order (the EASY row with the lower mean on these
+episodes), each mean ± 95% half-width over the episodes; over models, the mean ±
+standard deviation of the models' means and of their paired differences.
 
     python benchmarks/train_machine_eval.py /tmp/m36/seed0 /tmp/m36/seed1 /tmp/m36/seed2 --episodes 50
+    python benchmarks/train_machine_eval.py /tmp/m36/seed0 --validation 0 --episodes 64   # choosing
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -30,12 +42,20 @@ import schedlab.envs  # noqa: F401  # registers schedlab/Machine-v0
 from schedlab.envs import agent_machine
 from schedlab.model.analysis import metrics
 from schedlab.model.analysis.paired import paired_difference
+from schedlab.model.core.streams import Streams
 from schedlab.policies.batch import make_policy
 from schedlab.processes import Source
 from schedlab.training import load_policy
 from schedlab.training.heuristics import heuristic
+from schedlab.training.run import VALIDATION_SEEDS
 
 METRICS = ("bounded slowdown (threshold 10 s)", "slowdown (the reward's, unbounded)")
+#: heuristics on the whole queue: row name -> (order, backfilling)
+QUEUE = {"sjf": ("sjf", "none"), "fcfs": ("fcfs", "none"), "sjf+easy": ("sjf", "easy"), "fcfs+easy": ("fcfs", "easy")}
+#: teachers on the default environment's window: row name -> heuristic
+WINDOW = {"sjf (window)": "sjf", "easy-sjf (window)": "easy-sjf"}
+
+Rows = dict[str, list[tuple[float, float]]]
 
 
 def bsld(records: list) -> tuple[float, float]:
@@ -58,55 +78,82 @@ def episode_jobs(env: gym.Env, seed: int) -> list:
     return list(env.unwrapped.workload(np.random.Generator(np.random.PCG64(seed))))
 
 
-def evaluate(models: list[Path], episodes: int) -> dict[str, list[list[tuple[float, float]]]]:
+def episode_seeds(episodes: int, validation: int | None) -> list[int]:
+    """``0..episodes-1`` (held out), or the first ``episodes`` validation seeds of training seed ``validation``."""
+    if validation is None:
+        return list(range(episodes))
+    draw = Streams(validation)["validation_episodes"]
+    return [int(s) for s in draw.integers(*VALIDATION_SEEDS, size=episodes)]
+
+
+def evaluate(models: list[Path], seeds: list[int]) -> tuple[Rows, list[Rows]]:
+    """The heuristics' and each model's metrics on the episodes ``seeds``."""
     env = gym.make("schedlab/Machine-v0", disable_env_checker=True)
-    policies = [load_policy(folder / "model.pt", env) for folder in models]
-    rows: dict[str, list[list[tuple[float, float]]]] = {"fcfs": [[]], "sjf": [[]], "sjf (window)": [[]]}
-    rows["learned"] = [[] for _ in models]
-    window_sjf = heuristic("schedlab/Machine-v0", "sjf")
-    for k in range(episodes):
-        jobs = episode_jobs(env, k)
-        for i, policy in enumerate(policies):
-            rows["learned"][i].append(play(env, lambda obs, mask, e, p=policy: p.act(obs, mask), jobs))
-        rows["sjf (window)"][0].append(play(env, lambda obs, mask, e: window_sjf(e), jobs))
-        for name in ("fcfs", "sjf"):
+    learned: list[tuple[gym.Env, object]] = []
+    for folder in models:
+        settings = json.loads((folder / "settings.json").read_text())["env_settings"]
+        model_env = gym.make("schedlab/Machine-v0", disable_env_checker=True, **settings)
+        learned.append((model_env, load_policy(folder / "model.pt", model_env)))
+    rows: Rows = {name: [] for name in (*QUEUE, *WINDOW)}
+    runs: list[list[tuple[float, float]]] = [[] for _ in models]
+    teachers = {name: heuristic("schedlab/Machine-v0", h) for name, h in WINDOW.items()}
+    for seed in seeds:
+        jobs = episode_jobs(env, seed)
+        for (model_env, policy), out in zip(learned, runs, strict=True):
+            out.append(play(model_env, lambda obs, mask, e, p=policy: p.act(obs, mask), jobs))  # type: ignore[attr-defined]
+        for name, rule in teachers.items():
+            rows[name].append(play(env, lambda obs, mask, e, r=rule: r(e), jobs))
+        for name, (score, backfill) in QUEUE.items():
             sim = simpy.Environment()
-            machine = agent_machine(sim, env.unwrapped.cpus, make_policy(name, "none"))
+            machine = agent_machine(sim, env.unwrapped.cpus, make_policy(score, backfill))
             Source(sim, jobs, machine)
             sim.run()
-            rows[name][0].append(bsld(machine.all_records()))
-    return rows
+            rows[name].append(bsld(machine.all_records()))
+    return rows, [{"learned": r} for r in runs]
 
 
-def table(rows: dict[str, list[list[tuple[float, float]]]], names: list[str], m: int) -> None:
-    """The markdown table of metric ``m``: every policy's mean and its paired difference with SJF."""
-    sjf = [r[m] for r in rows["sjf"][0]]
-    print(f"\n{METRICS[m]}\n\n| policy | mean | paired with SJF |\n|---|---|---|")
-    means, diffs = [], []
-    for name, runs in zip(names, rows["learned"], strict=True):
-        values = [r[m] for r in runs]
+def table(rows: Rows, learned: list[Rows], names: list[str], m: int) -> None:
+    """The markdown table of metric ``m``: every policy's mean, its paired differences with SJF and EASY's best."""
+    sjf = [r[m] for r in rows["sjf"]]
+    best = min(("sjf+easy", "fcfs+easy"), key=lambda name: np.mean([r[m] for r in rows[name]]))
+    easy = [r[m] for r in rows[best]]
+    print(f"\n{METRICS[m]} (EASY's best order here: {best})\n")
+    print(f"| policy | mean | paired with SJF | paired with {best} |\n|---|---|---|---|")
+    means, diffs, diffs_easy = [], [], []
+    for name, model in zip(names, learned, strict=True):
+        values = [r[m] for r in model["learned"]]
         d, half, _ = paired_difference(values, sjf)
+        e, half_e, _ = paired_difference(values, easy)
         means.append(float(np.mean(values)))
         diffs.append(d)
-        print(f"| learned, {name} | {means[-1]:.3f} | {d:+.3f} ± {half:.3f} |")
-    sd_means, sd_diffs = (float(np.std(x, ddof=1)) if len(x) > 1 else 0.0 for x in (means, diffs))
-    print(f"| learned, mean ± sd over {len(means)} seeds | {np.mean(means):.3f} ± {sd_means:.3f} ", end="")
-    print(f"| {np.mean(diffs):+.3f} ± {sd_diffs:.3f} |")
-    for name in ("sjf (window)", "sjf", "fcfs"):
-        values = [r[m] for r in rows[name][0]]
+        diffs_easy.append(e)
+        print(f"| learned, {name} | {means[-1]:.3f} | {d:+.3f} ± {half:.3f} | {e:+.3f} ± {half_e:.3f} |")
+    if len(means) > 1:
+        sd = [float(np.std(x, ddof=1)) for x in (means, diffs, diffs_easy)]
+        print(f"| learned, mean ± sd over {len(means)} seeds | {np.mean(means):.3f} ± {sd[0]:.3f} ", end="")
+        print(f"| {np.mean(diffs):+.3f} ± {sd[1]:.3f} | {np.mean(diffs_easy):+.3f} ± {sd[2]:.3f} |")
+    for name in (*WINDOW, *QUEUE):
+        values = [r[m] for r in rows[name]]
         d, half, _ = paired_difference(values, sjf)
-        print(f"| {name} | {np.mean(values):.3f} | {d:+.3f} ± {half:.3f} |")
+        e, half_e, _ = paired_difference(values, easy)
+        print(f"| {name} | {np.mean(values):.3f} | {d:+.3f} ± {half:.3f} | {e:+.3f} ± {half_e:.3f} |")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("models", nargs="+", type=Path, help="folders written by schedlab train Machine-v0")
-    parser.add_argument("--episodes", type=int, default=50, help="held-out episodes (seeds 0..n-1)")
+    parser.add_argument("models", nargs="*", type=Path, help="folders written by schedlab train Machine-v0")
+    parser.add_argument("--episodes", type=int, default=50, help="episodes (held out: seeds 0..n-1)")
+    parser.add_argument(
+        "--validation", type=int, default=None, metavar="SEED",
+        help="play training seed SEED's validation episodes instead of the held-out ones",
+    )  # fmt: skip
     args = parser.parse_args()
-    rows = evaluate(args.models, args.episodes)
-    print(f"{args.episodes} held-out episodes (seeds 0..{args.episodes - 1}), per-episode means")
+    seeds = episode_seeds(args.episodes, args.validation)
+    rows, learned = evaluate(args.models, seeds)
+    which = "held-out" if args.validation is None else f"validation (training seed {args.validation}'s)"
+    print(f"{args.episodes} {which} episodes, per-episode means")
     for m in range(len(METRICS)):
-        table(rows, [p.name for p in args.models], m)
+        table(rows, learned, [p.name for p in args.models], m)
 
 
 if __name__ == "__main__":

@@ -27,6 +27,18 @@ see the whole queue; the agent only its window. ``report`` writes ``paired.csv``
 window, DQN minus each other policy, and the paired mean difference to the best
 heuristic with its 95% half-width.
 
+``recipe`` is a second learner, trained by ``schedlab train``'s recipe
+(:mod:`schedlab.training`; docs/rl.md, "One training command") on the same training
+windows (``log_span``): imitation of EASY backfilling under SJF on the agent's window
+(the teacher ``easy-sjf``), then evolution strategies on an MLP scorer over whole
+episodes, the weights kept that validate best; its observation adds each window job's
+"EASY may start it now" bit (``backfill="sjf"``) and its cost is the episodes' total
+bounded slowdown (``reward="bounded_slowdown"``, the ``threshold``). Its model is
+cached under ``out_dir`` like the DQN's, keyed by its own settings (the ``recipe_*``
+ones) and the log's bytes; it runs through the same
+:class:`~schedlab.envs.machine.agent_policy.AgentPolicy`. The quick run leaves it out
+(its stored values are the six policies above).
+
     schedlab run scenarios/machine_rl.py --quick --workers 1
     schedlab run scenarios/machine_rl.py --workers 1
     schedlab run scenarios/machine_rl.py --workers 1 --set train_steps=800000 --set window=32
@@ -70,9 +82,14 @@ from schedlab.processes import Model, Source
 
 #: the heuristics, as (priority order, backfilling) of :func:`schedlab.policies.batch.make_policy`
 HEURISTICS = {"fcfs": ("fcfs", "none"), "sjf": ("sjf", "none"), "easy": ("fcfs", "easy"), "sjf_easy": ("sjf", "easy")}
-POLICIES = ("dqn", *HEURISTICS, "random")
+POLICIES = ("dqn", *HEURISTICS, "random", "recipe")
 #: settings that do not change the trained agent (left out of its checkpoint's key)
 EVALUATION_ONLY = ("policies", "windows", "threshold", "out_dir", "logs_dir", "log")
+#: the recipe's own settings (left out of the DQN's key, which predates them)
+RECIPE_ONLY = (
+    "recipe_generations", "recipe_pairs", "recipe_episodes", "recipe_validation", "recipe_imitation",
+    "recipe_seed", "recipe_teacher",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -81,7 +98,7 @@ class Config:
     log: str = "lublin_256"
     #: where logs named without a path are looked up
     logs_dir: str = "../shared/traces"
-    #: policies evaluated: dqn, fcfs, sjf, easy, sjf_easy, random
+    #: policies evaluated: dqn, fcfs, sjf, easy, sjf_easy, random, recipe
     policies: tuple[str, ...] = POLICIES
     #: held-out test windows per policy (the replications)
     windows: int = number(20, low=1, work=True)
@@ -119,6 +136,20 @@ class Config:
     keep_best: bool = True
     #: where the checkpoint and training curve go (empty: the user cache folder, $SCHEDLAB_CACHE or ~/.cache/schedlab)
     out_dir: str = folder()
+    #: the recipe: evolution-strategies generations
+    recipe_generations: int = number(20, low=0)
+    #: the recipe: antithetic pairs per generation
+    recipe_pairs: int = number(8, low=1)
+    #: the recipe: training windows per generation
+    recipe_episodes: int = number(4, low=1)
+    #: the recipe: validation windows (from the training part) choosing the weights kept
+    recipe_validation: int = number(16, low=1)
+    #: the recipe: the teacher's episodes behaviour cloning learns from
+    recipe_imitation: int = number(64, low=0)
+    #: the recipe: its training seed
+    recipe_seed: int = number(0, high=INT_MAX)
+    #: the recipe: its teacher, a heuristic of schedlab.training.heuristics (on the window)
+    recipe_teacher: str = "easy-sjf"
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.policies) - set(POLICIES))
@@ -136,6 +167,9 @@ class Config:
             raise ValueError(f"reward_scale must be a finite number > 0, got {self.reward_scale!r}")
         if not self.threshold > 0:
             raise ValueError(f"threshold must be > 0, got {self.threshold!r}")
+        from schedlab.training.heuristics import heuristic
+
+        heuristic("schedlab/Machine-v0", self.recipe_teacher)  # an unknown teacher refused in one line
         self.split()  # the log exists and both parts hold a window
 
     def path(self) -> Path:
@@ -155,14 +189,17 @@ class Config:
 
     def training_key(self) -> str:
         """A short hash of every setting that changes the trained agent, and of the log's bytes."""
-        fields = [f.name for f in dataclasses.fields(self) if f.name not in EVALUATION_ONLY]
+        fields = [f.name for f in dataclasses.fields(self) if f.name not in EVALUATION_ONLY + RECIPE_ONLY]
         text = json.dumps({k: getattr(self, k) for k in fields}, sort_keys=True)
         digest = hashlib.sha256(text.encode())
         digest.update(self.path().read_bytes())
         return digest.hexdigest()[:12]
 
 
-QUICK = dict(windows=6, train_steps=20_000, learning_starts=2_000, buffer_size=20_000, eval_every=5_000, validation=4)
+QUICK = dict(
+    windows=6, train_steps=20_000, learning_starts=2_000, buffer_size=20_000, eval_every=5_000, validation=4,
+    policies=POLICIES[:-1],  # the stored quick values are the DQN's and the heuristics'; the recipe is trained in full
+)  # fmt: skip
 
 
 def REPS(cfg: Config) -> int:
@@ -174,6 +211,8 @@ def cells(cfg: Config) -> list[dict]:
     print(f"machine_rl: {load_log(str(cfg.path())).report}", file=sys.stderr)  # what reading the log kept, dropped
     if "dqn" in cfg.policies:
         checkpoint(cfg)  # train once, in the parent, before the cells run
+    if "recipe" in cfg.policies:
+        recipe_model(cfg)  # likewise
     return [{"policy": p} for p in cfg.policies]
 
 
@@ -306,6 +345,57 @@ def _train(cfg: Config):
     )
 
 
+def recipe_config(cfg: Config):
+    """The recipe's :class:`~schedlab.training.TrainConfig`: MachineEnv on the training part's windows."""
+    from schedlab.training import TrainConfig
+
+    training, _ = parts(cfg)
+    settings = {
+        "workload": str(cfg.path().resolve()),
+        "log_window": cfg.length,
+        "log_span": [0.0, cfg.train_fraction],  # the same first part of the log as the DQN's (split() cuts alike)
+        "window": cfg.window,
+        "time_scale": training.time_scale,
+        "backfill": "sjf",
+        "reward": "bounded_slowdown",
+        "slowdown_bound": cfg.threshold,
+    }
+    return TrainConfig(
+        env="Machine-v0", env_settings=settings, teacher=cfg.recipe_teacher, generations=cfg.recipe_generations,
+        pairs=cfg.recipe_pairs, episodes=cfg.recipe_episodes, validation=cfg.recipe_validation,
+        imitation_episodes=cfg.recipe_imitation, learning_rate=0.002, sigma=0.01, seed=cfg.recipe_seed,
+    )  # fmt: skip
+
+
+def recipe_model(cfg: Config) -> Path:
+    """The recipe's ``model.pt``: trained now unless this configuration's already exists."""
+    from schedlab.learners.dqn_checkpoint import cache_dir
+    from schedlab.training import train
+
+    config = recipe_config(cfg)
+    values = config.as_dict()
+    values["env_settings"] = {k: v for k, v in values["env_settings"].items() if k != "workload"}
+    del values["workers"]
+    digest = hashlib.sha256(json.dumps(values, sort_keys=True).encode())
+    digest.update(cfg.path().read_bytes())
+    out = Path(cfg.out_dir or cache_dir("machine_rl")) / f"recipe_{digest.hexdigest()[:12]}"
+    if not (out / "model.pt").exists():
+        result = train(config, out, resume=(out / "checkpoint.pkl").exists())
+        print(f"machine_rl: recipe model {result.model} (weights sha256 {result.sha256})", file=sys.stderr)
+    return out / "model.pt"
+
+
+@cache
+def _recipe(cfg: Config):
+    """The recipe's loaded scorer and the observer it was trained with (the window, time scale, backfill bit)."""
+    from schedlab.training import load_policy
+    from schedlab.training.episodes import make_env
+
+    config = recipe_config(cfg)
+    env = make_env(config.env, dict(config.env_settings))  # made as the training made it (its id is checked)
+    return load_policy(recipe_model(cfg), env), env.unwrapped.observer
+
+
 @cache
 def _trained(path: str):
     import torch
@@ -329,6 +419,8 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
         policy = AgentPolicy(_trained(str(checkpoint(cfg))), observer(cfg))
     elif name == "random":
         policy = AgentPolicy(_random_agent(streams["random"]), observer(cfg))
+    elif name == "recipe":
+        policy = AgentPolicy(*_recipe(cfg))
     else:
         policy = heuristic(name)
     machine = agent_machine(env, test.cpus, policy)
@@ -366,32 +458,41 @@ def measure(model: Model) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- after the run
 def report(results, out: Path) -> list[Path]:
-    """``paired.csv``: per test window, DQN minus each other policy; print the difference to the best heuristic."""
+    """``paired.csv``: per test window, DQN minus each other policy; print each learner minus the best heuristic."""
     reps = results.replications
     by = {(r["policy"], r["rep"]): r for r in reps}
-    others = [p for p in dict.fromkeys(r["policy"] for r in reps) if p != "dqn"]
-    if "dqn" not in {r["policy"] for r in reps} or not others:
-        return []
+    policies = list(dict.fromkeys(r["policy"] for r in reps))
     windows = sorted({r["rep"] for r in reps})
-    rows = []
-    for rep in windows:
-        row = {"rep": rep, "window_start": by["dqn", rep]["window_start"]}
-        row |= {f"dqn_minus_{p}": by["dqn", rep]["slowdown_mean"] - by[p, rep]["slowdown_mean"] for p in others}
-        rows.append(row)
-    path = Path(out) / "paired.csv"
-    with open(path, "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    heuristics = [p for p in others if p in HEURISTICS]
-    if heuristics:
-        best = min(heuristics, key=lambda p: np.mean([by[p, rep]["slowdown_mean"] for rep in windows]))
-        diff = [row[f"dqn_minus_{best}"] for row in rows]
+    heuristics = [p for p in policies if p in HEURISTICS]
+
+    def paired(learner: str, metric: str) -> None:
+        best = min(heuristics, key=lambda p: np.mean([by[p, rep][metric] for rep in windows]))
+        diff = [by[learner, rep][metric] - by[best, rep][metric] for rep in windows]
         print(
-            f"paired mean slowdown, dqn - {best} (the best heuristic): "
+            f"paired mean {metric.removesuffix('_mean').replace('_', ' ')}, {learner} - {best} (the best heuristic): "
             f"{np.mean(diff):.3f} ± {ci95_halfwidth(diff):.3f} over {len(diff)} windows"
         )
-    return [path]
+
+    written = []
+    others = [p for p in policies if p != "dqn"]
+    if "dqn" in policies and others:
+        rows = []
+        for rep in windows:
+            row = {"rep": rep, "window_start": by["dqn", rep]["window_start"]}
+            row |= {f"dqn_minus_{p}": by["dqn", rep]["slowdown_mean"] - by[p, rep]["slowdown_mean"] for p in others}
+            rows.append(row)
+        path = Path(out) / "paired.csv"
+        with open(path, "w", newline="") as fh:
+            writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+        written.append(path)
+        if heuristics:
+            paired("dqn", "slowdown_mean")
+    if "recipe" in policies and heuristics:  # the recipe's own measure is bounded slowdown: both printed
+        for metric in ("slowdown_mean", "bounded_slowdown_mean"):
+            paired("recipe", metric)
+    return written
 
 
 if __name__ == "__main__":

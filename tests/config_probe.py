@@ -112,6 +112,9 @@ MEANT: dict[str, dict[str, str]] = {
     "imitation_episodes": {"0": "documented: no imitation, the search starts from random weights (grid_training)"},
     "train_seed": {"0": _SEED, str(10**12): _SEED},
     "window_seed": {"0": _SEED, str(10**12): _SEED},
+    "recipe_seed": {"0": _SEED, str(10**12): _SEED},
+    "recipe_generations": {"0": "documented: no evolution strategies, the imitated policy is kept (machine_rl)"},
+    "recipe_imitation": {"0": "documented: no imitation, the search starts from random weights (machine_rl)"},
     "seeds": {
         "0": "one training seed, 0: " + _SEED,
         str(10**12): "one training seed: " + _SEED,

@@ -75,7 +75,12 @@ def test_no_scenario_accepts_inf_nan_negative_or_empty_numbers():
 
 def test_huge_numbers_are_refused_unless_the_field_is_a_seed():
     _tried, _accepted, names = probe(bad=("1e300", str(10**12)), numeric_only=True, direct=False)
-    assert {n.split("=")[0].split(".")[1] for n in names} <= {"train_seed", "window_seed", "learning_rate_half_life"}
+    assert {n.split("=")[0].split(".")[1] for n in names} <= {
+        "train_seed",
+        "window_seed",
+        "recipe_seed",
+        "learning_rate_half_life",
+    }
 
 
 def test_no_environment_or_learner_config_accepts_bad_numbers():

@@ -134,7 +134,7 @@ def test_episodes_reproduce_from_a_seed():
     assert episode(3) != episode(4)
 
 
-@pytest.mark.parametrize("reward", ["slowdown", "response", "utilization"])
+@pytest.mark.parametrize("reward", ["slowdown", "bounded_slowdown", "response", "utilization"])
 def test_the_return_is_the_rewards_integral_over_the_episode(reward):
     env = MachineEnv(**SMALL, reward=reward, reward_scale=0.5)
     rng = np.random.default_rng(2)
@@ -143,6 +143,9 @@ def test_the_return_is_the_rewards_integral_over_the_episode(reward):
     assert all(r.status is Status.COMPLETED for r in records) and len(records) == env.n_jobs == 24
     if reward == "slowdown":
         expected = -metrics.slowdown(records).sum()
+    elif reward == "bounded_slowdown":  # exactly, the floor of 1 included (short jobs that hardly waited)
+        expected = -metrics.bounded_slowdown(records, 10.0).sum()
+        assert expected != pytest.approx(-metrics.slowdown(records).sum())
     elif reward == "response":
         expected = -metrics.response(records).sum()
     else:
@@ -210,6 +213,43 @@ def _shortest_unless_busy(obs, mask):
     return int(np.flatnonzero(mask[:k])[np.argmin(runtimes[mask[:k]])])
 
 
+def test_backfill_adds_easys_may_start_bit_to_each_slot_and_the_default_keeps_the_old_observation():
+    plain, shown = MachineEnv(**SMALL), MachineEnv(**SMALL, backfill="sjf")
+    assert plain.observation_space.shape == (1 + 4 * 5 + 1 + 1 + 1,)  # models trained without it still load
+    assert shown.observation_space.shape == (plain.observation_space.shape[0] + 4,)  # one more value per slot
+    # t=0..: 4 CPUs; a wide job (4) blocked behind a running one ending at 10; a long and a short narrow job
+    jobs = [job(0, 0, 10, 2), job(1, 1, 5, 4), job(2, 1, 20, 1), job(3, 1, 8, 1)]
+    env = MachineEnv(cpus=4, window=4, backfill="sjf")
+    obs, _ = env.reset(options={"jobs": jobs})
+    obs, *_ = env.step(0)  # start job 0; at t=1 jobs 1-3 wait, 2 and 3 fit
+    slots = env.observer.slots(obs)
+    assert slots[:3, 1].tolist() == [0, 1, 1]  # fits: not the wide job
+    # SJF ranks job 1 (5 s) first and it is blocked until t=10: job 3 ends by then (1 + 8), job 2 would not
+    assert slots[:3, -1].tolist() == [0, 0, 1]
+
+
+def test_the_easy_sjf_teacher_on_a_window_holding_the_whole_queue_is_schedlabs_easy_backfilling():
+    from schedlab.policies import EASY, Priority
+    from schedlab.training.heuristics import heuristic
+
+    teacher = heuristic("schedlab/Machine-v0", "easy-sjf")
+    env = MachineEnv(workload=SyntheticJobs(count=24, load=1.2, cpus=8, max_width=4), window=24, backfill="sjf")
+    for seed in range(3):
+        jobs = env.workload(np.random.default_rng(seed))
+        obs, _ = env.reset(options={"jobs": jobs})
+        done = False
+        while not done:
+            action = teacher(env)
+            if action < env.observer.window:
+                assert env.observer.slots(obs)[action, -1] == 1  # the teacher picks among the jobs shown as may-start
+            obs, _, done, _, _ = env.step(action)
+        sim = simpy.Environment()
+        machine = agent_machine(sim, 8, EASY(Priority("sjf")))
+        Source(sim, jobs, machine)
+        sim.run()
+        assert sorted(machine.records) == sorted(env.records())
+
+
 def test_an_agent_schedules_the_same_in_the_env_and_as_a_machine_policy():
     env = MachineEnv(**SMALL)
     jobs = env.workload(np.random.default_rng(11))
@@ -267,6 +307,9 @@ def test_agent_policy_takes_an_object_with_act_and_refuses_anything_else():
         (dict(window=0), "window=0 must be >= 1"),
         (dict(reward="makespan"), "reward must be one of .* got 'makespan'"),
         (dict(runtime="guess"), "runtime must be one of .* got 'guess'"),
+        (dict(backfill="shortest"), "backfill must be None or an order of .* got 'shortest'"),
+        (dict(slowdown_bound=0), "slowdown_bound=0 must be > 0"),
+        (dict(log_span=(0.5, 0.2)), r"log_span must be \(lo, hi\) fractions .* got \(0.5, 0.2\)"),
         (dict(time_scale=-1.0), "time_scale=-1.0 must be > 0"),
         (dict(reward_scale=0), "reward_scale=0 must be > 0"),
         (dict(resources={"memory": 0}), r"resources\['memory'\] must be a finite capacity > 0, got 0"),
@@ -316,6 +359,27 @@ def test_an_episode_on_a_window_of_a_real_trace():
     first = {r.id for r in records}
     run_episode(env, head_first, seed=3)
     assert {r.id for r in env.records()} != first  # another seed, another window
+
+
+@pytest.mark.skipif(not LUBLIN.exists(), reason="traces not present")
+def test_log_span_keeps_every_window_in_its_part_of_the_log():
+    """A training part and a test part of one log: windows of the first 3/4 never hold a job of the last 1/4."""
+    train = MachineEnv(workload=str(LUBLIN), log_window=32, log_span=[0, 0.75])  # a list, as JSON settings give it
+    test = LogWindows(LUBLIN, 32, (0.75, 1.0))
+    assert train.config.log_span == (0.0, 0.75) and train.workload.part == (0, 7500) and test.part == (7500, 10000)
+    jobs = LogWindows(LUBLIN)._loaded[0]
+    position = {job.id: i for i, job in enumerate(jobs)}
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        assert max(position[j.id] for j in train.workload(rng)) < 7500
+        assert min(position[j.id] for j in test(rng)) >= 7500
+    # the whole log (the default span) draws the same windows as before spans were added
+    first = jobs[int(np.random.default_rng(4).integers(len(jobs) - 32 + 1))]
+    assert LogWindows(LUBLIN, 32)(np.random.default_rng(4))[0].id == first.id
+    with pytest.raises(ValueError, match="span must be"):
+        LogWindows(LUBLIN, 32, (0.5, 0.5))
+    with pytest.raises(ValueError, match=r"length=3000 is more than .* in span"):
+        LogWindows(LUBLIN, 3000, (0.0, 0.25))
 
 
 @settings(max_examples=25, deadline=None)

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SCENARIO = ROOT / "scenarios" / "machine_rl.py"
 TRACES = ROOT.parent / "shared" / "traces"
 COLUMNS = {"policy", "slowdown_mean", "bounded_slowdown_mean", "response_mean", "utilization"}
-POLICIES = ("dqn", "fcfs", "sjf", "easy", "sjf_easy", "random")
+POLICIES = ("dqn", "fcfs", "sjf", "easy", "sjf_easy", "random", "recipe")
 
 
 @pytest.fixture
@@ -34,6 +34,11 @@ def tiny(tmp_path):
         "windows": 3,
         "out_dir": str(tmp_path / "agent"),
         "logs_dir": str(TRACES),
+        "recipe_generations": 1,
+        "recipe_pairs": 1,
+        "recipe_episodes": 1,
+        "recipe_validation": 1,
+        "recipe_imitation": 1,
     }
     torch.set_num_threads(before)
 
@@ -71,6 +76,13 @@ def test_the_scenario_trains_once_and_evaluates_every_policy_on_held_out_windows
     with open(paired) as fh:
         rows = list(csv.DictReader(fh))
     assert len(rows) == 3 and set(rows[0]) == {"rep", "window_start"} | {f"dqn_minus_{p}" for p in POLICIES[1:]}
+    # the recipe's model, trained on the same first part of the log, cached beside the DQN's and reused likewise
+    (model,) = (tmp_path / "agent").glob("recipe_*/model.pt")
+    stamp = model.stat().st_mtime_ns
+    again = run(SCENARIO, overrides={**tiny, "policies": "recipe"}, seed=1, executor="serial", progress=False)
+    assert model.stat().st_mtime_ns == stamp and again.rows[0] == results.rows[-1]
+    settings = scenario.module.recipe_config(cfg).env_settings
+    assert settings["log_span"] == [0.0, cfg.train_fraction] and settings["backfill"] == "sjf"
 
 
 def test_evaluation_settings_do_not_change_the_training_key(tiny):
@@ -78,6 +90,7 @@ def test_evaluation_settings_do_not_change_the_training_key(tiny):
     key = scenario.config(tiny).training_key()
     assert scenario.config({**tiny, "windows": 9, "policies": "dqn,fcfs"}).training_key() == key
     assert scenario.config({**tiny, "train_steps": 301}).training_key() != key
+    assert scenario.config({**tiny, "recipe_generations": 7}).training_key() == key  # the DQN's key predates them
 
 
 @pytest.mark.parametrize(

@@ -66,6 +66,22 @@ def test_the_same_seed_gives_the_same_model_with_one_or_two_workers(tmp_path):
     assert train(replace(TINY, seed=1), tmp_path / "s1").sha256 != hashes[0]  # and the seed does matter
 
 
+def test_the_easy_recipe_imitates_easy_backfilling_and_its_model_needs_the_backfill_observation(tmp_path):
+    """docs/rl.md's recipe: the window's EASY-SJF as teacher, its may-start bit shown, bounded slowdown as the cost."""
+    recipe = replace(
+        TINY, teacher="easy-sjf", env_settings={"backfill": "sjf", "reward": "bounded_slowdown"}, learning_rate=0.002
+    )
+    result = train(recipe, tmp_path / "a")
+    assert train(recipe, tmp_path / "b").sha256 == result.sha256  # deterministic, as every training
+    shown = gym.make("schedlab/Machine-v0", backfill="sjf")
+    policy = load_policy(result.model, shown)
+    # its validation score is its total bounded slowdown relative to the teacher's, on the same episodes
+    assert -1 < result.validation_score < 10
+    with pytest.raises(ValueError, match="observations of shape"):  # not silently run on the default observation
+        load_policy(result.model, gym.make("schedlab/Machine-v0"))
+    assert policy.act(shown.reset(seed=0)[0], shown.unwrapped.action_masks()) < shown.action_space.n
+
+
 def test_a_stopped_and_resumed_training_is_the_uninterrupted_one(tmp_path):
     """Stop after 1 generation, resume to 3: the same weights as 3 generations straight, row for row the same curve."""
     whole = train(replace(TINY, generations=3), tmp_path / "whole")

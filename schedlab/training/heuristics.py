@@ -10,7 +10,11 @@ finds one by name or refuses in one line.
 - ``fcfs``: the oldest waiting job if it fits now, else wait (strict order);
 - every other registered queue order (``sjf``, ``f1``, ``saf``, ...:
   :data:`~schedlab.policies.scoring.SCORES`): the window job that fits now and that order
-  ranks first (the oldest of equal ones). A new ``@order`` is a teacher with no edit here.
+  ranks first (the oldest of equal ones). A new ``@order`` is a teacher with no edit here;
+- ``easy-ORDER`` for each of those orders (``easy-sjf``, ``easy-fcfs``...): EASY backfilling
+  under that order, on the window: the job the order ranks first among those that
+  :func:`~schedlab.envs.machine.obs.easy_starts` lets start now, else wait (the
+  observation shows that set with the env setting ``backfill=ORDER``).
 
 ``schedlab/SiteSupervisor-v0`` (seed 001's site; :mod:`schedlab.envs.site.heuristics`):
 ``fifo``, ``prio`` (interactive first), ``edf`` (the paper's pre-training rule), ``sjf``
@@ -28,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from schedlab.envs.machine.obs import easy_starts
 from schedlab.envs.site.heuristics import SITE_ORDERS, site_heuristic
 from schedlab.model.contracts.machine import Score
 from schedlab.policies.scoring import SCORES
@@ -57,8 +62,26 @@ def _machine_order(score: Score) -> Heuristic:
     return act
 
 
+def _machine_easy(name: str) -> Heuristic:
+    """EASY under the order ``name`` on the window: its first job that :func:`easy_starts` allows, else wait."""
+    score = SCORES[name]
+
+    def act(env: Any) -> int:
+        machine, observer = env.unwrapped.machine, env.unwrapped.observer
+        mask = env.unwrapped.action_masks()
+        window = machine.waiting[: observer.window]
+        allowed = [i for i, ok in enumerate(easy_starts(machine.view, window, mask[: len(window)], name)) if ok]
+        if not allowed:
+            return int(observer.wait_action)
+        now = float(machine.env.now)
+        return min(allowed, key=lambda i: score(window[i], now))
+
+    return act
+
+
 def _machine_heuristics() -> dict[str, Heuristic]:
-    return {"fcfs": _machine_fcfs, **{name: _machine_order(score) for name, score in SCORES.items() if name != "fcfs"}}
+    orders = {name: _machine_order(score) for name, score in SCORES.items() if name != "fcfs"}
+    return {"fcfs": _machine_fcfs, **orders, **{f"easy-{name}": _machine_easy(name) for name in SCORES}}
 
 
 def _site_heuristics() -> dict[str, Heuristic]:

@@ -39,7 +39,7 @@ from schedlab.processes.machine.machine import Machine
 
 __all__ = ["REWARDS", "MachineEnvConfig", "agent_machine", "check_jobs"]
 
-REWARDS = ("slowdown", "response", "utilization")
+REWARDS = ("slowdown", "bounded_slowdown", "response", "utilization")
 
 Workload = Callable[[np.random.Generator], Sequence[Job]]
 
@@ -67,11 +67,22 @@ class MachineEnvConfig:
         A typical runtime, scaling the observation's times; ``None`` takes the
         workload's ``time_scale`` (else 1).
     reward
-        ``"slowdown"``, ``"response"`` or ``"utilization"`` (see :mod:`schedlab.envs.machine.env`'s notes).
+        ``"slowdown"``, ``"bounded_slowdown"``, ``"response"`` or ``"utilization"`` (see
+        :mod:`schedlab.envs.machine.env`'s notes).
+    slowdown_bound
+        ``"bounded_slowdown"``'s threshold: runtimes below it count as it (10 s, as usual).
     reward_scale
         Multiplies every reward (e.g. 1/3600 for response times of a trace in seconds).
+    backfill
+        An order's name (``"sjf"``...): each window slot of the observation also says
+        whether EASY backfilling under that order may start its job now
+        (:class:`~schedlab.envs.machine.obs.MachineObserver`); ``None`` (the default): the
+        observation without it, which models trained before it was added expect.
     log_window
         Jobs per episode when ``workload`` is an SWF file.
+    log_span
+        The part of that log windows are drawn from, as fractions of its jobs
+        (:class:`LogWindows`' ``span``): ``(0, 0.75)`` trains on the first three quarters.
     cpu_power
         ``(idle, full)`` watts of one CPU, for ``energy_weight``.
     energy_weight
@@ -83,15 +94,25 @@ class MachineEnvConfig:
     resources: Mapping[str, float] = field(default_factory=dict)
     window: int = number(8, low=1, integer=True)
     runtime: Literal["estimate", "runtime"] = "estimate"
+    backfill: str | None = None
     time_scale: float | None = number(None, gt=0)
-    reward: Literal["slowdown", "response", "utilization"] = "slowdown"
+    reward: Literal["slowdown", "bounded_slowdown", "response", "utilization"] = "slowdown"
+    slowdown_bound: float = number(10.0, gt=0)
     reward_scale: float = number(1.0, gt=0)
     log_window: int = number(128, low=1, integer=True)
+    log_span: tuple[float, float] = (0.0, 1.0)
     cpu_power: tuple[float, float] | None = None
     energy_weight: float = number(0.0)
 
     def __post_init__(self) -> None:
         validate(self)  # every number finite and in range (model/fields); the rules below relate fields
+        if isinstance(self.log_span, list):  # as JSON gives it back (training's env settings)
+            object.__setattr__(self, "log_span", tuple(self.log_span))
+        span = self.log_span
+        if not (isinstance(span, tuple) and len(span) == 2 and all(isinstance(x, int | float) for x in span)) or not (
+            0 <= span[0] < span[1] <= 1
+        ):
+            raise ValueError(f"log_span must be (lo, hi) fractions with 0 <= lo < hi <= 1, got {span!r}")
         if self.cpu_power is not None:
             idle, full = self.cpu_power
             if not (math.isfinite(idle) and math.isfinite(full) and 0 <= idle <= full):
@@ -115,7 +136,7 @@ class MachineEnvConfig:
         if self.workload is None:
             return SyntheticJobs()
         if isinstance(self.workload, str | os.PathLike):
-            return LogWindows(self.workload, self.log_window)
+            return LogWindows(self.workload, self.log_window, self.log_span)
         if not callable(self.workload):
             raise ValueError(f"workload must be a callable jobs(rng), an SWF path or None, got {self.workload!r}")
         return self.workload
@@ -132,9 +153,9 @@ class MachineEnvConfig:
 
     @property
     def observer(self) -> MachineObserver:
-        """The observer for these resources, window, time scale (the workload's by default) and runtime view."""
+        """The observer for these resources, window, time scale (the workload's by default), runtime and backfill."""
         scale = self.time_scale if self.time_scale is not None else getattr(self.jobs, "time_scale", 1.0)
-        return MachineObserver(tuple(self.resources), self.window, scale, self.runtime)
+        return MachineObserver(tuple(self.resources), self.window, scale, self.runtime, self.backfill)
 
 
 def agent_machine(

@@ -17,6 +17,9 @@ time, times ``reward_scale``:
 - ``"slowdown"``: minus the integral of ``sum 1/runtime`` over the jobs in the system
   (waiting or running); each job costs ``response / runtime``, so the return is minus
   the episode's total slowdown (as DeepRM's reward);
+- ``"bounded_slowdown"``: as ``"slowdown"`` with ``1/max(runtime, slowdown_bound)``,
+  and at each completion what lifts the job's cost to at least 1; the return is minus
+  the episode's total bounded slowdown (:mod:`schedlab.envs.machine.reward`);
 - ``"response"``: minus the integral of the number of jobs in the system; the return
   is minus the total response time;
 - ``"utilization"``: the integral of the busy fraction of the CPUs; the return is the
@@ -46,7 +49,7 @@ import numpy as np
 import simpy
 
 from schedlab.envs.machine.config import REWARDS, MachineEnvConfig, agent_machine, check_jobs
-from schedlab.envs.machine.reward import JOB_WEIGHTS, SystemIntegral
+from schedlab.envs.machine.reward import SystemIntegral, job_weight
 from schedlab.model.contracts.machine import MachineView, Policy
 from schedlab.model.core.fields import renamed_fields
 from schedlab.model.records.job_record import JobRecord
@@ -144,7 +147,9 @@ class MachineEnv(gym.Env[np.ndarray, np.int64]):
         check_jobs(jobs, self.cpus, self.resources)
         self.sim = sim = simpy.Environment()
         self.machine = agent_machine(sim, self.cpus, self._ask, resources=self.resources)
-        self._integral = SystemIntegral(self.machine, JOB_WEIGHTS[self.config.reward])
+        reward = self.config.reward
+        weight = job_weight(reward, self.config.slowdown_bound)
+        self._integral = SystemIntegral(self.machine, weight, floor=reward == "bounded_slowdown")
         Source(sim, jobs, self._integral, name="machine-source")
         self.n_jobs = len(jobs)
         self._asked, self._invalid, self._done = False, 0, False

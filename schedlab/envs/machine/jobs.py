@@ -111,19 +111,37 @@ class LogWindows:
         The SWF file (plain or gzip).
     length
         Jobs per window (per episode).
+    span
+        The part of the log windows are drawn from, as fractions of its jobs by position:
+        ``(0, 0.75)`` keeps every window within the first three quarters (a training
+        part, the rest left for testing), ``(0.75, 1)`` within the last quarter. The
+        part runs from job ``int(n * lo)`` to job ``int(n * hi)``, excluded.
     """
 
     path: str | os.PathLike[str]
     length: int = 128
+    span: tuple[float, float] = (0.0, 1.0)
 
     def __post_init__(self) -> None:
         if not is_int(self.length, 1):
             raise ValueError(f"LogWindows: length must be a whole number >= 1, got {self.length!r}")
+        lo, hi = self.span
+        if not 0 <= lo < hi <= 1:
+            raise ValueError(f"LogWindows: span must be (lo, hi) with 0 <= lo < hi <= 1, got {self.span!r}")
         if not os.path.isfile(self.path):
             raise FileNotFoundError(f"LogWindows: no SWF file at {os.fspath(self.path)!r}")
-        jobs, _ = self._loaded
-        if self.length > len(jobs):
-            raise ValueError(f"LogWindows: length={self.length} is more than the {len(jobs)} jobs of {self.path}")
+        first, end = self.part
+        if self.length > end - first:
+            part = "" if self.span == (0.0, 1.0) else f" in span={self.span!r} ({end - first} jobs)"
+            raise ValueError(
+                f"LogWindows: length={self.length} is more than the {len(self._loaded[0])} jobs of {self.path}{part}"
+            )
+
+    @property
+    def part(self) -> tuple[int, int]:
+        """The positions windows are drawn from: the first job, and the one after the last."""
+        n = len(self._loaded[0])
+        return int(n * self.span[0]), int(n * self.span[1])
 
     @property
     def _loaded(self) -> tuple[tuple[Job, ...], int]:
@@ -141,7 +159,9 @@ class LogWindows:
 
     def __call__(self, rng: np.random.Generator) -> list[Job]:
         jobs = self._loaded[0]
-        lo = int(rng.integers(len(jobs) - self.length + 1))
+        first, end = self.part
+        # the whole log (span (0, 1)) draws as before spans were added: the same windows from the same seeds
+        lo = int(rng.integers(end - self.length + 1)) if first == 0 else int(rng.integers(first, end - self.length + 1))
         window = jobs[lo : lo + self.length]
         origin = window[0].submit
         return [replace(job, submit=job.submit - origin) for job in window]

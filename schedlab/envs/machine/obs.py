@@ -31,6 +31,21 @@ running usage         ``R``       sum over running jobs of demand / capacity x `
 next completion       1           ``squash(time until the soonest running job ends)``; 0 if none runs
 ====================  ==========  ==============================================================
 
+With ``backfill`` (an order's name, e.g. ``"sjf"``; ``None``, the default, leaves the
+observation above unchanged), each slot has one more value after ``waited``:
+
+====================  ==========  ==============================================================
+slot ``i`` backfills  1           1 if EASY backfilling under that order, restricted to the
+                                  window, may start the job now (:func:`easy_starts`): it fits,
+                                  and it ranks before the order's first blocked window job or
+                                  does not delay that job's reservation
+====================  ==========  ==============================================================
+
+Without it a scorer sees when running jobs end only summed (running usage) and the
+soonest one, so it cannot tell which fitting job would push back a wide job's start:
+EASY's rule, which makes SJF with EASY backfilling better than SJF starting whatever
+fits (docs/rl.md, "One training command").
+
 ``squash(t) = t / (t + time_scale)`` maps ``[0, inf)`` onto ``[0, 1)`` without clipping
 (half way at ``time_scale``); running jobs' time left is by their requested (estimated)
 end, or their true remaining work with ``runtime="runtime"``.
@@ -49,11 +64,47 @@ from gymnasium import spaces
 
 from schedlab.model.contracts.machine import MachineView
 from schedlab.model.core.fields import whole
+from schedlab.model.core.job import Job
+from schedlab.policies.backfilling import reservation
+from schedlab.policies.scoring import SCORES
 
-__all__ = ["RUNTIME_VIEWS", "MachineObserver"]
+__all__ = ["RUNTIME_VIEWS", "MachineObserver", "easy_starts"]
 
 #: what the agent is told of a job's length: the user's estimate, or the true runtime (an oracle)
 RUNTIME_VIEWS = ("estimate", "runtime")
+
+
+def easy_starts(view: MachineView, jobs: Sequence[Job], fits: Sequence[bool] | np.ndarray, order: str) -> list[bool]:
+    """Which of ``jobs`` (the window) EASY backfilling under ``order`` may start now, among only those jobs.
+
+    ``fits[i]`` says whether ``jobs[i]`` fits now. Ranked by ``order`` (a name of
+    :data:`~schedlab.policies.scoring.SCORES`; the oldest first among equal scores), the
+    jobs before the first that does not fit may start; that job (the head) gets EASY's
+    reservation (:func:`~schedlab.policies.backfilling.reservation`, by the running jobs'
+    requested ends), and a later job that fits may start if it ends, by its estimate, by
+    the head's shadow time or needs no more than the extra CPUs then. Starting the
+    order's first job marked here, again and again, is :class:`~schedlab.policies.backfilling.EASY`
+    on the window.
+
+    >>> from schedlab.model.core.job import Job
+    >>> class View:  # 4 CPUs, one running job holding 2 until t=10; t=0
+    ...     now, free = 0.0, 2
+    ...     running = [type("R", (), {"cpus": 2, "requested_end": 10.0})()]
+    >>> wide, long, short = Job(0, 0, 5, 4), Job(1, 0, 20, 1), Job(2, 0, 8, 1)
+    >>> easy_starts(View(), [wide, long, short], [False, True, True], "sjf")  # wide waits for t=10
+    [False, False, True]
+    """
+    score, now = SCORES[order], view.now
+    ranked = sorted(range(len(jobs)), key=lambda i: (score(jobs[i], now), i))
+    starts = [False] * len(jobs)
+    for n, i in enumerate(ranked):
+        if not fits[i]:
+            shadow, extra = reservation(view, jobs[i])
+            for k in ranked[n + 1 :]:
+                starts[k] = bool(fits[k]) and (now + jobs[k].requested_time <= shadow or jobs[k].cpus <= extra)
+            break
+        starts[i] = True
+    return starts
 
 
 @dataclass(frozen=True)
@@ -71,12 +122,16 @@ class MachineObserver:
     runtime
         ``"estimate"`` (the user's requested time, what a real scheduler knows) or
         ``"runtime"`` (the true runtime).
+    backfill
+        An order's name (``"sjf"``...): each slot also says whether EASY backfilling
+        under that order may start its job now (:func:`easy_starts`); ``None``: not shown.
     """
 
     resources: tuple[str, ...] = ()
     window: int = 8
     time_scale: float = 1.0
     runtime: Literal["estimate", "runtime"] = "estimate"
+    backfill: str | None = None
 
     def __post_init__(self) -> None:
         whole("window", self.window, 1)
@@ -84,6 +139,8 @@ class MachineObserver:
             raise ValueError(f"time_scale must be a finite number > 0, got {self.time_scale!r}")
         if self.runtime not in RUNTIME_VIEWS:
             raise ValueError(f"runtime must be one of {RUNTIME_VIEWS}, got {self.runtime!r}")
+        if self.backfill is not None and self.backfill not in SCORES:
+            raise ValueError(f"backfill must be None or an order of {', '.join(SCORES)}, got {self.backfill!r}")
 
     # ------------------------------------------------------------------ layout
     @property
@@ -103,8 +160,8 @@ class MachineObserver:
 
     @property
     def slot_size(self) -> int:
-        """Values per window slot: the job's resources and four time features."""
-        return self.n_resources + 4
+        """Values per window slot: present, fits, the job's resources, runtime, waited (and backfills)."""
+        return self.n_resources + 4 + (self.backfill is not None)
 
     @property
     def size(self) -> int:
@@ -121,10 +178,10 @@ class MachineObserver:
         return spaces.Discrete(self.n_actions)
 
     def slots(self, obs: np.ndarray) -> np.ndarray:
-        """The window part of ``obs`` as a ``(K, R + 4)`` view, one row per slot.
+        """The window part of ``obs`` as a ``(K, slot_size)`` view, one row per slot.
 
-        Columns: present, fits, the ``R`` demands, runtime, waited; so ``slots(obs)[:, -2]``
-        are the (squashed) runtimes an agent sees.
+        Columns: present, fits, the ``R`` demands, runtime, waited (then backfills, with
+        ``backfill``); so ``slots(obs)[:, 2 + R]`` are the (squashed) runtimes an agent sees.
         """
         r = self.n_resources
         return obs[..., r : r + self.window * self.slot_size].reshape(*obs.shape[:-1], self.window, self.slot_size)
@@ -159,6 +216,10 @@ class MachineObserver:
         oracle = self.runtime == "runtime"
         waiting = view.waiting
         base = r
+        if self.backfill is not None:
+            window = waiting[:k]
+            for i, starts in enumerate(easy_starts(view, window, mask[: len(window)], self.backfill)):
+                out[base + i * self.slot_size + 4 + r] = starts
         for i, job in enumerate(waiting[:k]):
             slot = base + i * self.slot_size
             out[slot] = 1.0
