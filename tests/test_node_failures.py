@@ -257,7 +257,7 @@ def test_a_failure_log_replayed_on_sdsc_sp2_counts_and_conserves_the_killed_jobs
         on_node_fail=on_node_fail,
     )
     env = simpy.Environment()
-    model = log_replay.build(env, cfg, {"trace": SP2.name, "policy": "fcfs", "backfill": "easy"}, Streams(0))
+    model = log_replay.build(env, cfg, {"log": SP2.name, "policy": "fcfs", "backfill": "easy"}, Streams(0))
     env.run()
     out = log_replay.measure(model)
     machine, records = model["machine"], list(model.records())

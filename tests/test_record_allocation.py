@@ -169,7 +169,7 @@ def test_a_failure_log_replay_records_agree_with_the_kills_and_the_allocation_ro
         node_size=4,
     )
     env = simpy.Environment()
-    model = log_replay.build(env, cfg, {"trace": SP2.name, "policy": "fcfs", "backfill": "easy"}, Streams(0))
+    model = log_replay.build(env, cfg, {"log": SP2.name, "policy": "fcfs", "backfill": "easy"}, Streams(0))
     env.run()
     machine, records = model["machine"], list(model.records())
     requeued: dict[int, int] = {}

@@ -252,7 +252,7 @@ def _trace_jobs(draw: st.DrawFn) -> tuple[Job, str, Status, float, float, float,
     )
     status = draw(st.sampled_from([Status.COMPLETED, Status.COMPLETED, Status.TIMEOUT]))
     cpu_time = draw(st.sampled_from([0.0 if derived != derived else derived, 2.0, -0.0]))
-    machine, preemptions = draw(st.sampled_from(["trace", "other"])), draw(st.sampled_from([0, 0, 2]))
+    machine, preemptions = draw(st.sampled_from(["machine", "other"])), draw(st.sampled_from([0, 0, 2]))
     return job, machine, status, start, end, cpu_time, preemptions
 
 

@@ -193,7 +193,7 @@ def test_jobs_left_out_of_a_window_are_named_per_reason():
 
     records = pd.DataFrame(
         {
-            "trace": "t",
+            "log": "t",
             "policy": "fcfs",
             "backfill": "none",
             "id": [1, 2, 3],

@@ -142,3 +142,16 @@ def test_each_old_name_maps_to_a_different_new_one():
 
     for table in (RENAMED_FIELDS, logs.RENAMED):
         assert table and all(old != new for old, new in table.items())
+
+
+def test_responsive_grids_trace_experiment_and_settings_are_read_as_log_with_a_warning():
+    """The paper's trace-driven experiment is the log experiment; ``--set experiment=trace trace_weeks=2`` still works."""
+    grid = load_scenario(ROOT / "scenarios" / "responsive_grid.py")
+    with pytest.warns(DeprecationWarning) as caught:
+        cfg = grid.config({"experiment": "trace", "trace_weeks": "2", "reps_trace": "3"})  # old name kept
+    assert cfg.experiment == "log" and cfg.log_weeks == 2 and cfg.reps_log == 3
+    said = " ".join(str(w.message) for w in caught)
+    assert "experiment 'trace' is now 'log'" in said and "'trace_weeks' is now 'log_weeks'" in said  # old name kept
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert grid.config({"experiment": "log", "log_weeks": "2"}).experiment == "log"

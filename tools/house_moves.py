@@ -126,6 +126,14 @@ NAMES: dict[str, str] = {
     "trace_window": "log_window",
     "DEFAULT_TRACE": "DEFAULT_LOG",
     "needs_traces": "needs_logs",
+    # responsive_grid's log-driven experiment's settings (fields.RENAMED_FIELDS reads the old ones)
+    "trace_weeks": "log_weeks",
+    "trace_week": "log_week",
+    "trace_jobs": "log_jobs",
+    "trace_cores": "log_cores",
+    "trace_reading": "log_reading",
+    "reps_trace": "reps_log",
+    "trace_table": "log_table",
     # cpus = processors, in code: a loaded log's machine size (the names it is read through)
     "MAX_PROCESSORS": "MAX_CPUS",
     "loaded.procs": "loaded.cpus",

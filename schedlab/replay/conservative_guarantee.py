@@ -133,7 +133,7 @@ def late_lines(replications: Iterable[dict[str, Any]], length: int) -> list[str]
     late: dict[tuple[str, ...], list[float]] = {}
     for rep in replications:
         if "late_starts" in rep and rep["late_starts"] == rep["late_starts"]:
-            key = tuple(str(rep[k]) for k in ("trace", "policy", "backfill") if k in rep)
+            key = tuple(str(rep[k]) for k in ("log", "trace", "policy", "backfill") if k in rep)  # trace: the old log column
             late.setdefault(key, []).append(rep["late_starts"])
     return [
         f"late starts, {' '.join(key)}: {int(sum(n))} of {len(n) * length} jobs in {len(n)} window(s) of {length} "

@@ -1,6 +1,6 @@
 """The log-replay scenario behind ``schedlab replay``: policies x backfilling on windows of SWF logs.
 
-Cells are log x policy x backfill (the log in the results' column ``trace``), plus a
+Cells are log x policy x backfill (the log in the results' column ``log``), plus a
 ``native`` row for logs that record their waits; replication r replays window r, so each
 row is the mean over windows and the replications table holds the per-window values. Windows are drawn from the run's
 seed (``--seed``) unless ``window_seed`` is set (``schedlab replay --seed`` sets it).
@@ -256,15 +256,15 @@ def cells(cfg: Config) -> list[dict]:
     for name in cfg.logs:
         for policy in cfg.policies:
             for backfill in cfg.backfills:
-                out.append({"trace": name, "policy": policy, "backfill": backfill})
+                out.append({"log": name, "policy": policy, "backfill": backfill})
         if cfg.native and np.isfinite(read_log(cfg, name).recorded_wait).any():
-            out.append({"trace": name, "policy": "native", "backfill": "-"})
+            out.append({"log": name, "policy": "native", "backfill": "-"})
     return out
 
 
 def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> Model:
     """The model of one cell and replication: window r of the cell's log, under its policy (or as recorded)."""
-    log = read_log(cfg, cell["trace"])
+    log = read_log(cfg, cell["log"])
     starts = window_starts(cfg, len(log.jobs), window_seed(cfg, streams))
     r = streams.replication
     if r >= len(starts):

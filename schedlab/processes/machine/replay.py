@@ -1,4 +1,4 @@
-"""The trace-replay model: a window of a log's jobs arriving at an empty machine."""
+"""The log-replay model: a window of a log's jobs arriving at an empty machine, named ``machine`` in its records."""
 
 from __future__ import annotations
 
@@ -44,7 +44,6 @@ def replay_model(
         env,
         cpus,
         policy,
-        name="trace",
         batch_decisions=batch_decisions and not rls,
         walltime=walltime,
         allocation=allocation,
