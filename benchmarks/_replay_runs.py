@@ -155,7 +155,7 @@ def worker_schedlab(trace: str, schedule: str, traced: bool, batch: bool, backfi
 
 
 def read_plain_swf(path: str) -> list[tuple[int, float, float, int, float]]:
-    """(id, submit, run time, processors, requested time) of each line of a cleaned SWF file."""
+    """(id, submit, run time, CPUs, requested time) of each line of a cleaned SWF file."""
     jobs = []
     with open(path) as f:
         for line in f:

@@ -11,8 +11,8 @@ when it started after that slot. CPU seconds are each replay's alone (the rebuil
 plan's without the notes).
 
 With ``--platform`` the window is replayed on a cluster: a platform file, ``one-core``
-(the log's processors as one-core nodes) or ``cores=K`` (nodes of K cores, as many as
-the log's processors fill), jobs placed by ``--placement``. The ``exact`` column says
+(the log's CPUs as one-core nodes) or ``cores=K`` (nodes of K cores, as many as
+the log's CPUs fill), jobs placed by ``--placement``. The ``exact`` column says
 whether the run met ``PartitionConservative``'s condition for the guarantee (counting
 cores is exact: docs/platforms.md); where it did not, late starts are counted, not
 excluded.
@@ -100,7 +100,7 @@ def main() -> None:
     args = parser.parse_args()
     trace = load_log(str(log_path(args.trace, Path(args.logs_dir))), memory=bool(args.platform))
     platform = platform_of(args.platform, trace.cpus)
-    where = f"platform {args.platform}, {args.placement}" if platform else f"{trace.cpus} processors"
+    where = f"platform {args.platform}, {args.placement}" if platform else f"{trace.cpus} CPUs"
     print(
         f"{args.trace}: {f'windows at {args.starts}' if args.starts else f'{args.windows} windows'} "
         f"of {args.length} jobs (seed {args.seed}), "

@@ -1,6 +1,6 @@
 """Whole-trace replay speed and memory: schedlab against AccaSim and a plain heapq replay.
 
-The whole UniLu-Gaia-2014-1 log (51,987 records, 2,004 processors; ``--trace`` takes
+The whole UniLu-Gaia-2014-1 log (51,987 records, 2,004 CPUs; ``--trace`` takes
 another, by path or by name in ../shared/traces) is replayed under FCFS + EASY
 backfilling (``--backfill conservative``: conservative backfilling with the plan rebuilt
 at each decision, ``conservative-rebuild`` in checkouts that have it, against its own
@@ -13,12 +13,12 @@ the time ratios AccaSim / schedlab.
 
 - **schedlab**: :func:`schedlab.model.formats.logs.load_log` (read, clean), then
   :func:`~schedlab.processes.machine.replay.replay_model` with ``make_policy("fcfs",
-  "easy")`` on a machine of the header's MaxProcs processors, run to the end, and
+  "easy")`` on a machine of the header's MaxProcs CPUs, run to the end, and
   :func:`~schedlab.model.formats.logs.evaluate` (timed apart, as "metrics").
 - **AccaSim** 1.1.3 (``pip install accasim`` into its own venv, default
   ``../accasim-venv``): FIFO with ``EASYBackfilling`` and the ``FirstFit`` allocator,
   run by ``_accasim_driver.py`` with that venv's interpreter. Its reader turns a
-  job of *n* processors into *n* one-core requests, so the 2,004 cores form one flat
+  job of *n* CPUs into *n* one-core requests, so the 2,004 cores form one flat
   pool however they are split into nodes; ``--nodes 1`` (one node of 2,004 cores,
   the same machine model as schedlab's and the cheapest for AccaSim's allocator)
   and ``--nodes 151`` (the header's node count: 41 nodes of 14 cores, 110 of 13)
@@ -205,7 +205,7 @@ def main(argv: list[str] | None = None) -> None:
     swf = str(work / "cleaned.swf")
     write_clean_swf(swf, loaded)
     report = str(loaded.report).splitlines()
-    print(f"{Path(trace).name}: {report[0].split(': ', 1)[1]}; machine {loaded.cpus} processors")
+    print(f"{Path(trace).name}: {report[0].split(': ', 1)[1]}; machine {loaded.cpus} CPUs")
     for line in report[1:]:
         print(f"  dropped{line}")
     print(f"every tool reads the same {len(loaded.jobs)} cleaned jobs ({swf} for AccaSim and the reference)")

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import warnings
+import warnings as _warnings  # not `warnings`: a scenario's warnings(cfg) is a hook the runner calls
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -159,7 +159,7 @@ class Config:
                 raise ValueError(what)
 
         if self.experiment == "trace":  # its name before the vocabulary (issue 34): the event trace is another thing
-            warnings.warn("responsive_grid: experiment 'trace' is now 'log'", DeprecationWarning, stacklevel=3)
+            _warnings.warn("responsive_grid: experiment 'trace' is now 'log'", DeprecationWarning, stacklevel=3)
             object.__setattr__(self, "experiment", "log")
 
         need(
@@ -294,9 +294,7 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
             cfg.log_jobs,
         )
         if len(log.jobs) <= 2 * cfg.drop:
-            raise ValueError(
-                f"the segment of {cfg.log} holds {len(log.jobs)} jobs, not more than 2 x drop={cfg.drop}"
-            )
+            raise ValueError(f"the segment of {cfg.log} holds {len(log.jobs)} jobs, not more than 2 x drop={cfg.drop}")
         jobs, waits, targets, note = log.jobs, log.waits, log.targets, log.note
         cores = cfg.log_cores or log.cores
     kind, runtime, weight, reading = _plan(cfg, cell)

@@ -35,9 +35,7 @@ def published_lines(rows: Iterable[Mapping[str, Any]], cfg: Any) -> list[str]:
             continue
         ours = f"{row['bounded_slowdown']:.2f}"
         verdict = "same" if ours == f"{published:.2f}" else "DIFFERENT"
-        lines.append(
-            f"{log:>22} {policy:>6} {backfill:>4}: schedlab {ours:>9}, published {published:>9.2f}  {verdict}"
-        )
+        lines.append(f"{log:>22} {policy:>6} {backfill:>4}: schedlab {ours:>9}, published {published:>9.2f}  {verdict}")
     if lines:
         same = sum(line.endswith("same") for line in lines)
         lines.insert(0, "RLScheduler's published mean bounded slowdown (its README), to 2 decimals:")

@@ -16,7 +16,7 @@ import numpy as np
 
 from schedlab.model.analysis.paired import paired_difference
 
-__all__ = ["PAPER_TABLE2", "PAPER_TABLES34", "READINGS", "paired_table", "reading_of", "report_text", "log_table"]
+__all__ = ["PAPER_TABLE2", "PAPER_TABLES34", "READINGS", "log_table", "paired_table", "reading_of", "report_text"]
 
 #: readings of seed 001 a learner can run under (``RL+waited+oldest``...); none is the paper's
 READINGS = {

@@ -16,7 +16,7 @@ before the committed job's reservation). This is
 
 The reward is 0 until the last job of the sequence has started, then minus the
 sequence's score (``score_type``): mean bounded slowdown (``bsld``, 10 s), mean
-``wait``, mean ``turnaround``, or, for ``utilization``, plus the processors' busy
+``wait``, mean ``turnaround``, or, for ``utilization``, plus the CPUs' busy
 fraction from the first submit to the last start (RLScheduler's reading). Where one
 job waits alone the choice is forced and the agent is not asked (``ask_single=True``
 asks it anyway, as RLScheduler does); the schedule is the same. An invalid action (a
