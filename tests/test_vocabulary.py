@@ -138,9 +138,8 @@ def test_the_rewrite_leaves_the_tree_as_it_is():
 
 def test_each_old_name_maps_to_a_different_new_one():
     """A rewrite that reached the alias tables would map a name to itself: the old name would be lost."""
-    from schedlab.model.core.fields import RENAMED_FIELDS
-
     from schedlab.envs.grid import policy
+    from schedlab.model.core.fields import RENAMED_FIELDS
 
     for table in (RENAMED_FIELDS, logs.RENAMED, policy.RENAMED):
         assert table and all(old != new for old, new in table.items())
