@@ -24,7 +24,7 @@ profile only grows before anything is reserved); ``full=True`` plans the whole q
 at every decision, to check that these shortcuts change no start.
 
 ``kill=True`` ends a job at its requested time if it has not finished by then (the
-walltime kill schedlab's trace replay applies by default): its CPUs come back at
+walltime kill schedlab's log replay applies by default): its CPUs come back at
 ``start + min(runtime, requested)``.
 
 :func:`replay` returns each job's start time (same order as the jobs).

@@ -1,4 +1,4 @@
-"""Whole-trace replay speed and memory: schedlab against AccaSim and a plain heapq replay.
+"""Whole-log replay speed and memory: schedlab against AccaSim and a plain heapq replay.
 
 The whole UniLu-Gaia-2014-1 log (51,987 records, 2,004 CPUs; ``--trace`` takes
 another, by path or by name in ../shared/traces) is replayed under FCFS + EASY

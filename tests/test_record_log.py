@@ -233,7 +233,7 @@ def test_the_frame_from_the_arrays_is_the_frame_from_the_records(records):
 
 @st.composite
 def _trace_jobs(draw: st.DrawFn) -> tuple[Job, str, Status, float, float, float, int]:
-    """A job as a trace replay logs it: its own estimate, one of many labels, its own width, now and then odd."""
+    """A job as a log replay logs it: its own estimate, one of many labels, its own width, now and then odd."""
     submit, runtime = draw(st.floats(0, 1e4)), draw(st.floats(0.5, 1e3))
     start = submit + draw(st.sampled_from([0.0, 1.5, math.nan]))
     end = start + runtime

@@ -121,7 +121,7 @@ def late_starts(policy: Conservative, records: Iterable[Any]) -> int:
 
 
 def replay_warnings(cfg: Any, jobs: Iterable[Job]) -> list[str]:
-    """The warning lines of a replay of ``jobs`` under ``cfg`` (a trace replay's Config): none, or the one above."""
+    """The warning lines of a replay of ``jobs`` under ``cfg`` (a log replay's Config): none, or the one above."""
     from schedlab.model.formats.platform_file import cached_platform
 
     gaps = guarantee_gaps(cfg, jobs, cached_platform(cfg.platform) if cfg.platform else None)

@@ -90,10 +90,10 @@ class SyntheticJobs:
 
 
 @lru_cache(maxsize=4)
-def _trace_jobs(path: str) -> tuple[tuple[Job, ...], int]:
+def _log_jobs(path: str) -> tuple[tuple[Job, ...], int]:
     """The cleaned jobs of an SWF log and its CPUs, read once per process."""
-    trace = read_swf(path, nodes_as_procs=True)  # as schedlab replay reads the Lublin model's MaxNodes-only logs
-    return tuple(trace.jobs()), trace.machine_procs
+    log = read_swf(path, nodes_as_procs=True)  # as schedlab replay reads the Lublin model's MaxNodes-only logs
+    return tuple(log.jobs()), log.machine_procs
 
 
 @dataclass(frozen=True)
@@ -127,7 +127,7 @@ class LogWindows:
 
     @property
     def _loaded(self) -> tuple[tuple[Job, ...], int]:
-        return _trace_jobs(os.fspath(self.path))
+        return _log_jobs(os.fspath(self.path))
 
     @property
     def cpus(self) -> int:
