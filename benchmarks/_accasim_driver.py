@@ -12,7 +12,7 @@ back before AccaSim is imported (:func:`_python310_shim`); nothing else is chang
 
 The system is ``--nodes`` nodes of cores split as evenly as possible (so 151 nodes
 for 2004 cores are 41 nodes of 14 and 110 of 13). AccaSim's default SWF reader turns
-a job of *n* processors into *n* requests of one core each, so any split of the same
+a job of *n* CPUs into *n* requests of one core each, so any split of the same
 core count is the same flat pool of cores for the schedule; only the allocator's
 per-node work changes with the node count.
 

@@ -9,22 +9,22 @@ in the order SimPy takes them (same-time events in scheduling order; a job's com
 is scheduled after the arrival that the source schedules in the same step). At each
 decision the plan is made from scratch:
 
-- the profile is two lists, step times from ``now`` and the processors free from each: the free processors,
-  plus each running job's processors from ``max(now, start + requested)`` on;
+- the profile is two lists, step times from ``now`` and the CPUs free from each: the free CPUs,
+  plus each running job's CPUs from ``max(now, start + requested)`` on;
 - in FCFS order, each waiting job takes the earliest step time ``t`` such that every
-  step overlapping ``[t, t + requested)`` has its processors free; the profile loses
+  step overlapping ``[t, t + requested)`` has its CPUs free; the profile loses
   them over that interval (a new step at ``t + requested`` if there is none);
 - the jobs whose slot is ``now`` start.
 
 ``full=False`` (the default) stops planning when no waiting job left is narrow enough
-for the processors still free now, in the plan or on the machine (none of them could
-start), and so plans nothing when no waiting job fits the free processors, and starts
+for the CPUs still free now, in the plan or on the machine (none of them could
+start), and so plans nothing when no waiting job fits the free CPUs, and starts
 a job alone in the queue when it fits (alone, its slot is now exactly then: the
 profile only grows before anything is reserved); ``full=True`` plans the whole queue
 at every decision, to check that these shortcuts change no start.
 
 ``kill=True`` ends a job at its requested time if it has not finished by then (the
-walltime kill schedlab's trace replay applies by default): its processors come back at
+walltime kill schedlab's log replay applies by default): its CPUs come back at
 ``start + min(runtime, requested)``.
 
 :func:`replay` returns each job's start time (same order as the jobs).
@@ -43,7 +43,7 @@ ARRIVAL, COMPLETION = 0, 1
 
 
 def _slot(at: list[float], room: list[int], need: int, length: float) -> int:
-    """Position of the first step where ``need`` processors stay free for ``length``; -1 if none."""
+    """Position of the first step where ``need`` CPUs stay free for ``length``; -1 if none."""
     a, n = 0, len(at)
     while a < n:
         if room[a] < need:
@@ -55,12 +55,12 @@ def _slot(at: list[float], room: list[int], need: int, length: float) -> int:
             b += 1
         if b == n or at[b] >= stop:
             return a  # every step of [t, t + length) has room
-        a = b + 1  # step b is short of processors: no slot starts at or before it
+        a = b + 1  # step b is short of CPUs: no slot starts at or before it
     return -1
 
 
 def _take(at: list[float], room: list[int], a: int, need: int, length: float) -> None:
-    """Remove ``need`` processors from step ``a``'s time until that time + ``length``."""
+    """Remove ``need`` CPUs from step ``a``'s time until that time + ``length``."""
     stop = at[a] + length
     b = a + 1
     while b < len(at) and at[b] < stop:
@@ -73,7 +73,7 @@ def _take(at: list[float], room: list[int], a: int, need: int, length: float) ->
 
 
 def replay(jobs: Sequence[JobTuple], procs: int, full: bool = False, kill: bool = False) -> list[float]:
-    """Start time of each job under FCFS + conservative backfilling on ``procs`` processors."""
+    """Start time of each job under FCFS + conservative backfilling on ``procs`` CPUs."""
     submit = [j[1] for j in jobs]
     runtime = [min(j[2], j[4]) if kill else j[2] for j in jobs]  # time held: a killed job's ends at its limit
     cpus = [j[3] for j in jobs]
@@ -90,13 +90,13 @@ def replay(jobs: Sequence[JobTuple], procs: int, full: bool = False, kill: bool 
         nonlocal free
         if not waiting:
             return []
-        smallest = [0] * len(waiting)  # smallest[p]: fewest processors asked by a job from p on
+        smallest = [0] * len(waiting)  # smallest[p]: fewest CPUs asked by a job from p on
         low = math.inf
         for p in range(len(waiting) - 1, -1, -1):
             low = min(low, cpus[waiting[p]])
             smallest[p] = low
         if not full and smallest[0] > free:
-            return []  # nothing fits the free processors: no plan can start anything
+            return []  # nothing fits the free CPUs: no plan can start anything
         if not full and len(waiting) == 1:  # alone, it is reserved now exactly when it fits now
             j = waiting.pop()
             free -= cpus[j]

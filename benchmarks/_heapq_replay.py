@@ -11,7 +11,7 @@ Two rules, chosen by ``rule``:
     the arrival that the source schedules in the same step). Jobs start in FCFS
     order while they fit; the first that does not is the head; its shadow time is
     the first running end (``max(now, start + requested)``, sorted with the width)
-    at which enough processors are free, the extra processors what is then left;
+    at which enough CPUs are free, the extra CPUs what is then left;
     a later job that fits starts if it ends by the shadow time or uses only extras.
 ``"accasim"``
     AccaSim 1.1.3's ``EASYBackfilling`` as it is coded (for explaining its numbers):
@@ -23,7 +23,7 @@ Two rules, chosen by ``rule``:
     allocator and so never refuses a backfill.
 
 ``kill=True`` ends a job at its requested time if it has not finished by then (the
-walltime kill schedlab's trace replay applies by default): its processors come back at
+walltime kill schedlab's log replay applies by default): its CPUs come back at
 ``start + min(runtime, requested)``.
 
 :func:`replay` returns each job's start time (same order as the jobs).

@@ -38,7 +38,7 @@ from collections.abc import Callable
 import numpy as np
 import simpy
 
-from schedlab.model.contracts.grid import GridCompletion, GridDecider, GridTopology
+from schedlab.model.contracts.grid import GridCompletion, GridPolicy, GridTopology
 from schedlab.model.core.job import trusted_job
 from schedlab.processes.signal import Signal
 
@@ -52,22 +52,22 @@ def record_decisions(build: Callable[[], object]) -> tuple[Decisions, Completion
     """Run the model ``build()`` makes once: its decisions, completions, capacities and final utility tables."""
     model = build()
     grid = model["grid"]  # type: ignore[index]  # build() returns a Model or a dict of parts, known at run time
-    decider, decisions, completions = grid.decider, {}, {}
+    policy, decisions, completions = grid.policy, {}, {}
     grid.completed.connect(lambda event: completions.setdefault(grid.step, []).append(event))
-    assign = decider.assign
+    assign = policy.assign
 
     def recording(agent: int, lengths: np.ndarray) -> list[tuple[int, int]]:
         out = list(assign(agent, lengths))
         decisions[grid.step, agent] = [(float(lengths[pos]), resource) for pos, resource in out]
         return out
 
-    decider.assign = recording
+    policy.assign = recording
     model.env.run(until=model.until)  # type: ignore[attr-defined]  # build() is typed as returning object: a Model, known at run time
-    return decisions, completions, grid.resources.capacities.tolist(), decider.utility.copy()
+    return decisions, completions, grid.resources.capacities.tolist(), policy.utility.copy()
 
 
 def learner_run(
-    learner: GridDecider, decisions: Decisions, completions: Completions, agents: int, resources: int, steps: int
+    learner: GridPolicy, decisions: Decisions, completions: Completions, agents: int, resources: int, steps: int
 ) -> float:
     """CPU seconds of ``learner`` alone, no SimPy: the recorded run's turns, jobs and completions fed to its hooks.
 
@@ -98,12 +98,12 @@ def framework_run(build: Callable[[], object], decisions: Decisions) -> float:
     """CPU seconds of the model ``build()`` makes, its learner's decisions replayed from ``decisions``."""
     model = build()
     grid = model["grid"]  # type: ignore[index]  # build() returns a Model or a dict of parts, known at run time
-    decider = grid.decider
-    grid.completed.disconnect(decider.completed)
-    grid.step_ended.disconnect(decider.end_step)
-    decider.receive = lambda agent, messages: None
-    decider.message = lambda agent: None
-    decider.assign = lambda agent, lengths: [(pos, r) for pos, (_, r) in enumerate(decisions[grid.step, agent])]
+    policy = grid.policy
+    grid.completed.disconnect(policy.completed)
+    grid.step_ended.disconnect(policy.end_step)
+    policy.receive = lambda agent, messages: None
+    policy.message = lambda agent: None
+    policy.assign = lambda agent, lengths: [(pos, r) for pos, (_, r) in enumerate(decisions[grid.step, agent])]
     gc.collect()
     began = time.process_time()
     model.env.run(until=model.until)  # type: ignore[attr-defined]  # build() is typed as returning object: a Model, known at run time
@@ -111,7 +111,7 @@ def framework_run(build: Callable[[], object], decisions: Decisions) -> float:
 
 
 class _View:
-    """The least a grid decider binds to: sizes, the complete topology, the two signals."""
+    """The least a grid policy binds to: sizes, the complete topology, the two signals."""
 
     def __init__(self, agents: int, resources: int) -> None:
         self.agents, self.resources = agents, resources
@@ -127,12 +127,12 @@ def skeleton_run(
     steps: int,
     *,
     parts: bool = False,
-    learner: GridDecider | None = None,
+    learner: GridPolicy | None = None,
 ) -> tuple[float, int]:
     """CPU seconds and completions of the bare SimPy model.
 
     ``parts`` adds a Job per job, busy-until and the completion signal; ``learner`` (a fresh
-    decider, with ``parts``) decides instead of the recorded decisions, and hears the
+    policy, with ``parts``) decides instead of the recorded decisions, and hears the
     completions and the step ends, as in the grid model: the design's events and the
     learner, nothing else.
     """
@@ -254,6 +254,6 @@ def skeleton_run(
     return time.process_time() - began, done[0]
 
 
-def learner_of(build: Callable[[], object]) -> GridDecider:
-    """A fresh decider as the scenario makes it (its exploration stream untouched), for :func:`skeleton_run`."""
-    return build()["grid"].decider  # type: ignore[index]  # build() returns a Model or a dict of parts, known at run time
+def learner_of(build: Callable[[], object]) -> GridPolicy:
+    """A fresh policy as the scenario makes it (its exploration stream untouched), for :func:`skeleton_run`."""
+    return build()["grid"].policy  # type: ignore[index]  # build() returns a Model or a dict of parts, known at run time

@@ -101,7 +101,7 @@ def build_schedlab(env: Any, jobs: Sequence[Any], procs: int, batch: bool, backf
         if batch:
             raise SystemExit(f"--batch-decisions: this checkout's Machine does not take it ({exc})") from None
     # replay_model passes batch_decisions=, which this checkout's Machine does not take yet
-    machine = Machine(env, procs, policy, name="trace")
+    machine = Machine(env, procs, policy)
     Source(env, jobs, machine)
     how = "Machine(env, procs, policy) directly" + (", policy served one action per call" if not iterators else "")
     return Model(env, [machine], parts={"machine": machine}), how
@@ -155,7 +155,7 @@ def worker_schedlab(trace: str, schedule: str, traced: bool, batch: bool, backfi
 
 
 def read_plain_swf(path: str) -> list[tuple[int, float, float, int, float]]:
-    """(id, submit, run time, processors, requested time) of each line of a cleaned SWF file."""
+    """(id, submit, run time, CPUs, requested time) of each line of a cleaned SWF file."""
     jobs = []
     with open(path) as f:
         for line in f:

@@ -11,8 +11,8 @@ when it started after that slot. CPU seconds are each replay's alone (the rebuil
 plan's without the notes).
 
 With ``--platform`` the window is replayed on a cluster: a platform file, ``one-core``
-(the log's processors as one-core nodes) or ``cores=K`` (nodes of K cores, as many as
-the log's processors fill), jobs placed by ``--placement``. The ``exact`` column says
+(the log's CPUs as one-core nodes) or ``cores=K`` (nodes of K cores, as many as
+the log's CPUs fill), jobs placed by ``--placement``. The ``exact`` column says
 whether the run met ``PartitionConservative``'s condition for the guarantee (counting
 cores is exact: docs/platforms.md); where it did not, late starts are counted, not
 excluded.
@@ -21,7 +21,7 @@ excluded.
     python benchmarks/conservative_guarantee.py --walltime run-on --windows 3
     python benchmarks/conservative_guarantee.py --platform one-core
     python benchmarks/conservative_guarantee.py --platform cores=8 --placement first-fit
-    python benchmarks/conservative_guarantee.py --trace LPC-EGEE-2004-1.2-cln --platform docs/platforms/lpc_egee.toml
+    python benchmarks/conservative_guarantee.py --log LPC-EGEE-2004-1.2-cln --platform docs/platforms/lpc_egee.toml
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def platform_of(spec: str, procs: int) -> Platform | None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--trace", default="SDSC-SP2-1998-4.2-cln")
+    parser.add_argument("--log", "--trace", default="SDSC-SP2-1998-4.2-cln")  # --trace: its name before issue 34
     parser.add_argument("--logs-dir", default=str(Path(__file__).resolve().parents[1].parent / "shared" / "traces"))
     parser.add_argument("--windows", type=int, default=6)
     parser.add_argument("--length", type=int, default=1000)
@@ -98,11 +98,11 @@ def main() -> None:
     parser.add_argument("--platform", default="", help="a platform file, one-core or cores=K (default: a Machine)")
     parser.add_argument("--placement", choices=sorted(PLACEMENTS), default="first-fit")
     args = parser.parse_args()
-    trace = load_log(str(log_path(args.trace, Path(args.logs_dir))), memory=bool(args.platform))
-    platform = platform_of(args.platform, trace.cpus)
-    where = f"platform {args.platform}, {args.placement}" if platform else f"{trace.cpus} processors"
+    log = load_log(str(log_path(args.log, Path(args.logs_dir))), memory=bool(args.platform))
+    platform = platform_of(args.platform, log.cpus)
+    where = f"platform {args.platform}, {args.placement}" if platform else f"{log.cpus} CPUs"
     print(
-        f"{args.trace}: {f'windows at {args.starts}' if args.starts else f'{args.windows} windows'} "
+        f"{args.log}: {f'windows at {args.starts}' if args.starts else f'{args.windows} windows'} "
         f"of {args.length} jobs (seed {args.seed}), "
         f"{where}, walltime {args.walltime}, FCFS"
     )
@@ -113,16 +113,16 @@ def main() -> None:
     totals = [0, 0, 0]
     seconds = [0.0, 0.0]
     starts = [int(x) for x in args.starts.split(",")] if args.starts else None
-    for lo in pick_windows(len(trace.jobs), args.length, starts=starts, count=args.windows, seed=args.seed):
-        jobs = trace.jobs[lo : lo + args.length]
+    for lo in pick_windows(len(log.jobs), args.length, starts=starts, count=args.windows, seed=args.seed):
+        jobs = log.jobs[lo : lo + args.length]
         if platform is None:
             paper, rebuild = Conservative(), FirstPlan(RebuildConservative(), plan)
         else:
             paper, rebuild = PartitionConservative(), FirstPlan(RebuildPartitionConservative(), partition_plan)
-        s_paper, w_paper, t_paper = replay(jobs, trace.cpus, paper, args.walltime, platform, args.placement)
-        s_rebuild, w_rebuild, _ = replay(jobs, trace.cpus, rebuild, args.walltime, platform, args.placement)
+        s_paper, w_paper, t_paper = replay(jobs, log.cpus, paper, args.walltime, platform, args.placement)
+        s_rebuild, w_rebuild, _ = replay(jobs, log.cpus, rebuild, args.walltime, platform, args.placement)
         # its CPU time without the plan noted at each arrival (the same starts: the notes change nothing)
-        t_rebuild = replay(jobs, trace.cpus, rebuild.policy, args.walltime, platform, args.placement)[2]
+        t_rebuild = replay(jobs, log.cpus, rebuild.policy, args.walltime, platform, args.placement)[2]
         late_paper = sum(s_paper[job.id] > t for job, t in paper.promised.items())
         late_rebuild = sum(s_rebuild[job.id] > t for job, t in rebuild.promised.items())
         totals = [totals[0] + len(paper.promised), totals[1] + late_paper, totals[2] + late_rebuild]

@@ -1,6 +1,6 @@
-"""Whole-trace replay speed and memory: schedlab against AccaSim and a plain heapq replay.
+"""Whole-log replay speed and memory: schedlab against AccaSim and a plain heapq replay.
 
-The whole UniLu-Gaia-2014-1 log (51,987 records, 2,004 processors; ``--trace`` takes
+The whole UniLu-Gaia-2014-1 log (51,987 records, 2,004 CPUs; ``--log`` takes
 another, by path or by name in ../shared/traces) is replayed under FCFS + EASY
 backfilling (``--backfill conservative``: conservative backfilling with the plan rebuilt
 at each decision, ``conservative-rebuild`` in checkouts that have it, against its own
@@ -13,12 +13,12 @@ the time ratios AccaSim / schedlab.
 
 - **schedlab**: :func:`schedlab.model.formats.logs.load_log` (read, clean), then
   :func:`~schedlab.processes.machine.replay.replay_model` with ``make_policy("fcfs",
-  "easy")`` on a machine of the header's MaxProcs processors, run to the end, and
+  "easy")`` on a machine of the header's MaxProcs CPUs, run to the end, and
   :func:`~schedlab.model.formats.logs.evaluate` (timed apart, as "metrics").
 - **AccaSim** 1.1.3 (``pip install accasim`` into its own venv, default
   ``../accasim-venv``): FIFO with ``EASYBackfilling`` and the ``FirstFit`` allocator,
   run by ``_accasim_driver.py`` with that venv's interpreter. Its reader turns a
-  job of *n* processors into *n* one-core requests, so the 2,004 cores form one flat
+  job of *n* CPUs into *n* one-core requests, so the 2,004 cores form one flat
   pool however they are split into nodes; ``--nodes 1`` (one node of 2,004 cores,
   the same machine model as schedlab's and the cheapest for AccaSim's allocator)
   and ``--nodes 151`` (the header's node count: 41 nodes of 14 cores, 110 of 13)
@@ -145,7 +145,9 @@ def _mib(kib: float | None) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--trace", default=str(DEFAULT_LOG), help="SWF log (default: the shared UniLu-Gaia-2014-1)")
+    parser.add_argument(
+        "--log", "--trace", default=str(DEFAULT_LOG), help="SWF log (default: the shared UniLu-Gaia-2014-1)"
+    )  # --trace: its name before issue 34
     parser.add_argument("--repeat", type=int, default=3, help="timing runs of each tool; best kept (default 3)")
     parser.add_argument(
         "--nodes", default="1,151", help="AccaSim node counts to run, comma-separated (default 1,151); empty for none"
@@ -187,7 +189,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
 
     if args.worker == "schedlab":
-        print(json.dumps(worker_schedlab(args.trace, args.schedule, args.traced, args.batch_decisions, args.backfill)))
+        print(json.dumps(worker_schedlab(args.log, args.schedule, args.traced, args.batch_decisions, args.backfill)))
         return
     if args.worker:
         print(json.dumps(worker_heapq(args.swf, args.procs, args.worker.split("-")[1], args.schedule, args.traced)))
@@ -198,14 +200,14 @@ def main(argv: list[str] | None = None) -> None:
 
     from schedlab.model.formats.logs import load_log, log_path
 
-    trace = str(log_path(args.trace, ROOT.parent / "shared" / "traces").resolve())
-    loaded = load_log(trace)
+    log = str(log_path(args.log, ROOT.parent / "shared" / "traces").resolve())
+    loaded = load_log(log)
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="schedlab-bench-"))
     work.mkdir(parents=True, exist_ok=True)
     swf = str(work / "cleaned.swf")
     write_clean_swf(swf, loaded)
     report = str(loaded.report).splitlines()
-    print(f"{Path(trace).name}: {report[0].split(': ', 1)[1]}; machine {loaded.cpus} processors")
+    print(f"{Path(log).name}: {report[0].split(': ', 1)[1]}; machine {loaded.cpus} CPUs")
     for line in report[1:]:
         print(f"  dropped{line}")
     print(f"every tool reads the same {len(loaded.jobs)} cleaned jobs ({swf} for AccaSim and the reference)")
@@ -214,7 +216,7 @@ def main(argv: list[str] | None = None) -> None:
     rule = args.backfill
     reference = f"heapq, schedlab's {'EASY' if rule == 'easy' else 'cons.'}"
     tools: dict[str, list[str]] = {
-        "schedlab": [*me, "--worker", "schedlab", "--trace", trace, "--backfill", rule]
+        "schedlab": [*me, "--worker", "schedlab", "--log", log, "--backfill", rule]
         + (["--batch-decisions"] if args.batch_decisions else []),
         reference: [*me, "--worker", f"heapq-{rule}", "--swf", swf, "--procs", str(loaded.cpus)],
     }
@@ -255,7 +257,7 @@ def main(argv: list[str] | None = None) -> None:
     metrics = {name: schedule_metrics(str(work / f"{_slug(name)}.json")) for name in tools}
     ref = metrics["schedlab"]
     print(
-        f"\nFCFS + {rule} backfilling, whole trace, best of {args.repeat} (each tool in its own process); "
+        f"\nFCFS + {rule} backfilling, whole log, best of {args.repeat} (each tool in its own process); "
         f"{accasim_note if ok else 'no AccaSim'}"
     )
     print(f"schedlab built with: {best['schedlab']['how']}")
@@ -298,10 +300,10 @@ def main(argv: list[str] | None = None) -> None:
     listed = ", ".join(f"{n} {m['jobs']}" for n, m in metrics.items())
     print(f"job counts: {listed} -> {'all equal' if len(counts) == 1 else 'DIFFERENT'}")
     if args.inprocess:
-        print(inprocess_ratio(trace, rule, args.inprocess, args.batch_decisions))
+        print(inprocess_ratio(log, rule, args.inprocess, args.batch_decisions))
     if args.profile:
         print(f"\ncProfile of schedlab's simulation (load excluded), top {args.profile}:")
-        print(profile_schedlab(trace, args.profile, args.batch_decisions, rule))
+        print(profile_schedlab(log, args.profile, args.batch_decisions, rule))
     if not args.keep:
         for p in work.iterdir():
             p.unlink()

@@ -31,7 +31,7 @@ slowdown (10 s), the jobs hit by node failures, the CPU-hours they lost and the
 CPUs' availability over the span.
 
 Each run saves what ``schedlab plot`` draws it from (``series/``): its nodes, placements,
-processor ids, power states (down included), pstates and node outages, and each metric's
+CPU ids, power states (down included), pstates and node outages, and each metric's
 unit; ``schedlab plot results/energy_failures --cell 1`` draws window 0 under FCFS, always
 on, with failures: ``gantt_nodes.png`` and ``machine_states.png`` show its failed nodes down.
 
@@ -101,7 +101,7 @@ UNITS = {
     "jobs_hit": "jobs",
     "kills": "job kills",
     "lost_cpu_h": "CPU-hours",
-    "availability": "fraction of the processor-time",
+    "availability": "fraction of the CPU-time",
 }
 
 

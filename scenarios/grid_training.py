@@ -17,8 +17,8 @@ Evaluation: episode ``k`` of every cell is ``reset(seed=k)``'s grid and jobs
 (``Streams(k)``, ``k = 0..reps-1``, below every seed training and validation use), so
 every policy of a replication sees the same capacities and jobs (paired). Policies:
 
-- ``learned``: the trained policy as every broker's decider in the ``GridModel``
-  (:class:`~schedlab.envs.grid.policy.PolicyDecider`), deciding in ring order as LLS
+- ``learned``: the trained policy as every broker's policy in the ``GridModel``
+  (:class:`~schedlab.envs.grid.policy.GridAgentPolicy`), deciding in ring order as LLS
   and OSL do (one cell per training seed);
 - ``learned_env``: the same policy in the Parallel environment it was trained in,
   where the brokers of a round decide at once on the same loads;
@@ -51,7 +51,7 @@ import simpy
 
 from schedlab.envs.grid.named import TOPOLOGIES
 from schedlab.envs.grid.obs import FEATURES, grid_model
-from schedlab.envs.grid.policy import PolicyDecider
+from schedlab.envs.grid.policy import GridAgentPolicy
 from schedlab.envs.grid.teachers import mct_policy
 from schedlab.envs.parallel_registry import make_parallel
 from schedlab.experiment import cli_main
@@ -221,14 +221,14 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
     own = Streams(episode)
     if cell["policy"] == "learned":
         policy = _policy(cfg, cell["topology"], cell["seed"])
-        decider: Any = PolicyDecider(policy.act, penv.config)
+        grid_policy: Any = GridAgentPolicy(policy.act, penv.config)
     elif cell["policy"] == "mct":
-        decider = PolicyDecider(mct_policy(penv.observer), penv.config)
+        grid_policy = GridAgentPolicy(mct_policy(penv.observer), penv.config)
     elif cell["policy"] == "lls":
-        decider = LeastLoaded(own["routing"])
+        grid_policy = LeastLoaded(own["routing"])
     else:
-        decider = OrdinalSharing(cfg.alpha, cfg.beta, rng=own["exploration"])
-    grid = grid_model(env, penv.config, decider, own)
+        grid_policy = OrdinalSharing(cfg.alpha, cfg.beta, rng=own["exploration"])
+    grid = grid_model(env, penv.config, grid_policy, own)
     return Model(env, [], until=grid.done, parts={"grid": grid})
 
 

@@ -230,7 +230,7 @@ class PartWindows:
     length
         Jobs per window.
     cpus
-        Processors of the log's machine.
+        CPUs of the log's machine.
     time_scale
         A typical runtime (the observation's time unit): the training part's median.
     """

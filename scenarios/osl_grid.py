@@ -164,7 +164,7 @@ def cells(cfg: Config) -> list[dict]:
     return out
 
 
-def decider(cfg: Config, cell: dict, streams: Streams):
+def grid_policy(cfg: Config, cell: dict, streams: Streams):
     policy = cell["policy"]
     if policy == "osl":
         return OrdinalSharing(cell["learning_rate"], cell["sharing_factor"], rng=streams["exploration"])
@@ -186,7 +186,7 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
     model = GridModel(
         env,
         GridTopology.complete(n, capacities, sharing=ordinal_ring(n)),
-        decider(cfg, cell, streams),
+        grid_policy(cfg, cell, streams),
         jobs,
         steps=cfg.steps,
         record_every=cfg.record_every,

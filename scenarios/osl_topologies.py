@@ -212,7 +212,7 @@ def topology(cfg: Config, name: str, capacities: np.ndarray, rng: np.random.Gene
     return grid_topology(graph, hops=hops)
 
 
-def decider(cfg: Config, policy: str, streams: Streams):
+def grid_policy(cfg: Config, policy: str, streams: Streams):
     if policy == "osl":
         return OrdinalSharing(cfg.alpha, cfg.beta, rng=streams["exploration"])
     if policy == "lls":
@@ -226,7 +226,7 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
     topo = topology(cfg, cell["topology"], capacities, streams["topology"])
     jobs = PoissonJobs(cfg.xi, *cfg.length_range, streams["arrivals"], streams["lengths"])
     model = GridModel(
-        env, topo, decider(cfg, cell["policy"], streams), jobs, steps=cfg.steps, record_every=cfg.record_every
+        env, topo, grid_policy(cfg, cell["policy"], streams), jobs, steps=cfg.steps, record_every=cfg.record_every
     )
     return Model(env, [], until=model.done, parts={"cfg": cfg, "grid": model})
 

@@ -7,7 +7,7 @@ with reward ``lambda W + (1 - lambda) F`` (responsiveness and fair share); the
 elastic supervisor also sizes the pool every 15 minutes, with reward
 ``lambda W + (1 - lambda) U`` (responsiveness and utilization).
 
-Two experiments (``--set experiment=synthetic|trace|both``):
+Two experiments (``--set experiment=synthetic|log|both``):
 
 - **synthetic** (section 5, Tables 1-2): M/M/50 at rho = 0.99, 6000 single-core jobs
   with 20/40/50% interactive, four VOs with load shares 0.7/0.2/0.05/0.05 and feasible
@@ -19,8 +19,9 @@ Two experiments (``--set experiment=synthetic|trace|both``):
   or another (``RL+waited``, ``RL+oldest``, ``RL+site``, ``RL+smdp``, ``RL+queue``, combinable:
   ``RL+waited+oldest``). The report prints paired differences against FIFO and EDF
   with 95% t intervals, and Kleinrock's conservation sum against FIFO's.
-- **trace** (section 6, Tables 3-4) on the real EGEE log LPC-EGEE-2004 (140 cores,
-  sequential jobs; ``--set trace=UniLu-Gaia-2014-1`` for Gaia): monitoring jobs removed
+- **log** (section 6, Tables 3-4; the paper's trace-driven experiment, ``experiment=trace``
+  before) on the real EGEE log LPC-EGEE-2004 (140 cores, sequential jobs;
+  ``--set log=UniLu-Gaia-2014-1`` for Gaia): monitoring jobs removed
   (:mod:`schedlab.model.formats.egee`), the busiest 7-week segment, interactive = run time
   under 900 s, VOs = the log's groups (the six largest, the rest folded), fair-share
   targets = each VO's share of the segment's work. Settings: NATIVE (the recorded
@@ -30,13 +31,14 @@ The first and last ``drop`` jobs of every run are left out of the statistics.
 
     schedlab run scenarios/responsive_grid.py --quick
     schedlab run scenarios/responsive_grid.py --workers 1
-    schedlab run scenarios/responsive_grid.py --set experiment=trace --workers 1
+    schedlab run scenarios/responsive_grid.py --set experiment=log --workers 1
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+import warnings as _warnings  # not `warnings`: a scenario's warnings(cfg) is a hook the runner calls
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -80,7 +82,7 @@ SETTINGS = ("NATIVE", "FIFO", "EDF", "PRIO", *LEARNED)
 
 @dataclass(frozen=True)
 class Config:
-    #: synthetic (Tables 1-2), trace (Tables 3-4) or both
+    #: synthetic (Tables 1-2), log (Tables 3-4, the paper's trace-driven experiment; 'trace' is read as 'log') or both
     experiment: str = "synthetic"
     #: synthetic: cores P
     cores: int = 50
@@ -99,25 +101,25 @@ class Config:
     #: jobs left out of the statistics at each end of a run (ramp-up and drain)
     drop: int = 500
     #: the real log (a path, or a name in ../shared/traces); UniLu-Gaia-2014-1 is the other option
-    trace: str = "LPC-EGEE-2004-1.2-cln"
-    #: trace: weeks in the segment (seed 001: seven)
-    trace_weeks: int = 7
-    #: trace: first week of the segment counted from the log's start, from 1; 0 for the busiest segment
-    trace_week: int = 0
-    #: trace: at most this many jobs from the segment's start (0: all; for tests and quick looks)
-    trace_jobs: int = 0
-    #: trace: the queue whose short jobs are monitoring jobs ("auto": the test queue, 1, of an EGEE log; "" none)
+    log: str = "LPC-EGEE-2004-1.2-cln"
+    #: log: weeks in the segment (seed 001: seven)
+    log_weeks: int = 7
+    #: log: first week of the segment counted from the log's start, from 1; 0 for the busiest segment
+    log_week: int = 0
+    #: log: at most this many jobs from the segment's start (0: all; for tests and quick looks)
+    log_jobs: int = 0
+    #: log: the queue whose short jobs are monitoring jobs ("auto": the test queue, 1, of an EGEE log; "" none)
     monitoring_queue: str = text(
         "auto", pattern=r"auto|[0-9]{0,4}", what='"auto", "" (none) or a queue number (SWF field 15)'
     )
-    #: trace: the longest run time (s) of a monitoring job
+    #: log: the longest run time (s) of a monitoring job
     monitoring_max_runtime: float = number(300.0, gt=0)
-    #: trace: cores of the simulated site; 0 for the log's own (wider jobs are rejected and counted)
-    trace_cores: int = 0
-    #: trace: settings (one cell each) among NATIVE, FIFO, EDF, PRIO, RIG|ELA-ORA|EST-lambda
+    #: log: cores of the simulated site; 0 for the log's own (wider jobs are rejected and counted)
+    log_cores: int = 0
+    #: log: settings (one cell each) among NATIVE, FIFO, EDF, PRIO, RIG|ELA-ORA|EST-lambda
     settings: tuple[str, ...] = SETTINGS
-    #: trace: the reading of the RIG/ELA learners ("" the paper's, or e.g. "waited+oldest")
-    trace_reading: str = ""
+    #: log: the reading of the RIG/ELA learners ("" the paper's, or e.g. "waited+oldest")
+    log_reading: str = ""
     #: value-function approximator: esn or mlp
     approximator: str = "esn"
     #: SARSA exploration probability epsilon
@@ -146,8 +148,8 @@ class Config:
     pool_pretrain: int = 50
     #: replications of a synthetic cell (fresh workloads, the same for every setting)
     reps_synthetic: int = 30
-    #: replications of a trace cell (fresh exploration and weights, same jobs)
-    reps_trace: int = number(1, low=1)
+    #: replications of a log cell (fresh exploration and weights, same jobs)
+    reps_log: int = number(1, low=1)
     #: also copy the elastic pools' sizes over time here ('' copies none; they are saved in --out/series anyway)
     pool_log: str = folder()
 
@@ -156,12 +158,16 @@ class Config:
             if not ok:
                 raise ValueError(what)
 
+        if self.experiment == "trace":  # its name before the vocabulary (issue 34): the event trace is another thing
+            _warnings.warn("responsive_grid: experiment 'trace' is now 'log'", DeprecationWarning, stacklevel=3)
+            object.__setattr__(self, "experiment", "log")
+
         need(
-            self.experiment in ("synthetic", "trace", "both"),
-            f"experiment must be synthetic, trace or both, got {self.experiment!r}",
+            self.experiment in ("synthetic", "log", "both"),
+            f"experiment must be synthetic, log or both, got {self.experiment!r}",
         )
         need(self.cores >= 1, f"cores must be >= 1, got {self.cores}")
-        check_logs([self.trace], None)  # a path, or a log in ../shared/traces
+        check_logs([self.log], None)  # a path, or a log in ../shared/traces
         need(0 < self.rho < 1, f"rho must be in (0, 1), got {self.rho}")
         need(self.jobs > 2 * self.drop >= 0, f"need jobs > 2 x drop >= 0, got jobs={self.jobs}, drop={self.drop}")
         need(
@@ -182,16 +188,16 @@ class Config:
             )
             if s.startswith("RL"):
                 reading_of(s)  # names an unknown reading
-        reading_of("RL+" + self.trace_reading if self.trace_reading else "RL")
+        reading_of("RL+" + self.log_reading if self.log_reading else "RL")
         bad = [s for s in self.settings if s not in SETTINGS]
         need(not bad, f"unknown settings {bad}; choose from {SETTINGS}")
         for name in ("epsilon", "gamma", "eta", "lambda_s"):
             need(0 <= getattr(self, name) <= 1, f"{name} must be in [0, 1], got {getattr(self, name)}")
         need(self.smdp_time > 0, f"smdp_time must be > 0, got {self.smdp_time}")
-        need(self.trace_weeks >= 1, f"trace_weeks must be >= 1, got {self.trace_weeks}")
+        need(self.log_weeks >= 1, f"log_weeks must be >= 1, got {self.log_weeks}")
         need(self.estimate_window >= 1, f"estimate_window must hold at least 1 job, got {self.estimate_window}")
         need(self.pool_period_minutes > 0, f"pool_period_minutes must be > 0, got {self.pool_period_minutes}")
-        need(self.trace_cores >= 0, f"trace_cores must be >= 0 (0: the log's own), got {self.trace_cores}")
+        need(self.log_cores >= 0, f"log_cores must be >= 0 (0: the log's own), got {self.log_cores}")
         need(self.pool_floor >= 1, f"pool_floor must be >= 1, got {self.pool_floor}")
         need(
             all(0 < f <= 4 for f in self.pool_fractions), f"pool_fractions must be in (0, 4], got {self.pool_fractions}"
@@ -206,9 +212,9 @@ QUICK = dict(
     drop=200,
     interactive_shares=(0.2, 0.5),
     synthetic_settings=("FIFO", "EDF", "RL", "RL+smdp"),
-    trace_weeks=1,
+    log_weeks=1,
     reps_synthetic=2,
-    reps_trace=1,
+    reps_log=1,
     pretrain=200,
     pool_pretrain=10,
     settings=("NATIVE", "FIFO", "EDF", "RIG-EST-0.5", "ELA-EST-0.5"),
@@ -216,7 +222,7 @@ QUICK = dict(
 
 
 def REPS(cfg: Config) -> int:
-    return cfg.reps_trace if cfg.experiment == "trace" else cfg.reps_synthetic
+    return cfg.reps_log if cfg.experiment == "log" else cfg.reps_synthetic
 
 
 def cells(cfg: Config) -> list[dict]:
@@ -228,9 +234,9 @@ def cells(cfg: Config) -> list[dict]:
             for fairness in cfg.fair_shares
             for setting in cfg.synthetic_settings
         ]
-    if cfg.experiment in ("trace", "both"):
+    if cfg.experiment in ("log", "both"):
         out += [
-            {"experiment": "trace", "interactive": math.nan, "fairness": "observed", "setting": s} for s in cfg.settings
+            {"experiment": "log", "interactive": math.nan, "fairness": "observed", "setting": s} for s in cfg.settings
         ]
     return out
 
@@ -265,7 +271,7 @@ def _plan(cfg: Config, cell: dict) -> tuple[str, str, float, frozenset[str]]:
         return kind, runtime or "ORA", cfg.lambda_s, frozenset()
     if setting.startswith(("RIG", "ELA")):
         kind, runtime, lam = setting.split("-")
-        return kind, runtime, float(lam), reading_of("RL+" + cfg.trace_reading if cfg.trace_reading else "RL")
+        return kind, runtime, float(lam), reading_of("RL+" + cfg.log_reading if cfg.log_reading else "RL")
     return setting, "ORA", 1.0, frozenset()
 
 
@@ -280,19 +286,17 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
         waits = None
     else:
         log = log_segment(
-            cfg.trace,
-            cfg.trace_weeks,
-            cfg.trace_week - 1 if cfg.trace_week else None,
+            cfg.log,
+            cfg.log_weeks,
+            cfg.log_week - 1 if cfg.log_week else None,
             cfg.monitoring_queue,
             cfg.monitoring_max_runtime,
-            cfg.trace_jobs,
+            cfg.log_jobs,
         )
         if len(log.jobs) <= 2 * cfg.drop:
-            raise ValueError(
-                f"the segment of {cfg.trace} holds {len(log.jobs)} jobs, not more than 2 x drop={cfg.drop}"
-            )
+            raise ValueError(f"the segment of {cfg.log} holds {len(log.jobs)} jobs, not more than 2 x drop={cfg.drop}")
         jobs, waits, targets, note = log.jobs, log.waits, log.targets, log.note
-        cores = cfg.trace_cores or log.cores
+        cores = cfg.log_cores or log.cores
     kind, runtime, weight, reading = _plan(cfg, cell)
     parts = {
         "cfg": cfg,
@@ -306,8 +310,8 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
         "scheduler": None,
         "replication": streams.replication,
     }
-    if kind == "NATIVE":  # what ran on the log's own machine, whatever trace_cores says
-        parts["cores"] = load_log(cfg.trace).cpus
+    if kind == "NATIVE":  # what ran on the log's own machine, whatever log_cores says
+        parts["cores"] = load_log(cfg.log).cpus
         native = NativeSchedule(jobs, waits)
         return Model(env, [native], parts={**parts, "machine": None, "native": native})
 
@@ -402,14 +406,14 @@ def measure(model: Model) -> dict[str, Any]:
 
 
 def report(results, out: Path) -> list[Path]:
-    """Print and save the paired comparisons (synthetic) and Tables 3-4 (trace); plot the pools."""
+    """Print and save the paired comparisons (synthetic) and Tables 3-4 (log); plot the pools."""
     # this run's pools only: saved under out/series by the runner (a shared pool_log may hold other runs')
     text = report_text(results)
     from schedlab.plots.pools import pool_sizes_figure  # matplotlib (the plot extra) only for the figure
 
-    trace = [r for r in results.replications if r.get("experiment") == "trace"]
-    site = [r["pool_mean"] for r in trace if r["setting"] == "FIFO"]
-    figure = pool_sizes_figure(Path(out) / "series", Path(out), site[0] if site else math.nan) if trace else None
+    log = [r for r in results.replications if r.get("experiment") in ("log", "trace")]  # trace: its old name
+    site = [r["pool_mean"] for r in log if r["setting"] == "FIFO"]
+    figure = pool_sizes_figure(Path(out) / "series", Path(out), site[0] if site else math.nan) if log else None
     print(text)
     path = Path(out) / "report.md"
     path.write_text(text + "\n")

@@ -148,16 +148,16 @@ class Config:
             raise ValueError(f"model must be shipped, train or a folder of seed<k>.zip, got {self.model!r}")
         if (
             self.trained_on
-            and self.trained_on not in {log.trace for log in LOGS}
+            and self.trained_on not in {log.name for log in LOGS}
             and not Path(self.trained_on).expanduser().is_file()
         ):
             raise ValueError(
-                f"trained_on must be one of {', '.join(log.trace for log in LOGS)}, a log file or empty, "
+                f"trained_on must be one of {', '.join(log.name for log in LOGS)}, a log file or empty, "
                 f"got {self.trained_on!r}"
             )
         if self.device not in ("cpu", "cuda", "auto"):
             raise ValueError(f"device must be cpu, cuda or auto, got {self.device!r}")
-        n = len(self.env_config(False).trace.jobs)  # the log exists and holds the episodes
+        n = len(self.env_config(False).loaded.jobs)  # the log exists and holds the episodes
         if self.training_range:
             if self.draw_within:
                 raise ValueError(
@@ -222,7 +222,7 @@ class Config:
         text = self.training_range.strip()
         if not text:
             return 0
-        n = len(self.env_config_of(0).trace.jobs)
+        n = len(self.env_config_of(0).loaded.jobs)
         try:
             jobs = round(n * float(text[:-1]) / 100) if text.endswith("%") else int(text)
         except ValueError:
@@ -239,7 +239,7 @@ class Config:
         """Where training episodes (and, without a training range, evaluation windows) are drawn: the first N jobs."""
         if self.training_range:
             return self.train_jobs
-        paper = {log.trace: log.draw_within for log in LOGS}
+        paper = {log.name: log.draw_within for log in LOGS}
         return self.draw_within or paper.get(self.log, 0)
 
     def env_config(self, backfill: bool) -> RLSchedulerConfig:
@@ -271,7 +271,7 @@ class Config:
         ``eval_seed``, each wholly among the jobs after the first ``train_jobs``: jobs no
         training episode or validation window held.
         """
-        n = len(self.env_config(False).trace.jobs)
+        n = len(self.env_config(False).loaded.jobs)
         if self.training_range:
             draw = Streams(self.eval_seed)["held_out_windows"]
             return [int(s) for s in draw.integers(self.train_jobs, n - self.length + 1, size=self.windows)]
@@ -406,31 +406,31 @@ def _model(path: str, cfg: Config):
 
 def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> Model:
     env_cfg = cfg.env_config(cell["backfill"] == "easy")
-    trace = env_cfg.trace
+    loaded = env_cfg.loaded
     start = cfg.starts()[streams.replication]
-    jobs = trace.jobs[start : start + cfg.length]
+    jobs = loaded.jobs[start : start + cfg.length]
     if cell["policy"] == "rl":
-        features = log_features(str(env_cfg.path), trace.cpus * trace.procs_per_node)
+        features = log_features(str(env_cfg.path), loaded.cpus * loaded.procs_per_node)
         policy = ModelChooser(
             _model(str(model_path(cfg, cell["seed"])), cfg), features, env_cfg.queue, env_cfg.backfill
         )
     else:
         policy = Committed(cell["policy"], env_cfg.backfill)
-    model = replay_model(env, jobs, trace.cpus, policy, compat="rlscheduler")
-    model.parts.update(procs=trace.cpus, window_start=start)
+    model = replay_model(env, jobs, loaded.cpus, policy, compat="rlscheduler")
+    model.parts.update(cpus=loaded.cpus, window_start=start)
     return model
 
 
 def measure(model: Model) -> dict[str, Any]:
-    out: dict[str, Any] = evaluate(model.records(), model["procs"])
-    out["files"] = run_facts(model["procs"])  # `schedlab plot`: the log's processors, its seconds
+    out: dict[str, Any] = evaluate(model.records(), model["cpus"])
+    out["files"] = run_facts(model["cpus"])  # `schedlab plot`: the log's CPUs, its seconds
     return out
 
 
 def report(results, out: Path) -> list[Path]:
     """The table: RL over seeds (mean ± half range), published RL, the heuristics, the best of them."""
     reps = results.replications
-    trace = next((log.trace for log in LOGS if log.trace == results.config["log"]), results.config["log"])
+    name = next((log.name for log in LOGS if log.name == results.config["log"]), results.config["log"])
     rows = []
     for backfill in dict.fromkeys(r["backfill"] for r in reps):
 
@@ -445,8 +445,8 @@ def report(results, out: Path) -> list[Path]:
         seeds = sorted({r["seed"] for r in reps if r["policy"] == "rl"})
         per_seed = [mean("rl", s) for s in seeds]
         row = {
-            "log": trace,
-            "trained_on": results.config.get("trained_on") or trace,
+            "log": name,
+            "trained_on": results.config.get("trained_on") or name,
             "backfill": backfill,
             "rl_mean": np.mean(per_seed) if per_seed else np.nan,
             "rl_half_range": (max(per_seed) - min(per_seed)) / 2 if per_seed else np.nan,
@@ -457,10 +457,10 @@ def report(results, out: Path) -> list[Path]:
         if heur:
             best = min(heur, key=heur.get)
             row |= {"best_heuristic": best, "best_value": heur[best]}
-        published = PUBLISHED_BSLD.get(backfill, {}).get(trace)
+        published = PUBLISHED_BSLD.get(backfill, {}).get(name)
         if published:
             row["published_rl"] = published["rl"]
-            row["published_best"] = "{} {:.2f}".format(*best_heuristic(backfill, trace))
+            row["published_best"] = "{} {:.2f}".format(*best_heuristic(backfill, name))
         rows.append(row)
     path = Path(out) / "rlscheduler_table.csv"
     with open(path, "w", newline="") as fh:

@@ -83,9 +83,9 @@ _ZERO = {  # what 0 means where it is accepted
     "latency_scale": "documented: 0 makes both topologies the complete grid",
     "hops": "documented: 0 is every resource a broker is connected to",
     "drop": "no jobs left out at the ends",
-    "trace_week": "documented: 0 is the busiest segment",
-    "trace_jobs": "documented: 0 is all the segment's jobs",
-    "trace_cores": "documented: 0 is the log's own cores",
+    "log_week": "documented: 0 is the busiest segment",
+    "log_jobs": "documented: 0 is all the segment's jobs",
+    "log_cores": "documented: 0 is the log's own cores",
     "cpus": "documented: 0 is the header's MaxProcs",
     "lambda_s": "fair share only",
     "pretrain": "no pre-training",
@@ -134,7 +134,7 @@ MEANT: dict[str, dict[str, str]] = {
     "platform": {"": "documented: no platform, one machine of the log's CPUs"},
     "failures": {"": "documented: no failure log"},
     "failure_cluster": {"": "documented: every cluster's lines of the failure log"},
-    "trace_reading": {"": "documented: the paper's reading"},
+    "log_reading": {"": "documented: the paper's reading"},
     "monitoring_queue": {"": "documented: no monitoring queue", "0": _ZERO["monitoring_queue"]},
     "half_life": {
         v: "inf keeps the rate constant; a huge half-life is the same" for v in ("inf", "1e300", str(10**12))

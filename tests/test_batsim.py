@@ -87,9 +87,9 @@ def test_a_truncated_workload_names_the_job_it_was_reading(tmp_path):
 
 def test_schedlab_replay_reads_batsim_json_and_writes_batsim_jobs_csv(tmp_path, capsys):
     """FCFS + EASY, kill at walltime, worked by hand. Job 1 runs 0-10 on 0-1, but its walltime
-    says 100: job 2 (all 4 processors) is the head, with its shadow time at 100. Job 3 (1
-    processor, walltime 20) ends by 26 <= 100: it backfills at 6 on processor 2 and is killed
-    at 26. At 10 job 1 ends; the head's shadow is now job 3's 26, and job 4 (3 processors,
+    says 100: job 2 (all 4 CPUs) is the head, with its shadow time at 100. Job 3 (1
+    CPU, walltime 20) ends by 26 <= 100: it backfills at 6 on CPU 2 and is killed
+    at 26. At 10 job 1 ends; the head's shadow is now job 3's 26, and job 4 (3 CPUs,
     5.5 s) ends by 15.5: it backfills on 0-1 and 3, the lowest free ids (no 3 in a row).
     At 26 job 2 starts on 0-3. Job 5 asks for 8 of 4: rejected."""
     path = write(tmp_path, WORKLOAD)
@@ -171,7 +171,7 @@ def test_jobs_left_running_are_counted_not_written():
 
 def test_evalys_reads_our_jobs_csv_and_draws_its_gantt_chart(tmp_path, capsys):
     """A real client: evalys (the `batsim` extra) loads schedlab's jobs.csv of a SDSC-SP2 window and
-    draws its Gantt chart over the machine's 128 processors."""
+    draws its Gantt chart over the machine's 128 CPUs."""
     evalys_jobset = pytest.importorskip("evalys.jobset", reason="evalys is not installed: pip install schedlab[batsim]")
     pytest.importorskip("matplotlib")
     root = Path(__file__).resolve().parents[1]
@@ -207,7 +207,7 @@ def test_evalys_reads_our_jobs_csv_and_draws_its_gantt_chart(tmp_path, capsys):
     ours = {r["job_id"]: r for r in csv.DictReader(jobs.open())}
     assert len(frame) == len(ours) == 200
     assert jobset.res_bounds[0] >= 0 and jobset.res_bounds[1] <= 127
-    # evalys counts each job's processors from the interval set: the CPUs it asked for
+    # evalys counts each job's CPUs from the interval set: the CPUs it asked for
     assert (frame["proc_alloc"] == frame["requested_number_of_resources"]).all()
     import matplotlib
 

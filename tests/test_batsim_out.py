@@ -31,8 +31,8 @@ def rows_of(text):
 
 
 def test_a_requeued_job_is_written_as_batsim_writes_resubmitted_jobs():
-    """Job 1, submitted at 0, runs 2-6 on processor 0 and is killed there; requeued at once, it
-    runs 8-18 on processor 1. Batsim sees a killed job 1 and a job 1#1 submitted at its kill."""
+    """Job 1, submitted at 0, runs 2-6 on CPU 0 and is killed there; requeued at once, it
+    runs 8-18 on CPU 1. Batsim sees a killed job 1 and a job 1#1 submitted at its kill."""
     kill = NodeKill(6.0, 0, 1, 1, 2.0, 4.0, "requeued", 1)
     allocations = [(1, "0", 2.0, 6.0), (1, "1", 8.0, 18.0)]
     text, left_out = jobs_csv(

@@ -363,7 +363,7 @@ def test_partitions_that_share_nodes_are_planned_as_one_pool():
 
 @pytest.mark.parametrize("rules", ["easy", "conservative", "conservative-rebuild"])
 def test_on_one_core_nodes_the_cluster_rule_starts_the_jobs_the_machine_rule_starts(rules):
-    """Where counting processors is exact (one-core nodes, no partitions), NodeEASY is EASY,
+    """Where counting CPUs is exact (one-core nodes, no partitions), NodeEASY is EASY,
     PartitionConservative is Conservative and RebuildPartitionConservative is
     RebuildConservative: the same starts on 512 SDSC-SP2 jobs."""
     from schedlab.model.formats.logs import load_log

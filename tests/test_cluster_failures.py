@@ -209,7 +209,7 @@ NODES4 = parse_platform(
     st.sampled_from(["run-on", "kill"]),
 )
 # Hypothesis 6.122 found it: the job arrives while every node is switching off, is reserved at inf,
-# and waited forever after n-1 booted (the conservative plan now compresses when processors come)
+# and waited forever after n-1 booted (the conservative plan now compresses when CPUs come)
 @example(([(2, 1, 1, 1)], [(0, 1, {0})]), "requeue", "node conservative", 0.0, "run-on")
 def test_no_job_is_lost_or_run_twice_and_no_core_runs_while_down(case, on_node_fail, backfill, shutdown, walltime):
     """On a cluster (``shutdown`` None) or a powered cluster under idle shutdown, under FCFS,

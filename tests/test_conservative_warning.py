@@ -57,7 +57,7 @@ def test_one_core_nodes_and_pack_keep_the_guarantee_and_say_nothing(tmp_path, ca
 
 def test_the_reasons_are_read_from_the_settings_before_the_run():
     base = dict(logs=(str(EXAMPLE),), backfills=("conservative",), starts=(0,), length=5, native=False)
-    assert guarantee_gaps(Config(**base), [], None) == []  # a machine of processors, kill: it holds
+    assert guarantee_gaps(Config(**base), [], None) == []  # a machine of CPUs, kill: it holds
     (gap,) = guarantee_gaps(Config(**base, walltime="run-on"), [], None)
     assert "walltime run-on" in gap
     assert guarantee_gaps(Config(**{**base, "backfills": ("easy",)}, walltime="run-on"), [], None) == []
@@ -71,7 +71,7 @@ def test_each_node_shape_and_placement_reason_is_named():
     assert guarantee_gaps(cfg, serial, nodes) == []  # first-fit, one-core jobs: they spread
     (gap,) = placement_gaps("exclusive", nodes, serial)
     assert "placement exclusive gives jobs whole nodes of up to 4 cores" in gap
-    hungry = [Job(1, 0.0, 10.0, cpus=1, demands={"memory": 2 * 2**20})]  # 2 GiB a core (SWF: kB a processor)
+    hungry = [Job(1, 0.0, 10.0, cpus=1, demands={"memory": 2 * 2**20})]  # 2 GiB a core (SWF: kB a CPU)
     (gap,) = placement_gaps("pack", nodes, hungry)  # a node has 1 GiB a core
     assert gap.startswith("1 job(s) of the log(s) ask more memory")
     overlap = parse_platform(

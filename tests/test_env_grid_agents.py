@@ -17,7 +17,7 @@ from pettingzoo.test import api_test, seed_test
 from pettingzoo.utils import wrappers
 
 import schedlab.envs
-from schedlab.envs import GridAgentsConfig, PolicyDecider, grid_model, least_loaded
+from schedlab.envs import GridAgentPolicy, GridAgentsConfig, grid_model, least_loaded
 from schedlab.envs.grid.agents import GridAgentsEnv
 from schedlab.model.core.streams import Streams
 from schedlab.policies import LeastLoaded
@@ -122,11 +122,11 @@ def test_least_loaded_policy_reproduces_the_models_lls_exactly(rate, seed):
     # and the same policy back inside a GridModel, through the adapter
     streams = Streams(seed)
     sim = simpy.Environment()
-    decider = env.as_decider(least_loaded(streams["routing"], env.observer))
-    adapted = grid_model(sim, config, decider, streams)
+    grid_policy = env.as_grid_policy(least_loaded(streams["routing"], env.observer))
+    adapted = grid_model(sim, config, grid_policy, streams)
     sim.run(until=adapted.done)
     assert same_records(adapted.all_records(), reference.all_records())
-    assert decider.decisions == actions
+    assert grid_policy.decisions == actions
 
 
 @settings(max_examples=15, deadline=None)
@@ -195,17 +195,17 @@ def test_osl_reward_counts_finished_minus_unfinished_jobs():
 def test_policy_decider_takes_one_policy_per_agent_and_checks_answers():
     streams = Streams(5)
     sim = simpy.Environment()
-    decider = PolicyDecider([lambda obs, j=j: j for j in range(SMALL.agents)], SMALL)
-    model = grid_model(sim, SMALL, decider, streams)
+    grid_policy = GridAgentPolicy([lambda obs, j=j: j for j in range(SMALL.agents)], SMALL)
+    model = grid_model(sim, SMALL, grid_policy, streams)
     sim.run(until=model.done)
     assert {(r.origin, r.machine) for r in model.all_records()} <= {(i, f"r{i}") for i in range(SMALL.agents)}
 
     sim = simpy.Environment()
-    model = grid_model(sim, SMALL, PolicyDecider(lambda obs: 6, SMALL), Streams(5))
+    model = grid_model(sim, SMALL, GridAgentPolicy(lambda obs: 6, SMALL), Streams(5))
     with pytest.raises(ValueError, match=r"action of scheduler_\d: 6 is not a resource index in 0\.\.5"):
         sim.run(until=model.done)
     with pytest.raises(TypeError, match="policy must be a callable"):
-        PolicyDecider(3, SMALL)
+        GridAgentPolicy(3, SMALL)
 
 
 @pytest.mark.parametrize("action", [6, -1, 2.0, True, "1", None])

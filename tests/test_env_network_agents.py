@@ -107,7 +107,7 @@ def test_only_the_head_jobs_agents_decide_and_masks_follow_the_degree():
     assert infos["server_0_class_0"]["action_mask"].tolist() == [1, 1, 0]
     assert infos["server_1_class_0"]["action_mask"].tolist() == [1, 1, 1]
     deciding = [a for a in env.agents if infos[a]["decides"]]
-    heads = env.model.heads()  # the servers with a waiting job: one decider each, its job's class's agent
+    heads = env.model.heads()  # the servers with a waiting job: one deciding agent each, its job's class's agent
     assert sorted(deciding) == sorted(f"server_{s}_class_{env.model.job_class(job)}" for s, job in heads)
     for name in env.agents:
         assert observations[name][0] == float(infos[name]["decides"])

@@ -83,7 +83,7 @@ def test_the_validation_line_says_when_an_interval_misses_or_there_is_none(quick
 
 def test_the_plotted_utilization_is_the_runs_own(quick, tmp_path):
     """`schedlab plot` draws the first run (a window of SDSC-SP2 under FCFS) over the log's 128
-    processors, not over the M/M/4 cell's c = 4; the time-average of the plotted utilization
+    CPUs, not over the M/M/4 cell's c = 4; the time-average of the plotted utilization
     over [first submission, last end] is the utilization metric of that very run."""
     import numpy as np
 
@@ -109,10 +109,10 @@ def test_the_plotted_utilization_is_the_runs_own(quick, tmp_path):
 
 
 def test_the_gantt_chart_is_drawn_over_the_processors_each_job_held(quick, tmp_path):
-    """The log windows run with first-fit processor ids: `schedlab plot` draws each job over the
+    """The log windows run with first-fit CPU ids: `schedlab plot` draws each job over the
     ids it held. The numbers behind the chart: one rectangle area per job, summing to the
-    CPU-time the records say, and no processor covered twice at once."""
-    from schedlab.plots.processor_gantt import processor_gantt, rectangles
+    CPU-time the records say, and no CPU covered twice at once."""
+    from schedlab.plots.cpu_gantt import cpu_gantt, rectangles
     from schedlab.plots.results import drawn_run, plot_results
 
     quick.save(tmp_path / "first_look")
@@ -130,9 +130,9 @@ def test_the_gantt_chart_is_drawn_over_the_processors_each_job_held(quick, tmp_p
     )
     held: set[int] = set()
     for _, kind, p in edges:  # at one time, ends (0) before starts (1)
-        assert (p in held) != bool(kind), f"processor {p} held twice"
+        assert (p in held) != bool(kind), f"CPU {p} held twice"
         (held.add if kind else held.discard)(p)
-    fig = processor_gantt(run.allocations, int(run.capacity), records=run.records, time_unit=run.time_unit)
+    fig = cpu_gantt(run.allocations, int(run.capacity), records=run.records, time_unit=run.time_unit)
     assert fig.axes[0].get_ylim() == (0, 128) and len(fig.axes[0].collections) == len(boxes)
     colours = {tuple(c.get_facecolor()[0]) for c in fig.axes[0].collections}
     assert len(colours) > 1  # coloured by each job's wait, which differ
@@ -140,13 +140,13 @@ def test_the_gantt_chart_is_drawn_over_the_processors_each_job_held(quick, tmp_p
 
 
 def test_the_machine_state_chart_counts_the_processors_computing(quick, tmp_path):
-    """Each processor is a machine: computing while a job holds it. The numbers behind the chart:
-    its time-average of processors computing, over the log's 128, is the run's utilization."""
+    """Each CPU is a machine: computing while a job holds it. The numbers behind the chart:
+    its time-average of CPUs computing, over the log's 128, is the run's utilization."""
     import numpy as np
 
     from schedlab.model.core.procset import parse_procset
     from schedlab.plots.machine_states import computing_count
-    from schedlab.plots.results import drawn_run, processor_states
+    from schedlab.plots.results import cpu_states, drawn_run
 
     quick.save(tmp_path / "first_look")
     run = drawn_run(tmp_path / "first_look")
@@ -156,7 +156,7 @@ def test_the_machine_state_chart_counts_the_processors_computing(quick, tmp_path
     area = float(np.sum(count[:-1] * np.diff(t)))
     first_run = next(r for r in quick.replications if r["policy"] == "fcfs" and r["rep"] == 0)
     assert count[-1] == 0 and area / (128 * (t[-1] - first)) == pytest.approx(first_run["utilization"], rel=1e-9)
-    ax = processor_states(run).axes[0]
-    assert ax.get_ylim() == (0, 128) and ax.get_ylabel() == "processors (128)"
+    ax = cpu_states(run).axes[0]
+    assert ax.get_ylim() == (0, 128) and ax.get_ylabel() == "CPUs (128)"
     drawn = set(np.round(ax.collections[0].get_paths()[0].vertices[:, 1], 9))
     assert drawn <= set(count) | {0.0} and max(drawn) == count.max()

@@ -48,7 +48,7 @@ def test_make_env_takes_names_with_or_without_the_namespace() -> None:
 
 
 def largest(job, now):  # type: ignore[no-untyped-def]
-    """Largest job first: the most processors."""
+    """Largest job first: the most CPUs."""
     return -float(job.cpus)
 
 

@@ -29,7 +29,7 @@ from schedlab.topologies import ordinal_ring
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def make_decider(name, streams, period=2):
+def make_policy(name, streams, period=2):
     return {
         "osl": lambda: OrdinalSharing(rng=streams["exploration"]),
         "sls": lambda: SimpleLearning(rng=streams["exploration"]),
@@ -45,7 +45,7 @@ def grid_run(policy, agents, resources, xi, steps, seed=0, cap=(50.0, 350.0), ri
     env = env or simpy.Environment()
     jobs = PoissonJobs(xi, 5.0, 995.0, streams["arrivals"], streams["lengths"])
     topology = GridTopology.complete(agents, caps, sharing=ring)
-    model = GridModel(env, topology, make_decider(policy, streams), jobs, steps=steps)
+    model = GridModel(env, topology, make_policy(policy, streams), jobs, steps=steps)
     return env, model
 
 
@@ -299,18 +299,18 @@ def test_series_samples_every_k_steps_and_at_the_end():
 
 @pytest.mark.parametrize("policy", ["rs", "lls", "dmms", "sls"])
 def test_skipping_idle_agents_changes_nothing(policy):
-    """Deciders that share nothing give turns only to agents with new jobs; forcing every agent's turn
+    """Policies that share nothing give turns only to agents with new jobs; forcing every agent's turn
     round the full ring (shares = True) gives the same schedule."""
 
     def schedule(full_ring):
         streams = Streams(3)
-        decider = make_decider(policy, streams)
+        grid_policy = make_policy(policy, streams)
         if full_ring:
-            decider.shares = True
+            grid_policy.shares = True
         env = simpy.Environment()
         jobs = PoissonJobs(0.3, 5.0, 995.0, streams["arrivals"], streams["lengths"])
         grid = GridTopology.complete(12, streams["capacities"].uniform(50, 350, 8))
-        model = GridModel(env, grid, decider, jobs, steps=60)
+        model = GridModel(env, grid, grid_policy, jobs, steps=60)
         env.run(until=model.done)
         return sorted((r.id, r.machine, r.start) for r in model.all_records())
 

@@ -54,10 +54,10 @@ def _records_and_series(policy: str, topology: bool, seed: int = 3, agents: int 
     streams = Streams(seed)
     grid = bipartite_grid(agents, resources, capacity_range=(50, 350), seed=streams["capacities"])
     jobs = PoissonJobs(0.5, 5.0, 995.0, streams["arrivals"], streams["lengths"])  # load about 0.75
-    decider = OrdinalSharing(rng=streams["exploration"]) if policy == "osl" else LeastLoaded(streams["routing"])
+    grid_policy = OrdinalSharing(rng=streams["exploration"]) if policy == "osl" else LeastLoaded(streams["routing"])
     env = simpy.Environment()
     grid_of = grid_topology(grid) if topology else GridTopology.complete(agents, grid_capacities(grid))
-    model = GridModel(env, grid_of, decider, jobs, steps=300, record_every=7)
+    model = GridModel(env, grid_of, grid_policy, jobs, steps=300, record_every=7)
     env.run(until=model.done)
     # repr: the shortest string that reads back as the same float, so equal text is equal bits (and nan == nan)
     return [repr(r) for r in sorted(model.all_records())], model.series.as_dict()

@@ -111,7 +111,7 @@ def test_preemption_resize_walltime_and_node_failure_interrupt_the_body_with_the
         machine.preempt(a)  # 1 s of its work done since: 7 left
         machine.start(a)  # resumed on all its 2 CPUs
         yield env.timeout(1)
-        machine.fail_nodes([0])  # a holds processor 0: killed, requeued, starts over on the repair
+        machine.fail_nodes([0])  # a holds CPU 0: killed, requeued, starts over on the repair
 
     env.process(operator(env))
     env.timeout(6).callbacks.append(lambda _e: machine.repair_nodes([0]))

@@ -37,13 +37,13 @@ def run(jobs, failures, cpus=4, node_size=2, on_node_fail="requeue", policy=None
 
 
 def two_jobs():
-    # A (id 1) takes node 0 (processors 0-1), B (id 2) node 1 (2-3); both run 10 s from 0
+    # A (id 1) takes node 0 (CPUs 0-1), B (id 2) node 1 (2-3); both run 10 s from 0
     return [Job(1, 0.0, 10.0, cpus=2), Job(2, 0.0, 10.0, cpus=2)]
 
 
 def test_a_failed_node_kills_its_job_which_restarts_after_the_repair_worked_by_hand():
     """Node 0 fails at 4 for 3 s: A is killed (8 CPU-seconds lost) and requeued; only 2
-    processors are up, B holds them, so A waits for the repair at 7 and runs 7-17 on 0-1."""
+    CPUs are up, B holds them, so A waits for the repair at 7 and runs 7-17 on 0-1."""
     machine = run(two_jobs(), [NodeFailure(4.0, 3.0, (0,))])
     by_id = {r.id: r for r in machine.records}
     assert by_id[2].status is Status.COMPLETED and by_id[2].end == 10.0
@@ -51,7 +51,7 @@ def test_a_failed_node_kills_its_job_which_restarts_after_the_repair_worked_by_h
     assert machine.node_kills == [NodeKill(4.0, 0, 1, 2, 0.0, 8.0, "requeued", 1)]
     assert machine.node_outages == [NodeOutage(0, "0-1", 4.0, 7.0)]
     assert machine.allocation_rows() == [(1, "0-1", 0.0, 4.0), (2, "2-3", 0.0, 10.0), (1, "0-1", 7.0, 17.0)]
-    # the processor-time up: 4 x 17 less the node's 2 x 3
+    # the CPU-time up: 4 x 17 less the node's 2 x 3
     assert machine.capacity_time() == 4 * 17 - 2 * 3
     assert availability(machine.node_outages, 4, 0.0, 17.0) == pytest.approx(1 - 6 / 68, rel=1e-12)
     assert lost_cpu_hours(machine.node_kills) == pytest.approx(8 / 3600, rel=1e-12)
@@ -84,9 +84,9 @@ def test_a_whole_cluster_failure_and_overlapping_failures_of_one_node():
 def test_failures_need_processor_ids_and_nodes_on_the_machine():
     env = simpy.Environment()
     plain = Machine(env, 4, FCFS())
-    assert not hasattr(plain, "fail_nodes")  # a plain machine is no MachineWithIds; its faults part says why
-    with pytest.raises(ValueError, match="need processor ids"):
-        plain.faults.fail_nodes([0])
+    assert not hasattr(plain, "fail_nodes")  # a plain machine is no MachineWithIds; its failures part says why
+    with pytest.raises(ValueError, match="need CPU ids"):
+        plain.failures.fail_nodes([0])
     machine = Machine(env, 4, FCFS(), allocation="first-fit", node_size=2)
     with pytest.raises(ValueError, match=r"failure log line 7: node 2 is not on machine 'machine' \(nodes 0-1"):
         machine.inject_failures([NodeFailure(1.0, 1.0, (2,), "c", 7)])
@@ -173,7 +173,7 @@ def workloads(draw):
     st.sampled_from(["run-on", "kill"]),
 )
 def test_no_job_is_lost_or_run_twice_under_failures(case, on_node_fail, policy, walltime):
-    """Whatever the failures: every job ends exactly once, kills = restarts + drops, no processor
+    """Whatever the failures: every job ends exactly once, kills = restarts + drops, no CPU
     is held twice or while down, and the CPU-time up is the whole less the outages'."""
     jobs, failures = case
     env = simpy.Environment()
@@ -191,8 +191,8 @@ def test_no_job_is_lost_or_run_twice_under_failures(case, on_node_fail, policy, 
     env.run()
     balance = failure_conservation([j.id for j in jobs], machine.records, machine.node_kills)
     assert balance.kills == balance.restarts + balance.dropped
-    assert machine.free == machine.capacity == 8 and machine.processors.free == 8
-    # no job held a processor while its node was down
+    assert machine.free == machine.capacity == 8 and machine.cpu_map.free == 8
+    # no job held a CPU while its node was down
     for job, procs, start, end in machine.allocation_rows():
         for o in machine.node_outages:
             if set(procs_of(procs)) & set(procs_of(o.procs)):
@@ -226,7 +226,7 @@ SP2 = TRACES / "SDSC-SP2-1998-4.2-cln.swf.gz"
 
 
 def sp2_failure_log(path):
-    """40 failures of 1-3 nodes (of 4 processors) within SDSC-SP2 jobs 2000-2999's span, in Alea's format."""
+    """40 failures of 1-3 nodes (of 4 CPUs) within SDSC-SP2 jobs 2000-2999's span, in Alea's format."""
     rng = np.random.default_rng(5)
     lines = []
     for _ in range(40):
@@ -257,7 +257,7 @@ def test_a_failure_log_replayed_on_sdsc_sp2_counts_and_conserves_the_killed_jobs
         on_node_fail=on_node_fail,
     )
     env = simpy.Environment()
-    model = log_replay.build(env, cfg, {"trace": SP2.name, "policy": "fcfs", "backfill": "easy"}, Streams(0))
+    model = log_replay.build(env, cfg, {"log": SP2.name, "policy": "fcfs", "backfill": "easy"}, Streams(0))
     env.run()
     out = log_replay.measure(model)
     machine, records = model["machine"], list(model.records())

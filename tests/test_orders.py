@@ -152,7 +152,7 @@ def test_a_priority_takes_a_score_name_or_a_callable_and_says_what_is_wrong():
 
 
 def test_f2_f3_f4_and_saf_are_carastan_santos_and_de_camargos_formulas():
-    # r = 100 s requested, n = 4 processors, s = 1000 s submitted: log10(s) = 3
+    # r = 100 s requested, n = 4 CPUs, s = 1000 s submitted: log10(s) = 3
     from schedlab.policies.scoring import SCORES
 
     job = Job(1, submit=1000.0, runtime=50.0, cpus=4, estimate=100.0)

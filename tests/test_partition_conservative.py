@@ -153,7 +153,7 @@ class ArrivalPlans:
 
 @pytest.mark.skipif(not SDSC.exists(), reason="needs ../shared/traces")
 def test_a_sdsc_sp2_window_on_one_core_nodes_under_kill_starts_no_job_late():
-    """1,000 SDSC-SP2 jobs (from job 4,000) on its 128 processors as 128 one-core nodes, FCFS,
+    """1,000 SDSC-SP2 jobs (from job 4,000) on its 128 CPUs as 128 one-core nodes, FCFS,
     killed at their requested time: no job starts after its arrival reservation; the plan
     rebuilt at each decision starts 13 of them late (as on a 128-CPU machine)."""
     from schedlab.model.formats.logs import load_log

@@ -51,7 +51,7 @@ def test_a_job_finds_its_queue_partition_and_time_limit():
 
 def test_swf_memory_becomes_the_jobs_total_in_gib():
     platform = load_platform(TWO_TYPES)
-    job = Job(1, 0.0, 10.0, cpus=4, demands={"memory": 2 * 2**20})  # 2 GiB per processor, in kB
+    job = Job(1, 0.0, 10.0, cpus=4, demands={"memory": 2 * 2**20})  # 2 GiB per CPU, in kB
     assert platform.swf_job(job).demands == {"memory": 8.0}
     assert SWF_MEMORY_TO_GIB == 1 / 2**20
     no_memory = parse_platform({"nodes": {"n": {"cores": 4}}})

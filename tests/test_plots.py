@@ -144,7 +144,7 @@ def test_missing_matplotlib_names_the_extra(monkeypatch):
 
 
 def test_cells_without_a_numeric_factor_are_labelled_by_what_varies():
-    rows = [{"trace": "nasa", "policy": p, "wait": w, "wait_ci95": None} for p, w in (("fcfs", 3.0), ("sjf", 1.0))]
+    rows = [{"log": "nasa", "policy": p, "wait": w, "wait_ci95": None} for p, w in (("fcfs", 3.0), ("sjf", 1.0))]
     fig = metric_vs_factor(rows, "wait")
     assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["policy=fcfs", "policy=sjf"]
 

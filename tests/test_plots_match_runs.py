@@ -142,7 +142,7 @@ def test_first_look_gantt_draws_each_job_where_and_when_it_ran(first_look):
     for box in ax.collections:
         v = box.get_paths()[0].vertices
         drawn.append((*to_seconds([v[:, 0].min(), v[:, 0].max()]), v[:, 1].min(), v[:, 1].max()))
-    # each job's rectangles: its start to its end (seconds), over as many processors as it held
+    # each job's rectangles: its start to its end (seconds), over as many CPUs as it held
     by_time = sorted(drawn)
     jobs = sorted(first.itertuples(), key=lambda r: r.start)
     area = sum((t1 - t0) * (hi - lo) for t0, t1, lo, hi in by_time)
@@ -166,7 +166,7 @@ def test_first_look_utilization_and_machine_states_are_the_runs(first_look):
     ax = figures["machine_states"].axes[0]
     scale = float(_seconds(ax)(1.0) - _seconds(ax)(0.0))
     computing = next(c for c in ax.collections if c.get_label() == "computing")
-    assert ax.get_ylabel() == "processors (128)"
+    assert ax.get_ylabel() == "CPUs (128)"
     assert _area(computing) * scale / (128 * span) == pytest.approx(run0["utilization"], rel=1e-6)
 
 
@@ -240,7 +240,7 @@ def test_energy_failures_machine_states_and_processor_gantt_count_the_nodes_down
     layers = {c.get_label(): c for c in ax.collections}
     assert _area(layers["down"]) * scale == pytest.approx(down_time, rel=1e-6)
     assert _area(layers["computing"]) * scale == pytest.approx(sum(r[6] - r[5] for r in rows), rel=1e-6)
-    # over processors: each one-core node's outage over its processor id
+    # over CPUs: each one-core node's outage over its CPU id
     gantt = figures["gantt"].axes[0]
     to_seconds = _seconds(gantt)
     drawn = sorted(
@@ -288,5 +288,5 @@ def test_energy_failures_utilization_counts_every_attempt_and_the_cpus_down(ener
     x, y = (np.asarray(a, float) for a in top.lines[0].get_data())
     assert float(np.sum(y[:-1] * np.diff(x))) * scale * 128 == pytest.approx(sum(r[6] - r[5] for r in rows), rel=1e-6)
     down = next(c for c in top.collections if c.get_gid() == "down")
-    lost = sum(min(o.end, end) - o.start for o in cluster.node_outages if o.start < end)  # one processor a node
+    lost = sum(min(o.end, end) - o.start for o in cluster.node_outages if o.start < end)  # one CPU a node
     assert _area(down) * scale * 128 == pytest.approx(lost, rel=1e-6)

@@ -1,6 +1,6 @@
 """Records carry the allocation and the restarts (issue 25): ``"0-3 7"`` ids and node-failure restart counts.
 
-A job's :class:`~schedlab.model.records.job_record.JobRecord` says which processors (or a
+A job's :class:`~schedlab.model.records.job_record.JobRecord` says which CPUs (or a
 cluster's cores) it held in the run that produced it, in Batsim's interval-set syntax, and
 how many times a node failure killed and requeued it. The writers (Batsim's ``jobs.csv``,
 the SWF schedule) read both from the record; the machine's per-segment tables
@@ -39,7 +39,7 @@ def first_fit_run(jobs, cpus=8, allocation="first-fit"):
 
 
 def hand_jobs():
-    # test_processor_ids' worked case: A 0-2, B 3-4, C (4 CPUs) 3-6 once B ends, D 0-1 once A ends
+    # test_cpu_ids' worked case: A 0-2, B 3-4, C (4 CPUs) 3-6 once B ends, D 0-1 once A ends
     return [Job(1, 0.0, 10.0, cpus=3), Job(2, 1.0, 5.0, cpus=2), Job(3, 2.0, 4.0, cpus=4), Job(4, 3.0, 1.0, cpus=2)]
 
 
@@ -110,7 +110,7 @@ def test_a_resized_job_records_the_union_of_the_ids_of_its_last_run():
 
 
 def test_a_cluster_gives_its_records_the_core_ids_of_its_nodes():
-    """Two nodes of 4 cores (ids 0-3 on cpu-0, 4-7 on cpu-1), first-fit placement (test_processor_ids'
+    """Two nodes of 4 cores (ids 0-3 on cpu-0, 4-7 on cpu-1), first-fit placement (test_cpu_ids'
     case): A 0-2, B (3 cores) on cpu-1: 4-6, C cpu-0's last core 3, D 0-1 once A has ended."""
     platform = parse_platform({"nodes": {"cpu": {"count": 2, "cores": 4}}})
     jobs = [Job(1, 0.0, 10.0, cpus=3), Job(2, 1.0, 10.0, cpus=3), Job(3, 2.0, 10.0, cpus=1), Job(4, 3.0, 5.0, cpus=2)]
@@ -169,7 +169,7 @@ def test_a_failure_log_replay_records_agree_with_the_kills_and_the_allocation_ro
         node_size=4,
     )
     env = simpy.Environment()
-    model = log_replay.build(env, cfg, {"trace": SP2.name, "policy": "fcfs", "backfill": "easy"}, Streams(0))
+    model = log_replay.build(env, cfg, {"log": SP2.name, "policy": "fcfs", "backfill": "easy"}, Streams(0))
     env.run()
     machine, records = model["machine"], list(model.records())
     requeued: dict[int, int] = {}

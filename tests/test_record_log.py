@@ -233,7 +233,7 @@ def test_the_frame_from_the_arrays_is_the_frame_from_the_records(records):
 
 @st.composite
 def _trace_jobs(draw: st.DrawFn) -> tuple[Job, str, Status, float, float, float, int]:
-    """A job as a trace replay logs it: its own estimate, one of many labels, its own width, now and then odd."""
+    """A job as a log replay logs it: its own estimate, one of many labels, its own width, now and then odd."""
     submit, runtime = draw(st.floats(0, 1e4)), draw(st.floats(0.5, 1e3))
     start = submit + draw(st.sampled_from([0.0, 1.5, math.nan]))
     end = start + runtime
@@ -252,7 +252,7 @@ def _trace_jobs(draw: st.DrawFn) -> tuple[Job, str, Status, float, float, float,
     )
     status = draw(st.sampled_from([Status.COMPLETED, Status.COMPLETED, Status.TIMEOUT]))
     cpu_time = draw(st.sampled_from([0.0 if derived != derived else derived, 2.0, -0.0]))
-    machine, preemptions = draw(st.sampled_from(["trace", "other"])), draw(st.sampled_from([0, 0, 2]))
+    machine, preemptions = draw(st.sampled_from(["machine", "other"])), draw(st.sampled_from([0, 0, 2]))
     return job, machine, status, start, end, cpu_time, preemptions
 
 

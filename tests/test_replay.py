@@ -42,14 +42,14 @@ def test_sjf_by_requested_time():
 
 def test_easy_backfills_only_what_cannot_delay_the_head():
     """J3 would delay J2 (3 procs > 2 spare, ends after 10): not backfilled.
-    J4 uses only the 2 spare processors: backfilled at 3. J5 ends by its request at 10,
+    J4 uses only the 2 spare CPUs: backfilled at 3. J5 ends by its request at 10,
     the reservation: backfilled at 4. J2 still starts at its reservation, 10."""
     assert starts(make_policy("fcfs", "easy")) == {1: 0, 2: 10, 3: 15, 4: 3, 5: 4}
 
 
 def test_rlscheduler_backfilling_is_strict_and_uses_no_spare_processors():
     """RLScheduler's variant: J5 ends exactly at the reservation (not strictly before) and
-    J4 would need spare processors, so nothing is backfilled here."""
+    J4 would need spare CPUs, so nothing is backfilled here."""
     assert starts(make_policy("fcfs", "easy", "rlscheduler"), "rlscheduler") == {1: 0, 2: 10, 3: 15, 4: 15, 5: 15}
 
 
@@ -60,7 +60,7 @@ def test_scores_match_their_formulas():
     assert unicep(job, 300.0) == pytest.approx(-200 / (2 * 200))
     one = Job(id=2, submit=0.0, runtime=5.0, cpus=1)
     assert math.isfinite(f1(one, 0.0))  # log10(0) read as log10(0.1)
-    assert unicep(one, 10.0) < -1e5  # a waiting 1-processor job is the most urgent
+    assert unicep(one, 10.0) < -1e5  # a waiting 1-CPU job is the most urgent
 
 
 def test_windows_explicit_and_drawn():
@@ -85,7 +85,7 @@ def test_native_schedule_uses_recorded_waits():
 def test_nasa_replay_under_fcfs_waits_only_where_the_log_itself_overflows():
     """NASA's submit times are its real start times, so FCFS replays the log as it ran.
 
-    Measured: the cleaned log is not quite feasible on its 128 processors — at 18 event
+    Measured: the cleaned log is not quite feasible on its 128 CPUs — at 18 event
     instants the jobs it records as running hold more (up to 176). Only jobs arriving
     into such an overflow wait (11 of 18 066); on a machine wide enough for the log's
     peak nothing waits and the mean bounded slowdown is exactly 1.
@@ -181,7 +181,7 @@ def _with_memory(tmp_path: Path) -> Path:
 
 def test_a_window_replays_every_job_even_those_that_request_memory(tmp_path):
     trace = load_log(str(_with_memory(tmp_path)), "rlscheduler")
-    assert "request memory; the replay machine models processors only" in trace.report
+    assert "request memory; the replay machine models CPUs only" in trace.report
     records = replay_model(simpy.Environment(), trace.jobs, trace.cpus, make_policy("fcfs")).run().records()
     assert evaluate(records, trace.cpus)["jobs"] == len(trace.jobs) == 5
 
@@ -193,7 +193,7 @@ def test_jobs_left_out_of_a_window_are_named_per_reason():
 
     records = pd.DataFrame(
         {
-            "trace": "t",
+            "log": "t",
             "policy": "fcfs",
             "backfill": "none",
             "id": [1, 2, 3],

@@ -17,7 +17,7 @@ from schedlab.model.core.limits import MAX_CPUS, MAX_NODES
 from schedlab.model.formats.failures import FailureLogError, read_failure_log
 from schedlab.model.formats.platform_file import PlatformError, parse_platform
 
-EXAMPLE = Path(__file__).parent / "data" / "easy_example.swf"  # 5 jobs on 10 processors
+EXAMPLE = Path(__file__).parent / "data" / "easy_example.swf"  # 5 jobs on 10 CPUs
 COMMON = ["--start", "0", "--length", "5", "--no-native", "--executor", "serial", "--backfill", "none"]
 
 

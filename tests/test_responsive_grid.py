@@ -232,8 +232,8 @@ def test_scenario_runs_both_experiments():
         "experiment": "both",
         "jobs": 400,
         "drop": 50,
-        "trace_jobs": 400,
-        "trace_weeks": 1,
+        "log_jobs": 400,
+        "log_weeks": 1,
         "interactive_shares": (0.5,),
         "fair_shares": ("feasible", "unfeasible"),
         "synthetic_settings": ("FIFO", "RL"),
@@ -248,9 +248,9 @@ def test_scenario_runs_both_experiments():
     fifo = rows[("synthetic", "feasible", "FIFO")]
     assert fifo["completed"] == 300 and fifo["wait_interactive_mean"] >= 0
     assert 0 < rows[("synthetic", "unfeasible", "RL")]["fair_share_final"] <= 1
-    native = rows[("trace", "observed", "NATIVE")]
+    native = rows[("log", "observed", "NATIVE")]
     assert native["pool_mean"] == 140 and 0 < native["utilization"] < 1  # LPC-EGEE: 140 cores
-    elastic = rows[("trace", "observed", "ELA-EST-0.5")]
+    elastic = rows[("log", "observed", "ELA-EST-0.5")]
     assert 30 <= elastic["pool_mean"] <= 2 * 140  # the pool may grow beyond the site, up to 2x
     for row in rows.values():
         assert 0 <= row["interactive_under_2min"] <= 1 or math.isnan(row["interactive_under_2min"])

@@ -192,7 +192,7 @@ def test_a_records_score_is_its_saved_models_own(tmp_path):
     values, relative = relative_to_sjf(loaded, configs, valid, length, sjf_means(configs, valid, length))
     assert (values, relative) == ([best["validation"], best["validation_other_backfill"]], best["relative_to_sjf"])
     for c, value in zip(configs, values, strict=True):
-        features = log_features(str(c.path), c.trace.cpus * c.trace.procs_per_node)
+        features = log_features(str(c.path), c.loaded.cpus * c.loaded.procs_per_node)
         chosen = sequence_scores(c, partial(ModelChooser, loaded, features, c.queue), valid, length)
         assert float(np.mean(chosen)) == value
         assert float(np.mean(evaluate(loaded, c, valid, length))) == value

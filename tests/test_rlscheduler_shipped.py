@@ -47,21 +47,21 @@ RTOL = 0.05
 
 
 def _config(log: str, backfill: str) -> RLSchedulerConfig:
-    within = next(p.draw_within for p in LOGS if p.trace == log)
+    within = next(p.draw_within for p in LOGS if p.name == log)
     return RLSchedulerConfig(log=log, backfill=backfill == "easy", draw_within=within, logs_dir=str(TRACES))
 
 
 def _rl(log: str, seed: int, backfill: str) -> list[float]:
     cfg = _config(log, backfill)
     model = load_model(TRAINED / log / f"seed{seed}.zip", cfg)
-    trace = cfg.trace
-    features = log_features(str(cfg.path), trace.cpus * trace.procs_per_node)
+    loaded = cfg.loaded
+    features = log_features(str(cfg.path), loaded.cpus * loaded.procs_per_node)
     out = []
     for start in WINDOWS:
         policy = ModelChooser(model, features, cfg.queue, cfg.backfill)
-        jobs = trace.jobs[start : start + 1024]
-        records = replay_model(simpy.Environment(), jobs, trace.cpus, policy, compat="rlscheduler").run().records()
-        out.append(evaluate(records, trace.cpus)["bounded_slowdown"])
+        jobs = loaded.jobs[start : start + 1024]
+        records = replay_model(simpy.Environment(), jobs, loaded.cpus, policy, compat="rlscheduler").run().records()
+        out.append(evaluate(records, loaded.cpus)["bounded_slowdown"])
     return out
 
 

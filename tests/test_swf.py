@@ -77,7 +77,7 @@ def test_gaia_header_with_indented_keys_and_a_column_chart():
 
 @needs(NASA)
 def test_nasa_header():
-    """NASA: 128 processors on 128 nodes; a note continues over two lines; a URL line is no key."""
+    """NASA: 128 CPUs on 128 nodes; a note continues over two lines; a URL line is no key."""
     header = read_swf(NASA, strict=True).header
     assert (header.max_procs, header.max_nodes, header.computer) == (128, 128, "Intel iPSC/860")
     assert header.notes[0] == "There is no information on wait times - the given submit\ntimes are actually start times"
@@ -89,7 +89,7 @@ def test_nasa_header():
 REAL = [
     (LUBLIN, 10000, {}),
     (NASA, 18239, {"run time <= 0": 173}),
-    (ATLAS, 43778, {"run time <= 0": 7178}),  # its 4,571 jobs without processors all have run time 0
+    (ATLAS, 43778, {"run time <= 0": 7178}),  # its 4,571 jobs without CPUs all have run time 0
     (GAIA, 51987, {"run time <= 0": 128}),
 ]
 
@@ -112,7 +112,7 @@ def test_real_trace_counts(path: Path, read: int, dropped: dict[str, int]):
 
 
 def test_jobs_of_a_hand_made_file():
-    """Run time 0 and jobs without processors are dropped; requested processors fill a missing allocation."""
+    """Run time 0 and jobs without CPUs are dropped; requested CPUs fill a missing allocation."""
     trace = read_swf(DATA / "small.swf")
     jobs = {job.id: job for job in trace.jobs()}
     assert sorted(jobs) == [1, 2, 5, 6, 7, 8]
@@ -214,7 +214,7 @@ def test_bad_arguments_are_value_errors():
         ("non_numeric.swf", "non_numeric.swf:5: field 'run_time' (4): 'abc' is not a number", 5, "run_time", "abc"),
         (
             "too_wide.swf",
-            "too_wide.swf:5: field 'requested_procs' (8): 32 processors: job 2 is wider than the machine (MaxProcs 16)",
+            "too_wide.swf:5: field 'requested_procs' (8): 32 CPUs: job 2 is wider than the machine (MaxProcs 16)",
             5,
             "requested_procs",
             32,
@@ -280,7 +280,7 @@ def test_contradictory_header_is_recorded_by_default():
 
 
 def test_maxprocs_below_maxnodes_is_contradictory(tmp_path: Path):
-    """A machine with fewer processors than nodes cannot be."""
+    """A machine with fewer CPUs than nodes cannot be."""
     path = tmp_path / "nodes.swf"
     path.write_text("; MaxProcs: 4\n; MaxNodes: 8\n1 0 -1 10 2 -1 -1 2 -1 -1 1 -1 -1 -1 -1 -1 -1 -1\n")
     with pytest.raises(SWFError, match=r"nodes.swf:2: header 'MaxProcs': 4 is less than MaxNodes 8"):
@@ -308,7 +308,7 @@ def test_missing_maxprocs_is_an_error_only_when_the_machine_size_is_needed():
     trace = read_swf(path, strict=True)
     assert [job.cpus for job in trace.jobs()] == [2, 99]
     assert "job widths were not checked" in str(trace.report)
-    hint = r"give the machine's processor count \(machine_procs= to read_swf; schedlab replay --cpus N\)"
+    hint = r"give the machine's CPU count \(machine_procs= to read_swf; schedlab replay --cpus N\)"
     with pytest.raises(SWFError, match=rf"^{re.escape(str(path))}: the header gives no MaxProcs: {hint}"):
         _ = trace.machine_procs
     assert read_swf(path, machine_procs=50).machine_procs == 50
@@ -372,7 +372,7 @@ def test_rlscheduler_compat():
 
 
 def test_rlscheduler_file_read_plainly():
-    """The same file without compat: negative run time dropped, allocated processors win, no machine size."""
+    """The same file without compat: negative run time dropped, allocated CPUs win, no machine size."""
     trace = read_swf(DATA / "rlscheduler.swf")
     jobs = {job.id: job for job in trace.jobs()}
     assert sorted(jobs) == [3, 4, 5]

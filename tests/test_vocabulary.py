@@ -1,7 +1,7 @@
 """The vocabulary's renames (issue 34), the old name kept: what a tutorial wrote still works, and says so.
 
 docs/architecture.md's "Vocabulary" chose one word per concept: the input workload is a
-**log**, processors are **cpus**. A name a tutorial used before keeps working with a
+**log**, CPUs are **cpus**. A name a tutorial used before keeps working with a
 DeprecationWarning; a config setting given by its old name (``--set traces=...``) too.
 ``tools/house_moves.py`` rewrites the old names in code merged later; it runs again and
 changes nothing.
@@ -138,7 +138,61 @@ def test_the_rewrite_leaves_the_tree_as_it_is():
 
 def test_each_old_name_maps_to_a_different_new_one():
     """A rewrite that reached the alias tables would map a name to itself: the old name would be lost."""
+    from schedlab.envs.grid import policy
     from schedlab.model.core.fields import RENAMED_FIELDS
 
-    for table in (RENAMED_FIELDS, logs.RENAMED):
+    for table in (RENAMED_FIELDS, logs.RENAMED, policy.RENAMED):
         assert table and all(old != new for old, new in table.items())
+
+
+def test_responsive_grids_trace_experiment_and_settings_are_read_as_log_with_a_warning():
+    """The paper's trace-driven experiment is the log experiment; ``--set experiment=trace`` still works."""
+    grid = load_scenario(ROOT / "scenarios" / "responsive_grid.py")
+    with pytest.warns(DeprecationWarning) as caught:
+        cfg = grid.config({"experiment": "trace", "trace_weeks": "2", "reps_trace": "3"})  # old name kept
+    assert cfg.experiment == "log" and cfg.log_weeks == 2 and cfg.reps_log == 3
+    said = " ".join(str(w.message) for w in caught)
+    assert "experiment 'trace' is now 'log'" in said and "'trace_weeks' is now 'log_weeks'" in said  # old name kept
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert grid.config({"experiment": "log", "log_weeks": "2"}).experiment == "log"
+
+
+def test_tutorial_10s_policy_decider_is_the_grid_agent_policy_with_a_warning():
+    """What decides is a policy: ``PolicyDecider`` (tutorial 10) and ``as_decider`` (docs/rl.md) still work."""
+    import schedlab.envs
+    from schedlab.envs.grid import policy
+    from schedlab.envs.grid.agents import GridAgentsEnv
+    from schedlab.envs.grid.obs import GridAgentsConfig
+
+    with pytest.warns(DeprecationWarning, match="PolicyDecider is now GridAgentPolicy"):  # old name kept
+        from schedlab.envs.grid.policy import PolicyDecider  # old name kept
+    assert PolicyDecider is policy.GridAgentPolicy  # old name kept
+    with pytest.warns(DeprecationWarning, match="PolicyDecider is now GridAgentPolicy"):  # old name kept
+        assert schedlab.envs.PolicyDecider is policy.GridAgentPolicy  # old name kept
+    env = GridAgentsEnv(GridAgentsConfig(agents=2, resources=3, steps=2))
+    with pytest.warns(DeprecationWarning, match="as_decider is now as_grid_policy"):  # old name kept
+        adapted = env.as_decider(lambda obs: 0)  # old name kept
+    assert isinstance(adapted, policy.GridAgentPolicy)
+    with pytest.raises(AttributeError):
+        policy.NoSuchPolicy  # noqa: B018
+
+
+def test_the_rewrite_renames_cpu_failure_and_policy_names():
+    tool = _house_moves()
+    old = (
+        "from schedlab.model.contracts.processor_map import ProcessorMap\n"  # old name kept
+        "from schedlab.processes.machine.node_faults import NodeFaults\n"  # old name kept
+        "free = machine.processors.free + m.ids.processors.free\n"  # old name kept
+        "m.faults.fail_nodes([0])  # the faults part\n"  # old name kept
+        "def alor(decider: GridDecider) -> PolicyDecider: ...\n"  # old name kept
+    )
+    new = tool.rewrite(old)
+    assert new == (
+        "from schedlab.model.contracts.cpu_map import CpuMap\n"
+        "from schedlab.processes.machine.node_failures import NodeFailures\n"
+        "free = machine.cpu_map.free + m.ids.cpu_map.free\n"
+        "m.failures.fail_nodes([0])  # the failures part\n"
+        "def alor(decider: GridPolicy) -> GridAgentPolicy: ...\n"
+    )
+    assert tool.rewrite(new) == new

@@ -37,8 +37,8 @@ MOVES: dict[str, str] = {
     "processes.job_body": "processes.machine.job_body",
     "processes.job_end": "processes.machine.job_end",
     "processes.job_snapshot": "processes.machine.job_snapshot",
-    "processes.processor_ids": "processes.machine.processor_ids",
-    "processes.node_faults": "processes.machine.node_faults",
+    "processes.processor_ids": "processes.machine.cpu_ids",
+    "processes.node_faults": "processes.machine.node_failures",
     "processes.elastic": "processes.machine.elastic",
     "processes.replay": "processes.machine.replay",
     "processes.simpy_machine": "processes.machine.simpy_machine",
@@ -94,6 +94,11 @@ MOVES: dict[str, str] = {
     # the vocabulary: a module that reads the input workload is named for a log
     "model.formats.traces": "model.formats.logs",
     "replay.trace_replay": "replay.log_replay",
+    # the vocabulary: processors are cpus, and a node failure is a failure
+    "model.contracts.processor_map": "model.contracts.cpu_map",
+    "processes.machine.processor_ids": "processes.machine.cpu_ids",
+    "plots.processor_gantt": "plots.cpu_gantt",
+    "processes.machine.node_faults": "processes.machine.node_failures",
 }
 
 #: old folder -> new folder, for data moved with a room
@@ -103,6 +108,7 @@ FOLDER_MOVES = {"envs/trained": "envs/rlscheduler/trained"}
 FILE_MOVES = {
     "scenarios/trace_replay.py": "scenarios/log_replay.py",
     "tests/data/quick_runs/trace_replay.json": "tests/data/quick_runs/log_replay.json",
+    "tests/test_processor_ids.py": "tests/test_cpu_ids.py",
 }
 
 #: old identifier -> the vocabulary's (docs/architecture.md): a whole word, in code and text.
@@ -126,11 +132,43 @@ NAMES: dict[str, str] = {
     "trace_window": "log_window",
     "DEFAULT_TRACE": "DEFAULT_LOG",
     "needs_traces": "needs_logs",
+    # responsive_grid's log-driven experiment's settings (fields.RENAMED_FIELDS reads the old ones)
+    "trace_weeks": "log_weeks",
+    "trace_week": "log_week",
+    "trace_jobs": "log_jobs",
+    "trace_cores": "log_cores",
+    "trace_reading": "log_reading",
+    "reps_trace": "reps_log",
+    "trace_table": "log_table",
     # cpus = processors, in code: a loaded log's machine size (the names it is read through)
     "MAX_PROCESSORS": "MAX_CPUS",
     "loaded.procs": "loaded.cpus",
     "trace.procs": "trace.cpus",
     "log.procs": "log.cpus",
+    # cpus: a machine's CPU ids (the free map, the part that gives ids, their Gantt chart)
+    "ProcessorMap": "CpuMap",
+    "ProcessorIds": "CpuIds",
+    "processor_map": "cpu_map",
+    "processor_ids": "cpu_ids",
+    "test_processor_ids": "test_cpu_ids",
+    "processor_gantt": "cpu_gantt",
+    "processor_states": "cpu_states",
+    # ... and the machine's free map, the attribute ``processors`` (a whole word too in prose: named by its owner)
+    "ids.processors": "ids.cpu_map",
+    "self.processors": "self.cpu_map",
+    "machine.processors": "machine.cpu_map",
+    "def processors": "def cpu_map",
+    # failure = a node failure: the machine's part that fails and repairs nodes
+    "NodeFaults": "NodeFailures",
+    "node_faults": "node_failures",
+    "FaultsPart": "FailuresPart",
+    "faults": "failures",
+    # policy = what decides: the grid's policy (every broker's rule), a trained per-agent policy run as one
+    "GridDecider": "GridPolicy",
+    "PolicyDecider": "GridAgentPolicy",
+    "EnvDecider": "EnvGridPolicy",
+    "as_decider": "as_grid_policy",
+    "make_decider": "make_policy",
 }
 
 #: a line bearing this is left as it is (it names an old name on purpose)

@@ -1,4 +1,4 @@
-"""How often each word of the vocabulary's choices is used, in code and in text: issue 34's table.
+"""How often each word of the vocabulary's choices is used, in code and in text: issue 34's table (every old name kept).
 
 Run from the repository root: ``python tools/vocabulary_counts.py [REV ...]``. Each column is
 the work tree, or a git revision (``701568a``: before the renames). A use is one part of a

@@ -32,7 +32,7 @@ decision per head job) behind the Parallel API, ``network_aec_env`` behind AEC.
 They are imported on first use, so PettingZoo (the rl extra) is needed only for them.
 ``make_parallel("GridParallel-v0", topology="tree")`` makes the Parallel grid by name
 (:mod:`schedlab.envs.parallel_registry`, schedlab's registry of Parallel environments).
-``PolicyDecider`` runs a per-agent policy back inside a ``GridModel``; ``least_loaded``
+``GridAgentPolicy`` runs a per-agent policy back inside a ``GridModel``; ``least_loaded``
 and ``random_resource`` are LLS and RS as such policies.
 """
 
@@ -53,6 +53,7 @@ __all__ = [
     "AgentPolicy",
     "DeepRMConfig",
     "DeepRMEnv",
+    "GridAgentPolicy",
     "GridAgentsConfig",
     "GridAgentsEnv",
     "GridObserver",
@@ -65,7 +66,6 @@ __all__ = [
     "MaskableKernelPolicy",
     "NetworkAgentsConfig",
     "NetworkAgentsEnv",
-    "PolicyDecider",
     "RLSchedulerConfig",
     "RLSchedulerEnv",
     "SyntheticJobs",
@@ -146,7 +146,8 @@ _LAZY = {
     "GridAgentsConfig": "schedlab.envs.grid.obs",
     "GridObserver": "schedlab.envs.grid.obs",
     "grid_model": "schedlab.envs.grid.obs",
-    "PolicyDecider": "schedlab.envs.grid.policy",
+    "GridAgentPolicy": "schedlab.envs.grid.policy",
+    "PolicyDecider": "schedlab.envs.grid.policy",  # old name kept: deprecated, warns
     "RLSchedulerConfig": "schedlab.envs.rlscheduler.env",
     "RLSchedulerEnv": "schedlab.envs.rlscheduler.env",
     "KernelPolicy": "schedlab.envs.kernel_policy",

@@ -250,7 +250,7 @@ def build_parser(script: str | None = None) -> argparse.ArgumentParser:
         type=int,
         default=1,
         metavar="N",
-        help="processors per node, the unit a failure takes down (default 1)",
+        help="CPUs per node, the unit a failure takes down (default 1)",
     )
     replay.add_argument(
         "--on-node-fail",

@@ -1,7 +1,7 @@
 """``--batsim-jobs``: each saved run of a results folder written as Batsim's output files.
 
 Reads what ``schedlab run`` and ``schedlab replay`` saved (the records, each with the
-processor ids of its last run, from a machine built with ``allocation=`` or a cluster; a
+CPU ids of its last run, from a machine built with ``allocation=`` or a cluster; a
 folder saved before records carried them gets them from ``series/cell<i>-rep<r>-allocations.csv``;
 the run's node kills, power rows, placements and energy where it saved them) and
 writes per run, in ``batsim/``:
@@ -10,7 +10,7 @@ writes per run, in ``batsim/``:
   run of a job, in Batsim's columns and final states;
 - ``cell<i>-rep<r>-machine_states.csv``
   (:mod:`schedlab.model.formats.batsim_machine_states`), where the run gives which
-  nodes or processors each job held;
+  nodes or CPUs each job held;
 - ``cell<i>-rep<r>-schedule.csv`` (:mod:`schedlab.model.formats.batsim_schedule`).
 
 evalys reads them (``JobSet.from_csv``, ``MachineStatesChanges``) to draw its Gantt and
@@ -36,7 +36,7 @@ __all__ = ["write_batsim_jobs"]
 
 
 def _allocated(path: Path) -> dict[str, str]:
-    """Per job id, every processor id of its segments in ``allocations.csv``, as one interval set."""
+    """Per job id, every CPU id of its segments in ``allocations.csv``, as one interval set."""
     from schedlab.model.core.procset import format_procset, parse_procset
 
     ids: dict[str, set[int]] = {}
@@ -83,7 +83,7 @@ def _kills(path: Path) -> list[NodeKill]:
 
 
 def _machines(folder: Path, series: Path, prefix: str) -> tuple[list[str], list[tuple[str, float, float]], bool]:
-    """The run's machines (a platform's nodes, else the processors), when each computed, and whether known."""
+    """The run's machines (a platform's nodes, else the CPUs), when each computed, and whether known."""
     import json
 
     placements = _rows(series / f"{prefix}-placements.csv")

@@ -258,7 +258,7 @@ def left_out(records: typing.Any, length: int) -> list[str]:
     if records is None or records.empty or "status" not in records:
         return []
     lines = []
-    keys = [k for k in ("trace", "policy", "backfill") if k in records]
+    keys = [k for k in ("log", "trace", "policy", "backfill") if k in records]  # trace: the log's old column
     for key, group in records.groupby(keys, sort=False):
         missing = group[~group["status"].isin(("completed", "timeout"))]  # killed jobs ran: they count
         if missing.empty:

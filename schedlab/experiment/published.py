@@ -10,9 +10,9 @@ from schedlab.papers.rlscheduler_published import LOGS, PUBLISHED_BSLD
 __all__ = ["published_lines"]
 
 
-def _ran_protocol(cfg: Any, trace: str) -> bool:
-    """Did the replay of ``trace`` draw RLScheduler's published windows (seed 1, 10 of 1024, its slice)?"""
-    log = next((log for log in LOGS if log.trace == trace), None)
+def _ran_protocol(cfg: Any, name: str) -> bool:
+    """Did the replay of the log ``name`` draw RLScheduler's published windows (seed 1, 10 of 1024, its slice)?"""
+    log = next((log for log in LOGS if log.name == name), None)
     if log is None or cfg.compat != "rlscheduler" or cfg.starts or cfg.draw != "rlscheduler":
         return False
     # the Lublin logs have 10,000 jobs: drawing within all of them or within the first 10,000 is one draw
@@ -28,15 +28,14 @@ def published_lines(rows: Iterable[Mapping[str, Any]], cfg: Any) -> list[str]:
     """
     lines = []
     for row in rows:
-        trace, policy, backfill = row["trace"], row["policy"], row["backfill"]
-        published = PUBLISHED_BSLD.get(backfill, {}).get(trace, {}).get(policy)
-        if published is None or not _ran_protocol(cfg, trace):
+        # the log's column is ``log``; results saved before the vocabulary (issue 34) name it ``trace``
+        log, policy, backfill = row.get("log", row.get("trace")), row["policy"], row["backfill"]
+        published = PUBLISHED_BSLD.get(backfill, {}).get(log, {}).get(policy)
+        if published is None or not _ran_protocol(cfg, log):
             continue
         ours = f"{row['bounded_slowdown']:.2f}"
         verdict = "same" if ours == f"{published:.2f}" else "DIFFERENT"
-        lines.append(
-            f"{trace:>22} {policy:>6} {backfill:>4}: schedlab {ours:>9}, published {published:>9.2f}  {verdict}"
-        )
+        lines.append(f"{log:>22} {policy:>6} {backfill:>4}: schedlab {ours:>9}, published {published:>9.2f}  {verdict}")
     if lines:
         same = sum(line.endswith("same") for line in lines)
         lines.insert(0, "RLScheduler's published mean bounded slowdown (its README), to 2 decimals:")

@@ -51,7 +51,7 @@ def _rate(name: str, value: float) -> float:
 
 
 class OrdinalSharing:
-    """The OSL learner of every agent of a grid: a :class:`~schedlab.model.contracts.grid.GridDecider`.
+    """The OSL learner of every agent of a grid: a :class:`~schedlab.model.contracts.grid.GridPolicy`.
 
     Parameters
     ----------

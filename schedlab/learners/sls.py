@@ -24,7 +24,7 @@ __all__ = ["SimpleLearning"]
 
 
 class SimpleLearning:
-    """Independent learners updated at job completions only: a grid decider.
+    """Independent learners updated at job completions only: a grid policy.
 
     Parameters
     ----------

@@ -8,7 +8,7 @@
 - :mod:`~schedlab.model.records`: one record per job, the record log kept by columns,
   and the table they make;
 - :mod:`~schedlab.model.formats`: reading real logs and platforms (SWF, platform files,
-  traces, window draws, EGEE, Batsim, failure logs);
+  logs, window draws, EGEE, Batsim, failure logs);
 - :mod:`~schedlab.model.analysis`: metrics, closed-form queueing results, the
   conservation law, paired statistics, fair share, runtime estimates, energy and failures.
 

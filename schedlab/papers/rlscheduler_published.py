@@ -21,7 +21,7 @@ class ProtocolLog:
     """One log of the published protocol: its name in ``../shared/traces`` and how windows are drawn from it."""
 
     label: str  # as RLScheduler's table names it
-    trace: str  # file name (without .swf.gz) in ../shared/traces
+    name: str  # file name (without .swf.gz) in ../shared/traces
     draw_within: int  # RLScheduler's batch_job_slice: starts drawn among the first N jobs (0: all)
 
 
@@ -50,14 +50,14 @@ _ROWS = {
     },
 }
 
-#: ``PUBLISHED_BSLD[backfill][trace][policy]``: mean bounded slowdown, as published (backfill none or easy)
+#: ``PUBLISHED_BSLD[backfill][log][policy]``: mean bounded slowdown, as published (backfill none or easy)
 PUBLISHED_BSLD: dict[str, dict[str, dict[str, float]]] = {
-    backfill: {trace: dict(zip(POLICIES, values, strict=True)) for trace, values in rows.items()}
+    backfill: {log: dict(zip(POLICIES, values, strict=True)) for log, values in rows.items()}
     for backfill, rows in _ROWS.items()
 }
 
 
-def best_heuristic(backfill: str, trace: str) -> tuple[str, float]:
+def best_heuristic(backfill: str, log: str) -> tuple[str, float]:
     """The published heuristic with the lowest bounded slowdown in a cell: ``(policy, value)``."""
-    row = PUBLISHED_BSLD[backfill][trace]
+    row = PUBLISHED_BSLD[backfill][log]
     return min(((p, v) for p, v in row.items() if p != "rl"), key=lambda pv: pv[1])

@@ -7,8 +7,8 @@ plot asked for without it raises an ImportError that names the extra to install.
 
 - :func:`gantt`: one bar per job (or per allocation segment, from a trace).
 - :func:`node_gantt`: a cluster's Gantt chart per node, a row per core, nodes down hatched.
-- :func:`processor_gantt`: jobs over the processor ids they held, coloured by wait, processors down hatched.
-- :func:`machine_states`: machines (nodes or processors) computing, down and idle over time.
+- :func:`cpu_gantt`: jobs over the CPU ids they held, coloured by wait, CPUs down hatched.
+- :func:`machine_states`: machines (nodes or CPUs) computing, down and idle over time.
 - :func:`utilization_queue`: busy CPUs (and CPUs down) and queue length over time.
 - :func:`draw_topology`: a small-world ring or a broker/resource grid.
 - :func:`metric_vs_factor`: a metric of ``summary.csv`` against a factor, with 95% intervals
@@ -17,20 +17,21 @@ plot asked for without it raises an ImportError that names the extra to install.
 - :func:`plot_results`: all of the above that a results folder allows, as PNG files
   (:func:`~schedlab.plots.results.result_figures`: the same figures, for reading back).
 
-Every time axis names its unit and its origin; every chart of nodes or processors draws
+Every time axis names its unit and its origin; every chart of nodes or CPUs draws
 them down where the run's outages say they were.
 """
 
+from schedlab.plots.cpu_gantt import cpu_gantt
 from schedlab.plots.factors import metric_vs_factor, split_columns
 from schedlab.plots.gantt import Segment, gantt, node_gantt, segments_from_records, segments_from_trace
 from schedlab.plots.machine_states import machine_states
-from schedlab.plots.processor_gantt import processor_gantt
 from schedlab.plots.results import plot_results
 from schedlab.plots.timeseries import occupancy, utilization_queue
 from schedlab.plots.topology import draw_topology
 
 __all__ = [
     "Segment",
+    "cpu_gantt",
     "draw_topology",
     "gantt",
     "machine_states",
@@ -38,7 +39,6 @@ __all__ = [
     "node_gantt",
     "occupancy",
     "plot_results",
-    "processor_gantt",
     "segments_from_records",
     "segments_from_trace",
     "split_columns",

@@ -29,12 +29,12 @@ class DrawnRun:
     time_unit: str
     #: the cell's factors and replication, as ``key=value, ...``
     label: str
-    #: ``(job, procset, start, end)`` segments, where the run's machine gave processor ids
+    #: ``(job, procset, start, end)`` segments, where the run's machine gave CPU ids
     allocations: list[tuple[str, str, float, float]] | None = None
     #: the cell's row in ``summary.csv`` and the replication: where its ``series/`` files are
     index: int = 0
     rep: int = 0
-    #: ``(procset, start, end)``: processors down (node failures), up to the run's last end
+    #: ``(procset, start, end)``: CPUs down (node failures), up to the run's last end
     down: list[tuple[str, float, float]] = field(default_factory=list)
 
 

@@ -12,7 +12,7 @@ idle are each split by pstate, a shade per pstate with its speed in the legend, 
 slowed to half speed no longer looks like one at full speed (Batsim's ``machine_states.csv``
 has no pstates: it writes them apart, as ``pstate_changes.csv``). The
 machines are a cluster's nodes (its placement table) or, for a machine that gives
-processor ids, its processors (its allocation rows).
+CPU ids, its CPUs (its allocation rows).
 """
 
 from __future__ import annotations
@@ -146,13 +146,13 @@ def machine_states(
     ----------
     busy
         ``(machine, start, end)``: when each machine had a job (a placement row's node,
-        or an allocation row's processor).
+        or an allocation row's CPU).
     machines
         Every machine's name, idle ones too.
     start, end
         The span drawn (default: the first and last stretch's).
     what
-        What the machines are, for the y label (``"nodes"``, ``"processors"``).
+        What the machines are, for the y label (``"nodes"``, ``"CPUs"``).
     states
         Each stretch a machine was off, switching or down (``None``: the machines are never
         switched off, and the legend says so; nodes down are drawn, in red, when any was).

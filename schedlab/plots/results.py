@@ -13,10 +13,10 @@ from schedlab.plots.run_files import allocations_of, run_facts_of
 __all__ = [
     "DrawnRun",
     "allocations_of",
+    "cpu_states",
     "drawn_run",
     "metric_units",
     "plot_results",
-    "processor_states",
     "result_figures",
     "run_facts_of",
 ]
@@ -30,8 +30,8 @@ def metric_units(folder: Path, cells: int) -> dict[str, list[str | None]]:
     return {m: [f.get("units", {}).get(m) for f in facts] for m in names}
 
 
-def processor_states(run: DrawnRun) -> Any:
-    """The machine-state chart of a run whose machine gave processor ids: each processor a machine,
+def cpu_states(run: DrawnRun) -> Any:
+    """The machine-state chart of a run whose machine gave CPU ids: each CPU a machine,
     over the span from the first submission to the last end, down where a node failure took it."""
     from schedlab.model.core.procset import parse_procset
     from schedlab.plots.machine_states import machine_states
@@ -44,9 +44,9 @@ def processor_states(run: DrawnRun) -> Any:
         [str(i) for i in range(int(run.capacity))],
         start=min(r.submit for r in run.records),
         end=max(ends, default=None),
-        title=f"Machine states per processor ({run.label})",
+        title=f"Machine states per CPU ({run.label})",
         time_unit=run.time_unit,
-        what="processors",
+        what="CPUs",
         down=down,
         origin="the first submission",
     )
@@ -67,11 +67,11 @@ def plot_results(
     Each metric's intervals are bootstrap percentile intervals of its replications
     (``replications.csv``), which stay within the metric's bounds, and a metric measured in
     different units in different cells (the run facts' ``units``) gets a panel per unit.
-    The Gantt chart is drawn over processors (each job over the ids it held, coloured by
+    The Gantt chart is drawn over CPUs (each job over the ids it held, coloured by
     its wait) where the run saved its ``allocations.csv`` (a machine built with
     ``allocation=``), else one row per job; a cluster's run that saved its placements also
     gets ``gantt_nodes.png`` and ``machine_states.png`` (:func:`~schedlab.plots.node_charts.node_charts`).
-    Processors and nodes down (the run's ``node_outages.csv``, or a powered cluster's
+    CPUs and nodes down (the run's ``node_outages.csv``, or a powered cluster's
     ``power.csv``) are drawn down in every chart of them.
 
     Parameters
@@ -126,8 +126,8 @@ def result_figures(
 ) -> dict[str, Any]:
     """The figures :func:`plot_results` writes, by file name without ``.png``: what a test reads
     the drawn numbers back from. Parameters as there."""
+    from schedlab.plots.cpu_gantt import cpu_gantt
     from schedlab.plots.gantt import gantt
-    from schedlab.plots.processor_gantt import processor_gantt
     from schedlab.plots.timeseries import utilization_queue
 
     folder = Path(folder)
@@ -148,12 +148,12 @@ def result_figures(
         )
     run = drawn_run(folder, capacity, cell=cell, rep=rep)
     if run is not None:
-        if run.allocations:  # over the processors each job held
-            figures["gantt"] = processor_gantt(
+        if run.allocations:  # over the CPUs each job held
+            figures["gantt"] = cpu_gantt(
                 run.allocations,
                 int(run.capacity),
                 records=run.records,
-                title=f"Gantt chart over processors ({run.label})",
+                title=f"Gantt chart over CPUs ({run.label})",
                 time_unit=run.time_unit,
                 down=run.down,
             )
@@ -170,6 +170,6 @@ def result_figures(
             allocations=run.allocations,  # exact where saved: every attempt of a requeued job
         )
     nodes = node_charts(folder, run)
-    if run is not None and run.allocations and not nodes:  # each processor a machine
-        figures["machine_states"] = processor_states(run)
+    if run is not None and run.allocations and not nodes:  # each CPU a machine
+        figures["machine_states"] = cpu_states(run)
     return {**figures, **nodes}

@@ -2,7 +2,7 @@
 
 A scenario's ``measure`` hands the runner small tables of a run (the runner saves them
 as ``series/cell<i>-rep<r>-<name>``): its facts (``run.json``: CPUs, time unit, each
-metric's unit), which processors or nodes each job held, the nodes' power states and
+metric's unit), which CPUs or nodes each job held, the nodes' power states and
 pstates, and the node outages of a run with failures. A figure of that run reads them
 here, so that it draws what happened (a failed node as down, not idle) and names its
 units; a run that saved a table gets it, one that did not gets None.
@@ -62,7 +62,7 @@ def run_facts_of(folder: Path, index: int, rep: int) -> dict | None:
 
 
 def allocations_of(folder: Path, index: int, rep: int) -> list[tuple[str, str, float, float]] | None:
-    """The processor ids the run's jobs held (its ``allocations.csv``), or None if none was saved."""
+    """The CPU ids the run's jobs held (its ``allocations.csv``), or None if none was saved."""
     rows = series_rows(folder, index, rep, "allocations.csv")
     if rows is None:
         return None
@@ -87,7 +87,7 @@ def _outages(folder: Path, index: int, rep: int, until: float) -> list[dict[str,
 
 
 def down_procs(folder: Path, index: int, rep: int, until: float) -> list[tuple[str, float, float]]:
-    """``(procset, start, end)``: the processors each node failure of the run took down, and for how long."""
+    """``(procset, start, end)``: the CPUs each node failure of the run took down, and for how long."""
     return [(o["procs"], o["start"], o["end"]) for o in _outages(folder, index, rep, until)]
 
 

@@ -5,7 +5,7 @@ From these the number of busy CPUs and of waiting jobs are step functions of tim
 preempted or squeezed job is counted on all its CPUs from first start to end. A trace
 (a :class:`~schedlab.processes.tracing.TraceLog`'s entries) gives them exactly: every
 start, resume, resize, preemption and completion. So do a machine's allocation rows
-(which processors each job held, stretch by stretch): a job killed by a node failure and
+(which CPUs each job held, stretch by stretch): a job killed by a node failure and
 requeued holds its CPUs in each attempt, which its record (its last attempt) does not say.
 """
 
@@ -52,7 +52,7 @@ def _from_trace(entries: list[TraceEntry]) -> dict[str, tuple[np.ndarray, np.nda
 
 def busy_from_allocations(rows: Iterable[tuple[Any, str, float, float]]) -> tuple[np.ndarray, np.ndarray]:
     """Busy CPUs over time from allocation rows ``(job, "0-3 7", start, end)``: every stretch
-    every job held its processors, each attempt of a job a failure killed included."""
+    every job held its CPUs, each attempt of a job a failure killed included."""
     changes: list[tuple[float, float]] = []
     for job, procs, start, end in rows:
         held = float(len(parse_procset(procs, where=f"allocation of job {job}")))

@@ -2,10 +2,10 @@
 
 EASY (Lifka 1995; Mu'alem & Feitelson 2001): jobs start in priority order while they
 fit. The first that does not fit, the *head*, gets a reservation: the earliest time
-(the *shadow time*) at which enough processors free up, judged by the requested times
-of the running jobs; the processors then left over beyond the head's need are the
-*extra* processors. A later job starts now if it fits and either ends, by its
-requested time, no later than the shadow time, or uses only extra processors. So no
+(the *shadow time*) at which enough CPUs free up, judged by the requested times
+of the running jobs; the CPUs then left over beyond the head's need are the
+*extra* CPUs. A later job starts now if it fits and either ends, by its
+requested time, no later than the shadow time, or uses only extra CPUs. So no
 backfilled job delays the head — as far as requested times can tell.
 
 Every rule here, and the conservative and cluster variants, takes its order the same
@@ -37,7 +37,7 @@ _requested_end = attrgetter("requested_end")
 
 
 def reservation(view: MachineView, head: Job) -> tuple[float, int]:
-    """Shadow time and extra processors for ``head`` (which does not fit now).
+    """Shadow time and extra CPUs for ``head`` (which does not fit now).
 
     A running job is expected to end at its ``requested_end`` (its start plus its
     requested time), or now if it has overrun its request. Returns ``(inf, 0)`` if even
@@ -54,7 +54,7 @@ def reservation(view: MachineView, head: Job) -> tuple[float, int]:
         end = run.requested_end
         if shadow is not None and end > shadow:
             break
-        available += run.cpus  # every job ending at the shadow time frees its processors then
+        available += run.cpus  # every job ending at the shadow time frees its CPUs then
         if shadow is None and available >= need:
             shadow = end if end > now else now
     if shadow is None:
@@ -140,7 +140,7 @@ class EASY(Backfilling):
                 if fits(job):
                     yield Start(job)
             elif cpus <= extra and fits(job):
-                extra -= cpus  # it will still run at the shadow time: spend spare processors
+                extra -= cpus  # it will still run at the shadow time: spend spare CPUs
                 yield Start(job)
 
     def __str__(self) -> str:
@@ -154,7 +154,7 @@ class Committed:
     waits until it fits, and the queue is not ranked again meanwhile. With ``backfill``,
     while it waits, queued jobs are tried in FCFS order and start if they fit now and
     end, by their requested time, strictly before the committed job's shadow time —
-    computed once, when it first blocked. Spare processors are not used. Stateful: one
+    computed once, when it first blocked. Spare CPUs are not used. Stateful: one
     per run. ``order`` is read as :class:`Backfilling` reads it.
 
     ``reading`` says how a score *name* is read: ``"rlscheduler"`` (the default) reads

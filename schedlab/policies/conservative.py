@@ -2,21 +2,21 @@
 
 Every waiting job holds a reservation, not only the first. A job is given its
 reservation **when it arrives**: the earliest slot in the
-:class:`~schedlab.policies.profile.Profile` of free processors (the running jobs'
-requested ends, then every reservation already made) where its processors stay free
+:class:`~schedlab.policies.profile.Profile` of free CPUs (the running jobs'
+requested ends, then every reservation already made) where its CPUs stay free
 for its requested time. That slot is its promise: no later arrival can take it. A job
 starts when its reservation comes.
 
-When a job ends before its requested time, its processors are free earlier than the
+When a job ends before its requested time, its CPUs are free earlier than the
 plan assumed, and the schedule is **compressed**: the waiting jobs are taken in the
 order of their reservations, each moved to the earliest slot the profile now has
 (running jobs and the jobs already moved). A job can only move earlier: a job moved
-before it keeps, at and after its reservation, a subset of the processors it held
+before it keeps, at and after its reservation, a subset of the CPUs it held
 there, and the jobs after it are not yet placed. So no job starts later than the
 reservation it was given on arrival (``tests/test_conservative_properties.py``),
-as long as no job holds its processors past its requested time: under
+as long as no job holds its CPUs past its requested time: under
 ``walltime="kill"`` none does. A job that runs on past its request (``run-on``)
-holds processors the plan counted free; a job reserved then waits, and the plan is
+holds CPUs the plan counted free; a job reserved then waits, and the plan is
 compressed again at each decision until it starts.
 
 What it leaves out, and why
@@ -25,15 +25,15 @@ What it leaves out, and why
   arrival and a completion at the same instant are two decisions). A reservation is
   the earliest slot *at its arrival's decision*; a completion at the same instant
   that comes after it in the event list compresses it at its own decision.
-- It plans processors. A job reserved now whose other named resources do not fit
+- It plans CPUs. A job reserved now whose other named resources do not fit
   (``view.fits``) waits, and the plan is compressed at each decision until it starts.
 - The plan is the policy's own state: one :class:`Conservative` per run (a scenario's
   ``build`` makes one). Jobs started, preempted or resized by anything else make it
-  compress (a preempted job is planned again, as a new arrival). So do processors
+  compress (a preempted job is planned again, as a new arrival). So do CPUs
   that come or go with no job starting or ending: a capacity changed (elastic), a
   node repaired, booted, down or switched off. A job reserved while none of its
-  pool's processors were on would otherwise keep its ``inf`` slot after they boot.
-- It plans one pool of processors, the machine's. Three methods say what the plan is
+  pool's CPUs were on would otherwise keep its ``inf`` slot after they boot.
+- It plans one pool of CPUs, the machine's. Three methods say what the plan is
   made over (``_fresh``: the profiles from what runs now; ``_pool``: a job's profile;
   ``_relaid``: the pools changed with new arrivals), so a cluster's version,
   :class:`~schedlab.policies.partition_conservative.PartitionConservative`, plans
@@ -87,7 +87,7 @@ class Conservative:
         self._plan: dict[Job, list[float]] = {}  # waiting job -> [reservation, arrival number]
         self._ends: dict[Job, float] = {}  # running job -> requested end, as the profile holds it
         self._profiles: dict[Hashable, Profile] | None = None  # running jobs and the plan, per pool
-        self._usable = -1  # processors free or held by running jobs, as the profile was made over
+        self._usable = -1  # CPUs free or held by running jobs, as the profile was made over
         self._arrivals = 0
         self._stuck = False  # a job reserved now did not fit: the profile is not the machine's
 
@@ -105,11 +105,11 @@ class Conservative:
 
     # ------------------------------------------------------------------ what the plan is made over
     def _fresh(self, view: MachineView) -> dict[Hashable, Profile]:
-        """The profiles of free processors from what runs now, by pool: a machine is one pool."""
+        """The profiles of free CPUs from what runs now, by pool: a machine is one pool."""
         return {None: Profile.of_running(view.now, view.free, view.running)}
 
     def _pool(self, view: MachineView, job: Job) -> Hashable:
-        """The pool of processors ``job`` is planned in (a key of :meth:`_fresh`'s answer)."""
+        """The pool of CPUs ``job`` is planned in (a key of :meth:`_fresh`'s answer)."""
         return None
 
     def _relaid(self, view: MachineView, new: list[Job]) -> bool:
@@ -122,7 +122,7 @@ class Conservative:
 
         It matches when every job that left ended at its requested end and every job
         that came started at its reservation: a reserved slot then simply became a
-        running job's, over the same processors and times.
+        running job's, over the same CPUs and times.
         """
         now, ends = view.now, self._ends
         changed = self._stuck or _usable(view) != self._usable
@@ -190,12 +190,12 @@ class Conservative:
         fits, ends = view.fits, self._ends
         for (promised, _order), job in due:
             if fits(job):
-                if promised != now:  # late (see below): it holds processors past what the profile carved
+                if promised != now:  # late (see below): it holds CPUs past what the profile carved
                     self._stuck = True
                 del plan[job]
                 ends[job] = now + job.requested_time  # the slot it held in the profile
                 yield Start(job)
-            else:  # the profile counted processors free that are not (a job ran past its request)
+            else:  # the profile counted CPUs free that are not (a job ran past its request)
                 self._stuck = True
 
     def __str__(self) -> str:
@@ -206,5 +206,5 @@ class Conservative:
 
 
 def _usable(view: MachineView) -> int:
-    """The processors free or held by running jobs: what the profile is made over."""
+    """The CPUs free or held by running jobs: what the profile is made over."""
     return view.free + sum(run.cpus for run in view.running)

@@ -4,9 +4,9 @@ Conservative backfilling (Mu'alem & Feitelson 2001): every waiting job holds a
 reservation, not only the first. :class:`~schedlab.policies.conservative.Conservative`
 is the paper's: a reservation is made at arrival and only ever moves earlier. This
 variant keeps no plan. In priority order, each job is given the earliest
-slot in the :class:`~schedlab.policies.profile.Profile` of free processors (built from
+slot in the :class:`~schedlab.policies.profile.Profile` of free CPUs (built from
 the running jobs' requested ends, then carved by the reservations of the jobs before
-it) where its processors stay free for its requested time. A job starts now only if
+it) where its CPUs stay free for its requested time. A job starts now only if
 its reservation is now; so no job starts early at the cost of an earlier job's
 reservation, as far as requested times can tell.
 
@@ -42,7 +42,7 @@ What bounds the scan
 --------------------
 Only jobs reserved *now* start, and the reservations of jobs behind a job never move
 its own. So the plan stops as soon as no later job could start now: when every job
-left is wider than the processors the profile still has free now, or than the
+left is wider than the CPUs the profile still has free now, or than the
 machine's free CPUs (a job alone in the queue is the shortest case: it starts if it
 fits). A decision thus costs the placement of the jobs up to that point, each a
 walk over at most ``running + placed + 1`` steps; the rest of the queue is not
@@ -101,7 +101,7 @@ class RebuildConservative(Backfilling):
         # can stop when no job left could be reserved now
         narrowest = list(accumulate(reversed([job.cpus for job in queue]), min))[::-1]
         profile = Profile.of_running(now, view.free, view.running)
-        free = profile.free  # free[0]: processors not yet reserved now
+        free = profile.free  # free[0]: CPUs not yet reserved now
         earliest, reserve, fits = profile.earliest, profile.reserve, view.fits
         for k, job in enumerate(queue):
             if free[0] < narrowest[k] or view.free < narrowest[k]:

@@ -1,6 +1,6 @@
 """Grid selection rules without learning (Wu et al. 2011, section 4): RS, LLS and decentralised Min-Min.
 
-Each is a :class:`~schedlab.model.contracts.grid.GridDecider`: every broker applies it to its new
+Each is a :class:`~schedlab.model.contracts.grid.GridPolicy`: every broker applies it to its new
 jobs in its turn. They differ in what they know:
 
 - :class:`RandomSelection` (RS) knows nothing: a resource drawn uniformly per job;
@@ -28,7 +28,7 @@ __all__ = ["DecentralisedMinMin", "LeastLoaded", "RandomSelection"]
 
 
 class _Stateless:
-    """No message on the sharing graph: the hooks of a decider these rules do not use."""
+    """No message on the sharing graph: the hooks of a policy these rules do not use."""
 
     #: nothing travels between brokers: only agents with new jobs need a turn
     shares = False

@@ -1,7 +1,7 @@
 """EASY backfilling that reserves nodes, not a count of cores: for a cluster of nodes.
 
-:class:`~schedlab.policies.backfilling.EASY` reasons with processors: the head job's
-reservation is the time enough processors free up anywhere. On a cluster that is an
+:class:`~schedlab.policies.backfilling.EASY` reasons with CPUs: the head job's
+reservation is the time enough CPUs free up anywhere. On a cluster that is an
 estimate: the cores may be on nodes of another partition, on nodes a GPU job cannot
 use, or spread so that no node can hold the head. :class:`NodeEASY` asks the cluster's
 own placement rule instead, on a copy of the nodes' state

@@ -10,7 +10,7 @@ arrival-reservation rule, whose reservations never move later, is
 :class:`~schedlab.policies.partition_conservative.PartitionConservative`
 (``conservative``); this one is kept because neither wins on mean wait.
 
-Why pools: one count of free processors mixes partitions up: a GPU partition's idle
+Why pools: one count of free CPUs mixes partitions up: a GPU partition's idle
 cores make a CPU job look as if it could start now, and a job started "in its slot"
 may then take cores that an earlier job's reservation, in its own partition, needs.
 So with disjoint partitions no job's plan reads another partition's cores. It still

@@ -1,6 +1,6 @@
-"""A machine's free processors over time, as a backfilling scheduler plans with them.
+"""A machine's free CPUs over time, as a backfilling scheduler plans with them.
 
-A :class:`Profile` is a step function: ``free[i]`` processors are free from
+A :class:`Profile` is a step function: ``free[i]`` CPUs are free from
 ``times[i]`` until ``times[i + 1]`` (the last step lasts for ever). It starts from what
 the machine runs now, each running job expected to end at its requested end (the
 scheduler cannot know the real runtime), and reservations are carved out of it. This
@@ -22,16 +22,16 @@ __all__ = ["Profile"]
 
 
 class Profile:
-    """Free processors over time from ``now`` on: a sorted step function.
+    """Free CPUs over time from ``now`` on: a sorted step function.
 
     Parameters
     ----------
     now
         The first step's time.
     free
-        Processors free at ``now``.
+        CPUs free at ``now``.
     ends
-        ``(time, cpus)`` pairs: ``cpus`` processors are freed at ``time``. Times at or
+        ``(time, cpus)`` pairs: ``cpus`` CPUs are freed at ``time``. Times at or
         before ``now`` are freed at ``now``; they need not be sorted.
     """
 
@@ -53,7 +53,7 @@ class Profile:
 
     @classmethod
     def of_running(cls, now: float, free: int, running: Iterable[RunningView]) -> Profile:
-        """The profile of a machine with ``free`` processors free now and ``running`` jobs.
+        """The profile of a machine with ``free`` CPUs free now and ``running`` jobs.
 
         A running job is expected to end at its ``requested_end``, or now if it has run
         past it (as :func:`~schedlab.policies.backfilling.reservation` reads it too).
@@ -61,9 +61,9 @@ class Profile:
         return cls(now, free, [(r.requested_end, r.cpus) for r in running])
 
     def earliest(self, cpus: int, duration: float) -> int:
-        """Index of the first step at which ``cpus`` processors stay free for ``duration``.
+        """Index of the first step at which ``cpus`` CPUs stay free for ``duration``.
 
-        The slot starts at a step (free processors only change at steps) and needs
+        The slot starts at a step (free CPUs only change at steps) and needs
         ``cpus`` free at that step and at every later step before ``start + duration``.
         Returns ``-1`` if no step ever has ``cpus`` free (wider than the machine).
         """
@@ -86,7 +86,7 @@ class Profile:
         return -1
 
     def take_earliest(self, cpus: int, duration: float) -> float:
-        """Reserve the earliest slot of ``cpus`` processors for ``duration`` and say when it starts.
+        """Reserve the earliest slot of ``cpus`` CPUs for ``duration`` and say when it starts.
 
         :meth:`earliest` then :meth:`reserve`: how every conservative plan places a job.
         ``inf`` (nothing reserved) when no step ever has ``cpus`` free.
@@ -98,7 +98,7 @@ class Profile:
         return self.times[i]
 
     def reserve(self, i: int, cpus: int, duration: float) -> None:
-        """Take ``cpus`` processors from step ``i``'s time for ``duration`` (a slot :meth:`earliest` found)."""
+        """Take ``cpus`` CPUs from step ``i``'s time for ``duration`` (a slot :meth:`earliest` found)."""
         times, free = self.times, self.free
         end = times[i] + duration
         k = bisect_left(times, end, i)
@@ -109,7 +109,7 @@ class Profile:
             free[m] -= cpus
 
     def reserve_at(self, time: float, cpus: int, duration: float) -> None:
-        """Take ``cpus`` processors from ``time`` (at or after the first step) for ``duration``.
+        """Take ``cpus`` CPUs from ``time`` (at or after the first step) for ``duration``.
 
         A reservation kept from an earlier decision is carved where it was made, which
         need not be a step of this profile: the step it falls in is split there.

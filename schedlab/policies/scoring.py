@@ -6,7 +6,7 @@ first. Every named order is a score registered here with :func:`order`:
 >>> from schedlab.policies.scoring import RLSCHEDULER_SCORES, SCORES, order
 >>> @order("largest")
 ... def largest(job, now):
-...     '''Largest job first: the most processors.'''
+...     '''Largest job first: the most CPUs.'''
 ...     return -float(job.cpus)
 >>> "largest" in SCORES
 True
@@ -147,7 +147,7 @@ def sjf_runtime(job: Job, now: float) -> float:
 
 @order("smallest")
 def smallest(job: Job, now: float) -> float:
-    """Smallest job first: the number of processors."""
+    """Smallest job first: the number of CPUs."""
     return float(job.cpus)
 
 
@@ -160,7 +160,7 @@ def _log_positive(log: Callable[[float], float], x: float) -> float:
 def f1(job: Job, now: float) -> float:
     """F1 (Carastan-Santos & de Camargo 2017): ``log10(r) * n + 870 * log10(s)``.
 
-    r is the requested time, n the processors and s the submit time; non-positive
+    r is the requested time, n the CPUs and s the submit time; non-positive
     values are read as 0.1 so that a job submitted at time 0 keeps a finite score.
     """
     return _log_positive(math.log10, job.requested_time) * job.cpus + 870.0 * _log_positive(math.log10, job.submit)
@@ -189,7 +189,7 @@ def f4(job: Job, now: float) -> float:
 
 @order("saf")
 def saf(job: Job, now: float) -> float:
-    """Smallest area first: the requested time times the processors, ``r * n``."""
+    """Smallest area first: the requested time times the CPUs, ``r * n``."""
     return job.requested_time * job.cpus
 
 
@@ -201,7 +201,7 @@ def wfp3(job: Job, now: float) -> float:
 def unicep(job: Job, now: float) -> float:
     """UNICEP: ``-wait / (log2(n) * r)``.
 
-    log2(1) is 0; as in RLScheduler's and other public implementations a 1-processor
+    log2(1) is 0; as in RLScheduler's and other public implementations a 1-CPU
     job is scored with ``log2(1 + 1e-6)``, making it the most urgent once it has waited.
     """
     return -(now - job.submit) / (math.log2(job.cpus + 1e-6) * job.requested_time)
@@ -226,7 +226,7 @@ def wfp3_rlscheduler(job: Job, now: float) -> float:
 def unicep_rlscheduler(job: Job, now: float) -> float:
     """RLScheduler's UNICEP: ``-(w + 1e-15) / (log2(n + 1e-15) * r)`` with ``w = -1 - submit``.
 
-    Fixed per job (see :func:`wfp3_rlscheduler`); a 1-processor job divides by about
+    Fixed per job (see :func:`wfp3_rlscheduler`); a 1-CPU job divides by about
     1.4e-15 and so comes last.
     """
     wait = _RLS_WAIT_OFFSET - job.submit

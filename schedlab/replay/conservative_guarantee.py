@@ -2,8 +2,8 @@
 
 Conservative backfilling (``--backfill conservative``) promises every job a start no
 later than the reservation it was given on arrival. The promise rests on its plan,
-which counts free processors (on a platform: free cores per pool of nodes), being
-the machine: any processors the plan counts free can take the job. When that fails a
+which counts free CPUs (on a platform: free cores per pool of nodes), being
+the machine: any CPUs the plan counts free can take the job. When that fails a
 job may start later than promised, and the replay gave no sign. So:
 
 - :func:`guarantee_gaps` reads the replay's settings, its platform's node shape and
@@ -38,17 +38,17 @@ _SLACK = 1e-6
 def guarantee_gaps(cfg: Any, jobs: Iterable[Job], platform: Platform | None) -> list[str]:
     """Why ``conservative`` backfilling's guarantee does not hold for these settings and jobs (empty: it holds).
 
-    ``jobs`` are the logs' jobs as read (SWF processors and memory), ``platform`` the
-    platform replayed on (``None``: a machine of processors, which any job of the
+    ``jobs`` are the logs' jobs as read (SWF CPUs and memory), ``platform`` the
+    platform replayed on (``None``: a machine of CPUs, which any job of the
     plan's width fits).
     """
     if "conservative" not in cfg.backfills:
         return []
     gaps = []
     if cfg.walltime == "run-on":
-        gaps.append("jobs run past their requested time (walltime run-on) and hold processors the plan counted free")
+        gaps.append("jobs run past their requested time (walltime run-on) and hold CPUs the plan counted free")
     if cfg.failures or cfg.mtbf:
-        gaps.append("nodes fail (--failures/--mtbf), taking processors the plan counted")
+        gaps.append("nodes fail (--failures/--mtbf), taking CPUs the plan counted")
     if platform is not None:
         gaps += placement_gaps(cfg.placement, platform, list(jobs))
     return gaps
@@ -121,7 +121,7 @@ def late_starts(policy: Conservative, records: Iterable[Any]) -> int:
 
 
 def replay_warnings(cfg: Any, jobs: Iterable[Job]) -> list[str]:
-    """The warning lines of a replay of ``jobs`` under ``cfg`` (a trace replay's Config): none, or the one above."""
+    """The warning lines of a replay of ``jobs`` under ``cfg`` (a log replay's Config): none, or the one above."""
     from schedlab.model.formats.platform_file import cached_platform
 
     gaps = guarantee_gaps(cfg, jobs, cached_platform(cfg.platform) if cfg.platform else None)
@@ -133,7 +133,8 @@ def late_lines(replications: Iterable[dict[str, Any]], length: int) -> list[str]
     late: dict[tuple[str, ...], list[float]] = {}
     for rep in replications:
         if "late_starts" in rep and rep["late_starts"] == rep["late_starts"]:
-            key = tuple(str(rep[k]) for k in ("trace", "policy", "backfill") if k in rep)
+            # trace: the log's column in results saved before the vocabulary (issue 34)
+            key = tuple(str(rep[k]) for k in ("log", "trace", "policy", "backfill") if k in rep)
             late.setdefault(key, []).append(rep["late_starts"])
     return [
         f"late starts, {' '.join(key)}: {int(sum(n))} of {len(n) * length} jobs in {len(n)} window(s) of {length} "

@@ -1,6 +1,6 @@
 """The log-replay scenario behind ``schedlab replay``: policies x backfilling on windows of SWF logs.
 
-Cells are log x policy x backfill (the log in the results' column ``trace``), plus a
+Cells are log x policy x backfill (the log in the results' column ``log``), plus a
 ``native`` row for logs that record their waits; replication r replays window r, so each
 row is the mean over windows and the replications table holds the per-window values. Windows are drawn from the run's
 seed (``--seed``) unless ``window_seed`` is set (``schedlab replay --seed`` sets it).
@@ -8,7 +8,7 @@ seed (``--seed``) unless ``window_seed`` is set (``schedlab replay --seed`` sets
 Notes
 -----
 Every job of a window is replayed: memory requests are ignored (the machine models
-processors only; HPC2N asks memory for 175,359 of its 202,871 jobs, which used to
+CPUs only; HPC2N asks memory for 175,359 of its 202,871 jobs, which used to
 make them "never fit" and leave the metrics), and ``schedlab replay`` names any job
 left out of the metrics, counted per reason.
 
@@ -20,7 +20,7 @@ never killed.
 
 Under ``compat="rlscheduler"`` (which keeps ``run-on``: RLScheduler runs every job to
 its end) the reading of RLScheduler's protocol is: its loader
-(processors ``max(allocated, requested)``; run time -1 read as 10, run time 0
+(CPUs ``max(allocated, requested)``; run time -1 read as 10, run time 0
 dropped; requested time -1 read as the run time; a requested time of 0, which
 RLScheduler keeps and schedlab reads as the run time, occurs in none of the logs in
 ``../shared/traces``), SJF's key
@@ -170,7 +170,7 @@ class Config:
             raise ValueError("compat rlscheduler runs every job to its end, as RLScheduler does: use walltime run-on")
         if self.platform and self.compat != "none":
             raise ValueError(
-                f"a platform replays the log's processors on nodes; compat {self.compat!r} "
+                f"a platform replays the log's CPUs on nodes; compat {self.compat!r} "
                 "reads jobs as whole nodes: use compat none with a platform"
             )
         if self.idle_shutdown is not None and not self.platform:
@@ -256,15 +256,15 @@ def cells(cfg: Config) -> list[dict]:
     for name in cfg.logs:
         for policy in cfg.policies:
             for backfill in cfg.backfills:
-                out.append({"trace": name, "policy": policy, "backfill": backfill})
+                out.append({"log": name, "policy": policy, "backfill": backfill})
         if cfg.native and np.isfinite(read_log(cfg, name).recorded_wait).any():
-            out.append({"trace": name, "policy": "native", "backfill": "-"})
+            out.append({"log": name, "policy": "native", "backfill": "-"})
     return out
 
 
 def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> Model:
     """The model of one cell and replication: window r of the cell's log, under its policy (or as recorded)."""
-    log = read_log(cfg, cell["trace"])
+    log = read_log(cfg, cell["log"])
     starts = window_starts(cfg, len(log.jobs), window_seed(cfg, streams))
     r = streams.replication
     if r >= len(starts):
@@ -373,7 +373,7 @@ def measure(model: Model) -> dict[str, Any]:
             out["files"]["power.csv"] = model["cluster"].power_csv()
         if getattr(model["cluster"], "pstate_rows", list)():  # nodes slowed: their pstates, for the same plot
             out["files"]["pstates.csv"] = model["cluster"].pstate_csv()
-    elif getattr(model.parts.get("machine"), "processors", None) is not None:  # which CPUs: its Gantt chart
+    elif getattr(model.parts.get("machine"), "cpu_map", None) is not None:  # which CPUs: its Gantt chart
         out["files"]["allocations.csv"] = model["machine"].allocations_csv()
     if model.parts.get("failures"):
         out.update(failure_metrics(model["machine"], model.records()))

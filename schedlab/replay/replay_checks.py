@@ -19,11 +19,11 @@ __all__ = ["check_machine", "check_options", "check_platform"]
 def check_options(cfg: Any) -> None:
     """Options that only a platform, or only node failures, give a meaning to."""
     if not cfg.platform:
-        # a machine places a job's processors first-fit and has one queue: any other choice would be ignored
+        # a machine places a job's CPUs first-fit and has one queue: any other choice would be ignored
         if cfg.placement != "first-fit":
             raise ValueError(
                 f"placement={cfg.placement!r} places jobs on a platform's nodes: give --platform FILE "
-                "(a machine without one places processors first-fit)"
+                "(a machine without one places CPUs first-fit)"
             )
         if cfg.queues != "none":
             raise ValueError(

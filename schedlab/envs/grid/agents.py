@@ -36,6 +36,7 @@ load, its capacity (scaled as in the observation) and every agent's unfinished j
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -45,7 +46,7 @@ import simpy
 from pettingzoo import AECEnv
 
 from schedlab.envs.grid.obs import AgentJobs, GridAgentsConfig, grid_model, resource_index
-from schedlab.envs.grid.policy import PolicyDecider
+from schedlab.envs.grid.policy import GridAgentPolicy
 from schedlab.model.analysis import metrics
 from schedlab.model.contracts.grid import GridCompletion, GridView
 from schedlab.model.core.job import Job
@@ -70,8 +71,8 @@ class SteppedGrid(GridModel):
         super().pass_turn()
 
 
-class EnvDecider:
-    """The model's decider in the environment: the bookkeeping, and the step's end; no decisions.
+class EnvGridPolicy:
+    """The model's policy in the environment: the bookkeeping, and the step's end; no decisions.
 
     The environment queues every job itself before the agent's turn runs, so the
     model never asks :meth:`assign`.
@@ -148,14 +149,14 @@ class GridEnvParts:
                 self._root = np.random.SeedSequence()
             sequence = self._root.spawn(1)[0]
         self._sim = simpy.Environment()
-        self._decider = EnvDecider(self._step_ended)
-        model = grid_model(self._sim, self.config, self._decider, Streams(sequence), SteppedGrid)
+        self._grid_policy = EnvGridPolicy(self._step_ended)
+        model = grid_model(self._sim, self.config, self._grid_policy, Streams(sequence), SteppedGrid)
         assert isinstance(model, SteppedGrid)
         self.model = model
         self._pending = np.zeros(self.config.agents)
 
     def _step_ended(self) -> None:
-        self._pending += self._decider.jobs.end_step(self.config.reward)
+        self._pending += self._grid_policy.jobs.end_step(self.config.reward)
 
     def observation_space(self, agent: str) -> gym.spaces.Box:
         """Agent ``agent``'s observation space (the same object each call: PettingZoo seeds it)."""
@@ -171,7 +172,7 @@ class GridEnvParts:
         if self.model is None:
             raise RuntimeError("call reset() before state()")
         # an observation with no job to place carries the time, loads and capacities; only the job counts differ
-        obs = self.observer.observe(self.model.view, 0.0, 0, self._decider.jobs.unfinished.sum(axis=0))
+        obs = self.observer.observe(self.model.view, 0.0, 0, self._grid_policy.jobs.unfinished.sum(axis=0))
         return obs[2 : self.observer.base_size]  # the features' extras are per agent: not global state
 
     def close(self) -> None:
@@ -230,7 +231,7 @@ class GridAgentsEnv(GridEnvParts, AECEnv):
     (those of ``Streams(s)`` in a scenario); a reset without a seed takes the next
     child of the last seed (fresh OS entropy the first time). ``options`` are unused.
     After an episode ``env.model`` is its GridModel (``series``, ``all_records()``).
-    :meth:`as_decider` turns a policy into a GridDecider for scenarios.
+    :meth:`as_grid_policy` turns a policy into a GridPolicy for scenarios.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "name": "schedlab_grid_agents_v0"}
@@ -276,7 +277,7 @@ class GridAgentsEnv(GridEnvParts, AECEnv):
         assert self.model is not None
         job: Job = self._jobs[self._next]
         self.model.submitter(self._agent)(resource, job)  # over the topology's links (at once on the complete grid)
-        self._decider.jobs.submitted(self._agent, resource)
+        self._grid_policy.jobs.submitted(self._agent, resource)
         self._next += 1
         if self._next == len(self._jobs):
             self._jobs = []
@@ -323,7 +324,7 @@ class GridAgentsEnv(GridEnvParts, AECEnv):
         mine = bool(self._jobs) and i == self._agent
         length = self._jobs[self._next].runtime if mine else 0.0
         left = len(self._jobs) - self._next if mine else 0
-        return self.observer.observe(self.model.view, length, left, self._decider.jobs.unfinished[i], i)
+        return self.observer.observe(self.model.view, length, left, self._grid_policy.jobs.unfinished[i], i)
 
     def step(self, action: Any) -> None:
         """The acting agent sends its job to resource ``action``; the model runs on to the next job to place."""
@@ -353,6 +354,12 @@ class GridAgentsEnv(GridEnvParts, AECEnv):
         return grid_text(self.model, f"to act: {self.agent_selection}, job length {job}")
 
     # ------------------------------------------------------------------ helpers
-    def as_decider(self, policy: Any) -> PolicyDecider:
-        """``policy`` (obs -> resource, ``act(obs)``, or N of them) as a GridDecider seeing these observations."""
-        return PolicyDecider(policy, self.observer)
+    def as_grid_policy(self, policy: Any) -> GridAgentPolicy:
+        """``policy`` (obs -> resource, ``act(obs)``, or N of them) as a GridPolicy seeing these observations."""
+        return GridAgentPolicy(policy, self.observer)
+
+    def as_decider(self, policy: Any) -> GridAgentPolicy:  # old name kept
+        """Deprecated: :meth:`as_grid_policy` (its name before issue 34's vocabulary, in docs/rl.md)."""
+        old = "as_decider"  # old name kept
+        warnings.warn(f"GridAgentsEnv.{old} is now as_grid_policy", DeprecationWarning, stacklevel=2)
+        return self.as_grid_policy(policy)

@@ -1,7 +1,7 @@
 """What a grid scheduler agent sees and earns (seed 003): the settings, the observation, the job bookkeeping.
 
 Shared by the PettingZoo environment (:mod:`schedlab.envs.grid.agents`) and by
-:class:`~schedlab.envs.grid.policy.PolicyDecider`, which runs a per-agent policy back
+:class:`~schedlab.envs.grid.policy.GridAgentPolicy`, which runs a per-agent policy back
 inside an ordinary :class:`~schedlab.processes.grid.grid.GridModel`: both build the same
 observation from the same :class:`~schedlab.model.contracts.grid.GridView` and the same
 bookkeeping, so a policy decides alike in both. Nothing here needs PettingZoo.
@@ -50,7 +50,7 @@ import gymnasium as gym
 import numpy as np
 import simpy
 
-from schedlab.model.contracts.grid import GridDecider, GridTopology, GridView
+from schedlab.model.contracts.grid import GridPolicy, GridTopology, GridView
 from schedlab.model.core.fields import is_int, number, validate, whole
 from schedlab.model.core.streams import Streams
 from schedlab.model.core.workloads import PoissonJobs
@@ -183,11 +183,11 @@ class GridAgentsConfig:
 def grid_model(
     sim: simpy.Environment,
     config: GridAgentsConfig,
-    decider: GridDecider,
+    grid_policy: GridPolicy,
     streams: Streams,
     model_class: type[GridModel] = GridModel,
 ) -> GridModel:
-    """The GridModel the environment runs for ``config``, with ``decider`` deciding for every agent.
+    """The GridModel the environment runs for ``config``, with ``grid_policy`` deciding for every agent.
 
     Capacities come from ``streams["capacities"]``, job counts from ``arrivals`` and
     lengths from ``lengths``, as in ``scenarios/osl_grid.py``: an environment reset with
@@ -200,7 +200,7 @@ def grid_model(
         topology = GridTopology.complete(config.agents, capacities, sharing=ordinal_ring(config.agents))
     else:  # the config's placement, with the capacities drawn here (the stream decides them, as it does above)
         topology = dataclasses.replace(config.topology, capacities=capacities)
-    return model_class(sim, topology, decider, jobs, steps=config.steps, record_every=config.record_every)
+    return model_class(sim, topology, grid_policy, jobs, steps=config.steps, record_every=config.record_every)
 
 
 def resource_index(action: Any, resources: int, who: str) -> int:

@@ -102,7 +102,7 @@ class GridParallelEnv(GridEnvParts, ParallelEnv):
         assert self.model is not None
         queue, k = self._queues[i], self._next[i]
         length = queue[k].runtime if k < len(queue) else 0.0
-        return self.observer.observe(self.model.view, length, len(queue) - k, self._decider.jobs.unfinished[i], i)
+        return self.observer.observe(self.model.view, length, len(queue) - k, self._grid_policy.jobs.unfinished[i], i)
 
     def _returns(self, done: bool) -> tuple[dict, dict, dict, dict, dict]:
         names = self.possible_agents
@@ -145,7 +145,7 @@ class GridParallelEnv(GridEnvParts, ParallelEnv):
                 raise ValueError(f"{agent} has a job to place this step but no action was given")
             resource = resource_index(actions[agent], self.config.resources, agent)
             submitter(i)(resource, self._queues[i][self._next[i]])  # over the topology's links
-            self._decider.jobs.submitted(i, resource)
+            self._grid_policy.jobs.submitted(i, resource)
             self._next[i] += 1
         done = not self._advance()
         out = self._returns(done)

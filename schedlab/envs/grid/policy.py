@@ -3,14 +3,18 @@
 A *policy* maps one agent's observation (:mod:`schedlab.envs.grid.obs`) to a resource
 index: a callable ``policy(obs) -> int`` or an object with ``act(obs)``. The PettingZoo
 environment (:class:`~schedlab.envs.grid.agents.GridAgentsEnv`) asks it once per job;
-:class:`PolicyDecider` turns the same policy into a
-:class:`~schedlab.model.contracts.grid.GridDecider`, so a trained policy decides in any
+:class:`GridAgentPolicy` turns the same policy into a
+:class:`~schedlab.model.contracts.grid.GridPolicy`, so a trained policy decides in any
 scenario that builds a :class:`~schedlab.processes.grid.grid.GridModel`, with the
 observations it was trained on and the same decisions on the same jobs.
+
+Its name before issue 34's vocabulary (:data:`RENAMED`, a tutorial's) still works with a
+:class:`DeprecationWarning`: what decides is a policy.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -19,20 +23,21 @@ import numpy as np
 from schedlab.envs.grid.obs import AgentJobs, GridAgentsConfig, GridObserver, resource_index
 from schedlab.model.contracts.grid import GridCompletion, GridView
 
-__all__ = ["PolicyDecider", "least_loaded", "random_resource"]
+__all__ = ["GridAgentPolicy", "least_loaded", "random_resource"]
 
-GridPolicy = Callable[[np.ndarray], Any]
+#: one agent's policy: its observation -> a resource index
+ObsPolicy = Callable[[np.ndarray], Any]
 
 
-def _callable(policy: Any) -> GridPolicy:
+def _callable(policy: Any) -> ObsPolicy:
     act = getattr(policy, "act", policy)
     if not callable(act):
         raise TypeError(f"policy must be a callable obs -> resource or have act(obs), got {policy!r}")
     return act
 
 
-class PolicyDecider:
-    """A per-agent policy as the decider of every agent of a GridModel.
+class GridAgentPolicy:
+    """A per-agent policy as the policy of every agent of a GridModel.
 
     Parameters
     ----------
@@ -63,8 +68,8 @@ class PolicyDecider:
     def __init__(self, policy: Any, config: GridAgentsConfig | GridObserver) -> None:
         self.observer = config.observer if isinstance(config, GridAgentsConfig) else config
         if isinstance(policy, Sequence) and not callable(policy):
-            self._policies: list[GridPolicy] | None = [_callable(p) for p in policy]
-            self._policy: GridPolicy | None = None
+            self._policies: list[ObsPolicy] | None = [_callable(p) for p in policy]
+            self._policy: ObsPolicy | None = None
         else:
             self._policies, self._policy = None, _callable(policy)
         self.decisions = 0
@@ -112,10 +117,10 @@ class PolicyDecider:
         self.jobs.end_step()
 
     def __repr__(self) -> str:
-        return f"PolicyDecider({self._policy or self._policies!r})"
+        return f"GridAgentPolicy({self._policy or self._policies!r})"
 
 
-def least_loaded(rng: np.random.Generator, observer: GridObserver) -> GridPolicy:
+def least_loaded(rng: np.random.Generator, observer: GridObserver) -> ObsPolicy:
     """LLS as a policy: the resource of least load in the observation, ties uniformly at random with ``rng``.
 
     With the default ``time_scale`` (1) it draws exactly as
@@ -131,10 +136,22 @@ def least_loaded(rng: np.random.Generator, observer: GridObserver) -> GridPolicy
     return policy
 
 
-def random_resource(rng: np.random.Generator, observer: GridObserver) -> GridPolicy:
+def random_resource(rng: np.random.Generator, observer: GridObserver) -> ObsPolicy:
     """RS as a policy: a resource uniformly at random."""
 
     def policy(obs: np.ndarray) -> int:
         return int(rng.integers(observer.resources))
 
     return policy
+
+
+#: names this module had before issue 34's vocabulary, old -> new (a tutorial used them)
+RENAMED = {"PolicyDecider": "GridAgentPolicy"}  # old name kept
+
+
+def __getattr__(name: str) -> object:
+    """An old name of :data:`RENAMED`: today's object, with a DeprecationWarning."""
+    if name in RENAMED:
+        warnings.warn(f"{__name__}.{name} is now {RENAMED[name]}", DeprecationWarning, stacklevel=2)
+        return globals()[RENAMED[name]]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

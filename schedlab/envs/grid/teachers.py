@@ -18,7 +18,7 @@ cost on an episode is the same in any process.
 
 :func:`mct_policy` is MCT as a policy of the observation alone (it needs the
 ``runtime`` and ``latency`` features), so it decides back in a ``GridModel`` through
-:class:`~schedlab.envs.grid.policy.PolicyDecider`, as LLS and OSL do there.
+:class:`~schedlab.envs.grid.policy.GridAgentPolicy`, as LLS and OSL do there.
 
 OSL (:class:`~schedlab.learners.OrdinalSharing`) is no rule of this kind: it learns from
 its own jobs' completions and shares its table around the ring inside the model's

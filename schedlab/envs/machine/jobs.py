@@ -90,10 +90,10 @@ class SyntheticJobs:
 
 
 @lru_cache(maxsize=4)
-def _trace_jobs(path: str) -> tuple[tuple[Job, ...], int]:
-    """The cleaned jobs of an SWF log and its processors, read once per process."""
-    trace = read_swf(path, nodes_as_procs=True)  # as schedlab replay reads the Lublin model's MaxNodes-only logs
-    return tuple(trace.jobs()), trace.machine_procs
+def _log_jobs(path: str) -> tuple[tuple[Job, ...], int]:
+    """The cleaned jobs of an SWF log and its CPUs, read once per process."""
+    log = read_swf(path, nodes_as_procs=True)  # as schedlab replay reads the Lublin model's MaxNodes-only logs
+    return tuple(log.jobs()), log.machine_procs
 
 
 @dataclass(frozen=True)
@@ -101,7 +101,7 @@ class LogWindows:
     """Windows of ``length`` consecutive jobs of an SWF log, one drawn at random per episode.
 
     Jobs are the log's cleaned ones (:func:`schedlab.model.formats.swf.reader.read_swf`'s defaults:
-    jobs wider than the machine, with no runtime or no processors, are dropped and
+    jobs wider than the machine, with no runtime or no CPUs, are dropped and
     counted there). The window's submit times are shifted so that its first job
     arrives at time 0; ids, runtimes, estimates and widths are the log's.
 
@@ -145,11 +145,11 @@ class LogWindows:
 
     @property
     def _loaded(self) -> tuple[tuple[Job, ...], int]:
-        return _trace_jobs(os.fspath(self.path))
+        return _log_jobs(os.fspath(self.path))
 
     @property
     def cpus(self) -> int:
-        """Processors of the log's machine (MaxProcs, or MaxNodes where that is all it gives)."""
+        """CPUs of the log's machine (MaxProcs, or MaxNodes where that is all it gives)."""
         return self._loaded[1]
 
     @property

@@ -116,7 +116,7 @@ class NetworkAgentsEnv(ParallelEnv):
                 return False
             sim.step()
 
-    def _deciders(self) -> dict[int, tuple[int, Any]]:
+    def _deciding(self) -> dict[int, tuple[int, Any]]:
         """Agent index -> (server, head job) for every agent that decides now."""
         assert self.model is not None
         classes, job_class = self.config.classes, self.model.job_class
@@ -125,11 +125,11 @@ class NetworkAgentsEnv(ParallelEnv):
     def _returns(self, done: bool) -> tuple[dict, dict, dict, dict, dict]:
         model, names, classes = self.model, self.possible_agents, self.config.classes
         assert model is not None
-        deciders = {} if done else self._deciders()
+        deciding = {} if done else self._deciding()
         loads = model.loads()
         observations = {}
         for a, name in enumerate(names):
-            server, job = deciders.get(a, (a // classes, None))
+            server, job = deciding.get(a, (a // classes, None))
             observations[name] = self.observer.observe(server, job, loads)
         rewards = {name: float(self._pending[a]) * self.config.reward_scale for a, name in enumerate(names)}
         self._pending.fill(0.0)
@@ -139,7 +139,7 @@ class NetworkAgentsEnv(ParallelEnv):
         if done and model.curve:
             info["efficiency"] = model.curve[-1]
         infos = {
-            name: {**info, "decides": a in deciders, "action_mask": self.observer.mask(a // classes)}
+            name: {**info, "decides": a in deciding, "action_mask": self.observer.mask(a // classes)}
             for a, name in enumerate(names)
         }
         return observations, rewards, dict.fromkeys(names, False), dict.fromkeys(names, done), infos
@@ -180,7 +180,7 @@ class NetworkAgentsEnv(ParallelEnv):
             raise RuntimeError("the episode is over (every agent was truncated): call reset()")
         names, touch = self.possible_agents, model.touches == "decision"
         ships = []
-        for a, (server, job) in sorted(self._deciders().items(), key=lambda item: item[1][0]):
+        for a, (server, job) in sorted(self._deciding().items(), key=lambda item: item[1][0]):
             name = names[a]
             if name not in actions:
                 raise ValueError(f"{name} has a head job to decide on but no action was given")

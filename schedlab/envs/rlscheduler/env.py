@@ -16,7 +16,7 @@ before the committed job's reservation). This is
 
 The reward is 0 until the last job of the sequence has started, then minus the
 sequence's score (``score_type``): mean bounded slowdown (``bsld``, 10 s), mean
-``wait``, mean ``turnaround``, or, for ``utilization``, plus the processors' busy
+``wait``, mean ``turnaround``, or, for ``utilization``, plus the CPUs' busy
 fraction from the first submit to the last start (RLScheduler's reading). Where one
 job waits alone the choice is forced and the agent is not asked (``ask_single=True``
 asks it anyway, as RLScheduler does); the schedule is the same. An invalid action (a
@@ -97,21 +97,21 @@ class RLSchedulerConfig:
 
     @property
     def path(self) -> Path:
-        """The trace file of ``log`` (a path, or a name under ``logs_dir``); not found: a ``ValueError``."""
+        """The file of the log ``log`` (a path, or a name under ``logs_dir``); not found: a ``ValueError``."""
         try:
             return log_path(self.log, Path(self.logs_dir))
         except FileNotFoundError as exc:
             raise ValueError(f"log: {exc}") from None
 
     @property
-    def trace(self) -> LoadedLog:
+    def loaded(self) -> LoadedLog:
         """The log's jobs, loaded as RLScheduler reads them (``compat="rlscheduler"``)."""
         return load_log(str(self.path), "rlscheduler")
 
     @property
     def n_jobs(self) -> int:
         """How many jobs episodes are drawn from: the whole log, or its first ``draw_within`` if set."""
-        n = len(self.trace.jobs)
+        n = len(self.loaded.jobs)
         return min(n, self.draw_within) if self.draw_within else n
 
 
@@ -139,12 +139,12 @@ def sequence_scores(
     :class:`ModelChooser`); each sequence is replayed on an empty machine in RLScheduler's
     loop, as an episode is, and scored by :func:`sequence_score`.
     """
-    trace = cfg.trace
+    loaded = cfg.loaded
     out = []
     for start in starts:
-        jobs = list(trace.jobs[start : start + (length or cfg.sequence)])
-        model = replay_model(simpy.Environment(), jobs, trace.cpus, chooser(cfg.backfill), compat="rlscheduler").run()
-        out.append(sequence_score(jobs, {r.id: r.start for r in model.records()}, cfg.score_type, trace.cpus))
+        jobs = list(loaded.jobs[start : start + (length or cfg.sequence)])
+        model = replay_model(simpy.Environment(), jobs, loaded.cpus, chooser(cfg.backfill), compat="rlscheduler").run()
+        out.append(sequence_score(jobs, {r.id: r.start for r in model.records()}, cfg.score_type, loaded.cpus))
     return out
 
 
@@ -190,9 +190,9 @@ class RLSchedulerEnv(gym.Env[np.ndarray, np.int64]):
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.render_mode = render_mode
         self.config = cfg
-        trace = cfg.trace
-        self.trace = trace
-        self.features: LogFeatures = log_features(str(cfg.path), trace.cpus * trace.procs_per_node)
+        loaded = cfg.loaded
+        self.loaded = loaded
+        self.features: LogFeatures = log_features(str(cfg.path), loaded.cpus * loaded.procs_per_node)
         self.observation_space = gym.spaces.Box(0.0, 1.0, shape=(cfg.queue * FEATURES,), dtype=np.float32)
         self.action_space = gym.spaces.Discrete(cfg.queue)
         self._shown: list[Job] = []
@@ -217,16 +217,16 @@ class RLSchedulerEnv(gym.Env[np.ndarray, np.int64]):
         for _ in range(1000):  # a sequence in which no decision offers a choice has nothing to learn: draw again
             if "start" in options:
                 start = int(options["start"])
-                last = len(self.trace.jobs) - length
+                last = len(self.loaded.jobs) - length
                 if not 0 <= start <= last:
                     raise ValueError(f"start {start}: a sequence of {length} jobs starts in 0..{last}")
             else:
                 start = int(self.np_random.integers(length, cfg.n_jobs - length - 1))
             self.start = start
-            self._jobs = list(self.trace.jobs[start : start + length])
+            self._jobs = list(self.loaded.jobs[start : start + length])
             self._sim = simpy.Environment()
             self._policy = _AgentCommitted(cfg.backfill, cfg.ask_single)
-            self._model = replay_model(self._sim, self._jobs, self.trace.cpus, self._policy, compat="rlscheduler")
+            self._model = replay_model(self._sim, self._jobs, self.loaded.cpus, self._policy, compat="rlscheduler")
             self._machine = self._model["machine"]
             self._invalid, self.score = 0, math.nan
             if not self._run():
@@ -266,7 +266,7 @@ class RLSchedulerEnv(gym.Env[np.ndarray, np.int64]):
     def _finish(self) -> float:
         """Score the sequence; the end reward."""
         starts = {r.id: r.start for r in self._machine.all_records()}
-        self.score = sequence_score(self._jobs, starts, self.config.score_type, self.trace.cpus)
+        self.score = sequence_score(self._jobs, starts, self.config.score_type, self.loaded.cpus)
         return self.score if self.config.score_type == "utilization" else -self.score
 
     def action_masks(self) -> np.ndarray:

@@ -4,12 +4,12 @@ Per job, in this order (each in [0, 1), as RLScheduler normalises them):
 
 0. wait so far / 12 hours (clipped);
 1. requested time / the log's longest run time;
-2. processors / the machine's processors;
+2. CPUs / the machine's CPUs;
 3. requested memory / the log's largest (1 where the log has none);
 4. user id / the largest (1 where missing);
 5. group id / the largest (1 where missing);
 6. executable id / the largest (1 where missing);
-7. can start now: ``1 - 1e-5`` if it fits the free processors, else ``1e-5``;
+7. can start now: ``1 - 1e-5`` if it fits the free CPUs, else ``1e-5``;
 8. present: 1 for a job, 0 for padding (schedlab's addition: a policy reads its mask
    from the observation, so plain PPO works too).
 
@@ -87,7 +87,7 @@ def visible_jobs(waiting: Sequence[Job], queue: int) -> list[Job]:
 
 
 def observe(shown: Sequence[Job], now: float, free: int, features: LogFeatures, queue: int) -> np.ndarray:
-    """The flat observation (``queue * FEATURES`` floats) of the ``shown`` jobs at ``now`` with ``free`` processors."""
+    """The flat observation (``queue * FEATURES`` floats) of the ``shown`` jobs at ``now`` with ``free`` CPUs."""
     obs = np.tile(_PAD, (queue, 1))
     for i, job in enumerate(shown):
         row = obs[i]

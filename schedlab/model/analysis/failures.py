@@ -5,7 +5,7 @@ Functions of a machine's :class:`~schedlab.model.records.node_fail.NodeKill` and
 
 - :func:`lost_cpu_hours`: the CPU-time the killed attempts held, in hours;
 - :func:`jobs_hit`: how many distinct jobs a failure killed at least once;
-- :func:`availability`: the fraction of processor-time the processors were up;
+- :func:`availability`: the fraction of CPU-time the CPUs were up;
 - :func:`failure_conservation`: every submitted job ends exactly once, and every kill
   is either a restart or a drop.
 """
@@ -38,21 +38,21 @@ def jobs_hit(kills: Iterable[NodeKill]) -> int:
     return len({k.job for k in kills})
 
 
-def availability(outages: Iterable[NodeOutage], processors: int, start: float, end: float) -> float:
-    """The fraction of the ``processors x (end - start)`` processor-time during which processors were up.
+def availability(outages: Iterable[NodeOutage], cpus: int, start: float, end: float) -> float:
+    """The fraction of the ``cpus x (end - start)`` CPU-time during which CPUs were up.
 
     An outage still open (``end`` nan) counts until ``end``; outages are clipped to
     ``[start, end]``. Overlapping outages of one node count once (a machine records an
     outage only when the node goes from up to down).
     """
     span = end - start
-    if not (processors > 0 and span > 0):
-        raise ValueError(f"availability: need processors > 0 and end > start, got {processors}, {start}, {end}")
+    if not (cpus > 0 and span > 0):
+        raise ValueError(f"availability: need cpus > 0 and end > start, got {cpus}, {start}, {end}")
     down = math.fsum(
         len(parse_procset(o.procs)) * max(0.0, min(end, o.end if o.end == o.end else end) - max(start, o.start))
         for o in outages
     )
-    return 1.0 - down / (processors * span)
+    return 1.0 - down / (cpus * span)
 
 
 @dataclass(frozen=True)

@@ -90,7 +90,7 @@ def bounded_slowdown(records: Iterable[JobRecord], threshold: float = 10.0) -> n
 
     The threshold keeps very short jobs from dominating the mean (Feitelson et al.
     1997; seed 002 section 4). ``threshold`` is in the model's time unit (10 s is
-    usual for traces in seconds).
+    usual for logs in seconds).
     """
     if not (threshold > 0):
         raise ValueError(f"bounded slowdown threshold must be > 0, got {threshold!r}")

@@ -6,12 +6,12 @@ predecessors left (OSL's utility tables), assigns each of its new jobs to a reso
 and leaves a message of its own. The process side (:class:`schedlab.processes.grid.grid.GridModel`)
 runs the turns, the resources and the clock; this module holds, as plain data:
 
-- :class:`GridView`: the read-only state a decider gets (sizes, capacities, the clock,
+- :class:`GridView`: the read-only state a policy gets (sizes, capacities, the clock,
   loads as a broker sees them, the topology's reach and latency);
 - :class:`Assign`: the action, one per new job;
-- :class:`GridDecider`: the decision hooks a rule or learner implements;
+- :class:`GridPolicy`: the decision hooks a rule or learner implements;
 - :class:`GridCompletion` and the model's signals (``completed``, ``step_ended``):
-  what learners subscribe to, in :meth:`GridDecider.bind`;
+  what learners subscribe to, in :meth:`GridPolicy.bind`;
 - :class:`GridTopology`: a topology reduced to what a run needs (the resources'
   capacities, latency, reach, the sharing graph), built from any NetworkX graph by
   :mod:`schedlab.topologies.grid`;
@@ -40,7 +40,7 @@ __all__ = [
     "SERIES_COLUMNS",
     "Assign",
     "GridCompletion",
-    "GridDecider",
+    "GridPolicy",
     "GridTopology",
     "GridView",
     "JobSource",
@@ -89,7 +89,7 @@ class GridCompletion(NamedTuple):
 
 
 class GridView(Protocol):
-    """What a grid decider may read.
+    """What a grid policy may read.
 
     Decentralised learners (OSL, SLS) read only the sizes and their own signals; the
     least-loaded rule reads :meth:`seen_lor` (a grid information service);
@@ -145,10 +145,10 @@ class GridView(Protocol):
         ...
 
 
-class GridDecider(Protocol):
+class GridPolicy(Protocol):
     """How every broker of a grid decides; brokers' state may live in rows of one array.
 
-    A decider that keeps learning subscribes in :meth:`bind` to the view's signals
+    A policy that keeps learning subscribes in :meth:`bind` to the view's signals
     (``view.completed.connect(...)``, ``view.step_ended.connect(...)``): the model
     calls only the hooks below, never a learner by name.
     """

@@ -10,8 +10,8 @@ policy they import only this layer.
 How a job's other resources are spread over its nodes: a job's ``demands`` (memory,
 GPUs, ...) are totals for the job, as on a :class:`~schedlab.processes.machine.machine.Machine`,
 and each node holds the share of them in proportion to the cores the job has there
-(:func:`share`). SWF's memory is per processor, so this is exact for traces: a job of
-4 processors of 2 GiB each holds 2 GiB on a node where it has one core. A resource
+(:func:`share`). SWF's memory is per CPU, so this is exact for logs: a job of
+4 CPUs of 2 GiB each holds 2 GiB on a node where it has one core. A resource
 such as GPUs is split the same way, so a two-node job asking for 2 GPUs holds one on
 each node where it has half its cores; rules keep GPU jobs whole on one node where
 they can (see :mod:`schedlab.policies.placement`).

@@ -50,7 +50,7 @@ __all__ = [
 ]
 
 #: a node's power state (Batsim's host states: computing and idle are both ``on``); ``down``:
-#: failed, until its repair (:mod:`schedlab.processes.machine.node_faults`), and no action moves it
+#: failed, until its repair (:mod:`schedlab.processes.machine.node_failures`), and no action moves it
 PowerState = Literal["on", "switching_off", "off", "switching_on", "down"]
 
 

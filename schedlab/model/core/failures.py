@@ -1,9 +1,9 @@
 """Node failures as data: :class:`NodeFailure` (when, how long, which nodes) and seeded random ones.
 
 A failure takes one or more *nodes* of a machine down at ``time`` for ``duration``:
-the jobs running on them are killed, and their processors cannot be allocated until
+the jobs running on them are killed, and their CPUs cannot be allocated until
 the repair. What a node is on a :class:`~schedlab.processes.machine.machine.Machine` (a block
-of processors) is the machine's business (:mod:`schedlab.processes.machine.node_faults`);
+of CPUs) is the machine's business (:mod:`schedlab.processes.machine.node_failures`);
 here a node is an index. Failures come from a log (Alea's format:
 :mod:`schedlab.model.formats.failures`) or from :func:`random_failures`, which draws
 each node's times between failures (exponential or Weibull) and its repair times from

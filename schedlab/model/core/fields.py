@@ -79,6 +79,13 @@ RENAMED_FIELDS = {
     "traces_dir": "logs_dir",  # old name kept
     "trace_window": "log_window",  # old name kept
     "procs": "cpus",  # old name kept
+    # responsive_grid's log-driven experiment (the paper's "trace" experiment)
+    "trace_weeks": "log_weeks",  # old name kept
+    "trace_week": "log_week",  # old name kept
+    "trace_jobs": "log_jobs",  # old name kept
+    "trace_cores": "log_cores",  # old name kept
+    "trace_reading": "log_reading",  # old name kept
+    "reps_trace": "reps_log",  # old name kept
 }
 
 INT_MAX = 2**63 - 1

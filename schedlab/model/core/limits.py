@@ -1,6 +1,6 @@
 """How large a machine schedlab builds: caps checked before anything is allocated.
 
-A machine keeps one byte per processor (which processors are busy) and a cluster one
+A machine keeps one byte per CPU (which CPUs are busy) and a cluster one
 per core and an object per node, so a size read from a file (a platform's ``count``
 or ``cores``, a log's ``MaxProcs``, a Batsim workload's ``nb_res``, ``--cpus``) is
 checked against these caps first: a typo such as ``count = 10**12`` is then a one-line
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 __all__ = ["MAX_CPUS", "MAX_NODES"]
 
-#: the most processors (a machine's) or cores (a platform's, all nodes together) a replay builds
+#: the most CPUs (a machine's) or cores (a platform's, all nodes together) a replay builds
 MAX_CPUS = 2**24  # 16,777,216
 #: the most nodes a platform may have, all node types together
 MAX_NODES = 2**18  # 262,144

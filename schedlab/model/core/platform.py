@@ -70,7 +70,7 @@ __all__ = [
     "frozen_amounts",
 ]
 
-#: SWF's requested memory (field 10) is kilobytes per processor; a platform's memory is GiB per node
+#: SWF's requested memory (field 10) is kilobytes per CPU; a platform's memory is GiB per node
 SWF_MEMORY_TO_GIB = 1.0 / 2**20
 
 
@@ -290,9 +290,9 @@ class Platform:
     def swf_job(self, job: Job) -> Job:
         """A job read from an SWF log (``load_log(..., memory=True)``) as this platform runs it.
 
-        SWF's requested memory is kilobytes per processor; a platform's memory is GiB
+        SWF's requested memory is kilobytes per CPU; a platform's memory is GiB
         per node. Where the nodes have memory, the request becomes the job's total in
-        GiB (``kB x processors / 2**20``), which each node holds in proportion to the
+        GiB (``kB x CPUs / 2**20``), which each node holds in proportion to the
         job's cores there; where they have none, it is dropped. Then :meth:`admit`.
         """
         memory = job.demands.get("memory")

@@ -196,7 +196,7 @@ class PoissonJobs:
     It is a :class:`~schedlab.model.contracts.grid.JobSource` (seed 003's workload).
 
     Counts come from the ``arrivals`` Generator, lengths from ``lengths``, all agents
-    of a step in one draw each, so every decider sees the same jobs for the same seeds.
+    of a step in one draw each, so every policy sees the same jobs for the same seeds.
     """
 
     def __init__(

@@ -22,7 +22,7 @@ them). One row per run of a job: a job that node failures killed and requeued ha
 ``COMPLETED_KILLED`` row per killed run, named and timed as Batsim names and times a
 resubmitted job (:mod:`schedlab.model.formats.batsim_attempts`: ``1``, ``1#1``, ...,
 each run's wait from its own submission). ``allocated_resources`` is the interval set
-of the processors (or a cluster's cores) the run held, empty from a machine that gives
+of the CPUs (or a cluster's cores) the run held, empty from a machine that gives
 no ids; ``consumed_energy`` the joules it consumed on a platform whose nodes give
 their power (else -1, no energy model), and ``metadata`` is ``""``. A job still
 waiting or running when the run stopped has no final state: Batsim never writes one,

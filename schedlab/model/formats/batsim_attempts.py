@@ -12,10 +12,10 @@ each killed run is a Batsim job of its own:
 - a killed run ends ``COMPLETED_KILLED`` (success 0); the last run ends as its record;
 - its waiting time is its own start minus its own submission, as Batsim counts it,
   not the time since the job's first submission;
-- its ``allocated_resources`` are the processor (or core) ids it held: the machine's
+- its ``allocated_resources`` are the CPU (or core) ids it held: the machine's
   allocation rows within its start and end (the record's own for the last run);
 - its joules are the job's, shared among its runs in proportion to their
-  processor-seconds (exact while its nodes stay in one pstate).
+  CPU-seconds (exact while its nodes stay in one pstate).
 """
 
 from __future__ import annotations

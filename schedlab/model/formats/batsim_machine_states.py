@@ -4,7 +4,7 @@ Batsim (``MachineStateTracer`` in its ``src/export.cpp``) writes ``time``, then 
 number of hosts in each state: ``nb_sleeping``, ``nb_switching_on``,
 ``nb_switching_off``, ``nb_idle``, ``nb_computing``, a row at each change. Here a
 machine is a platform's node (a cluster's placement rows say when it computes) or,
-without a platform, one of the machine's processors (its allocation rows). A
+without a platform, one of the machine's CPUs (its allocation rows). A
 powered cluster's power rows (``power.csv``) say when a node is off (*sleeping*),
 switching on or off, or *down* (failed, until its repair). Batsim's file has no column
 for a failed host: a down node is counted with the sleeping ones (it computes nothing),

@@ -59,7 +59,7 @@ class LoadedLog:
     jobs: tuple[Job, ...]
     recorded_wait: np.ndarray  # per job, nan where the log has none
     cpus: int  # CPUs of the machine the replay uses (nodes under rlscheduler)
-    procs_per_node: int  # the log's processors per node (RLScheduler's name): 1 unless compat="rlscheduler"
+    procs_per_node: int  # the log's CPUs per node (RLScheduler's name): 1 unless compat="rlscheduler"
     report: str
 
     @property
@@ -90,11 +90,11 @@ def load_log(
 
     A log whose header gives MaxNodes but no MaxProcs is read as one CPU per node. Under
     ``compat="rlscheduler"`` the machine is the header's MaxNodes nodes of MaxProcs /
-    MaxNodes processors, and every job asks for whole nodes:
-    ``ceil(processors / processors per node)``.
+    MaxNodes CPUs, and every job asks for whole nodes:
+    ``ceil(CPUs / CPUs per node)``.
 
     Requested memory (SWF field 10) is left out of the jobs unless ``memory``: then it
-    stays in ``demands["memory"]`` as the log gives it (kilobytes per processor), for
+    stays in ``demands["memory"]`` as the log gives it (kilobytes per CPU), for
     a platform with node memory to map (:meth:`~schedlab.model.core.platform.Platform.swf_job`).
 
     ``cpus`` is the machine's CPU count where the header gives none (or to replay the log
@@ -108,7 +108,7 @@ def _read_log(path: str, compat: str, strict: bool, memory: bool, cpus: int | No
     if compat not in COMPATS:
         raise ValueError(f"unknown compat {compat!r}; choose from {', '.join(COMPATS)}")
     mode = None if compat == "none" else compat
-    # e.g. the Lublin model's log gives only MaxNodes: one processor per node
+    # e.g. the Lublin model's log gives only MaxNodes: one CPU per node
     swf: SWFLog = read_swf(path, strict=strict, compat=mode, nodes_as_procs=True, machine_procs=cpus)
     size = swf.machine_procs
     records: list[SWFRecord] = []
@@ -133,7 +133,7 @@ def _read_log(path: str, compat: str, strict: bool, memory: bool, cpus: int | No
     if late:
         order = sorted(range(len(jobs)), key=lambda i: jobs[i].submit)
         jobs, records = [jobs[i] for i in order], [records[i] for i in order]
-    # The replay machine models processors only: a memory request would make the job "never fit" and
+    # The replay machine models CPUs only: a memory request would make the job "never fit" and
     # drop it from every metric (half of HPC2N's jobs). The request is left out, and the report says so.
     with_demands = sum(1 for j in jobs if j.demands)
     if with_demands and not memory:
@@ -150,7 +150,7 @@ def _read_log(path: str, compat: str, strict: bool, memory: bool, cpus: int | No
         report += f"\n  note: {len(late)} jobs were out of submit order (first at line {first_late}); sorted"
     if with_demands and not memory:
         report += (
-            f"\n  note: {with_demands} jobs request memory; the replay machine models processors only, "
+            f"\n  note: {with_demands} jobs request memory; the replay machine models CPUs only, "
             "so the requests are ignored"
         )
     return LoadedLog(str(path), tuple(jobs), waits, int(size), per_node, report)

@@ -19,7 +19,7 @@ __all__ = ["COLUMNS", "NO_IDS", "ZERO", "JobRecord", "Status", "frame_of_records
 #: the utility of a job that earns none: the very object job_record and RecordLog.add pass, so that
 #: RecordLog tells "the usual 0" by identity, one test per record (a -0.0 is not this object)
 ZERO = 0.0
-#: the allocation of a job that held no processor ids (a machine that counts CPUs only, or a job
+#: the allocation of a job that held no CPU ids (a machine that counts CPUs only, or a job
 #: that never started): the one object every record maker passes, so a plain record formats nothing
 NO_IDS = ""
 
@@ -60,15 +60,15 @@ class JobRecord(NamedTuple):
 
     ``restarts`` is how many times a node failure killed the job and requeued it (0
     without failures; a job dropped at a kill counts only the requeued kills before it).
-    ``allocation`` is the processors the job held in the run that produced the record, as
-    an interval set in Batsim's syntax (``"0-3 7"``): a machine's processor ids
+    ``allocation`` is the CPUs the job held in the run that produced the record, as
+    an interval set in Batsim's syntax (``"0-3 7"``): a machine's CPU ids
     (``Machine(allocation=...)``), or a cluster's core ids in the platform's numbering
     (node by node, as the Gantt chart and Batsim's ``jobs.csv`` number them). The run
     that produced the record is the job's last stretch on the machine: from its last
     start, resume after a preemption, or restart after a node failure, to its end (or
     to now, for a ``running`` record). A job resized within that run records the
     *union* of the ids it held in it: a squeeze keeps its lowest ids and a growth adds
-    new ones, so the union is every processor the run occupied, the set a Gantt
+    new ones, so the union is every CPU the run occupied, the set a Gantt
     rectangle or ``allocated_resources`` must cover (what it held stretch by stretch is
     the machine's ``allocation_rows``). ``""`` (:data:`NO_IDS`) where the machine gives
     no ids, and for a job that holds none (rejected, waiting, never started).

@@ -1,6 +1,6 @@
 """What node failures did to a run: one :class:`NodeKill` per job killed, one :class:`NodeOutage` per node down.
 
-A machine that injects failures (:mod:`schedlab.processes.machine.node_faults`) keeps both
+A machine that injects failures (:mod:`schedlab.processes.machine.node_failures`) keeps both
 lists; the failure metrics (:mod:`schedlab.model.analysis.failures`) and the
 conservation check are functions of them and of the job records.
 """
@@ -32,7 +32,7 @@ class NodeKill(NamedTuple):
 
 
 class NodeOutage(NamedTuple):
-    """Node ``node`` (processors ``procs``, a ``"0-3"`` interval set) was down from ``start`` to ``end``.
+    """Node ``node`` (CPUs ``procs``, a ``"0-3"`` interval set) was down from ``start`` to ``end``.
 
     ``end`` is ``nan`` while it is still down.
     """

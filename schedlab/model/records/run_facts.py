@@ -3,7 +3,7 @@
 A utilization plot divides busy CPUs by the machine's CPUs, and a chart over a log's
 times reads best in hours or days. Neither is in the records, and the run's config
 may not say it either: ``scenarios/first_look.py``'s config has ``c = 4`` for its
-M/M/c cell while its log cells run on the log's 128 processors. So a scenario's
+M/M/c cell while its log cells run on the log's 128 CPUs. So a scenario's
 ``measure`` hands them over per run as a small file, which the runner saves as
 ``series/cell<i>-rep<r>-run.json`` and ``schedlab plot`` reads for the run it draws.
 The same file may name each metric's unit in that cell: one scenario can measure a
@@ -34,7 +34,7 @@ def run_facts(capacity: float, time_unit: str = "s", units: Mapping[str, str] | 
     Parameters
     ----------
     capacity
-        The CPUs (processors, cores) of the machine the run's jobs ran on.
+        The CPUs (CPUs, cores) of the machine the run's jobs ran on.
     time_unit
         ``"s"`` when simulated time is seconds (a log's replay), ``""`` when it is
         unitless, or the name of its unit when that is not seconds (``"mean service

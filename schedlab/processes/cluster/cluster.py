@@ -24,7 +24,7 @@ Which nodes a job ran on, stretch by stretch, is kept in the cluster's placement
 one row per job and node, with the cores it held there and when). ``schedlab replay --platform`` saves the
 table beside the results, and ``schedlab plot`` draws a Gantt chart per node from it.
 
-Nodes can fail (:mod:`schedlab.processes.machine.node_faults`, the code a
+Nodes can fail (:mod:`schedlab.processes.machine.node_failures`, the code a
 :class:`~schedlab.processes.machine.machine.Machine` runs): node ``k`` of a failure is
 ``cluster.nodes[k]``; the jobs holding cores on it are killed with status ``node_fail``
 and requeued or dropped (``on_node_fail``), and its cores are not free until the repair,
@@ -54,7 +54,7 @@ from schedlab.processes.cluster.core_ids import CoreIds
 from schedlab.processes.cluster.placement_table import PlacementRow, PlacementTable
 from schedlab.processes.cluster.view import ClusterPolicyView
 from schedlab.processes.machine.machine import PolicyError
-from schedlab.processes.machine.node_faults import NodeFaults, OnNodeFail
+from schedlab.processes.machine.node_failures import NodeFailures, OnNodeFail
 from schedlab.processes.machine.running import Running
 from schedlab.processes.machine.with_ids import MachineWithIds
 from schedlab.processes.model import Model
@@ -151,7 +151,7 @@ class Cluster(MachineWithIds):
         # its parts for ids and failures: the cores of the placed nodes, the platform's nodes
         self.ids = CoreIds(self)
         shape = f" on the platform's {len(self.nodes)} nodes"
-        self.faults = NodeFaults(self, self._first_core, shape, on_node_fail, failable=True)
+        self.failures = NodeFailures(self, self._first_core, shape, on_node_fail, failable=True)
         # fits() then start() place the same job on the same state: the plan is kept in between
         self._version = 0
         self._plan_of: tuple[Job, int, Allocation | None] | None = None
@@ -284,7 +284,7 @@ class Cluster(MachineWithIds):
         self._version += 1
         self._allowed.pop(job, None)  # a preempted job looks its nodes up again when it is placed
 
-    # ------------------------------------------------------------------ node failures (its faults part)
+    # ------------------------------------------------------------------ node failures (its failures part)
     def _take_down(self, node: int, ids: range) -> None:
         """Node ``node`` is down: none of its cores is free (the cores it had free leave ``free``)."""
         state = self.nodes[node]

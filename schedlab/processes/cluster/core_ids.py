@@ -3,7 +3,7 @@
 Cores have ids, as Batsim numbers resources: node k's cores are ids ``first_k`` to
 ``first_k + cores_k - 1``, the nodes in the platform's order. On each node a job takes the
 lowest block of contiguous free cores (else the lowest free ones). :class:`CoreIds` is the
-cluster's ``ids`` part: a :class:`~schedlab.processes.machine.processor_ids.ProcessorIds`
+cluster's ``ids`` part: a :class:`~schedlab.processes.machine.cpu_ids.CpuIds`
 (the stretches each job held its ids, for ``allocation_rows`` and the records) whose ids
 come from the placement, with a free map per node instead of one over the machine.
 """
@@ -15,10 +15,10 @@ from typing import Protocol
 
 import simpy
 
+from schedlab.model.contracts.cpu_map import CpuMap, first_fit
 from schedlab.model.contracts.placement import Allocation, NodeState
-from schedlab.model.contracts.processor_map import ProcessorMap, first_fit
 from schedlab.model.core.job import Job
-from schedlab.processes.machine.processor_ids import ProcessorIds
+from schedlab.processes.machine.cpu_ids import CpuIds
 
 __all__ = ["CoreIds", "PlacedCores"]
 
@@ -41,13 +41,13 @@ class PlacedCores(Protocol):
         ...
 
 
-class CoreIds(ProcessorIds):
+class CoreIds(CpuIds):
     """The core ids of ``cluster``'s running jobs, given on the nodes the placement chose."""
 
     def __init__(self, cluster: PlacedCores) -> None:
         super().__init__(cluster.env, cluster.name)
         self.cluster = cluster
-        self._core_maps = [ProcessorMap(n.cores) for n in cluster.nodes]  # a free map per node
+        self._core_maps = [CpuMap(n.cores) for n in cluster.nodes]  # a free map per node
         self._cores_of: dict[Job, list[tuple[int, Sequence[int]]]] = {}
 
     def take(self, job: Job, n: int) -> None:

@@ -13,7 +13,7 @@ The machine itself never switches a node: its policy does
 spends off or switching is kept (:meth:`PoweredCluster.power_rows`) for the energy
 (:func:`schedlab.model.analysis.energy.energy`'s ``states``) and the machine-state chart.
 
-Nodes can also fail (:mod:`schedlab.processes.machine.node_faults`, as on any cluster): a failed
+Nodes can also fail (:mod:`schedlab.processes.machine.node_failures`, as on any cluster): a failed
 node's jobs are killed (``node_fail``, requeued or dropped), and the node is ``"down"``
 until its repair, whatever power state it was in (a switch under way is cut short: the
 joules of the part done count, its end never comes). A node that is down **draws its
@@ -58,7 +58,7 @@ from schedlab.processes.cluster.cluster import Cluster
 from schedlab.processes.cluster.pstates import PSTATE_COLUMNS, PstateControl
 from schedlab.processes.cluster.view import ClusterPolicyView
 from schedlab.processes.machine.machine import PolicyError
-from schedlab.processes.machine.node_faults import OnNodeFail
+from schedlab.processes.machine.node_failures import OnNodeFail
 from schedlab.processes.machine.running import Running
 from schedlab.processes.model import Model
 from schedlab.processes.source import Source

@@ -8,7 +8,7 @@ and ordered:
 1. *arrivals* (the clock): each agent's new jobs of the step land in its job buffer;
 2. *decisions* (the agents, in the topology's turn order): agent i reads the messages
    its predecessors left (OSL's utility tables), submits each new job where the
-   decider says, and leaves a message for each of its successors. A job sent to a
+   policy says, and leaves a message for each of its successors. A job sent to a
    resource L away (the link latency) reaches its queue L later;
 3. *execution*: the resources serve their queues in continuous time until t + 1;
    each completion is emitted on the ``completed`` signal;
@@ -16,16 +16,16 @@ and ordered:
    ``step_ended`` signal (OSL's reward of eqs. 4-5 subscribes to it) and a sample of
    the load time series.
 
-A decider is any object with the hooks of :class:`~schedlab.model.contracts.grid.GridDecider`:
+A policy is any object with the hooks of :class:`~schedlab.model.contracts.grid.GridPolicy`:
 the learners (:mod:`schedlab.learners.osl`, :mod:`schedlab.learners.sls`) and the
 baselines (:mod:`schedlab.policies.grid`). Learners subscribe to the signals in their
 ``bind``; the model never calls a learner by name.
 
 How the turn passes (two schemes, on purpose). The turn is a token in the agents'
 :class:`Mailbox` (a ``simpy.Store``), so each turn is one SimPy event and a teacher can
-step through it. With a decider that shares (``shares = True``, OSL) every agent has
+step through it. With a policy that shares (``shares = True``, OSL) every agent has
 work in every step, so the token makes the full round: agent k waits for agent k-1's
-post, and the first agent waits for the step to start. With a decider that shares
+post, and the first agent waits for the step to start. With a policy that shares
 nothing (the baselines, SLS), an agent without new jobs would neither decide nor send:
 the clock lists the agents with new jobs at arrival and the token visits only them
 (:meth:`GridModel.pass_turn`). Same decisions and draws, far fewer process switches:
@@ -43,7 +43,7 @@ import numpy as np
 import simpy
 
 from schedlab.model.analysis import metrics
-from schedlab.model.contracts.grid import GridDecider, GridTopology, JobSource
+from schedlab.model.contracts.grid import GridPolicy, GridTopology, JobSource
 from schedlab.model.core.fields import is_int, whole
 from schedlab.model.core.job import Job, new_job, trusted_job
 from schedlab.model.records.job_record import JobRecord
@@ -106,7 +106,7 @@ class SchedulerAgent:
 
     def _run(self) -> Generator[simpy.Event, Any, None]:
         model, i = self.model, self.index
-        decider, submit = model.decider, model.submitter(i)
+        policy, submit = model.policy, model.submitter(i)
         inbox, inbox_wait, outbox_post = self.inbox.items, self.inbox.wait, self.outbox.post
         shares, board = model.shares, model.board
         reads = [(p, i) for p in model.topology.predecessors[i]]
@@ -127,24 +127,24 @@ class SchedulerAgent:
                 # still in cache. Left on the board until the sender's next write, 300 copies (2.4 MB on
                 # (300, 1000)) were alive and each new one was written to memory that was not: the OSL
                 # benchmark took more CPU time (measured: benchmarks/README.md).
-                decider.receive(i, [board.pop(read)] if read is not None else [board.pop(edge) for edge in reads])
+                policy.receive(i, [board.pop(read)] if read is not None else [board.pop(edge) for edge in reads])
             jobs = self.buffer
             if jobs:
                 self.buffer = []
                 # from a list, not np.fromiter over a generator: cheaper for two jobs (measured: benchmarks/README.md)
                 lengths = np.array([job.runtime for job in jobs])
-                for pos, resource in decider.assign(i, lengths):
+                for pos, resource in policy.assign(i, lengths):
                     submit(resource, jobs[pos])
             if shares:
                 for edge in writes:  # one copy per successor: a reader may change what it was given
-                    board[edge] = decider.message(i)
+                    board[edge] = policy.message(i)
                 outbox_post(None)
             else:
                 model.pass_turn()
 
 
 class GridModel:
-    """N brokers and M FIFO resources on a topology, a decider, stepped ``steps`` times.
+    """N brokers and M FIFO resources on a topology, a policy, stepped ``steps`` times.
 
     Parameters
     ----------
@@ -156,8 +156,8 @@ class GridModel:
         <schedlab.model.contracts.grid.GridTopology.complete>` is the paper's grid (no
         latency; sharing by default along the ring 0 -> 1 -> ... -> N-1 -> 0);
         :func:`schedlab.topologies.grid_topology` reduces any NetworkX graph to one.
-    decider
-        The agents' decision rule (a :class:`~schedlab.model.contracts.grid.GridDecider`).
+    policy
+        The agents' decision rule (a :class:`~schedlab.model.contracts.grid.GridPolicy`).
     jobs
         Where each step's new jobs come from (:class:`~schedlab.model.core.workloads.PoissonJobs`).
     steps
@@ -184,7 +184,7 @@ class GridModel:
         self,
         env: simpy.Environment,
         topology: GridTopology,
-        decider: GridDecider,
+        policy: GridPolicy,
         jobs: JobSource,
         *,
         steps: int | None,
@@ -221,18 +221,18 @@ class GridModel:
                 f"system load (eq. 7) = {self.load:.4g} >= 1 with no horizon: the queues grow without end; "
                 "lower xi, add resources, or give steps="
             )
-        self.decider = decider
+        self.policy = policy
         self.step_ended: Signal[int] = Signal()
         self.completed = self.resources.completed
         self.view = GridModelView(env, self.resources, self.agents, topology, self.step_ended)
-        decider.bind(self.view)  # learners subscribe here, before the series: they hear completions first
+        policy.bind(self.view)  # learners subscribe here, before the series: they hear completions first
         self.series = GridSeries(self.resources)
         self.record_every = record_every
         self.order = list(topology.order)
         self.step = 0
         self.in_transit = 0
         self.step_started = env.event()
-        self.shares = bool(getattr(decider, "shares", True))
+        self.shares = bool(getattr(policy, "shares", True))
         self._turns: list[int] = []
         self._start_agents()
         self._next_id = 0
@@ -240,7 +240,7 @@ class GridModel:
 
     def _start_agents(self) -> None:
         """The brokers' processes, their turn mailboxes and the sharing graph's message board."""
-        env, topology, decider = self.env, self.topology, self.decider
+        env, topology, policy = self.env, self.topology, self.policy
         self.successors: list[list[int]] = [[] for _ in range(self.agents)]
         for i, preds in enumerate(topology.predecessors):
             for p in preds:
@@ -260,7 +260,7 @@ class GridModel:
             for i, preds in enumerate(topology.predecessors):
                 for p in preds:
                     if place[p] >= place[i]:
-                        self.board[p, i] = decider.message(p)
+                        self.board[p, i] = policy.message(p)
             boxes[0].post(None)  # the first agent's first turn
 
     def submitter(self, agent: int) -> Callable[[int, Job], None]:
@@ -308,7 +308,7 @@ class GridModel:
             self.pass_turn()
 
     def pass_turn(self) -> None:
-        """Wake the next agent with new jobs, in turn order (deciders that share nothing)."""
+        """Wake the next agent with new jobs, in turn order (policies that share nothing)."""
         if self._turns:
             self.agent_list[self._turns.pop()].inbox.post(None)
 

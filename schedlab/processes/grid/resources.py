@@ -92,7 +92,7 @@ class GridServer(Server):
 
 
 class GridModelView:
-    """The live :class:`~schedlab.model.contracts.grid.GridView` of a grid model: what a decider may read.
+    """The live :class:`~schedlab.model.contracts.grid.GridView` of a grid model: what a policy may read.
 
     Learners that model a decentralised scheduler (OSL, SLS) read only ``agents``,
     ``resources``, the topology and their signals; the least-loaded rule reads

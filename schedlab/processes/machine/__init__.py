@@ -4,8 +4,8 @@
 policy reads), ``running.py`` (a job's allocation and work left); the machine's parts, typed
 against ``parts_view.py`` (the machine as they see it):
 ``decisions.py``, ``capacity.py``, ``job_end.py`` and ``job_body.py`` (how a job ends: a timeout
-callback, or a SimPy process body), ``reallocation.py``, ``processor_ids.py`` (processor ids per
-allocation), ``node_faults.py`` (node failures); ``job_snapshot.py`` (records of the jobs still there),
+callback, or a SimPy process body), ``reallocation.py``, ``cpu_ids.py`` (CPU ids per
+allocation), ``node_failures.py`` (node failures); ``job_snapshot.py`` (records of the jobs still there),
 ``elastic.py`` (seed 001's elastic pool), ``replay.py`` (a log's window on an empty machine)
 and ``simpy_machine.py`` (the founding shape in plain SimPy, the tutorials' bridge).
 Each name is imported from its defining module; this package re-exports nothing.

@@ -3,7 +3,7 @@
 :class:`CpuTime` keeps two exact integrals over simulated time, updated at every change
 rather than sampled: the CPUs allocated to jobs (``busy_time``) and the CPUs provisioned
 (``capacity_time``), whose ratio is a utilization. An elastic pool grows and shrinks the
-machine with :meth:`CpuTime.set_capacity`; node failures take processors down and bring
+machine with :meth:`CpuTime.set_capacity`; node failures take CPUs down and bring
 them back with :meth:`CpuTime.change_capacity`.
 
 It is a part the machine holds (``machine.cpu_time``). The machine's ``start`` and
@@ -66,10 +66,9 @@ class CpuTime:
         grow beyond ``max_capacity``. CPUs added are offered to the policy at once.
         """
         m = self.machine
-        if m.ids.processors is not None:
+        if m.ids.cpu_map is not None:
             raise ValueError(
-                f"machine {m.name!r}: elastic capacity with processor ids (allocation=) "
-                "is not modelled: which ids would go?"
+                f"machine {m.name!r}: elastic capacity with CPU ids (allocation=) is not modelled: which ids would go?"
             )
         busy = m.capacity - m.free
         if not is_whole(cpus) or not busy <= cpus <= m.max_capacity:

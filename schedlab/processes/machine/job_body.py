@@ -14,7 +14,7 @@ the stretch interrupts it with a ``simpy.Interrupt`` whose ``cause`` says why:
 - ``"resize"``: it was squeezed or grown; a new incarnation starts at once on the new
   allocation;
 - ``"walltime"``: it reached its time limit and was killed (``TIMEOUT`` record);
-- ``"node_fail"``: a node it ran on failed (:mod:`schedlab.processes.machine.node_faults`); the
+- ``"node_fail"``: a node it ran on failed (:mod:`schedlab.processes.machine.node_failures`); the
   job is requeued, and a new incarnation starts when it runs again, or dropped.
 
 An interrupted incarnation is over. It may catch the interrupt to note how far it got,
@@ -68,7 +68,7 @@ class Allocation:
     cpus
         CPUs held (fewer than ``job.cpus`` when squeezed).
     ids
-        The processor ids held (empty on a machine without ids).
+        The CPU ids held (empty on a machine without ids).
     start
         When this incarnation started.
     attempt
@@ -167,14 +167,14 @@ class JobBodies:
         job = run.job
         n = self._incarnations.get(job, 0) + 1
         self._incarnations[job] = n
-        # made here, not in start(): the processor ids are given once start() has returned
+        # made here, not in start(): the CPU ids are given once start() has returned
         alloc = Allocation(
             job,
             m.name,
             run.cpus,
             m.ids.held_ids(job),
             float(env.now),
-            m.faults.restarts(job) + 1,
+            m.failures.restarts(job) + 1,
             n,
             run._remaining,
             self._body_state.setdefault(job, {}),

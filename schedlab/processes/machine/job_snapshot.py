@@ -23,7 +23,7 @@ __all__ = ["snapshot"]
 
 def _record(machine: PartsView, job: Job, run: Running | None, status: Status) -> JobRecord:
     # a waiting job holds no ids; a running one those of its current run
-    restarts = machine.faults.restarts(job)
+    restarts = machine.failures.restarts(job)
     if run is None:
         return job_record(job, machine.name, status, restarts=restarts)
     now = machine.env.now

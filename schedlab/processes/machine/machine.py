@@ -8,8 +8,8 @@ This module is what runs: the queue, the actions and a job's end are :class:`Mac
 own methods. The rest are parts it holds and calls, one module each (docs/architecture.md,
 "The Machine"): ``decisions`` (asking the policy), ``cpu_time`` (the CPU-time integrals,
 elastic capacity), ``ends`` (a job's end event, its time limit, its record), ``reallocation``
-(preempting, squeezing, growing), ``bodies`` (process bodies), ``ids`` (processor ids) and
-``faults`` (node failures). A machine that gives processor ids is a
+(preempting, squeezing, growing), ``bodies`` (process bodies), ``ids`` (CPU ids) and
+``failures`` (node failures). A machine that gives CPU ids is a
 :class:`~schedlab.processes.machine.with_ids.MachineWithIds`, the class chosen when it is built.
 """
 
@@ -21,19 +21,19 @@ from typing import Any, ClassVar, Literal
 
 import simpy
 
+from schedlab.model.contracts.cpu_map import AllocationRule
 from schedlab.model.contracts.machine import Action, Policy, Preempt, Resize, Start
-from schedlab.model.contracts.processor_map import AllocationRule
 from schedlab.model.core.fields import is_whole
 from schedlab.model.core.job import Job
 from schedlab.model.records.job_record import NO_IDS, JobRecord, Status
 from schedlab.model.records.log import RecordLog
 from schedlab.processes.machine.capacity import CpuTime
+from schedlab.processes.machine.cpu_ids import CpuIds
 from schedlab.processes.machine.decisions import Decisions, PolicyError
 from schedlab.processes.machine.job_body import JobBodies
 from schedlab.processes.machine.job_end import JobEnds, _Allocated  # private: the event is no API
 from schedlab.processes.machine.job_snapshot import snapshot
-from schedlab.processes.machine.node_faults import NodeFaults, OnNodeFail, node_starts
-from schedlab.processes.machine.processor_ids import ProcessorIds
+from schedlab.processes.machine.node_failures import NodeFailures, OnNodeFail, node_starts
 from schedlab.processes.machine.reallocation import Reallocation
 from schedlab.processes.machine.running import Running, RunningSet
 from schedlab.processes.machine.view import PolicyView
@@ -77,12 +77,12 @@ class Machine:
         requested time, if it has one) ``"run-on"``-s (the default) to its end, or is
         ``"kill"``-ed there, as Slurm, PBS and OAR do, with a ``TIMEOUT`` record.
     allocation
-        Give each job processor ids (:mod:`~schedlab.processes.machine.processor_ids`):
-        ``"first-fit"``, ``"lowest"``, or a rule function ``(ProcessorMap, n) -> ids``.
+        Give each job CPU ids (:mod:`~schedlab.processes.machine.cpu_ids`):
+        ``"first-fit"``, ``"lowest"``, or a rule function ``(CpuMap, n) -> ids``.
         Default ``None``: CPUs are counted, not named.
     node_size, on_node_fail
-        Node failures (:mod:`~schedlab.processes.machine.node_faults`; they need
-        ``allocation``): node ``k`` is processors ``k * node_size`` onwards; a job a
+        Node failures (:mod:`~schedlab.processes.machine.node_failures`; they need
+        ``allocation``): node ``k`` is CPUs ``k * node_size`` onwards; a job a
         failure kills is ``"requeue"``-d (same id, started over) or ``"drop"``-ped.
 
     Attributes
@@ -99,11 +99,11 @@ class Machine:
     running
         Running jobs' :class:`Running` states, in the order they started (a
         :class:`~schedlab.processes.machine.running.RunningSet`: a sequence with O(1) removal).
-    decisions, cpu_time, ends, reallocation, bodies, ids, faults
+    decisions, cpu_time, ends, reallocation, bodies, ids, failures
         Its parts (the module's docstring).
     """
 
-    #: whether this class gives processor ids (a MachineWithIds does; ``allocation=`` needs it)
+    #: whether this class gives CPU ids (a MachineWithIds does; ``allocation=`` needs it)
     gives_ids = False
     #: the class ``Machine(..., allocation=...)`` builds: MachineWithIds, set by with_ids.py where
     #: it is defined (a subclass, which this module cannot import without a cycle); the package's
@@ -167,9 +167,9 @@ class Machine:
         self.ends = JobEnds(self, ends_last)
         self.reallocation = Reallocation(self)
         self.bodies = JobBodies(self)
-        self.ids = ProcessorIds.of(self, allocation)  # empty unless a MachineWithIds gives ids
+        self.ids = CpuIds.of(self, allocation)  # empty unless a MachineWithIds gives ids
         starts = node_starts(name, self.capacity, node_size)
-        self.faults = NodeFaults(self, starts, f", node_size {node_size}", on_node_fail, failable=bool(allocation))
+        self.failures = NodeFailures(self, starts, f", node_size {node_size}", on_node_fail, failable=bool(allocation))
 
     # ------------------------------------------------------------------ arrivals
     def submit(self, job: Job) -> None:

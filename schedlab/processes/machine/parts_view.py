@@ -1,7 +1,7 @@
 """The machine as its parts see it: what they read, write and call on the machine that holds them.
 
 A :class:`~schedlab.processes.machine.machine.Machine` holds its features as parts, one module
-each (``decisions``, ``cpu_time``, ``ends``, ``reallocation``, ``bodies``, ``ids``, ``faults``:
+each (``decisions``, ``cpu_time``, ``ends``, ``reallocation``, ``bodies``, ``ids``, ``failures``:
 docs/architecture.md, "The Machine"). A part is given the machine, and reads its state, calls
 its methods and asks the other parts through it. The parts are typed against
 :class:`PartsView`, not against ``Machine``: ``machine.py`` imports the parts, so a part that
@@ -11,7 +11,7 @@ module could be read or type-checked without the other (tests/test_architecture.
 :class:`PartsView` lists exactly what the parts use, and the protocols above it the members
 that one part uses of another; mypy checks that the machine is a ``PartsView`` where it
 hands itself to its parts, so this list cannot drift from the class. It costs nothing at run
-time: the parts hold the machine itself. :class:`MachineWithNodes` adds what the ``faults``
+time: the parts hold the machine itself. :class:`MachineWithNodes` adds what the ``failures``
 part calls on a machine whose nodes go down and come back (a ``MachineWithIds``, a cluster).
 """
 
@@ -21,8 +21,8 @@ from typing import Protocol
 
 import simpy
 
+from schedlab.model.contracts.cpu_map import CpuMap
 from schedlab.model.contracts.machine import Action, Policy
-from schedlab.model.contracts.processor_map import ProcessorMap
 from schedlab.model.core.job import Job
 from schedlab.model.records.job_record import JobRecord, Status
 from schedlab.model.records.log import RecordLog
@@ -36,7 +36,7 @@ __all__ = [
     "CpuTimePart",
     "DecisionsPart",
     "EndsPart",
-    "FaultsPart",
+    "FailuresPart",
     "IdsPart",
     "MachineWithNodes",
     "PartsView",
@@ -87,15 +87,15 @@ class BodiesPart(Protocol):
 
 
 class IdsPart(Protocol):
-    """What the parts use of ``ids`` (:class:`~schedlab.processes.machine.processor_ids.ProcessorIds`)."""
+    """What the parts use of ``ids`` (:class:`~schedlab.processes.machine.cpu_ids.CpuIds`)."""
 
     @property
-    def processors(self) -> ProcessorMap | None:
-        """The processors, free or busy (``None`` without a rule's map)."""
+    def cpu_map(self) -> CpuMap | None:
+        """The CPUs, free or busy (``None`` without a rule's map)."""
         ...
 
     def held_ids(self, job: Job) -> list[int]:
-        """The processor ids ``job`` holds now (empty if none)."""
+        """The CPU ids ``job`` holds now (empty if none)."""
         ...
 
     def run_allocation(self, job: Job) -> str:
@@ -103,8 +103,8 @@ class IdsPart(Protocol):
         ...
 
 
-class FaultsPart(Protocol):
-    """What the parts use of ``faults`` (:class:`~schedlab.processes.machine.node_faults.NodeFaults`)."""
+class FailuresPart(Protocol):
+    """What the parts use of ``failures`` (:class:`~schedlab.processes.machine.node_failures.NodeFailures`)."""
 
     def restarts(self, job: Job) -> int:
         """Times ``job`` was killed by a node failure and requeued, while here."""
@@ -131,7 +131,7 @@ class PartsView(Protocol):
 
     @property
     def gives_ids(self) -> bool:
-        """Whether its class gives processor ids (a MachineWithIds does)."""
+        """Whether its class gives CPU ids (a MachineWithIds does)."""
         ...
 
     # its parts, as the other parts use them (read-only here: a part never replaces another)
@@ -157,11 +157,11 @@ class PartsView(Protocol):
 
     @property
     def ids(self) -> IdsPart:
-        """The processor ids its jobs hold."""
+        """The CPU ids its jobs hold."""
         ...
 
     @property
-    def faults(self) -> FaultsPart:
+    def failures(self) -> FailuresPart:
         """Its nodes' failures."""
         ...
 
@@ -188,7 +188,7 @@ class PartsView(Protocol):
 
 
 class MachineWithNodes(PartsView, Protocol):
-    """A machine whose nodes go down and come back: what ``faults`` calls on it when one does."""
+    """A machine whose nodes go down and come back: what ``failures`` calls on it when one does."""
 
     def _take_down(self, node: int, ids: range) -> None: ...
 

@@ -1,4 +1,4 @@
-"""The trace-replay model: a window of a log's jobs arriving at an empty machine."""
+"""The log-replay model: a window of a log's jobs arriving at an empty machine, named ``machine`` in its records."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from typing import Literal
 
 import simpy
 
+from schedlab.model.contracts.cpu_map import AllocationRule
 from schedlab.model.contracts.machine import Policy
-from schedlab.model.contracts.processor_map import AllocationRule
 from schedlab.model.core.job import Job
 from schedlab.processes.machine.machine import Machine
 from schedlab.processes.model import Model
@@ -33,7 +33,7 @@ def replay_model(
     """A model that replays ``jobs`` (in submit order) on an empty machine of ``cpus`` CPUs.
 
     ``walltime="kill"`` kills a job that reaches its requested time (its ``estimate``).
-    ``allocation="first-fit"`` gives each job processor ids (``Machine``'s parameter);
+    ``allocation="first-fit"`` gives each job CPU ids (``Machine``'s parameter);
     ``node_size`` and ``on_node_fail`` say what a node failure takes and does (``Machine``'s too).
     ``compat="rlscheduler"`` orders each instant as RLScheduler's loop does: the policy
     is asked at every event, and a job ends only after the arrivals of its instant are
@@ -44,7 +44,6 @@ def replay_model(
         env,
         cpus,
         policy,
-        name="trace",
         batch_decisions=batch_decisions and not rls,
         walltime=walltime,
         allocation=allocation,

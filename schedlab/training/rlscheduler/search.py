@@ -93,8 +93,8 @@ def window_scores(
     """
     if layout is None or vector is None:
         return sequence_scores(cfg, lambda b: Committed("sjf", b), starts, length)
-    trace = cfg.trace
-    features = log_features(str(cfg.path), trace.cpus * trace.procs_per_node)
+    loaded = cfg.loaded
+    features = log_features(str(cfg.path), loaded.cpus * loaded.procs_per_node)
     scorer = layout.scorer(vector)
     return sequence_scores(cfg, lambda b: ModelChooser(scorer, features, cfg.queue, b), starts, length)
 

@@ -70,7 +70,7 @@ class DropReason(StrEnum):
     OUT_OF_RANGE = "number out of range"
     RUN_TIME = "run time <= 0"
     PROCS = "processors <= 0"
-    FRACTIONAL_PROCS = "fractional processors"
+    FRACTIONAL_PROCS = "fractional CPUs"
     SUBMIT = "submit time < 0"
     TOO_WIDE = "wider than the machine"
     STATUS = "status filtered"

@@ -77,7 +77,7 @@ class SWFHeader:
     Parameters
     ----------
     max_procs, max_nodes
-        ``MaxProcs`` and ``MaxNodes``: processors and nodes of the machine.
+        ``MaxProcs`` and ``MaxNodes``: CPUs and nodes of the machine.
     unix_start_time
         ``UnixStartTime``: the wall-clock time (epoch seconds) of time 0 in the log.
     max_jobs, max_records
@@ -216,7 +216,7 @@ def _parse_header(lines: Iterable[tuple[int, str]], problems: _Problems) -> SWFH
             later,
             "MaxProcs",
             procs,
-            f"is less than MaxNodes {nodes}: a node has at least one processor",
+            f"is less than MaxNodes {nodes}: a node has at least one CPU",
         )
     return SWFHeader(
         notes=tuple(value for key, value, _ in entries if key == "Note"),

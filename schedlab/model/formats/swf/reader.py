@@ -92,12 +92,12 @@ class SWFLog:
     def _header_procs(self) -> int | None:
         procs = self.header.max_procs
         if procs is None and self._compat == "rlscheduler":
-            procs = self.header.max_nodes  # RLScheduler: no MaxProcs means a processor per node
+            procs = self.header.max_nodes  # RLScheduler: no MaxProcs means a CPU per node
         return procs
 
     @property
     def machine_procs(self) -> int:
-        """Processors of the machine: ``machine_procs=`` if given, else the header's MaxProcs.
+        """CPUs of the machine: ``machine_procs=`` if given, else the header's MaxProcs.
 
         Raises
         ------
@@ -108,7 +108,7 @@ class SWFLog:
             return self._width
         nodes = self.header.max_nodes
         # said for both readers of the message: the API's caller and the replay command's user
-        how = "give the machine's processor count (machine_procs= to read_swf; schedlab replay --cpus N)"
+        how = "give the machine's CPU count (machine_procs= to read_swf; schedlab replay --cpus N)"
         problem = f"the header gives no MaxProcs: {how}"
         if nodes:
             problem = (
@@ -145,7 +145,7 @@ class SWFLog:
         """The jobs of the records that pass cleaning and filters, read lazily.
 
         With ``clean=False`` a record that cannot be a job (run time <= 0, no
-        processors, negative submit time) is still dropped, and counted.
+        CPUs, negative submit time) is still dropped, and counted.
         """
         self.report = report = self._new_report()
         return (job for _, job in self._scan(report, make_jobs=True))  # type: ignore[misc]  # make_jobs=True: every job is made
@@ -258,7 +258,7 @@ class SWFLog:
                     number,
                     name,
                     procs,
-                    f"processors: job {record.job_number} is wider than the machine (MaxProcs {width})",
+                    f"CPUs: job {record.job_number} is wider than the machine (MaxProcs {width})",
                 )
             return DropReason.TOO_WIDE
         if self._statuses is not None and record.status not in self._statuses:
@@ -295,7 +295,7 @@ def read_swf(
         :attr:`SWFLog.report`. Cleaning drops are never errors.
     clean
         Drop (and count) records with run time <= 0, processors <= 0 (allocated, or
-        requested where allocated is missing), fractional processors or a negative
+        requested where allocated is missing), fractional CPUs or a negative
         submit time, and jobs wider than the machine (when its size is known). With
         ``clean=False`` :meth:`SWFLog.records` keeps them all; :meth:`SWFLog.jobs`
         still drops, and counts, those that cannot be jobs.
@@ -309,14 +309,14 @@ def read_swf(
         positions count kept jobs only. Reading stops after position ``hi - 1``.
     compat
         ``"rlscheduler"`` reads as RLScheduler's loader (DIR-LAB/deep-batch-scheduler
-        ``job.py``): processors = max(allocated, requested), a missing requested time
+        ``job.py``): CPUs = max(allocated, requested), a missing requested time
         is the run time, a negative run time becomes 10, run time 0 is dropped (and
-        counted), and a header without MaxProcs means one processor per node.
+        counted), and a header without MaxProcs means one CPU per node.
     machine_procs
-        Processors of the machine, instead of the header's MaxProcs.
+        CPUs of the machine, instead of the header's MaxProcs.
     nodes_as_procs
         Where the header gives MaxNodes but no MaxProcs (the Lublin model's logs),
-        read the machine as MaxNodes processors, one per node, as if
+        read the machine as MaxNodes CPUs, one per node, as if
         ``machine_procs=MaxNodes`` had been given. Off by default: the reader does not
         guess a machine's size.
 

@@ -29,7 +29,7 @@ class SWFRecord:
 
     Values are ints where integral, floats otherwise; ``-1`` means missing. ``line`` is
     the line's number in its file (not part of equality, so records read from two files
-    compare by content). Units as in SWF: seconds, kilobytes per processor.
+    compare by content). Units as in SWF: seconds, kilobytes per CPU.
     """
 
     job_number: int
@@ -119,7 +119,7 @@ def _check_compat(compat: str | None) -> None:
 
 
 def _procs_and_runtime(record: SWFRecord, compat: str | None) -> tuple[int | float, int | float]:
-    """The processors and run time a job gets from ``record``, as the compat mode reads them."""
+    """The CPUs and run time a job gets from ``record``, as the compat mode reads them."""
     alloc, requested, run = record.allocated_procs, record.requested_procs, record.run_time
     if compat == "rlscheduler":
         return max(alloc, requested), (_RLSCHEDULER_NEGATIVE_RUNTIME if run < 0 else run)
@@ -173,7 +173,7 @@ def to_job(
     """The :class:`~schedlab.model.core.job.Job` of one SWF record.
 
     ``id`` = job number, ``submit`` = submit time, ``runtime`` = run time, ``cpus`` =
-    allocated processors (requested ones where allocated is missing), ``estimate`` =
+    allocated CPUs (requested ones where allocated is missing), ``estimate`` =
     requested time if > 0, ``group`` and ``job_class`` = group and queue numbers as
     text (``""`` where missing, or the label in ``group_labels``/``class_labels``),
     ``partition`` = partition number as text (``""`` where missing),
@@ -182,7 +182,7 @@ def to_job(
     Raises
     ------
     JobError
-        The record cannot be a job (run time <= 0, no processors, negative submit time).
+        The record cannot be a job (run time <= 0, no CPUs, negative submit time).
     """
     _check_compat(compat)
     procs, run = _procs_and_runtime(record, compat)

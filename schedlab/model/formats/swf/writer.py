@@ -174,7 +174,7 @@ def write_swf(
         The file to write (replaced if it exists).
     jobs
         The jobs, one line each: job number = ``id``, submit, run time = ``runtime``,
-        allocated and requested processors = ``cpus``, requested time = ``estimate``,
+        allocated and requested CPUs = ``cpus``, requested time = ``estimate``,
         requested memory = ``demands["memory"]``, group = ``group``, queue =
         ``job_class``, partition = ``partition`` where it is a whole number; -1 for the
         rest. ``weight``, ``utility``, ``origin``, other demands and a partition named by

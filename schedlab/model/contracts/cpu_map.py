@@ -1,8 +1,8 @@
-"""Which of a machine's processors are free, and the rules that pick the ids a starting job gets.
+"""Which of a machine's CPUs are free, and the rules that pick the ids a starting job gets.
 
-A :class:`ProcessorMap` is one byte per processor (0 free, 1 busy): a contiguous run of
-``n`` free processors is found by ``bytearray.find`` in C, so giving ids costs a job
-about a microsecond on a machine of thousands of processors. A rule is a function
+A :class:`CpuMap` is one byte per CPU (0 free, 1 busy): a contiguous run of
+``n`` free CPUs is found by ``bytearray.find`` in C, so giving ids costs a job
+about a microsecond on a machine of thousands of CPUs. A rule is a function
 ``(map, n) -> ids``: :func:`first_fit` (the lowest contiguous block, else the lowest
 free ids) is the default, :func:`lowest_free` ignores contiguity, and any other
 function of that shape can be handed to a :class:`~schedlab.processes.machine.machine.Machine`.
@@ -14,30 +14,30 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-__all__ = ["ALLOCATIONS", "AllocationRule", "ProcessorMap", "first_fit", "lowest_free"]
+__all__ = ["ALLOCATIONS", "AllocationRule", "CpuMap", "first_fit", "lowest_free"]
 
 _FREE, _BUSY, _DOWN = 0, 1, 2
 
 
-class ProcessorMap:
-    """``size`` processors, ids ``0 .. size - 1``, each free, busy or down.
+class CpuMap:
+    """``size`` CPUs, ids ``0 .. size - 1``, each free, busy or down.
 
-    A processor of a failed node is *down* (byte 2): no rule finds it free, and
-    :meth:`take` refuses it, until :meth:`set_up` (:mod:`schedlab.processes.machine.node_faults`).
+    A CPU of a failed node is *down* (byte 2): no rule finds it free, and
+    :meth:`take` refuses it, until :meth:`set_up` (:mod:`schedlab.processes.machine.node_failures`).
     """
 
     __slots__ = ("_ones", "busy", "down", "size")
 
     def __init__(self, size: int) -> None:
         self.size = size
-        #: one byte per processor: 0 free, 1 busy, 2 down
+        #: one byte per CPU: 0 free, 1 busy, 2 down
         self.busy = bytearray(size)
-        #: how many processors are down now
+        #: how many CPUs are down now
         self.down = 0
         self._ones = b"\x01" * size  # sliced to mark a block busy in one C call
 
     def block(self, n: int) -> int:
-        """The lowest id starting ``n`` free processors in a row, or -1."""
+        """The lowest id starting ``n`` free CPUs in a row, or -1."""
         return self.busy.find(bytes(n))
 
     def free_ids(self, n: int) -> list[int]:
@@ -56,7 +56,7 @@ class ProcessorMap:
         """Mark ``ids`` busy; ValueError if one is busy already or out of range (a rule's error).
 
         A ``range`` (what :func:`first_fit` gives for a block) is checked and marked by
-        slices, in C: a job's ids then cost about the same for 1 or 1,000 processors.
+        slices, in C: a job's ids then cost about the same for 1 or 1,000 CPUs.
         """
         busy = self.busy
         if type(ids) is range and ids.step == 1:
@@ -71,7 +71,7 @@ class ProcessorMap:
         for i in ids:
             if not 0 <= i < self.size or busy[i]:
                 what = ("down" if busy[i] == _DOWN else "busy") if 0 <= i < self.size else "not on this machine"
-                raise ValueError(f"processor {i} is {what}")
+                raise ValueError(f"CPU {i} is {what}")
             busy[i] = _BUSY
 
     def give_back(self, ids: Sequence[int]) -> None:
@@ -88,7 +88,7 @@ class ProcessorMap:
         busy = self.busy
         for i in ids:
             if busy[i] == _BUSY:
-                raise ValueError(f"processor {i} is busy: kill its job before taking it down")
+                raise ValueError(f"CPU {i} is busy: kill its job before taking it down")
             if busy[i] == _FREE:
                 busy[i] = _DOWN
                 self.down += 1
@@ -103,22 +103,22 @@ class ProcessorMap:
 
     @property
     def free(self) -> int:
-        """How many processors are free now, counted from the map (down ones are not free)."""
+        """How many CPUs are free now, counted from the map (down ones are not free)."""
         return self.busy.count(_FREE)
 
 
 #: a rule: the map and a count -> the ids to take (the machine marks them busy)
-AllocationRule = Callable[[ProcessorMap, int], Sequence[int]]
+AllocationRule = Callable[[CpuMap, int], Sequence[int]]
 
 
-def first_fit(procs: ProcessorMap, n: int) -> Sequence[int]:
-    """The lowest block of ``n`` contiguous free processors (a ``range``); where none is left, the ``n``
+def first_fit(procs: CpuMap, n: int) -> Sequence[int]:
+    """The lowest block of ``n`` contiguous free CPUs (a ``range``); where none is left, the ``n``
     lowest free ids."""
     i = procs.block(n)
     return range(i, i + n) if i >= 0 else procs.free_ids(n)
 
 
-def lowest_free(procs: ProcessorMap, n: int) -> Sequence[int]:
+def lowest_free(procs: CpuMap, n: int) -> Sequence[int]:
     """The ``n`` lowest free ids, contiguous or not."""
     return procs.free_ids(n)
 

@@ -1,4 +1,4 @@
-"""Processors with identities: a Machine built with ``allocation=`` gives each job specific ids (issue 25 item 1)."""
+"""CPUs with identities: a Machine built with ``allocation=`` gives each job specific ids (issue 25 item 1)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import simpy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from schedlab.model.contracts.processor_map import ProcessorMap, first_fit, lowest_free
+from schedlab.model.contracts.cpu_map import CpuMap, first_fit, lowest_free
 from schedlab.model.core.job import Job
 from schedlab.model.core.procset import format_procset, parse_procset
 from schedlab.policies import FCFS
@@ -47,24 +47,24 @@ def test_first_fit_gives_the_lowest_contiguous_block_worked_by_hand():
         (4, "0-1", 10.0, 11.0),
     ]
     assert machine.allocated() == {1: "0-2", 2: "3-4", 3: "3-6", 4: "0-1"}
-    assert machine.processors.free == 8
+    assert machine.cpu_map.free == 8
 
 
 def test_without_a_contiguous_block_first_fit_takes_the_lowest_free_ids():
-    procs = ProcessorMap(6)
+    procs = CpuMap(6)
     procs.take([1, 3])
     assert list(first_fit(procs, 2)) == [4, 5] and list(first_fit(procs, 3)) == [0, 2, 4]
     assert lowest_free(procs, 2) == [0, 2]
 
 
 def test_another_rule_is_a_function_of_the_map():
-    def highest(procs: ProcessorMap, n: int) -> list[int]:
+    def highest(procs: CpuMap, n: int) -> list[int]:
         free = [i for i in range(procs.size) if not procs.busy[i]]
         return free[-n:]
 
     machine = run([Job(1, 0.0, 5.0, cpus=3), Job(2, 1.0, 5.0, cpus=2)], allocation=highest)
     assert machine.allocated() == {1: "5-7", 2: "3-4"}
-    with pytest.raises(ValueError, match="gave \\[0\\] for 3 processors"):
+    with pytest.raises(ValueError, match="gave \\[0\\] for 3 CPUs"):
         run([Job(1, 0.0, 5.0, cpus=3)], allocation=lambda procs, n: [0])
     with pytest.raises(ValueError, match="unknown allocation 'best'"):
         run([], allocation="best")
@@ -85,7 +85,7 @@ def test_squeezed_jobs_keep_their_lowest_ids_and_preempted_jobs_give_all_back():
     assert machine.held_ids(job) == [] and machine.held_ids(other) == [2, 3]
     rows = machine.allocation_rows(running=False)
     assert rows == [(1, "0-3", 0.0, 2.0), (1, "0-1", 2.0, 3.0)]
-    with pytest.raises(ValueError, match="elastic capacity with processor ids"):
+    with pytest.raises(ValueError, match="elastic capacity with CPU ids"):
         machine.set_capacity(3)
 
 
@@ -127,7 +127,7 @@ def test_no_processor_is_held_by_two_jobs_at_once_and_each_job_holds_what_it_ask
     holder: dict[int, int] = {}
     for _, begins, i, job_id in sorted(events):  # at one time, ends (0) before starts (1)
         if begins:
-            assert i not in holder, f"processor {i} given to job {job_id} while job {holder[i]} holds it"
+            assert i not in holder, f"CPU {i} given to job {job_id} while job {holder[i]} holds it"
             holder[i] = job_id
         else:
             del holder[i]
@@ -173,7 +173,7 @@ def test_a_subclass_that_cannot_give_ids_is_refused_in_one_line() -> None:
     class Mine(Machine):
         pass
 
-    with pytest.raises(TypeError, match=r"machine 'machine': a Mine gives no processor ids; .*MachineWithIds"):
+    with pytest.raises(TypeError, match=r"machine 'machine': a Mine gives no CPU ids; .*MachineWithIds"):
         Mine(simpy.Environment(), 4, FCFS(), allocation="first-fit")
 
 

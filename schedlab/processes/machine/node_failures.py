@@ -1,16 +1,16 @@
-"""Node failures on a machine: the jobs on a failed node are killed, its processors are down until the repair.
+"""Node failures on a machine: the jobs on a failed node are killed, its CPUs are down until the repair.
 
 A *node* of a :class:`~schedlab.processes.machine.machine.Machine` is a block of ``node_size``
-consecutive processor ids: node ``k`` holds ids ``k * node_size`` to
-``(k + 1) * node_size - 1`` (``node_size=1``, the default, makes each processor a
-node, as Alea's machine ids are on a log of processors). Failures need processor ids,
+consecutive CPU ids: node ``k`` holds ids ``k * node_size`` to
+``(k + 1) * node_size - 1`` (``node_size=1``, the default, makes each CPU a
+node, as Alea's machine ids are on a log of CPUs). Failures need CPU ids,
 so the machine must be built with ``allocation=``: a failure kills the jobs holding
 one of the node's ids, and no other.
 
 When node ``k`` fails at ``t``:
 
-1. every job holding one of its processors is killed. Its attempt is booked in
-   :attr:`NodeFaults.node_kills` (a :class:`~schedlab.model.records.node_fail.NodeKill`:
+1. every job holding one of its CPUs is killed. Its attempt is booked in
+   :attr:`NodeFailures.node_kills` (a :class:`~schedlab.model.records.node_fail.NodeKill`:
    time, node, job id, CPUs, the attempt's start and the CPU-time it held). Then,
    by the machine's ``on_node_fail``:
 
@@ -22,25 +22,25 @@ When node ``k`` fails at ``t``:
    - ``"drop"``: the job ends with a ``NODE_FAIL`` record (``end`` the kill time,
      ``cpu_time`` what it held);
 
-2. the node's processors go down: no allocation rule finds them free, and the
-   machine's ``capacity`` drops by them (so utilization is over the processors that
-   were up, and ``capacity_time`` is the processor-time available);
+2. the node's CPUs go down: no allocation rule finds them free, and the
+   machine's ``capacity`` drops by them (so utilization is over the CPUs that
+   were up, and ``capacity_time`` is the CPU-time available);
 3. the policy decides (once, after every kill of this failure).
 
-At ``t + duration`` the node comes back, its processors are free, and the policy
+At ``t + duration`` the node comes back, its CPUs are free, and the policy
 decides. Overlapping failures of one node keep it down until the last repair; each
 stretch a node is down is one :class:`~schedlab.model.records.node_fail.NodeOutage`.
-Jobs wider than the processors up wait for the repair; they are never rejected for it.
+Jobs wider than the CPUs up wait for the repair; they are never rejected for it.
 
 On a :class:`~schedlab.processes.cluster.cluster.Cluster` the nodes are the platform's nodes
-(node ``k`` is ``cluster.nodes[k]``, its processors its core ids) and this same code
-runs: the cluster only says what a node is (the ``starts`` of its :class:`NodeFaults`) and
+(node ``k`` is ``cluster.nodes[k]``, its CPUs its core ids) and this same code
+runs: the cluster only says what a node is (the ``starts`` of its :class:`NodeFailures`) and
 how it goes down and comes back (its ``_take_down``/``_bring_up``: its cores are not free,
 so no placement rule puts a job on it). A
 :class:`~schedlab.processes.cluster.power.PoweredCluster` also shows a down node's power state
 as ``"down"`` (:mod:`schedlab.processes.cluster.power`).
 
-:class:`NodeFaults` is a part the machine holds (``machine.faults``) and calls; the
+:class:`NodeFailures` is a part the machine holds (``machine.failures``) and calls; the
 machine's ``fail_nodes``, ``node_kills`` and the rest are its answers.
 """
 
@@ -62,35 +62,35 @@ from schedlab.model.records.node_fail import NodeKill, NodeOutage
 from schedlab.processes.machine.parts_view import MachineWithNodes, PartsView
 from schedlab.processes.machine.running import Running
 
-__all__ = ["NodeFaults", "OnNodeFail", "node_starts"]
+__all__ = ["NodeFailures", "OnNodeFail", "node_starts"]
 
 #: what a machine does with a job that a node failure killed
 OnNodeFail = Literal["requeue", "drop"]
 
 
-def node_starts(name: str, processors: int, node_size: int) -> range:
-    """The first processor id of each node of ``node_size`` processors, then one past the last (a lazy range)."""
+def node_starts(name: str, cpus: int, node_size: int) -> range:
+    """The first CPU id of each node of ``node_size`` CPUs, then one past the last (a lazy range)."""
     if not (isinstance(node_size, int) and node_size >= 1):
         raise ValueError(f"machine {name!r}: node_size must be a whole number >= 1, got {node_size!r}")
-    return range(0, processors + node_size, node_size)  # the last node may be smaller
+    return range(0, cpus + node_size, node_size)  # the last node may be smaller
 
 
-class NodeFaults:
-    """The nodes of ``machine`` that fail and are repaired, and the jobs the failures killed (its ``faults``).
+class NodeFailures:
+    """The nodes of ``machine`` that fail and are repaired, and the jobs the failures killed (its ``failures``).
 
     Parameters
     ----------
     machine
         The machine whose nodes fail (it kills, requeues and records their jobs).
     starts
-        Node ``k``'s processors are ids ``starts[k]`` to ``starts[k + 1] - 1`` (capped at the
-        machine's processors): :func:`node_starts` for a machine, each node's first core for a cluster.
+        Node ``k``'s CPUs are ids ``starts[k]`` to ``starts[k + 1] - 1`` (capped at the
+        machine's CPUs): :func:`node_starts` for a machine, each node's first core for a cluster.
     shape
-        How the nodes are cut from the processors, for error messages (``", node_size 2"``).
+        How the nodes are cut from the CPUs, for error messages (``", node_size 2"``).
     on_node_fail
         ``"requeue"`` or ``"drop"``: what becomes of a job a node failure kills.
     failable
-        Whether nodes can fail at all: only on a machine that names its processors.
+        Whether nodes can fail at all: only on a machine that names its CPUs.
     """
 
     def __init__(
@@ -121,12 +121,12 @@ class NodeFaults:
         return len(self.starts) - 1
 
     def node_procs(self, node: int) -> range:
-        """The processor ids of ``node``."""
+        """The CPU ids of ``node``."""
         m = self.machine
         if not (isinstance(node, int) and 0 <= node < self.node_count):
             raise ValueError(
                 f"machine {m.name!r}: no node {node!r}; it has nodes 0-{self.node_count - 1} "
-                f"({m.max_capacity} processors{self.shape})"
+                f"({m.max_capacity} CPUs{self.shape})"
             )
         return range(self.starts[node], min(self.starts[node + 1], m.max_capacity))
 
@@ -145,11 +145,11 @@ class NodeFaults:
     # -- failing and repairing --------------------------------------------------------------
 
     def fail_nodes(self, nodes: Iterable[int]) -> None:
-        """Nodes fail now: kill the jobs on them (requeue or drop), take their processors down, decide."""
+        """Nodes fail now: kill the jobs on them (requeue or drop), take their CPUs down, decide."""
         m = self.machine
         if not self.failable:
             raise ValueError(
-                f"machine {m.name!r}: node failures need processor ids; "
+                f"machine {m.name!r}: node failures need CPU ids; "
                 "build the machine with allocation='first-fit' (or another rule)"
             )
         nodes = list(dict.fromkeys(nodes))
@@ -164,11 +164,11 @@ class NodeFaults:
                 count, outage = self._down.get(node, (0, -1))
                 if count == 0:
                     m.cpu_time.account()
-                    cast(MachineWithNodes, m)._take_down(node, ids)  # failable: it names its processors
+                    cast(MachineWithNodes, m)._take_down(node, ids)  # failable: it names its CPUs
                     outage = len(self.node_outages)
                     self.node_outages.append(NodeOutage(node, format_procset(ids), float(now), math.nan))
                     if m._trace is not None:
-                        m._trace(now, m.name, "node down", f"node {node} (processors {format_procset(ids)})")
+                        m._trace(now, m.name, "node down", f"node {node} (CPUs {format_procset(ids)})")
                 self._down[node] = (count + 1, outage)
         finally:
             m.decisions.deciding = deciding
@@ -191,7 +191,7 @@ class NodeFaults:
             del self._down[node]
             ids = self.node_procs(node)
             m.cpu_time.account()
-            cast(MachineWithNodes, m)._bring_up(node, ids)  # it failed, so it names its processors
+            cast(MachineWithNodes, m)._bring_up(node, ids)  # it failed, so it names its CPUs
             self.node_outages[outage] = self.node_outages[outage]._replace(end=float(now))
             up = True
             if m._trace is not None:
@@ -212,7 +212,7 @@ class NodeFaults:
                     where = f"failure log line {f.line}" if f.line else f"failure at t={f.time}"
                     raise ValueError(
                         f"{where}: node {node} is not on machine {m.name!r} "
-                        f"(nodes 0-{self.node_count - 1}: {m.max_capacity} processors{self.shape})"
+                        f"(nodes 0-{self.node_count - 1}: {m.max_capacity} CPUs{self.shape})"
                     )
         return m.env.process(self._failure_process(list(failures)))
 
@@ -233,7 +233,7 @@ class NodeFaults:
         self.repair_nodes(nodes)
 
     def _kill_on_node(self, run: Running, node: int, now: float) -> None:
-        """Kill ``run``'s job, which holds a processor of failed ``node``: book it, then requeue or drop it."""
+        """Kill ``run``'s job, which holds a CPU of failed ``node``: book it, then requeue or drop it."""
         m = self.machine
         job = run.job
         m.cpu_time.account()

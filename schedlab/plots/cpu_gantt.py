@@ -1,13 +1,13 @@
-"""A Gantt chart over processors: each job a rectangle over the processor ids it held, waits visible.
+"""A Gantt chart over CPUs: each job a rectangle over the CPU ids it held, waits visible.
 
 The chart an HPC user expects, as evalys draws Batsim's ``jobs.csv``: time on the x
-axis, processors on the y axis, each job one rectangle per contiguous run of the ids it
+axis, CPUs on the y axis, each job one rectangle per contiguous run of the ids it
 held (a job given non-contiguous ids draws several). The rectangles are coloured by the
 job's wait, so long waits stand out, and a second panel below counts the jobs waiting.
-Processors down (a node failure, until its repair) are drawn hatched red over their ids,
-so a failed processor never reads as an idle one.
+CPUs down (a node failure, until its repair) are drawn hatched red over their ids,
+so a failed CPU never reads as an idle one.
 The ids come from a machine built with ``allocation=``
-(:meth:`~schedlab.processes.machine.processor_ids.ProcessorIds.allocation_rows`), or from the
+(:meth:`~schedlab.processes.machine.cpu_ids.CpuIds.allocation_rows`), or from the
 ``allocations.csv`` that ``schedlab replay`` and ``scenarios/first_look.py`` save.
 """
 
@@ -24,7 +24,7 @@ from schedlab.plots._mpl import new_figure
 from schedlab.plots.gantt import NODE_STATE_STYLE, state_style
 from schedlab.plots.time_axis import time_axis
 
-__all__ = ["processor_gantt", "rectangles"]
+__all__ = ["cpu_gantt", "rectangles"]
 
 #: an allocation row: job id, procset, start, end
 AllocationRow = tuple[Any, str, float, float]
@@ -45,23 +45,23 @@ def rectangles(rows: Iterable[AllocationRow]) -> list[tuple[Any, float, float, i
     return out
 
 
-def processor_gantt(
+def cpu_gantt(
     rows: Iterable[AllocationRow],
     capacity: int,
     *,
     records: Sequence[JobRecord] = (),
-    title: str = "Gantt chart over processors",
+    title: str = "Gantt chart over CPUs",
     time_unit: str = "",
     down: Iterable[tuple[str, float, float]] = (),
 ) -> Any:
-    """Processors (y) over time (x), each job a rectangle over the ids it held.
+    """CPUs (y) over time (x), each job a rectangle over the ids it held.
 
     Parameters
     ----------
     rows
         ``(job id, "0-3 7", start, end)`` allocation segments.
     capacity
-        The machine's processors: the y axis runs from 0 to ``capacity``.
+        The machine's CPUs: the y axis runs from 0 to ``capacity``.
     records
         The run's job records: each rectangle is coloured by its job's wait, and a
         lower panel counts the jobs waiting over time. Without them, one colour and
@@ -71,7 +71,7 @@ def processor_gantt(
     time_unit
         ``"s"``: times are seconds, drawn in hours or days from the first submission.
     down
-        ``("0-3", start, end)``: processors down from ``start`` to ``end`` (a
+        ``("0-3", start, end)``: CPUs down from ``start`` to ``end`` (a
         :class:`~schedlab.model.records.node_fail.NodeOutage`'s ``procs``, ``start`` and
         ``end``), drawn hatched red, one collection with gid ``"down"`` per run of ids.
 
@@ -108,7 +108,7 @@ def processor_gantt(
         ax.broken_barh(
             [(axis(start), (end - start) / axis.scale)], (lo, count), facecolors=face, edgecolors="black", linewidth=0.2
         )
-    for _, start, end, lo, count in outages:  # a failed processor is not an idle one
+    for _, start, end, lo, count in outages:  # a failed CPU is not an idle one
         ax.broken_barh([(axis(start), (end - start) / axis.scale)], (lo, count), gid="down", **state_style("down"))
     if outages:
         from matplotlib.patches import Patch
@@ -116,7 +116,7 @@ def processor_gantt(
         hatched = Patch(label=NODE_STATE_STYLE["down"][0], **state_style("down"))
         ax.legend(handles=[hatched], loc="upper right", fontsize=7)
     ax.set_ylim(0, capacity)
-    ax.set_ylabel(f"processor id (0-{capacity - 1})")
+    ax.set_ylabel(f"CPU id (0-{capacity - 1})")
     ax.set_title(title)
     if waits:
         bar = fig.colorbar(colour, ax=fig.axes, pad=0.01)  # beside both panels: their x axes stay aligned
