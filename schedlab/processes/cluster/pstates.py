@@ -94,7 +94,7 @@ class PstateControl:
         speed = self.job_speed(job)
         if speed == 1.0:
             return
-        run = next(reversed(self.running._runs))  # Machine.start appended it last
+        run = self.running.last()  # Machine.start added it last
         assert run.job is job
         self._speed[job] = speed
         self._base[job] = run.work_done
@@ -148,7 +148,8 @@ class PstateControl:
         before, after = self._speed.get(job, 1.0), self.job_speed(job)
         if after == before:
             return
-        run = next(run for run in self.running if run.job is job)  # it runs on the node: it is there
+        run = self.running.of(job)
+        assert run is not None  # it runs on the node, so it is running
         base = self._base.get(job, run.work_done)
         run._book(now)  # in seconds at the old speed: the rate on a cluster is 1
         run.work_done = base + (run.work_done - base) * before

@@ -381,9 +381,8 @@ class Machine:
 
     # ------------------------------------------------------------------ internals
     def _running_state(self, job: Job) -> Running:
-        for run in self.running:
-            if run.job is job:
-                return run
+        if (run := self.running.of(job)) is not None:
+            return run
         raise PolicyError(f"machine {self.name!r}: job {job.id} is not running here")
 
     def __repr__(self) -> str:

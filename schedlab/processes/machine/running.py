@@ -127,6 +127,17 @@ class RunningSet(Sequence[Running]):
         """Take a running job out, keeping the others' order."""
         del self._runs[run]
 
+    def last(self) -> Running:
+        """The job that started last (the one a machine's ``start`` has just added)."""
+        return next(reversed(self._runs))
+
+    def of(self, job: Job) -> Running | None:
+        """``job``'s running state, or ``None`` where it is not running (a scan: for actions, not events)."""
+        for run in self._runs:
+            if run.job is job:
+                return run
+        return None
+
     def __iter__(self) -> Iterator[Running]:
         return iter(self._runs)
 
