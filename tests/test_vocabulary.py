@@ -156,6 +156,9 @@ def test_responsive_grids_trace_experiment_and_settings_are_read_as_log_with_a_w
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert grid.config({"experiment": "log", "log_weeks": "2"}).experiment == "log"
+    # QUICK sets log_weeks itself: the old name a user gives wins over it, with no clash
+    with pytest.warns(DeprecationWarning, match="'trace_weeks' is now 'log_weeks'"):  # old name kept
+        assert grid.config({"trace_weeks": "3"}, quick=True).log_weeks == 3  # old name kept
 
 
 def test_tutorial_10s_policy_decider_is_the_grid_agent_policy_with_a_warning():

@@ -68,11 +68,13 @@ class Scenario:
 
     def config(self, overrides: Mapping[str, Any] | None = None, *, quick: bool = False) -> Any:
         """A Config: defaults, then ``QUICK`` if ``quick``, then ``overrides`` (strings are parsed)."""
-        values: dict[str, Any] = {}
-        if quick:
-            values.update(self.quick)
-        values.update(overrides or {})
-        return make_config(self.config_type, values, where=f"scenario {self.name!r}")
+        where = f"scenario {self.name!r}"
+        values: dict[str, Any] = dict(self.quick) if quick else {}
+        try:  # the user's old names first: a new name QUICK sets is not the user's, and must not clash
+            values.update(renamed_fields(self.config_type, overrides or {}, where))
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
+        return make_config(self.config_type, values, where=where)
 
     def default_reps(self, cfg: Any) -> int:
         """Replications per cell when none are asked for: ``REPS``, or ``REPS(cfg)``."""
