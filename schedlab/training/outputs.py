@@ -97,7 +97,9 @@ def write_curve(out: Path, rows: list[dict[str, Any]]) -> None:
     ax.set_ylabel("cost (relative to the teacher when given)")
     if ppo:
         steps = [r["steps"] for r in ppo]
-        axes[0, 1].plot(steps[1:], [r["train_cost"] for r in ppo[1:]], label="training cost (sampled episodes)")
+        axes[0, 1].plot(
+            steps[1:], [r["train_cost"] for r in ppo[1:]], marker=".", label="training cost (sampled episodes)"
+        )  # a marker: a stage of one validation has one point, which a bare line does not draw
         axes[0, 1].plot(steps, [r["validation_score"] for r in ppo], marker="o", label="validation score (greedy)")
         axes[0, 1].set_xlabel("PPO steps")
     for a in axes[0]:
