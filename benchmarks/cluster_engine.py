@@ -74,7 +74,7 @@ def replay(parts: dict[str, Any], jobs: list[Any], platform: Any, kind: str) -> 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--before", metavar="REV", required=True, help="the git revision to compare with")
-    parser.add_argument("--trace", default="SDSC-SP2-1998-4.2-cln", help="SWF log (default SDSC-SP2)")
+    parser.add_argument("--log", default="SDSC-SP2-1998-4.2-cln", help="SWF log (default SDSC-SP2)")
     parser.add_argument("--logs-dir", default="../shared/traces", help="where the logs are")
     parser.add_argument("--jobs", type=int, default=3000, help="the log's first N jobs (default 3000)")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each side; the best is kept (default 3)")
@@ -85,10 +85,10 @@ def main(argv: list[str] | None = None) -> None:
     sides = {"here": package_parts("schedlab"), f"@{args.before}": package_parts(BEFORE_PACKAGE)}
     inputs = {}
     for name, parts in sides.items():
-        log = parts["load_log"](str(parts["log_path"](args.trace, Path(args.logs_dir))), memory=True)
+        log = parts["load_log"](str(parts["log_path"](args.log, Path(args.logs_dir))), memory=True)
         platform = parts["load_platform"](PLATFORM)
         inputs[name] = ([platform.swf_job(job) for job in log.jobs[: args.jobs]], platform)
-    print(f"{args.trace}, first {args.jobs} jobs, {PLATFORM}, best of {args.repeat} (CPU s)")
+    print(f"{args.log}, first {args.jobs} jobs, {PLATFORM}, best of {args.repeat} (CPU s)")
     for kind in ("cluster", "powered"):
         best = dict.fromkeys(sides, float("inf"))
         out = {}
