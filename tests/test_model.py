@@ -332,6 +332,23 @@ def test_poisson_workload_other_bad_parameters():
         poisson_workload(1.0, count=1, groups={"a": math.nan})
 
 
+def test_poisson_workload_checks_its_jobs_as_job_does():
+    """A block is checked at once; a value Job refuses still stops the workload at that job, named."""
+    # Uniform(-0.5, 3) gives a negative runtime now and then: the jobs before it come out whole
+    jobs = poisson_workload(1.0, Uniform(-0.5, 3.0), count=5000, seed=4)
+    made = []
+    with pytest.raises(JobError, match=r"job 7: runtime must be finite and > 0, got -0\.405"):
+        for job in jobs:
+            made.append(job)
+    assert [j.id for j in made] == list(range(7))
+    assert all(j.runtime > 0 for j in made)
+    # a bad value that only an unused class's draw holds: every job made, the same ones as a clean block
+    risky = [JobClass("ok", 1.0, Exponential(1.0)), JobClass("never", 0.0, Uniform(-1.0, 1.0))]
+    clean = [JobClass("ok", 1.0, Exponential(1.0)), JobClass("never", 0.0, Uniform(0.5, 1.0))]
+    first = [(j.submit, j.runtime) for j in poisson_workload(1.0, classes=risky, count=3000, seed=2)]
+    assert first == [(j.submit, j.runtime) for j in poisson_workload(1.0, classes=clean, count=3000, seed=2)]
+
+
 def test_poisson_workload_accepts_numpy_integer_rate():
     """A rate taken from a numpy array (np.int64) is a number like any other."""
     jobs = list(poisson_workload(np.int64(2), count=3, seed=0))

@@ -265,15 +265,3 @@ def new_job(
     job = trusted_job(id, submit, runtime, cpus, frozen, estimate, job_class, group, weight, utility, origin, partition)
     job._check()
     return job
-
-
-def _new_job(
-    id: int, submit: float, runtime: float, cpus: int, job_class: str, group: str, utility: TimeUtility | None
-) -> Job:
-    """``new_job(id, submit, runtime, cpus, job_class=job_class, group=group, utility=utility)``.
-
-    The workloads' own shorthand, without demands.
-    """
-    job = trusted_job(id, submit, runtime, cpus, _NO_DEMANDS, None, job_class, group, 1.0, utility)
-    job._check()
-    return job

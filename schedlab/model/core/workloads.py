@@ -17,13 +17,16 @@ import numpy as np
 
 from schedlab.model.core.distributions import Distribution, as_distribution
 from schedlab.model.core.fields import is_whole
-from schedlab.model.core.job import Job, _new_job
+from schedlab.model.core.job import Job, frozen_demands, trusted_job
 from schedlab.model.core.utility import TimeUtility
 
 __all__ = ["JobClass", "PoissonJobs", "WorkloadError", "as_generator", "poisson_workload"]
 
 #: jobs drawn per block; part of the stream's definition (changing it changes draws)
 BLOCK = 1024
+
+#: the demands of a workload's jobs (CPUs only): the one shared empty mapping
+NO_DEMANDS = frozen_demands(None)
 
 UtilityFactory = Callable[[float], TimeUtility]
 
@@ -175,16 +178,28 @@ def _generate(
         grps = rng.choice(len(group_names), BLOCK, p=group_p) if many_groups else np.zeros(BLOCK, int)
         # One tolist() per block gives the same Python floats and ints as converting
         # numpy scalars job by job, at a fraction of the cost per job.
-        sizes = [np.asarray(d.draw(rng, BLOCK), dtype=float).tolist() for d in runtimes]
-        widths = [np.maximum(1, np.rint(d.draw(rng, BLOCK))).astype(int).tolist() for d in cpu_dists]
+        drawn = [np.asarray(d.draw(rng, BLOCK), dtype=float) for d in runtimes]
+        wide = [np.maximum(1, np.rint(d.draw(rng, BLOCK))).astype(int) for d in cpu_dists]
         times = clock + np.cumsum(gaps)
+        # Job's checks for the whole block at once (a job made per arrival is on the engine's
+        # hot path); a block with a value they refuse, even one no job takes, is made job by
+        # job with Job's own checks, which name the job and the value.
+        checked = bool(
+            np.all((times >= 0) & (times < math.inf))
+            and all(np.all((s > 0) & (s < math.inf)) for s in drawn)
+            and all(np.all(w >= 1) for w in wide)
+        )
+        sizes, widths = [s.tolist() for s in drawn], [w.tolist() for w in wide]
         block = zip(times.tolist(), kinds.tolist(), grps.tolist(), strict=True)
         for i, (t, k, g) in enumerate(block):
             if (count is not None and made >= count) or (until is not None and t > until):
                 return
             run = sizes[k][i]
             tuf = utility(run) if utility is not None else None
-            yield _new_job(next_id, t, run, widths[k][i], names[k], group_names[g], tuf)
+            job = trusted_job(next_id, t, run, widths[k][i], NO_DEMANDS, None, names[k], group_names[g], 1.0, tuf)
+            if not checked:
+                job._check()
+            yield job
             next_id += 1
             made += 1
         clock = float(times[-1])
