@@ -20,16 +20,20 @@ tuples alive: about 350 bytes each, every one tracked by the garbage collector. 
 Every test for "usual" is exact (same bits, same type), so reading a log back
 (indexing, iterating, ``==``) gives each record equal field for field and type for type
 to the one ``job_record`` made. A record the columns cannot hold exactly (an ``int``
-time, a numpy number, an id past 64 bits) is kept whole beside them. The log takes 36
-bytes a job (4 floats and a 32-bit id), where a row-by-row log of 14 numbers took 112.
+time, a numpy number, an id past 64 bits) is kept whole beside them. A row-by-row log of
+14 numbers took 112 bytes a job.
 
-One class, no mix-in: :class:`RecordLog` holds the arrays and is the only code that
-writes them (``add``, ``append``, ``extend``: all of the storing is here, so what a
-record costs and where each field goes can be read in one place). Reading them back is
-two plain functions of the log away, each method here one line:
-:mod:`schedlab.model.records.log_rows` makes records (indexing, iterating) and
-:mod:`schedlab.model.records.columns` reads columns, the DataFrame and the Arrow
-table, and says what each optional column holds.
+One class, no mix-in. :class:`RecordLog` holds the arrays and is the only code that
+writes them: ``add``, ``append``, ``extend`` and all they call are here, so what a record
+costs and where each of its fields goes reads in one place. Its reads are plain
+functions of the log, bound as class attributes so that the class shows what runs
+(``column = columns.column``): :mod:`schedlab.model.records.log_rows` makes records
+(``__iter__``, ``__getitem__``); :mod:`schedlab.model.records.columns` reads columns, the
+DataFrame and the Arrow table, and says what each optional column holds. The storing
+is not a part the log would hold: ``add``, once per job, reads the usual values and the
+arrays straight off the log, and the log's arrays are what it pickles (a run's journal).
+The storing is the long part of the class because the usual-job tests and the optional
+fields are written out one by one, as measured (benchmarks/README.md).
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ from __future__ import annotations
 import struct
 from array import array
 from collections.abc import Iterable, Sequence
-from typing import Any, overload
+from typing import Any
 
 from schedlab.model.core.utility import final_utility
 from schedlab.model.records import columns, log_rows
@@ -57,6 +61,15 @@ def _same_float(a: float, b: float) -> bool:
     """The same bits: ``-0.0`` is not ``0.0``, a nan is its own payload."""
     # Equal nonzero floats have the same bits: only zeros and nans need packing (half the cost).
     return (a == b and a != 0.0) or _PACK(a) == _PACK(b)
+
+
+def _code_of(value: Any, values: list[Any], codes: dict[Any, int]) -> int:
+    """The code of ``value`` in a table of distinct ``values`` (a new one for a value not seen before)."""
+    code = codes.get(value)
+    if code is None:
+        code = codes[value] = len(values)
+        values.append(value)
+    return code
 
 
 class RecordLog(Sequence[JobRecord]):
@@ -273,7 +286,7 @@ class RecordLog(Sequence[JobRecord]):
             return
         label = (job_class, group, machine, status)
         code = self._label_of.get(label)
-        if code is None:
+        if code is None:  # _code_of, written out: paid per record
             code = self._label_of[label] = len(self._labels)
             self._labels.append(label)
         self._times.fromlist([submit, start, end, runtime])
@@ -351,9 +364,9 @@ class RecordLog(Sequence[JobRecord]):
         elif restarts:
             self._stored("restarts").append(restarts)
         if "allocation" in x:
-            x["allocation"].append(self._alloc_code(allocation))
+            x["allocation"].append(_code_of(allocation, self._allocs, self._alloc_of))
         elif allocation:  # a str (checked above): "" is code 0, the usual
-            self._stored("allocation").append(self._alloc_code(allocation))
+            self._stored("allocation").append(_code_of(allocation, self._allocs, self._alloc_of))
         if "code" in x:
             x["code"].append(code)
         elif code != self._code:
@@ -383,21 +396,6 @@ class RecordLog(Sequence[JobRecord]):
             column.append(0)
         self._n += 1
 
-    def _alloc_code(self, allocation: str) -> int:
-        """The code of interval set ``allocation`` (a new one for a set not seen before)."""
-        code = self._alloc_of.get(allocation)
-        if code is None:
-            code = self._alloc_of[allocation] = len(self._allocs)
-            self._allocs.append(allocation)
-        return code
-
-    def _label_code(self, label: tuple[str, str, str, Status]) -> int:
-        code = self._label_of.get(label)
-        if code is None:
-            code = self._label_of[label] = len(self._labels)
-            self._labels.append(label)
-        return code
-
     def _extend_log(self, other: RecordLog) -> None:
         """Log ``other``'s records after these, array by array, its codes turned into this log's."""
         if self._n == 0 and not self._extra and not self._labels:  # nothing logged: take its usual values
@@ -412,9 +410,9 @@ class RecordLog(Sequence[JobRecord]):
             if name in self._extra or name in other._extra or (other._n and usual_differs):
                 self._stored(name).extend(optional_column(other, name))
         if "allocation" in self._extra or "allocation" in other._extra:  # "" is code 0 in both logs
-            codes = [self._alloc_code(a) for a in other._allocs]
+            codes = [_code_of(a, self._allocs, self._alloc_of) for a in other._allocs]
             self._stored("allocation").extend(array("q", [codes[c] for c in optional_column(other, "allocation")]))
-        codes = [self._label_code(label) for label in other._labels]
+        codes = [_code_of(label, self._labels, self._label_of) for label in other._labels]
         if (
             "code" in self._extra
             or "code" in other._extra
@@ -441,18 +439,7 @@ class RecordLog(Sequence[JobRecord]):
     def __len__(self) -> int:
         return self._n
 
-    @overload
-    def __getitem__(self, i: int) -> JobRecord: ...
-    @overload
-    def __getitem__(self, i: slice) -> list[JobRecord]: ...
-    def __getitem__(self, i: int | slice) -> JobRecord | list[JobRecord]:
-        if isinstance(i, slice):
-            return [log_rows.row(self, k) for k in range(*i.indices(self._n))]
-        n = self._n
-        if not -n <= i < n:
-            raise IndexError("record index out of range")
-        return log_rows.row(self, i + n if i < 0 else i)
-
+    __getitem__ = log_rows.item
     __iter__ = log_rows.rows
 
     def __eq__(self, other: object) -> bool:

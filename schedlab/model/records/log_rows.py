@@ -1,17 +1,17 @@
-"""Reading a :class:`~schedlab.model.records.log.RecordLog` back as records: every one in order, or one.
+"""Reading a :class:`~schedlab.model.records.log.RecordLog` back as records: every one in order, or some.
 
-:func:`rows` and :func:`row` make each :class:`~schedlab.model.records.job_record.JobRecord`
-from the log's arrays (or give the record kept whole), field for field and type for
-type the record ``job_record`` made. They are plain functions of the log, called from
-its ``__iter__`` and ``__getitem__``, as :mod:`schedlab.model.records.columns` reads it by
-columns: the log stores, these read, and neither is a mix-in of the other.
+:func:`rows` (the log's ``__iter__``) and :func:`item` (its ``__getitem__``) make each
+:class:`~schedlab.model.records.job_record.JobRecord` from the log's arrays (or give the
+record kept whole), field for field and type for type the record ``job_record`` made.
+They are plain functions of the log, as :mod:`schedlab.model.records.columns` reads it by
+columns: the log stores, these read, and none is a mix-in of the other.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from itertools import repeat
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from schedlab.model.records.columns import NO_ORIGIN, derived_cpu_time
 from schedlab.model.records.job_record import NO_IDS, JobRecord
@@ -19,7 +19,7 @@ from schedlab.model.records.job_record import NO_IDS, JobRecord
 if TYPE_CHECKING:
     from schedlab.model.records.log import RecordLog
 
-__all__ = ["row", "rows"]
+__all__ = ["item", "rows"]
 
 
 def rows(log: RecordLog) -> Iterator[JobRecord]:
@@ -126,6 +126,20 @@ def rows(log: RecordLog) -> Iterator[JobRecord]:
                 allocs[alloc],
             ),
         )
+
+
+@overload
+def item(log: RecordLog, i: int) -> JobRecord: ...
+@overload
+def item(log: RecordLog, i: slice) -> list[JobRecord]: ...
+def item(log: RecordLog, i: int | slice) -> JobRecord | list[JobRecord]:
+    """``log[i]``: record ``i`` (counted from the end if negative), or the records of slice ``i`` as a list."""
+    if isinstance(i, slice):
+        return [row(log, k) for k in range(*i.indices(log._n))]
+    n = log._n
+    if not -n <= i < n:
+        raise IndexError("record index out of range")
+    return row(log, i + n if i < 0 else i)
 
 
 def row(log: RecordLog, i: int) -> JobRecord:
