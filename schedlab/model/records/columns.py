@@ -6,27 +6,25 @@ record that stores nothing reads as) and reads the columns back: one field of ev
 record (:func:`column`, :func:`has_status`), the pandas DataFrame (:func:`frame`) and
 the pyarrow Table (:func:`arrow_table`), without making a record per job.
 
-They are plain functions of the log, called from one-line ``RecordLog`` methods, not a
-mix-in: the log is then one class a reader sees whole, and each function here shows
-which of the log's arrays it reads (``_times``, ``_ids``, ``_extra``, ``_labels``,
-``_allocs``, ``_whole``, the usual ``_weight``, ``_cpus``, ``_code``: see the log's
-``__init__``). Reading never changes the log.
+They are plain functions of the log's arrays (:class:`LogArrays`, which names every
+array they read), bound as ``RecordLog`` methods (``column = columns.column``), not a
+mix-in: the log is then one class a reader sees whole, and each function here is read
+on its own. Reading never changes the log.
 """
 
 from __future__ import annotations
 
 from array import array
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, Protocol
 
 from schedlab.model.records import arrow_arrays
-from schedlab.model.records.job_record import COLUMNS, Status, frame_of_records
+from schedlab.model.records.job_record import COLUMNS, JobRecord, Status, frame_of_records
 
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
     import pyarrow as pa
-
-    from schedlab.model.records.log import RecordLog
 
 __all__ = [
     "NO_ORIGIN",
@@ -58,13 +56,42 @@ OPTIONAL: dict[str, str] = {
 }
 
 
+class LogArrays(Protocol):
+    """A :class:`~schedlab.model.records.log.RecordLog` as its readers see it: its arrays, read only.
+
+    The readers here and in :mod:`schedlab.model.records.log_rows` are typed against this,
+    not ``RecordLog``: ``log.py`` imports them, so importing ``RecordLog`` back, even for its
+    type, would make the modules a cycle (tests/test_architecture.py). mypy checks that a
+    ``RecordLog`` is one wherever it calls a reader, so the list cannot drift from the class.
+    """
+
+    #: the records logged, whole ones included (each array has a row for each)
+    _n: int
+    #: row by row: submit, start, end, runtime
+    _times: array[float]
+    _ids: array[int]
+    #: the optional fields stored, by name (:data:`OPTIONAL`)
+    _extra: dict[str, array[Any]]
+    #: the usual weight, cpus and label code (None before the first record the arrays hold)
+    _weight: float | None
+    _cpus: int | None
+    _code: int | None
+    #: the distinct labels (job_class, group, machine, status) and interval sets, by code
+    _labels: list[tuple[str, str, str, Status]]
+    _allocs: list[str]
+    #: the records kept whole, by row (their rows in the arrays are placeholders)
+    _whole: dict[int, JobRecord]
+
+    def __iter__(self) -> Iterator[JobRecord]: ...
+
+
 def derived_cpu_time(start: float, end: float, cpus: int) -> float:
     """The usual CPU time: ``(end - start) * cpus``, 0 for a job that never ran (nan)."""
     cpu_time = (end - start) * cpus
     return 0.0 if cpu_time != cpu_time else cpu_time
 
 
-def optional_column(log: RecordLog, name: str) -> array[Any]:
+def optional_column(log: LogArrays, name: str) -> array[Any]:
     """Optional field ``name`` of the ``len(log)`` records logged, as a new array (placeholders for whole records).
 
     The stored array copied, or else the usual value of every record. Called while a
@@ -91,7 +118,7 @@ def optional_column(log: RecordLog, name: str) -> array[Any]:
 # -- one field of every record ---------------------------------------------------------------
 
 
-def column(log: RecordLog, name: str) -> np.ndarray:
+def column(log: LogArrays, name: str) -> np.ndarray:
     """Field ``name`` of every record, in order, as a new array, computed from the arrays: no record is made.
 
     Times and other float fields come as float64, ``id``, ``cpus``, ``preemptions``,
@@ -141,7 +168,7 @@ def column(log: RecordLog, name: str) -> np.ndarray:
     return values
 
 
-def has_status(log: RecordLog, status: Status) -> np.ndarray:
+def has_status(log: LogArrays, status: Status) -> np.ndarray:
     """A boolean mask of the records whose ``status is status`` (one test per distinct label, then a take)."""
     import numpy as np
 
@@ -157,7 +184,7 @@ def has_status(log: RecordLog, status: Status) -> np.ndarray:
 # -- every field: the DataFrame and the Arrow table ------------------------------------------
 
 
-def frame(log: RecordLog) -> pd.DataFrame:
+def frame(log: LogArrays) -> pd.DataFrame:
     """The records as a DataFrame, one row per job, in :data:`COLUMNS` order.
 
     The same columns, dtypes and values as ``pandas.DataFrame(list(log))`` with the
@@ -188,7 +215,7 @@ def frame(log: RecordLog) -> pd.DataFrame:
     return frame
 
 
-def arrow_table(log: RecordLog) -> pa.Table | None:
+def arrow_table(log: LogArrays) -> pa.Table | None:
     """The records as a pyarrow Table: what ``pyarrow.Table.from_pandas(frame(log))`` gives under pandas 3.
 
     The same columns, types and values (texts as ``large_string``, a float column's
@@ -216,7 +243,7 @@ def arrow_table(log: RecordLog) -> pa.Table | None:
     return pa.table({name: columns[name] for name in COLUMNS})
 
 
-def _by_arrays(log: RecordLog) -> bool:
+def _by_arrays(log: LogArrays) -> bool:
     """Whether :func:`frame` and :func:`arrow_table` can be made from the arrays (else: from the records).
 
     Not with whole records or none; and only where the arrays give pandas' own
@@ -228,7 +255,7 @@ def _by_arrays(log: RecordLog) -> bool:
     return origin is None or all(o == NO_ORIGIN or -(2**53) <= o <= 2**53 for o in origin)
 
 
-def _float_block(log: RecordLog) -> np.ndarray:
+def _float_block(log: LogArrays) -> np.ndarray:
     """The float columns (:data:`_FLOAT_NAMES`, in order) as the rows of one new 2-D array, each filled in place."""
     import numpy as np
 
@@ -253,7 +280,7 @@ def _float_block(log: RecordLog) -> np.ndarray:
     return block
 
 
-def _other_columns(log: RecordLog) -> dict[str, np.ndarray]:
+def _other_columns(log: LogArrays) -> dict[str, np.ndarray]:
     """The columns neither floats nor texts: ids and counts as int64, the origin as frame() infers it."""
     import numpy as np
 
@@ -267,7 +294,7 @@ def _other_columns(log: RecordLog) -> dict[str, np.ndarray]:
     }
 
 
-def _array(log: RecordLog, name: str) -> np.ndarray:
+def _array(log: LogArrays, name: str) -> np.ndarray:
     """Optional field ``name`` of every record as a new numpy array (float64 or int64)."""
     import numpy as np
 
@@ -275,7 +302,7 @@ def _array(log: RecordLog, name: str) -> np.ndarray:
     return np.frombuffer(values, dtype=np.float64 if values.typecode == "d" else np.int64)
 
 
-def _origin_column(log: RecordLog) -> np.ndarray:
+def _origin_column(log: LogArrays) -> np.ndarray:
     """As pandas infers it from the records: int64, all ``None`` (object), or float64 with nan for ``None``."""
     import numpy as np
 

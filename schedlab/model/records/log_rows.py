@@ -3,26 +3,24 @@
 :func:`rows` (the log's ``__iter__``) and :func:`item` (its ``__getitem__``) make each
 :class:`~schedlab.model.records.job_record.JobRecord` from the log's arrays (or give the
 record kept whole), field for field and type for type the record ``job_record`` made.
-They are plain functions of the log, as :mod:`schedlab.model.records.columns` reads it by
-columns: the log stores, these read, and none is a mix-in of the other.
+They are plain functions of the log's arrays (:class:`~schedlab.model.records.columns.LogArrays`),
+as :mod:`schedlab.model.records.columns` reads them by columns: the log stores, these read,
+and none is a mix-in of the other.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from itertools import repeat
-from typing import TYPE_CHECKING, Any, overload
+from typing import Any, overload
 
-from schedlab.model.records.columns import NO_ORIGIN, derived_cpu_time
+from schedlab.model.records.columns import NO_ORIGIN, LogArrays, derived_cpu_time
 from schedlab.model.records.job_record import NO_IDS, JobRecord
-
-if TYPE_CHECKING:
-    from schedlab.model.records.log import RecordLog
 
 __all__ = ["item", "rows"]
 
 
-def rows(log: RecordLog) -> Iterator[JobRecord]:
+def rows(log: LogArrays) -> Iterator[JobRecord]:
     """Every record in order: made from the arrays, or the one kept whole.
 
     One pass over each array (no copy, no skipping from the start), so reading a log
@@ -129,10 +127,10 @@ def rows(log: RecordLog) -> Iterator[JobRecord]:
 
 
 @overload
-def item(log: RecordLog, i: int) -> JobRecord: ...
+def item(log: LogArrays, i: int) -> JobRecord: ...
 @overload
-def item(log: RecordLog, i: slice) -> list[JobRecord]: ...
-def item(log: RecordLog, i: int | slice) -> JobRecord | list[JobRecord]:
+def item(log: LogArrays, i: slice) -> list[JobRecord]: ...
+def item(log: LogArrays, i: int | slice) -> JobRecord | list[JobRecord]:
     """``log[i]``: record ``i`` (counted from the end if negative), or the records of slice ``i`` as a list."""
     if isinstance(i, slice):
         return [row(log, k) for k in range(*i.indices(log._n))]
@@ -142,7 +140,7 @@ def item(log: RecordLog, i: int | slice) -> JobRecord | list[JobRecord]:
     return row(log, i + n if i < 0 else i)
 
 
-def row(log: RecordLog, i: int) -> JobRecord:
+def row(log: LogArrays, i: int) -> JobRecord:
     """Record ``i`` (0 <= i < len), from the arrays' row ``i``."""
     whole = log._whole.get(i)
     if whole is not None:
