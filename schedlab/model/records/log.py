@@ -423,9 +423,10 @@ class RecordLog(Sequence[JobRecord]):
         for row, record in other._whole.items():
             self._whole[self._n + row] = record
         self._times.extend(other._times)
-        if self._ids.typecode != other._ids.typecode:
-            self._ids = array("q", self._ids)
-        self._ids.extend(other._ids if self._ids.typecode == other._ids.typecode else array("q", other._ids))
+        ids = other._ids
+        if ids.typecode != self._ids.typecode:  # one log's ids are 64-bit: both are from now on
+            self._ids, ids = array("q", self._ids), array("q", ids)
+        self._ids.extend(ids)
         self._n += other._n
 
     def copy(self) -> RecordLog:
