@@ -139,7 +139,7 @@ class RecordLog(Sequence[JobRecord]):
         submit, runtime, estimate, tuf = job.submit, job.runtime, job.estimate, job.utility
         code = self._code
         # The usual job again (what _log tests, in the order that settles it soonest): its row
-        # alone, with no 17-argument call and no label tuple to hash (Status hashes in Python),
+        # alone, with no 19-argument call and no label tuple to hash (Status hashes in Python),
         # the texts compared by identity with the usual label's: add() is paid once per job
         # (measured: benchmarks/README.md).
         if (
