@@ -430,9 +430,14 @@ class RecordLog(Sequence[JobRecord]):
         self._n += other._n
 
     def copy(self) -> RecordLog:
-        """A new log of the same records (the arrays copied)."""
+        """A new log of the same records (the arrays copied, the codes kept: no recoding as ``extend`` does)."""
         new = RecordLog()
-        new._extend_log(self)
+        new._n, new._times, new._ids = self._n, array("d", self._times), array(self._ids.typecode, self._ids)
+        new._extra = {name: array(column.typecode, column) for name, column in self._extra.items()}
+        new._weight, new._cpus, new._code = self._weight, self._cpus, self._code
+        new._labels, new._label_of = list(self._labels), dict(self._label_of)
+        new._allocs, new._alloc_of = list(self._allocs), dict(self._alloc_of)
+        new._whole = dict(self._whole)
         return new
 
     # -- reading: a sequence of records (log_rows) -----------------------------------------
