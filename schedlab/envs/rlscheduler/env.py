@@ -340,7 +340,7 @@ class ModelChooser(Committed):
         # MaskablePPO takes the mask; PPO's kernel policy reads it from the observation
         self._masks = "action_masks" in inspect.signature(model.predict).parameters
         # a KernelScorer scores the shown rows alone: the same rows and scores as its predict() on the
-        # padded observation, without the padding and the mask (a third of a search's time, measured:
+        # padded observation, without the padding and the mask (a search task in 0.84x the CPU time, measured:
         # benchmarks/README.md, "train_profile.py")
         self._scorer = self.model if type(self.model) is KernelScorer else None
 
