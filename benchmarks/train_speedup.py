@@ -9,9 +9,10 @@ Two trainings, each timed on a spawn process pool of every worker count given:
 
 Each pool is warmed first (every worker has made its environment, or loaded the log),
 so the times are the training's, not the pool's start. Printed, per count: the wall
-time, the speedup over 1 worker and the parallel efficiency (speedup / workers), all
-ratios measured in this process, and the weights' SHA-256, which must be the same for
-every count.
+time, the CPU time of the training (this process's and its workers', read with psutil
+where it is installed), the speedup over 1 worker and the parallel efficiency
+(speedup / workers), all ratios measured in this process, and the weights' SHA-256,
+which must be the same for every count.
 
     PYTHONPATH=$PWD python benchmarks/train_speedup.py --workers 1 2
     PYTHONPATH=$PWD python benchmarks/train_speedup.py --kind rlscheduler --workers 1 2 4 8 16
@@ -20,8 +21,10 @@ every count.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
+import math
 import multiprocessing
 import os
 import tempfile
@@ -80,6 +83,21 @@ def rlscheduler_training(
     return warm, run
 
 
+def _cpu_seconds() -> float:
+    """CPU seconds used so far by this process and its live children (the pool's workers); NaN without psutil."""
+    try:
+        import psutil
+    except ImportError:
+        return math.nan
+    me = psutil.Process()
+    total = 0.0
+    for proc in [me, *me.children(recursive=True)]:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            times = proc.cpu_times()
+            total += times.user + times.system
+    return total
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kind", choices=("machine", "rlscheduler"), default="machine", help="which training")
@@ -95,16 +113,18 @@ def main() -> None:
     for n in sorted({1, *args.workers}):
         with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn")) as pool:
             warm(pool)
+            cpu = _cpu_seconds()
             start = time.perf_counter()
             sha = run(pool)
-            times[n] = (time.perf_counter() - start, sha)
+            times[n] = (time.perf_counter() - start, _cpu_seconds() - cpu, sha)
         print(f"{n} workers: {times[n][0]:.1f} s", flush=True)
     print(f"{args.kind}, {args.generations} generations, {os.cpu_count()} cores")
-    print("| workers | wall s | speedup | efficiency | weights sha256 |\n|---|---|---|---|---|")
-    for n, (seconds, sha) in times.items():
+    print("| workers | wall s | CPU s (all processes) | speedup | efficiency | weights sha256 |")
+    print("|---|---|---|---|---|---|")
+    for n, (seconds, cpu_s, sha) in times.items():
         speedup = times[1][0] / seconds
-        print(f"| {n} | {seconds:.1f} | {speedup:.2f} | {speedup / n:.2f} | {sha[:16]}... |")
-    print(f"same weights for every worker count: {len({sha for _, sha in times.values()}) == 1}")
+        print(f"| {n} | {seconds:.1f} | {cpu_s:.1f} | {speedup:.2f} | {speedup / n:.2f} | {sha[:16]}... |")
+    print(f"same weights for every worker count: {len({sha for _, _, sha in times.values()}) == 1}")
 
 
 if __name__ == "__main__":

@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from schedlab.envs.rlscheduler.env import ModelChooser, RLSchedulerConfig, sequence_scores
+from schedlab.envs.rlscheduler.lockstep import lockstep_scores
 from schedlab.envs.rlscheduler.obs import log_features
 from schedlab.envs.rlscheduler.scorer import ScorerLayout, scorer_layout, scorer_vector
 from schedlab.model.core.streams import Streams
@@ -108,8 +109,16 @@ def cost(scores: list[float], baselines: list[float], score_type: str) -> float:
 def plan_scores(
     layout: ScorerLayout | None, vector: np.ndarray | None, plan: list[tuple[RLSchedulerConfig, int]]
 ) -> list[float]:
-    """The score of each ``(setting, start)`` sequence of ``plan`` under the scorer (SJF when ``layout`` is None)."""
-    return [window_scores(c, layout, vector, [s], None)[0] for c, s in plan]
+    """The score of each ``(setting, start)`` sequence of ``plan`` under the scorer (SJF when ``layout`` is None).
+
+    Under a scorer, the sequences are replayed in lockstep and each round of their
+    pending choices is scored in one batched pass (:func:`~schedlab.envs.rlscheduler.lockstep.lockstep_scores`):
+    the same scores as one sequence at a time (:func:`window_scores`), in less time
+    (measured: benchmarks/README.md, "train_profile.py").
+    """
+    if layout is None or vector is None:
+        return [window_scores(c, None, None, [s], None)[0] for c, s in plan]
+    return lockstep_scores(layout.scorer(vector), plan)
 
 
 def greedy_scores(
