@@ -34,6 +34,7 @@ import numpy as np
 
 from schedlab.model.core.streams import Streams
 from schedlab.training.heuristics import heuristic
+from schedlab.training.kernel import make_scorer
 from schedlab.training.policy import Scorer, action_mask
 
 __all__ = [
@@ -136,11 +137,9 @@ def _cached(spec: EnvSpec) -> tuple[Any, Scorer]:
     """This process's environment and network for ``spec`` (made once per worker)."""
     import torch
 
-    from schedlab.training.kernel import make_scorer
-
     torch.set_num_threads(1)  # a tiny network: threads only add overhead, and workers share the cores
     env = make_env(spec.env_id, spec.settings)
-    return env, make_scorer(spec.policy, env, spec.hidden, np.random.default_rng(0))  # weights set before use
+    return env, make_scorer(spec.policy, env, spaces(env), spec.hidden, np.random.default_rng(0))  # set before use
 
 
 def _gym_episode(env: Any, act: Act, seed: int) -> float:

@@ -85,15 +85,16 @@ class KernelScorer(Scorer):
         self.set_vector(initial_vector([rows.width, *hidden, 1], rng))
 
 
-def make_scorer(kind: str, env: Any, hidden: Sequence[int], rng: np.random.Generator) -> Scorer:
-    """The scorer ``kind`` (:data:`POLICIES`) for ``env``'s spaces; a kernel needs the env's declared rows.
+def make_scorer(
+    kind: str, env: Any, spaces: tuple[Any, Any], hidden: Sequence[int], rng: np.random.Generator
+) -> Scorer:
+    """The scorer ``kind`` (:data:`POLICIES`) for ``env``, whose one policy acts on ``spaces`` (observation, action).
 
-    ``env`` is a made environment (:func:`~schedlab.training.episodes.make_env`); its
-    one policy's observation length and action count must match the rows' (one line if not).
+    ``spaces`` is :func:`~schedlab.training.episodes.spaces` ``(env)`` (in a Parallel env,
+    every agent's). A kernel needs the env's declared rows, for that observation length
+    and action count (one line if not).
     """
-    from schedlab.training.episodes import spaces
-
-    observation, action = spaces(env)
+    observation, action = spaces
     obs_size, n_actions = int(observation.shape[0]), int(action.n)
     if kind == "mlp":
         return MLPPolicy(obs_size, n_actions, hidden, rng)

@@ -75,7 +75,9 @@ def load_policy(path: str | Path, env: Any) -> Scorer:
         )
     if saved["n_actions"] != int(action.n):
         raise ValueError(f"{path}: a model for {saved['n_actions']} actions, this env has {action.n}")
-    policy = make_scorer(saved.get("policy", "mlp"), env, saved["hidden"], np.random.default_rng(0))
+    policy = make_scorer(
+        saved.get("policy", "mlp"), env, (observation, action), saved["hidden"], np.random.default_rng(0)
+    )
     policy.set_vector(saved["vector"].numpy())
     return policy
 

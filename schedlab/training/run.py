@@ -45,7 +45,7 @@ import numpy as np
 from schedlab.model.core.streams import Streams
 from schedlab.training.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from schedlab.training.config import TrainConfig
-from schedlab.training.episodes import EnvSpec, episode_costs, make_env
+from schedlab.training.episodes import EnvSpec, episode_costs, make_env, spaces
 from schedlab.training.heuristics import heuristic
 from schedlab.training.imitation import imitate, teacher_decisions
 from schedlab.training.kernel import make_scorer
@@ -101,7 +101,7 @@ def train(
     settings_json = json.dumps(dict(config.env_settings), sort_keys=True)
     spec = EnvSpec(config.env, settings_json, tuple(config.hidden), config.policy)
     streams = Streams(config.seed)
-    policy = make_scorer(config.policy, env, config.hidden, streams["init"])
+    policy = make_scorer(config.policy, env, spaces(env), config.hidden, streams["init"])
     teacher = config.teacher or None
     validation = [int(s) for s in streams["validation_episodes"].integers(*VALIDATION_SEEDS, size=config.validation)]
     val_base = _scored(spec, None, teacher, validation, executor) if teacher else None
