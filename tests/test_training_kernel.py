@@ -135,3 +135,17 @@ def test_a_bad_policy_setting_is_refused_in_one_line(tmp_path, capsys):
     err = capsys.readouterr().err.splitlines()
     assert "policy=kernel: schedlab/DeepRM-v0 declares no per-action rows" in err[0]
     assert not (tmp_path / "x").exists() and not (tmp_path / "y" / "model.pt").exists()
+
+
+def test_machine_v0_trains_a_kernel_that_loads_to_the_same_actions(tmp_path):
+    """Machine-v0 declares its rows too: a tiny kernel training, loaded, plays the search's episode."""
+    config = TrainConfig(
+        env="Machine-v0", generations=1, pairs=2, episodes=1, validation=1, teacher="sjf",
+        imitation_episodes=1, imitation_epochs=2, hidden=(8,), policy="kernel",
+    )  # fmt: skip
+    result = train(config, tmp_path)
+    env = make_env("schedlab/Machine-v0", {})
+    policy = load_policy(result.model, env)
+    assert isinstance(policy, KernelScorer) and policy.sha256() == result.sha256
+    [searched] = episode_costs(EnvSpec("schedlab/Machine-v0", "{}", (8,), "kernel"), policy.vector(), None, [3])
+    assert run_episode(env, greedy_act(policy), 3) == pytest.approx(searched, rel=1e-12)
