@@ -2,16 +2,18 @@
 
 Training: for each topology (``complete``, ``tree``, ``small_world``: docs/grid.md's
 settings, :mod:`schedlab.envs.grid.named`) and each training seed, one MLP scorer
-shared by the 10 brokers (parameter sharing) is trained in ``schedlab/GridParallel-v0``
-(the PettingZoo Parallel grid, 25 resources) by :func:`schedlab.training.train`:
-imitation of the ``teacher`` (``mct``: least seen load + route latency + the job's run
-time there, :mod:`schedlab.envs.grid.teachers`), then evolution strategies on whole
-episodes, whose cost is minus the sum of every broker's ``tpt`` reward (the total time
-jobs spent unfinished: ATPT times the jobs, measured), then ``ppo_steps`` of PPO (0 by
-default: none). The observation has the ``features`` runtime, latency and agent
-(docs/rl.md, "The grid"). Each model goes into
-``models_dir/<topology>/seed<k>/`` (``model.pt``, ``settings.json``, ``curve.csv``); a
-model already there with the same settings is used as it is.
+shared by the 10 brokers (parameter sharing; with ``scorer=kernel`` the kernel scorer,
+one small MLP shared by the 25 resources too, :mod:`schedlab.training.kernel`) is
+trained in ``schedlab/GridParallel-v0`` (the PettingZoo Parallel grid, 25 resources)
+by :func:`schedlab.training.train`: imitation of the ``teacher`` (``mct``: least seen
+load + route latency + the job's run time there, :mod:`schedlab.envs.grid.teachers`),
+then evolution strategies on whole episodes, whose cost is minus the sum of every
+broker's ``tpt`` reward (the total time jobs spent unfinished: ATPT times the jobs,
+measured), then ``ppo_steps`` of PPO (0 by default: none). The observation has the
+``features`` runtime, latency and agent (docs/rl.md, "The grid"). Each model goes into
+``models_dir/<topology>/seed<k>/`` (``model.pt``, ``settings.json``, ``curve.csv``; a
+kernel's in ``models_dir/kernel/<topology>/seed<k>/``); a model already there with
+the same settings is used as it is.
 
 Evaluation: episode ``k`` of every cell is ``reset(seed=k)``'s grid and jobs
 (``Streams(k)``, ``k = 0..reps-1``, below every seed training and validation use), so
@@ -35,6 +37,7 @@ over episodes of the seeds' mean difference), and writes ``grid_training_table.c
     schedlab run scenarios/grid_training.py --quick
     schedlab run scenarios/grid_training.py                     # trains 9 models, then 20 episodes
     schedlab run scenarios/grid_training.py --set models_dir=/tmp/models --set topologies=tree
+    schedlab run scenarios/grid_training.py --set scorer=kernel --set hidden=32   # the kernel scorer's 9 models
 """
 
 from __future__ import annotations
@@ -88,6 +91,8 @@ class Config:
     features: tuple[str, ...] = ("runtime", "latency", "agent")
     #: the heuristic imitated, and that training costs are relative to
     teacher: str = "mct"
+    #: the scorer trained: mlp (over the whole observation) or kernel (one MLP per resource's row; models under kernel/)
+    scorer: str = "mlp"
     #: widths of the scorer's hidden layers (one of 128: room for a sum per resource, which MCT is)
     hidden: tuple[int, ...] = (128,)
     #: evolution-strategies generations
@@ -123,6 +128,8 @@ class Config:
                 raise ValueError(f"{name}: need names among {', '.join(allowed)}, got {getattr(self, name)!r}")
         if self.teacher not in heuristic_names(ENV):
             raise ValueError(f"teacher: {self.teacher!r} is not one of {', '.join(heuristic_names(ENV))}")
+        if self.scorer not in ("mlp", "kernel"):
+            raise ValueError(f"scorer: need mlp or kernel, got {self.scorer!r}")
         if not self.seeds:
             raise ValueError("seeds: need at least one training seed")
         self.train_config(self.topologies[0], self.seeds[0])  # TrainConfig's own checks (hidden, imitation...)
@@ -136,14 +143,16 @@ class Config:
         """The training of ``topology``'s model of seed ``seed``."""
         return TrainConfig(
             env=ENV, env_settings=self.env_settings(topology), teacher=self.teacher, seed=seed, hidden=self.hidden,
+            policy=self.scorer,
             generations=self.generations, pairs=self.pairs, episodes=self.episodes, validation=self.validation,
             imitation_episodes=self.imitation_episodes, imitation_epochs=self.imitation_epochs,
             ppo_steps=self.ppo_steps, ppo_validate=self.ppo_validate,
         )  # fmt: skip
 
     def model_dir(self, topology: str, seed: int) -> Path:
-        """Where the model of ``topology`` and seed ``seed`` is."""
-        return Path(self.models_dir) / topology / f"seed{seed}"
+        """Where the model of ``topology`` and seed ``seed`` is (a kernel's under ``kernel/``, apart from the MLPs)."""
+        kind = ("kernel",) if self.scorer == "kernel" else ()
+        return Path(self.models_dir).joinpath(*kind, topology, f"seed{seed}")
 
 
 QUICK = dict(
@@ -160,7 +169,7 @@ def REPS(cfg: Config) -> int:
 def _same_training(path: Path, config: TrainConfig) -> bool:
     if not (path / "model.pt").is_file():
         return False
-    saved = json.loads((path / "settings.json").read_text())["config"]
+    saved = {"policy": "mlp", **json.loads((path / "settings.json").read_text())["config"]}  # older: MLPs
     return {k: v for k, v in saved.items() if k != "workers"} == {
         k: v for k, v in config.as_dict().items() if k != "workers"
     }

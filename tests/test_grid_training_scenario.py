@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 from pathlib import Path
 
 import pytest
@@ -44,9 +45,22 @@ def test_the_quick_run_trains_three_seeds_and_prints_the_paired_table(tmp_path, 
     assert _table(tmp_path / "again")["tree", "learned"]["atpt"] == learned["atpt"]
 
 
+def test_the_kernel_scorer_trains_its_own_models_beside_the_mlps(tmp_path):
+    """--set scorer=kernel: the models are kernel scorers under models_dir/kernel/, the MLP's folders untouched."""
+    models = tmp_path / "models"
+    args = ["run", str(SCENARIO), "--quick", "--executor", "serial", "--set", f"models_dir={models}",
+            "--set", "topologies=complete", "--set", "scorer=kernel", "--out", str(tmp_path / "run")]  # fmt: skip
+    assert main(args) == 0
+    for seed in (0, 1, 2):
+        saved = json.loads((models / "kernel" / "complete" / f"seed{seed}" / "settings.json").read_text())
+        assert saved["config"]["policy"] == "kernel"
+    assert not (models / "complete").exists()
+    assert _table(tmp_path / "run")["complete", "learned"]["seeds"] == "3"
+
+
 def test_bad_settings_are_one_line(capsys):
-    """An unknown topology, teacher or feature stops the run before any training."""
-    for bad in ("topologies=ring", "teacher=sjf", "features=colour"):
+    """An unknown topology, teacher, feature or scorer stops the run before any training."""
+    for bad in ("topologies=ring", "teacher=sjf", "features=colour", "scorer=transformer"):
         assert main(["run", str(SCENARIO), "--quick", "--set", bad]) == 2
         err = capsys.readouterr().err.splitlines()
         assert err[0].startswith("error: ") and bad.split("=")[0] in err[0]

@@ -9,7 +9,10 @@ trains in any Gymnasium environment with a Discrete (optionally masked) action s
 over a flat Box observation.
 
 - :mod:`~schedlab.training.config`: :class:`TrainConfig`, checked up front;
-- :mod:`~schedlab.training.policy`: :class:`MLPPolicy`, the scorer and its flat weights;
+- :mod:`~schedlab.training.policy`: :class:`MLPPolicy`, the scorer and its flat weights
+  (:class:`~schedlab.training.policy.Scorer`, what every scorer shares);
+- :mod:`~schedlab.training.kernel`: :class:`KernelScorer` (``policy=kernel``), one MLP
+  shared by every action, reading that action's row of the observation;
 - :mod:`~schedlab.training.heuristics`: env-level heuristics (teachers, yardsticks);
 - :mod:`~schedlab.training.episodes`: whole episodes and the tasks workers run;
 - :mod:`~schedlab.training.imitation`: behaviour cloning;
@@ -26,8 +29,9 @@ The package sits below ``experiment`` (whose CLI opens the executor and calls
 """
 
 from schedlab.training.config import TrainConfig
+from schedlab.training.kernel import KernelScorer
 from schedlab.training.outputs import load_policy
 from schedlab.training.policy import MLPPolicy
 from schedlab.training.run import TrainResult, train
 
-__all__ = ["MLPPolicy", "TrainConfig", "TrainResult", "load_policy", "train"]
+__all__ = ["KernelScorer", "MLPPolicy", "TrainConfig", "TrainResult", "load_policy", "train"]

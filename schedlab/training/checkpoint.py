@@ -58,7 +58,8 @@ def load_checkpoint(out: Path, settings: dict[str, Any]) -> Checkpoint:
         raise ValueError(f"--resume: {path} does not exist (no training to resume there)")
     with open(path, "rb") as f:
         state: Checkpoint = pickle.load(f)  # our own file, written by save_checkpoint
-    if state.settings != settings:
-        changed = sorted(k for k in settings if state.settings.get(k) != settings[k])
+    saved = {"policy": "mlp", **state.settings}  # a checkpoint from before policy= is an MLP's
+    if saved != settings:
+        changed = sorted(k for k in settings if saved.get(k) != settings[k])
         raise ValueError(f"--resume: {path} was made with other settings ({', '.join(changed)})")
     return state

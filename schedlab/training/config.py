@@ -55,6 +55,12 @@ class TrainConfig:
     env_settings: Mapping[str, Any] = field(
         default_factory=dict, metadata={"help": "keyword arguments the environment is made with"}
     )
+    policy: str = text(
+        "mlp",
+        pattern="mlp|kernel",
+        what="mlp or kernel",
+        help="the scorer: mlp (one MLP over the whole observation) or kernel (one MLP per action's row, shared)",
+    )
     hidden: tuple[int, ...] = field(default=(32, 32), metadata={"help": "widths of the scorer's hidden layers"})
     generations: int = number(30, low=0, work=True, help="evolution-strategies generations")
     pairs: int = number(8, low=1, work=True, help="antithetic pairs per generation (2 x pairs members)")

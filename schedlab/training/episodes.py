@@ -34,7 +34,8 @@ import numpy as np
 
 from schedlab.model.core.streams import Streams
 from schedlab.training.heuristics import heuristic
-from schedlab.training.policy import MLPPolicy, action_mask
+from schedlab.training.kernel import make_scorer
+from schedlab.training.policy import Scorer, action_mask
 
 __all__ = [
     "Act",
@@ -63,6 +64,7 @@ class EnvSpec:
     env_id: str
     settings_json: str
     hidden: tuple[int, ...]
+    policy: str = "mlp"  # the scorer's form (TrainConfig.policy)
 
     @property
     def settings(self) -> dict[str, Any]:
@@ -131,16 +133,13 @@ def spaces_of(env: Any, agent: str) -> tuple[Any, Any]:
 
 
 @cache
-def _cached(spec: EnvSpec) -> tuple[Any, MLPPolicy]:
+def _cached(spec: EnvSpec) -> tuple[Any, Scorer]:
     """This process's environment and network for ``spec`` (made once per worker)."""
     import torch
 
     torch.set_num_threads(1)  # a tiny network: threads only add overhead, and workers share the cores
     env = make_env(spec.env_id, spec.settings)
-    observation, action = spaces(env)
-    return env, MLPPolicy(
-        observation.shape[0], int(action.n), spec.hidden, np.random.default_rng(0)
-    )  # weights set before use
+    return env, make_scorer(spec.policy, env, spaces(env), spec.hidden, np.random.default_rng(0))  # set before use
 
 
 def _gym_episode(env: Any, act: Act, seed: int) -> float:
@@ -181,7 +180,7 @@ def heuristic_act(env_id: str, name: str) -> Act:
     return lambda obs, mask, env, agent=None: rule(env) if agent is None else rule(env, agent)
 
 
-def greedy_act(policy: MLPPolicy) -> Act:
+def greedy_act(policy: Scorer) -> Act:
     """``policy``'s greedy choice as the runner asks a policy."""
     return lambda obs, mask, env, agent=None: policy.act(obs, mask)
 

@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 from schedlab.training.episodes import heuristic_act, run_episode
-from schedlab.training.policy import MLPPolicy
+from schedlab.training.policy import Scorer
 
 __all__ = ["imitate", "teacher_decisions"]
 
@@ -39,7 +39,7 @@ def teacher_decisions(env: Any, env_id: str, teacher: str, seeds: list[int]) -> 
 
 
 def imitate(
-    policy: MLPPolicy, data: tuple[np.ndarray, ...], *, epochs: int, rate: float, rng: np.random.Generator
+    policy: Scorer, data: tuple[np.ndarray, ...], *, epochs: int, rate: float, rng: np.random.Generator
 ) -> float:
     """Fit ``policy`` to the teacher's decisions ``data``; the share of them it then agrees with."""
     observations, masks, actions = (torch.as_tensor(a) for a in data)

@@ -21,7 +21,8 @@ import numpy as np
 import torch
 
 from schedlab.training.episodes import env_name, spaces
-from schedlab.training.policy import MLPPolicy
+from schedlab.training.kernel import make_scorer
+from schedlab.training.policy import Scorer
 
 __all__ = ["CURVE_FIELDS", "load_policy", "save_model", "write_curve"]
 
@@ -38,8 +39,12 @@ def _versions() -> dict[str, str]:
     return found
 
 
-def save_model(out: Path, policy: MLPPolicy, env_id: str, config: dict[str, Any], extra: dict[str, Any]) -> Path:
-    """Write ``model.pt`` and ``settings.json`` for ``policy``; the model's path."""
+def save_model(out: Path, policy: Scorer, env_id: str, config: dict[str, Any], extra: dict[str, Any]) -> Path:
+    """Write ``model.pt`` and ``settings.json`` for ``policy``; the model's path.
+
+    A kernel scorer's files also say ``"policy": "kernel"``; an MLP's say nothing of it
+    (files from before the kernel existed are MLPs, and stay as they were).
+    """
     about = {
         "env": env_id,
         "env_settings": config["env_settings"],
@@ -47,6 +52,8 @@ def save_model(out: Path, policy: MLPPolicy, env_id: str, config: dict[str, Any]
         "n_actions": policy.n_actions,
         "hidden": list(policy.hidden),
     }
+    if policy.kind != "mlp":
+        about["policy"] = policy.kind
     path = out / "model.pt"
     torch.save({**about, "vector": torch.from_numpy(policy.vector())}, path)
     settings = {**about, "config": config, "versions": _versions(), "weights_sha256": policy.sha256(), **extra}
@@ -54,7 +61,7 @@ def save_model(out: Path, policy: MLPPolicy, env_id: str, config: dict[str, Any]
     return path
 
 
-def load_policy(path: str | Path, env: Any) -> MLPPolicy:
+def load_policy(path: str | Path, env: Any) -> Scorer:
     """The policy saved at ``path``, for ``env`` (Gymnasium or Parallel); refused in one line if made for another."""
     saved = torch.load(path, weights_only=True)
     env_id = env_name(env)
@@ -68,7 +75,9 @@ def load_policy(path: str | Path, env: Any) -> MLPPolicy:
         )
     if saved["n_actions"] != int(action.n):
         raise ValueError(f"{path}: a model for {saved['n_actions']} actions, this env has {action.n}")
-    policy = MLPPolicy(shape[0], saved["n_actions"], saved["hidden"], np.random.default_rng(0))
+    policy = make_scorer(
+        saved.get("policy", "mlp"), env, (observation, action), saved["hidden"], np.random.default_rng(0)
+    )
     policy.set_vector(saved["vector"].numpy())
     return policy
 

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import torch
 
-__all__ = ["MLPPolicy", "action_mask"]
+__all__ = ["MLPPolicy", "Scorer", "action_mask"]
 
 
 def action_mask(env: Any, info: dict[str, Any], n: int) -> np.ndarray:
@@ -35,36 +35,21 @@ def action_mask(env: Any, info: dict[str, Any], n: int) -> np.ndarray:
     return np.ones(n, dtype=bool)
 
 
-class MLPPolicy:
-    """A scorer ``obs -> score per action`` (ReLU MLP, float32) acting greedily among valid actions.
+class Scorer:
+    """What every scorer shares: a float32 torch network ``obs -> score per action`` behind a float64 vector.
 
-    Parameters
-    ----------
-    obs_size
-        Length of the flat observation.
-    n_actions
-        Actions of the Discrete space.
-    hidden
-        Widths of the hidden layers.
-    rng
-        Draws the initial weights (He-scaled normal; the output layer scaled down so
-        that the first scores are near-ties broken by the search, not by chance).
+    The search, imitation, PPO, the checkpoints and ``model.pt`` see a scorer only
+    through this class (the vector, the sha256, :meth:`scores`, :meth:`act`), so a new
+    form of network (:class:`MLPPolicy`, :class:`~schedlab.training.kernel.KernelScorer`)
+    is a subclass that builds ``net`` and sets the first weights, nothing more.
     """
 
-    def __init__(self, obs_size: int, n_actions: int, hidden: Sequence[int], rng: np.random.Generator) -> None:
-        sizes = [obs_size, *hidden, n_actions]
-        layers: list[torch.nn.Module] = []
-        for i, (inp, out) in enumerate(itertools.pairwise(sizes)):
-            layers.append(torch.nn.Linear(inp, out))
-            if i < len(sizes) - 2:
-                layers.append(torch.nn.ReLU())
-        self.net = torch.nn.Sequential(*layers)
-        self.obs_size, self.n_actions, self.hidden = obs_size, n_actions, tuple(hidden)
-        init = []
-        for inp, out in itertools.pairwise(sizes):
-            scale = np.sqrt(2.0 / inp) * (0.1 if out == n_actions else 1.0)
-            init += [rng.standard_normal(out * inp) * scale, np.zeros(out)]
-        self.set_vector(np.concatenate(init))
+    net: torch.nn.Module
+    obs_size: int
+    n_actions: int
+    hidden: tuple[int, ...]
+    #: the form's name in ``TrainConfig.policy`` and ``model.pt``
+    kind = ""
 
     @property
     def size(self) -> int:
@@ -104,3 +89,50 @@ class MLPPolicy:
         if mask is not None and mask.any():
             scores = np.where(mask, scores, -np.inf)
         return int(np.argmax(scores))
+
+
+def mlp(sizes: Sequence[int]) -> torch.nn.Sequential:
+    """Linear layers of ``sizes`` with a ReLU between each two (none after the last)."""
+    layers: list[torch.nn.Module] = []
+    for i, (inp, out) in enumerate(itertools.pairwise(sizes)):
+        layers.append(torch.nn.Linear(inp, out))
+        if i < len(sizes) - 2:
+            layers.append(torch.nn.ReLU())
+    return torch.nn.Sequential(*layers)
+
+
+def initial_vector(sizes: Sequence[int], rng: np.random.Generator) -> np.ndarray:
+    """First weights of :func:`mlp` ``(sizes)``: He-scaled normal, the output layer's scaled by 0.1, zero biases.
+
+    The small output layer makes the first scores near-ties, broken by the search (or
+    the imitation), not by chance.
+    """
+    init = []
+    for inp, out in itertools.pairwise(sizes):
+        scale = np.sqrt(2.0 / inp) * (0.1 if out == sizes[-1] else 1.0)
+        init += [rng.standard_normal(out * inp) * scale, np.zeros(out)]
+    return np.concatenate(init)
+
+
+class MLPPolicy(Scorer):
+    """A scorer ``obs -> score per action`` (ReLU MLP over the whole observation, float32), greedy among valid actions.
+
+    Parameters
+    ----------
+    obs_size
+        Length of the flat observation.
+    n_actions
+        Actions of the Discrete space.
+    hidden
+        Widths of the hidden layers.
+    rng
+        Draws the initial weights (:func:`initial_vector`).
+    """
+
+    kind = "mlp"
+
+    def __init__(self, obs_size: int, n_actions: int, hidden: Sequence[int], rng: np.random.Generator) -> None:
+        sizes = [obs_size, *hidden, n_actions]
+        self.net = mlp(sizes)
+        self.obs_size, self.n_actions, self.hidden = obs_size, n_actions, tuple(hidden)
+        self.set_vector(initial_vector(sizes, rng))

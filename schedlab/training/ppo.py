@@ -3,10 +3,12 @@
 The optional last stage of ``schedlab train`` (``ppo_steps > 0``), in the style of
 CleanRL's single-file PPO, read top to bottom:
 
-1. **Actor and critic.** The actor is the :class:`~schedlab.training.policy.MLPPolicy`
-   itself, from the search's best weights: its scores are the logits of a softmax over
-   the valid actions (an invalid action's logit is :data:`MASKED`, so its probability
-   is 0). The critic is a separate small MLP (the same shape with one output, drawn from
+1. **Actor and critic.** The actor is the scorer itself (the
+   :class:`~schedlab.training.policy.MLPPolicy`, or ``policy=kernel``'s
+   :class:`~schedlab.training.kernel.KernelScorer`), from the search's best weights:
+   its scores are the logits of a softmax over the valid actions (an invalid action's
+   logit is :data:`MASKED`, so its probability is 0). The critic is a separate small
+   MLP over the whole observation (the scorer's hidden widths, one output, drawn from
    the ``ppo_critic`` stream) that estimates the value of an observation.
 2. **Rollout.** The actor plays whole episodes (:func:`~schedlab.training.episodes.run_episode`,
    seeds from the ``ppo_episodes`` stream) until at least ``ppo_rollout`` steps are
@@ -34,7 +36,7 @@ CleanRL's single-file PPO, read top to bottom:
    gradient norm clipped at :data:`MAX_GRAD_NORM`.
 
 After each update the actor's float32 weights become the policy's vector again
-(:meth:`~schedlab.training.policy.MLPPolicy.sync_from_net`), which
+(:meth:`~schedlab.training.policy.Scorer.sync_from_net`), which
 :mod:`schedlab.training.run` validates greedily, as the search's, keeping the best.
 Everything runs in this process on one thread, so the same seed gives the same weights.
 
@@ -56,7 +58,7 @@ import torch
 from schedlab.model.core.streams import Streams
 from schedlab.training.config import TrainConfig
 from schedlab.training.episodes import is_parallel, run_episode
-from schedlab.training.policy import MLPPolicy
+from schedlab.training.policy import MLPPolicy, Scorer
 from schedlab.training.search import relative
 
 __all__ = ["PPO"]
@@ -111,7 +113,7 @@ class PPO:
         self,
         config: TrainConfig,
         env: Any,
-        policy: MLPPolicy,
+        policy: Scorer,
         streams: Streams,
         baseline: Callable[[int], float] | None,
         seeds: Callable[[], int],

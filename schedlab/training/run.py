@@ -1,8 +1,10 @@
 """The training, top to bottom: imitation of a heuristic, evolution strategies on whole episodes, optional PPO.
 
-1. **Set up.** The env (``TrainConfig.env``) and an :class:`~schedlab.training.policy.MLPPolicy`
-   drawn from the ``init`` stream; the validation episodes (``validation_episodes``
-   stream) and, with a teacher, the teacher's cost on each.
+1. **Set up.** The env (``TrainConfig.env``) and the scorer of ``TrainConfig.policy``
+   (an :class:`~schedlab.training.policy.MLPPolicy`, or with ``kernel`` a
+   :class:`~schedlab.training.kernel.KernelScorer`) drawn from the ``init`` stream; the
+   validation episodes (``validation_episodes`` stream) and, with a teacher, the
+   teacher's cost on each.
 2. **Imitate** (with a teacher): behaviour cloning of its actions
    (:mod:`schedlab.training.imitation`) on ``imitation_episodes`` episodes.
 3. **Search**: each generation draws ``episodes`` training episodes
@@ -46,8 +48,9 @@ from schedlab.training.config import TrainConfig
 from schedlab.training.episodes import EnvSpec, episode_costs, make_env, spaces
 from schedlab.training.heuristics import heuristic
 from schedlab.training.imitation import imitate, teacher_decisions
+from schedlab.training.kernel import make_scorer
 from schedlab.training.outputs import save_model, write_curve
-from schedlab.training.policy import MLPPolicy
+from schedlab.training.policy import Scorer
 from schedlab.training.ppo import PPO
 from schedlab.training.search import Adam, gather, generation_step, relative
 
@@ -95,10 +98,10 @@ def train(
     env = make_env(config.env, dict(config.env_settings))
     if config.teacher:
         heuristic(config.env, config.teacher)  # an unknown teacher refused before any work
-    spec = EnvSpec(config.env, json.dumps(dict(config.env_settings), sort_keys=True), tuple(config.hidden))
+    settings_json = json.dumps(dict(config.env_settings), sort_keys=True)
+    spec = EnvSpec(config.env, settings_json, tuple(config.hidden), config.policy)
     streams = Streams(config.seed)
-    observation, action = spaces(env)
-    policy = MLPPolicy(observation.shape[0], int(action.n), config.hidden, streams["init"])
+    policy = make_scorer(config.policy, env, spaces(env), config.hidden, streams["init"])
     teacher = config.teacher or None
     validation = [int(s) for s in streams["validation_episodes"].integers(*VALIDATION_SEEDS, size=config.validation)]
     val_base = _scored(spec, None, teacher, validation, executor) if teacher else None
@@ -166,7 +169,7 @@ def _ppo_stage(
     config: TrainConfig,
     env: Any,
     spec: EnvSpec,
-    policy: MLPPolicy,
+    policy: Scorer,
     streams: Streams,
     state: Checkpoint,
     validate: Callable[[np.ndarray], float],

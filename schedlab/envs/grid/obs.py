@@ -50,6 +50,7 @@ import gymnasium as gym
 import numpy as np
 import simpy
 
+from schedlab.envs.action_rows import ActionRows
 from schedlab.model.contracts.grid import GridPolicy, GridTopology, GridView
 from schedlab.model.core.fields import is_int, number, validate, whole
 from schedlab.model.core.streams import Streams
@@ -289,6 +290,21 @@ class GridObserver:
             if agent is not None:
                 one_hot[agent] = 1.0
         return obs
+
+    def action_rows(self) -> ActionRows:
+        """Each resource's row for a per-resource (kernel) scorer: MCT's form, a function of that resource alone.
+
+        Per resource: its load, its capacity, the broker's unfinished jobs there, then
+        the ``runtime`` and ``latency`` features where observed; shared by every row: the
+        job's length, the jobs left, the clock and the ``agent`` one-hot where observed.
+        """
+        m = self.resources
+        columns = [self._loads, self._capacities, self._unfinished]
+        columns += [self._extra[name] for name in ("runtime", "latency") if name in self._extra]
+        index = np.stack([np.arange(self.size)[c] for c in columns], axis=1)
+        shared = [0, 1, 2, *np.arange(self.size)[self._extra["agent"]]] if "agent" in self._extra else [0, 1, 2]
+        assert index.shape[0] == m
+        return ActionRows(self.size, index, np.asarray(shared))
 
     def loads(self, obs: np.ndarray) -> np.ndarray:
         """Each resource's LoR over ``time_scale``, read from an observation."""

@@ -62,6 +62,7 @@ from typing import Literal, SupportsIndex
 import numpy as np
 from gymnasium import spaces
 
+from schedlab.envs.action_rows import ABSENT, ActionRows
 from schedlab.model.contracts.machine import MachineView
 from schedlab.model.core.fields import whole
 from schedlab.model.core.job import Job
@@ -185,6 +186,20 @@ class MachineObserver:
         """
         r = self.n_resources
         return obs[..., r : r + self.window * self.slot_size].reshape(*obs.shape[:-1], self.window, self.slot_size)
+
+    def action_rows(self) -> ActionRows:
+        """Each action's row for a per-action (kernel) scorer: a window slot's values, and *wait*'s.
+
+        Slot ``i``'s row is its ``slot_size`` values (present, fits, demands, runtime,
+        waited...); *wait* has none of them (zeros: not present, not fitting, which no
+        valid slot is). Shared by every row: the free resources, the queue, the running
+        usage and the next completion.
+        """
+        r, k, width = self.n_resources, self.window, self.slot_size
+        slots = r + np.arange(k * width).reshape(k, width)
+        index = np.vstack([slots, np.full((1, width), ABSENT)])
+        shared = np.concatenate([np.arange(r), np.arange(r + k * width, self.size)])
+        return ActionRows(self.size, index, shared)
 
     # ------------------------------------------------------------------ reading the view
     def _capacities(self, view: MachineView) -> list[float]:
