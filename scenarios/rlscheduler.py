@@ -36,11 +36,26 @@ the jobs after it; a model trained on jobs past the range is refused. ``schedlab
 scenarios/rlscheduler.py`` trains the models (``train_models``), their search on the
 command's executor.
 
+One model for many logs: ``train_logs`` (two or more distinct logs, e.g. the paper's four)
+trains one model per seed on a mixture of them into ``out_dir/mix/seed<k>.zip`` (or
+``--out``): each training sequence, validation window and SJF baseline is drawn from one
+of the logs by a named stream of the seed (:mod:`schedlab.envs.rlscheduler.mixture`),
+each log within its protocol range (SDSC-SP2 and HPC2N: the first 10,000 jobs; any other
+log: all of it; ``draw_within`` and ``training_range`` apply to ``log`` alone and are
+refused beside it). ``log`` is then the log evaluated, on its own windows as above; a
+mixture's model (``train_logs``, or ``model=`` a folder of one) runs on any log, and
+where schedlab ships models for ``log`` they are evaluated beside it (cells ``own``), the
+table giving ``own_mean``, ``rl_vs_own`` (the mixture's excess over them) and
+``rl_minus_best``.
+
     schedlab run scenarios/rlscheduler.py --quick
     schedlab run scenarios/rlscheduler.py --set log=SDSC-SP2-1998-4.2-cln
     schedlab run scenarios/rlscheduler.py --set model=train --set train_steps=200000 --set seeds=0,1,2
     schedlab run scenarios/rlscheduler.py --set log=HPC2N-2002-2.2-cln --set training_range=10000
     schedlab train scenarios/rlscheduler.py --set log=HPC2N-2002-2.2-cln --set seeds=0 --workers 16 --out my_models
+    schedlab train scenarios/rlscheduler.py --set seeds=0 --out my_mix \\
+        --set train_logs=HPC2N-2002-2.2-cln,SDSC-SP2-1998-4.2-cln,lublin_256,lublin_256_new2
+    schedlab run scenarios/rlscheduler.py --set log=NASA-iPSC-1993-3.1-cln --set model=my_mix
 """
 
 from __future__ import annotations

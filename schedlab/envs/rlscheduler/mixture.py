@@ -56,22 +56,27 @@ class Mixture:
 
     @property
     def names(self) -> tuple[str, ...]:
+        """The logs' names, in order."""
         return tuple(log_name(c) for c in self.configs)
 
     @property
     def backfill(self) -> bool:
+        """Backfilling, as all the logs have it."""
         return self.configs[0].backfill
 
     @property
     def score_type(self) -> str:
+        """The score type the logs share."""
         return self.configs[0].score_type
 
     @property
     def sequence(self) -> int:
+        """Jobs per episode, as the logs share it."""
         return self.configs[0].sequence
 
     @property
     def queue(self) -> int:
+        """Waiting jobs shown, as the logs share it."""
         return self.configs[0].queue
 
     def with_backfill(self, backfill: bool) -> Mixture:
@@ -111,13 +116,16 @@ class MixtureEnv(gym.Env[np.ndarray, np.int64]):
         return obs, info | {"log": int(which)}
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """The current log's step (:meth:`RLSchedulerEnv.step`)."""
         return self.current.step(action)
 
     @property
     def done(self) -> bool:
+        """Is the current episode over?"""
         return self.current.done
 
     def action_masks(self) -> np.ndarray:
+        """The current episode's valid slots."""
         return self.current.action_masks()
 
 

@@ -23,6 +23,13 @@ with ``both_backfills``; the best weights seen are the ones returned. Given a
 resumes from the file when started again (:mod:`schedlab.training.rlscheduler.checkpoint`).
 :func:`evaluate` replays given windows with a model (greedy) and returns each window's
 score.
+
+Given a :class:`~schedlab.envs.rlscheduler.mixture.Mixture` of logs in place of one
+log's settings, every stage draws each sequence's log from a named stream of the seed
+(the search: ``search_mixture``; imitation and PPO: :class:`~schedlab.envs.rlscheduler.mixture.MixtureEnv`),
+and the validation windows (:func:`mixture_validation`) are spread over the logs; a
+validation is the mean over settings and logs of the model's mean score over SJF's on
+that log's windows (:func:`mixture_relative`).
 """
 
 from __future__ import annotations
