@@ -36,11 +36,26 @@ the jobs after it; a model trained on jobs past the range is refused. ``schedlab
 scenarios/rlscheduler.py`` trains the models (``train_models``), their search on the
 command's executor.
 
+One model for many logs: ``train_logs`` (two or more distinct logs, e.g. the paper's four)
+trains one model per seed on a mixture of them into ``out_dir/mix/seed<k>.zip`` (or
+``--out``): each training sequence, validation window and SJF baseline is drawn from one
+of the logs by a named stream of the seed (:mod:`schedlab.envs.rlscheduler.mixture`),
+each log within its protocol range (SDSC-SP2 and HPC2N: the first 10,000 jobs; any other
+log: all of it; ``draw_within`` and ``training_range`` apply to ``log`` alone and are
+refused beside it). ``log`` is then the log evaluated, on its own windows as above; a
+mixture's model (``train_logs``, or ``model=`` a folder of one) runs on any log, and
+where schedlab ships models for ``log`` they are evaluated beside it (cells ``own``), the
+table giving ``own_mean``, ``rl_vs_own`` (the mixture's excess over them) and
+``rl_minus_best``.
+
     schedlab run scenarios/rlscheduler.py --quick
     schedlab run scenarios/rlscheduler.py --set log=SDSC-SP2-1998-4.2-cln
     schedlab run scenarios/rlscheduler.py --set model=train --set train_steps=200000 --set seeds=0,1,2
     schedlab run scenarios/rlscheduler.py --set log=HPC2N-2002-2.2-cln --set training_range=10000
     schedlab train scenarios/rlscheduler.py --set log=HPC2N-2002-2.2-cln --set seeds=0 --workers 16 --out my_models
+    schedlab train scenarios/rlscheduler.py --set seeds=0 --out my_mix \\
+        --set train_logs=HPC2N-2002-2.2-cln,SDSC-SP2-1998-4.2-cln,lublin_256,lublin_256_new2
+    schedlab run scenarios/rlscheduler.py --set log=NASA-iPSC-1993-3.1-cln --set model=my_mix
 """
 
 from __future__ import annotations
@@ -58,7 +73,9 @@ import simpy
 
 import schedlab.envs
 from schedlab.envs.rlscheduler.env import SCORE_TYPES, ModelChooser, RLSchedulerConfig
+from schedlab.envs.rlscheduler.mixture import Mixture
 from schedlab.envs.rlscheduler.model_files import (
+    MIX,
     check_model,
     load_model,
     read_settings,
@@ -70,7 +87,7 @@ from schedlab.envs.rlscheduler.obs import log_features
 from schedlab.experiment import cli_main
 from schedlab.model.core.fields import folder, items, number, validate
 from schedlab.model.core.streams import Streams
-from schedlab.model.formats.logs import evaluate
+from schedlab.model.formats.logs import evaluate, log_path
 from schedlab.model.formats.window_draw import rlscheduler_starts
 from schedlab.model.records.run_facts import run_facts
 from schedlab.papers.rlscheduler_published import LOGS, PUBLISHED_BSLD, best_heuristic
@@ -132,9 +149,14 @@ class Config:
     #: train on the first part of the log only, a share ("75%") or a count of jobs ("10000"), and draw the
     #: evaluation windows only from the jobs after it (empty: RLScheduler's protocol, the same jobs for both)
     training_range: str = ""
+    #: train one model on a mixture of these logs (two or more, by name in logs_dir or by path; each sequence's
+    #: log drawn by the seed, each log within its protocol range); ``log`` is then the log evaluated (empty: train
+    #: on ``log`` alone)
+    train_logs: tuple[str, ...] = items((), nonempty=False)
 
     def __post_init__(self) -> None:
         validate(self)
+        self._check_train_logs()
         if not self.seeds:  # frozen: the resolved seeds are the config's own, as recorded with the run
             object.__setattr__(self, "seeds", self.found_seeds() or (0, 1, 2))
         if self.score_type not in SCORE_TYPES:
@@ -182,6 +204,30 @@ class Config:
             )
         self.check_trained()
 
+    def _check_train_logs(self) -> None:
+        """Refuse, in one line naming the setting and value, a mixture that is not two or more distinct logs."""
+        if not self.train_logs:
+            return
+        given = ",".join(self.train_logs)
+        for name in self.train_logs:
+            try:
+                log_path(name, Path(self.logs_dir))
+            except FileNotFoundError:
+                raise ValueError(
+                    f"train_logs={given}: no log {name!r} (neither a file nor a log in {self.logs_dir})"
+                ) from None
+        names = [_log_name(n) for n in self.train_logs]
+        if len(names) < 2:
+            raise ValueError(f"train_logs={given}: a mixture needs two logs or more (one log: --set log={given})")
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"train_logs={given}: names {', '.join(twice)} twice: give each log once")
+        for other in ("training_range", "trained_on"):
+            if getattr(self, other):
+                raise ValueError(
+                    f"train_logs={given} and {other} both set: a mixture trains each log within its protocol range"
+                )
+
     def check_trained(self) -> None:
         """Refuse a model an earlier run trained into :meth:`model_dir` with other training settings than this run's.
 
@@ -196,7 +242,7 @@ class Config:
             path = model_path(self, seed)
             if path.parent != self.model_dir() or not path.is_file():
                 continue  # shipped, or not trained yet
-            differences = training_differences(path, self.env_config(self.train_backfill), self.train_settings(seed))
+            differences = training_differences(path, self.train_config(self.train_backfill), self.train_settings(seed))
             if differences:
                 raise ValueError(
                     f"model {path} was trained with other settings than this run's: {', '.join(differences)}; "
@@ -245,6 +291,45 @@ class Config:
     def env_config(self, backfill: bool) -> RLSchedulerConfig:
         return self.env_config_of(self.within, backfill)
 
+    def train_config(self, backfill: bool) -> RLSchedulerConfig | Mixture:
+        """What the models are trained on: ``log``'s settings, or the mixture of ``train_logs``.
+
+        In a mixture each log is drawn within its protocol range (RLScheduler's first 10,000
+        jobs for SDSC-SP2 and HPC2N; all of any other log).
+        """
+        if not self.train_logs:
+            return self.env_config(backfill)
+        paper = {log.name: log.draw_within for log in LOGS}
+        return Mixture(
+            tuple(
+                RLSchedulerConfig(
+                    log=name,
+                    backfill=backfill,
+                    score_type=self.score_type,
+                    draw_within=paper.get(_log_name(name), 0),
+                    logs_dir=self.logs_dir,
+                )
+                for name in self.train_logs
+            )
+        )
+
+    def evaluates_mixture(self) -> bool:
+        """Are the models evaluated a mixture's (``train_logs``, or a folder of models saved with ``logs``)?"""
+        if self.train_logs:
+            return True
+        folder = self.given_folder()
+        if folder is None or self.model == "shipped" or not self.seeds:
+            return False
+        settings = Path(folder / f"seed{self.seeds[0]}.json")
+        return settings.is_file() and isinstance(read_settings(settings.with_suffix(".zip"))["env"].get("logs"), list)
+
+    def own_seeds(self) -> tuple[int, ...]:
+        """Beside a mixture's models, the seeds of the models shipped for ``log`` itself (none if it has none)."""
+        if not self.evaluates_mixture() or self.score_type != "bsld":
+            return ()
+        found = (path.stem.removeprefix("seed") for path in (SHIPPED / _log_name(self.log)).glob("seed*.zip"))
+        return tuple(sorted(int(k) for k in found if k.isdigit()))
+
     def env_config_of(self, within: int, backfill: bool = False) -> RLSchedulerConfig:
         return RLSchedulerConfig(
             log=self.log, backfill=backfill, score_type=self.score_type, draw_within=within, logs_dir=self.logs_dir
@@ -279,12 +364,19 @@ class Config:
 
     @property
     def model_log(self) -> str:
-        """The log the evaluated models were trained on."""
-        return Path(self.trained_on or self.log).name.split(".swf")[0]
+        """The log the evaluated models were trained on (``mix`` for a mixture of ``train_logs``)."""
+        if self.train_logs:
+            return MIX
+        return _log_name(self.trained_on or self.log)
 
     def model_dir(self) -> Path:
         folder = Path(self.out_dir or "results/rlscheduler_models") / self.model_log
         return folder.with_name(f"{folder.name}_first{self.train_jobs}") if self.training_range else folder
+
+
+def _log_name(name: str) -> str:
+    """A log's name as its models are filed: without folder or ``.swf``/``.gz`` suffix."""
+    return Path(name).name.split(".swf")[0]
 
 
 QUICK = dict(
@@ -317,13 +409,14 @@ def _train_seed(cfg: Config, seed: int, path: Path, executor: Any = None) -> Any
     ``train`` runs PyTorch on one thread itself (the same weights whatever the thread count).
     """
     settings = cfg.train_settings(seed)
-    env_cfg = cfg.env_config(cfg.train_backfill)
+    env_cfg = cfg.train_config(cfg.train_backfill)
     clock = time.process_time()
+    trained = f"mix of {','.join(cfg.train_logs)}" if cfg.train_logs else cfg.log
 
     def show(point: dict[str, float], score: str = env_cfg.score_type) -> None:
         other = point.get("validation_other_backfill")
         print(
-            f"rlscheduler: {cfg.log} seed {seed}: {point['phase']} generation {point.get('generation', '-')} "
+            f"rlscheduler: {trained} seed {seed}: {point['phase']} generation {point.get('generation', '-')} "
             f"step {point['step']}, validation {score} {point['validation']:.2f}"
             f"{'' if other is None else f' / {other:.2f}'} ({point['relative_to_sjf']:.3f} of SJF's), "
             f"{point['cpu_s']:.0f} CPU s",
@@ -333,7 +426,7 @@ def _train_seed(cfg: Config, seed: int, path: Path, executor: Any = None) -> Any
 
     checkpoint = path.with_name(f"{path.stem}.checkpoint.npz")
     if checkpoint.is_file():
-        print(f"rlscheduler: {cfg.log} seed {seed}: resuming from {checkpoint}", file=sys.stderr)
+        print(f"rlscheduler: {trained} seed {seed}: resuming from {checkpoint}", file=sys.stderr)
     model, curve = train(env_cfg, settings, progress=show, checkpoint=checkpoint, executor=executor)
     save_model(model, path.parent, env_cfg, settings, curve, name=path.stem)
     checkpoint.unlink(missing_ok=True)
@@ -369,7 +462,7 @@ def train_models(cfg: Config, out: Path | None, executor: Any, resume: bool) -> 
         if started and not resume:
             raise ValueError(f"--out {folder} holds seed {seed}'s training already: add --resume, or choose another")
         if path.is_file():
-            check_model(path, cfg.env_config(False))
+            check_model(path, cfg.train_config(False))
             model = _model(str(path), cfg)
         else:
             model = _train_seed(cfg, seed, path, executor)
@@ -389,9 +482,13 @@ def cells(cfg: Config) -> list[dict]:
                     f"{f'the first {trained_within} jobs' if trained_within else 'the whole log'}, not within the "
                     f"training range's first {cfg.train_jobs}: add --set model=train to train it on the range"
                 )
+    own = cfg.own_seeds()
+    for seed in own:
+        check_model(SHIPPED / _log_name(cfg.log) / f"seed{seed}.zip", cfg.env_config(False))
     out = []
     for backfill in cfg.backfills:
         out += [{"policy": "rl", "seed": s, "backfill": backfill} for s in cfg.seeds]
+        out += [{"policy": "own", "seed": s, "backfill": backfill} for s in own]
         out += [{"policy": h, "seed": -1, "backfill": backfill} for h in cfg.heuristics]
     return out
 
@@ -409,11 +506,14 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
     loaded = env_cfg.loaded
     start = cfg.starts()[streams.replication]
     jobs = loaded.jobs[start : start + cfg.length]
-    if cell["policy"] == "rl":
+    policy: Committed
+    if cell["policy"] in ("rl", "own"):  # own: the model shipped for the log, beside a mixture's
         features = log_features(str(env_cfg.path), loaded.cpus * loaded.procs_per_node)
-        policy = ModelChooser(
-            _model(str(model_path(cfg, cell["seed"])), cfg), features, env_cfg.queue, env_cfg.backfill
-        )
+        if cell["policy"] == "own":
+            path = SHIPPED / _log_name(cfg.log) / f"seed{cell['seed']}.zip"
+        else:
+            path = model_path(cfg, cell["seed"])
+        policy = ModelChooser(_model(str(path), cfg), features, env_cfg.queue, env_cfg.backfill)
     else:
         policy = Committed(cell["policy"], env_cfg.backfill)
     model = replay_model(env, jobs, loaded.cpus, policy, compat="rlscheduler")
@@ -431,6 +531,14 @@ def report(results, out: Path) -> list[Path]:
     """The table: RL over seeds (mean ± half range), published RL, the heuristics, the best of them."""
     reps = results.replications
     name = next((log.name for log in LOGS if log.name == results.config["log"]), results.config["log"])
+    c = results.config
+    fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in c.items()}
+    cfg = Config(**{k: v for k, v in fields.items() if k in Config.__dataclass_fields__})
+    mixture = cfg.evaluates_mixture()
+    trained_on = c.get("trained_on") or name
+    if mixture:
+        logs = cfg.train_logs or read_settings(model_path(cfg, cfg.seeds[0]))["env"]["logs"]
+        trained_on = f"mix of {','.join(_log_name(log) for log in logs)}"
     rows = []
     for backfill in dict.fromkeys(r["backfill"] for r in reps):
 
@@ -446,17 +554,25 @@ def report(results, out: Path) -> list[Path]:
         per_seed = [mean("rl", s) for s in seeds]
         row = {
             "log": name,
-            "trained_on": results.config.get("trained_on") or name,
+            "trained_on": trained_on,
             "backfill": backfill,
             "rl_mean": np.mean(per_seed) if per_seed else np.nan,
             "rl_half_range": (max(per_seed) - min(per_seed)) / 2 if per_seed else np.nan,
             "rl_seeds": " ".join(f"{v:.2f}" for v in per_seed),
         }
-        heur = {h: mean(h) for h in dict.fromkeys(r["policy"] for r in reps if r["policy"] != "rl")}
+        own = [mean("own", s) for s in sorted({r["seed"] for r in reps if r["policy"] == "own"})]
+        if own:  # a mixture's models beside the log's own: their mean over seeds, and the mixture's excess over it
+            row |= {
+                "own_mean": np.mean(own),
+                "own_half_range": (max(own) - min(own)) / 2,
+                "own_seeds": " ".join(f"{v:.2f}" for v in own),
+                "rl_vs_own": row["rl_mean"] / np.mean(own) - 1,
+            }
+        heur = {h: mean(h) for h in dict.fromkeys(r["policy"] for r in reps if r["policy"] not in ("rl", "own"))}
         row |= {h: v for h, v in heur.items()}
         if heur:
-            best = min(heur, key=heur.get)
-            row |= {"best_heuristic": best, "best_value": heur[best]}
+            best = min(heur, key=lambda h: heur[h])
+            row |= {"best_heuristic": best, "best_value": heur[best], "rl_minus_best": row["rl_mean"] - heur[best]}
         published = PUBLISHED_BSLD.get(backfill, {}).get(name)
         if published:
             row["published_rl"] = published["rl"]
@@ -467,7 +583,6 @@ def report(results, out: Path) -> list[Path]:
         writer = csv.DictWriter(fh, fieldnames=list(dict.fromkeys(k for r in rows for k in r)))
         writer.writeheader()
         writer.writerows(rows)
-    c = results.config
     protocol = (c["windows"], c["length"], c["eval_seed"], c["draw_within"]) == (10, 1024, 1, 0)
     if c.get("training_range"):
         print(
@@ -482,14 +597,21 @@ def report(results, out: Path) -> list[Path]:
             "below are RLScheduler's on its protocol (10 windows of 1,024 jobs, seed 1): not comparable to this run's"
         )
     for row in rows:
+        own_text = (
+            f"; own models {row['own_mean']:.2f} ± {row['own_half_range']:.2f} (seeds {row['own_seeds']}), "
+            f"mix {row['rl_vs_own']:+.1%} of them"
+            if "own_mean" in row
+            else ""
+        )
+        versus = f" (rl - best {row['rl_minus_best']:+.2f})" if "rl_minus_best" in row else ""
         print(
             f"{row['log']} (models of {row['trained_on']}) {row['backfill']}: "
             f"rl {row['rl_mean']:.2f} ± {row['rl_half_range']:.2f} "
-            f"(seeds {row['rl_seeds']}); best heuristic {row.get('best_heuristic')} {row.get('best_value', 0):.2f}; "
+            f"(seeds {row['rl_seeds']}){own_text}; best heuristic {row.get('best_heuristic')} "
+            f"{row.get('best_value', 0):.2f}{versus}; "
             f"published rl {row.get('published_rl', '-')}, published best {row.get('published_best', '-')}"
         )
-    fields = {k: tuple(v) if isinstance(v, list) else v for k, v in c.items() if k in Config.__dataclass_fields__}
-    return [path, *_learning_curves(Config(**fields), Path(out))]
+    return [path, *_learning_curves(cfg, Path(out))]
 
 
 def _learning_curves(cfg: Config, out: Path) -> list[Path]:

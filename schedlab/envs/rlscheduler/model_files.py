@@ -20,8 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from schedlab.envs.rlscheduler.env import RLSchedulerConfig
+from schedlab.envs.rlscheduler.mixture import Mixture, log_name
 
 __all__ = [
+    "MIX",
     "MODEL_KEYS",
     "check_model",
     "env_settings",
@@ -33,17 +35,29 @@ __all__ = [
 ]
 
 
-def env_settings(cfg: RLSchedulerConfig) -> dict[str, Any]:
-    """The environment's settings a model is saved with (the log by its name, without folder or suffix)."""
+def env_settings(cfg: RLSchedulerConfig | Mixture) -> dict[str, Any]:
+    """The environment's settings a model is saved with (the log by its name, without folder or suffix).
+
+    A :class:`~schedlab.envs.rlscheduler.mixture.Mixture`'s: ``log`` is ``"mix"``, ``logs``
+    its logs and ``draw_within`` each one's range, in order.
+    """
+    if isinstance(cfg, Mixture):
+        first = cfg.configs[0]
+        env = {k: getattr(first, k) for k in ("backfill", "score_type", "sequence", "queue")}
+        return {"log": MIX, "logs": list(cfg.names), **env, "draw_within": [c.draw_within for c in cfg.configs]}
     env = {k: getattr(cfg, k) for k in ("log", "backfill", "score_type", "sequence", "queue", "draw_within")}
-    env["log"] = Path(cfg.log).name.removesuffix(".gz").removesuffix(".swf")
+    env["log"] = log_name(cfg)
     return env
+
+
+#: the ``log`` a mixture's model is saved with (its logs are under ``logs``)
+MIX = "mix"
 
 
 #: settings a saved model must share with the environment it is run in
 MODEL_KEYS = ("log", "queue", "score_type")
 #: the environment's settings that shape what a model learns, beside the training's own
-TRAINING_ENV_KEYS = ("backfill", "draw_within")
+TRAINING_ENV_KEYS = ("backfill", "draw_within", "logs")
 #: training settings that do not change what is learned
 NOT_LEARNED = ("device",)
 
@@ -67,7 +81,7 @@ def read_settings(path: Path) -> dict[str, Any]:
     return meta
 
 
-def training_differences(path: Path, cfg: RLSchedulerConfig, settings: Any) -> list[str]:
+def training_differences(path: Path, cfg: RLSchedulerConfig | Mixture, settings: Any) -> list[str]:
     """How model ``path`` was trained otherwise than ``settings`` in ``cfg`` would: ``name=saved (this run: x)``.
 
     Empty when it was trained so (settings a saved file lacks, from an older schedlab, are not compared).
@@ -78,14 +92,15 @@ def training_differences(path: Path, cfg: RLSchedulerConfig, settings: Any) -> l
     here_train = {k: v for k, v in dataclasses.asdict(settings).items() if k not in NOT_LEARNED}
     here_env = env_settings(cfg)
     pairs = [(k, saved_train.get(k), v) for k, v in here_train.items() if k in saved_train]
-    pairs += [(k, meta["env"].get(k), here_env[k]) for k in TRAINING_ENV_KEYS if k in meta["env"]]
+    compared = [k for k in TRAINING_ENV_KEYS if k in meta["env"] or (k == "logs" and k in here_env)]
+    pairs += [(k, meta["env"].get(k), here_env.get(k)) for k in compared]
     return [f"{k}={saved!r} (this run: {here!r})" for k, saved, here in pairs if saved != here]
 
 
 def save_model(
     model: Any,
     folder: Path,
-    cfg: RLSchedulerConfig,
+    cfg: RLSchedulerConfig | Mixture,
     settings: Any,
     curve: list[dict[str, Any]],
     name: str = "model",
@@ -115,11 +130,12 @@ def weights_sha256(model: Any) -> str:
     return digest.hexdigest()
 
 
-def check_model(path: Path, cfg: RLSchedulerConfig, other_log: bool = False) -> None:
+def check_model(path: Path, cfg: RLSchedulerConfig | Mixture, other_log: bool = False) -> None:
     """Refuse, in one line, a saved model that is missing or was trained with other settings than ``cfg``'s.
 
     Reads only the settings file, so a run can check its models before any work.
-    ``other_log`` lets a model trained on one log run on another (generalisation).
+    ``other_log`` lets a model trained on one log run on another (generalisation); a
+    mixture's model (saved with ``logs``) runs on any log.
     """
     path = Path(path)
     meta_path = path.with_suffix(".json")
@@ -129,12 +145,13 @@ def check_model(path: Path, cfg: RLSchedulerConfig, other_log: bool = False) -> 
         raise ValueError(f"model {path}: its settings file {meta_path.name} is missing")
     saved = read_settings(path)["env"]
     here = env_settings(cfg)
+    other_log = other_log or (isinstance(saved.get("logs"), list) and not isinstance(cfg, Mixture))
     for key in MODEL_KEYS:
         if saved.get(key) != here[key] and not (key == "log" and other_log):
             raise ValueError(f"model {path}: trained with {key}={saved.get(key)!r}, this run has {key}={here[key]!r}")
 
 
-def load_model(path: Path, cfg: RLSchedulerConfig, device: str = "cpu", other_log: bool = False) -> Any:
+def load_model(path: Path, cfg: RLSchedulerConfig | Mixture, device: str = "cpu", other_log: bool = False) -> Any:
     """A saved model, refused in one line if it was trained with other settings than ``cfg``'s (:func:`check_model`)."""
     from sb3_contrib import MaskablePPO
 

@@ -21,7 +21,10 @@ PPO can go on from them, and the model saves and loads as any SB3 model. With
 one model per log serves both settings.
 
 Every draw comes from named streams of the training seed: ``search_episodes`` (the
-sequences) and ``search_noise`` (the perturbations). After each generation the search's
+sequences) and ``search_noise`` (the perturbations); on a
+:class:`~schedlab.envs.rlscheduler.mixture.Mixture` of logs, ``search_mixture`` picks
+each sequence's log first, and its start is drawn within that log's range (each
+sequence is still scored against SJF on the same sequence). After each generation the search's
 whole state (the weights, Adam's moments and both streams' positions) is handed to the
 caller as a :class:`SearchState`; a search started again from it draws and steps exactly
 as the search that was stopped would have, so a long training can be resumed.
@@ -44,6 +47,7 @@ import numpy as np
 
 from schedlab.envs.rlscheduler.env import ModelChooser, RLSchedulerConfig, sequence_scores
 from schedlab.envs.rlscheduler.lockstep import lockstep_scores
+from schedlab.envs.rlscheduler.mixture import Mixture
 from schedlab.envs.rlscheduler.obs import log_features
 from schedlab.envs.rlscheduler.scorer import ScorerLayout, scorer_layout, scorer_vector
 from schedlab.model.core.streams import Streams
@@ -70,6 +74,8 @@ class SearchState:
     #: the ``bit_generator.state`` of the ``search_episodes`` and ``search_noise`` streams
     episodes_stream: Mapping[str, Any]
     noise_stream: Mapping[str, Any]
+    #: and of ``search_mixture`` (which log each sequence is drawn from), for a mixture of logs
+    mixture_stream: Mapping[str, Any] | None = None
 
 
 def _set_vector(model: Any, vector: np.ndarray) -> None:
@@ -141,7 +147,7 @@ def greedy_scores(
 
 def evolve(
     model: Any,
-    cfg: RLSchedulerConfig,
+    cfg: RLSchedulerConfig | Mixture,
     *,
     generations: int,
     pairs: int,
@@ -170,10 +176,12 @@ def evolve(
     """
     streams = Streams(seed)
     draw, noise_rng = streams["search_episodes"], streams["search_noise"]
+    logs = cfg.configs if isinstance(cfg, Mixture) else (cfg,)
+    pick = streams["search_mixture"] if isinstance(cfg, Mixture) else None
     settings = (False, True) if both_backfills else (cfg.backfill,)
-    configs = {b: replace(cfg, backfill=b) for b in settings}
+    configs = {(i, b): replace(c, backfill=b) for i, c in enumerate(logs) for b in settings}
     layout = scorer_layout(model)
-    sjf: dict[tuple[int, bool], float] = {}  # each sequence's SJF score, computed once
+    sjf: dict[tuple[int, int, bool], float] = {}  # each sequence's SJF score (log, start, backfill), computed once
 
     weights = scorer_vector(model)
     m, v = np.zeros_like(weights), np.zeros_like(weights)
@@ -182,20 +190,30 @@ def evolve(
         weights, m, v = resume.weights.copy(), resume.m.copy(), resume.v.copy()
         draw.bit_generator.state = resume.episodes_stream
         noise_rng.bit_generator.state = resume.noise_stream
+        if pick is not None and resume.mixture_stream is not None:
+            pick.bit_generator.state = resume.mixture_stream
         first = resume.generation + 1
         _set_vector(model, weights)
     beta1, beta2 = 0.9, 0.999
+    sequence = logs[0].sequence
     for g in range(first, generations + 1):
-        starts = draw.integers(cfg.sequence, cfg.n_jobs - cfg.sequence - 1, size=episodes)
-        keys = [(int(s), settings[i % len(settings)]) for i, s in enumerate(starts)]
+        if pick is None:  # one log: the draw as it always was
+            which = np.zeros(episodes, dtype=int)
+            starts = draw.integers(sequence, logs[0].n_jobs - sequence - 1, size=episodes)
+        else:  # each sequence's log from its stream, then its start within that log's range
+            which = pick.integers(len(logs), size=episodes)
+            starts = draw.integers(sequence, np.array([logs[i].n_jobs - sequence - 1 for i in which]))
+        keys = [
+            (int(w), int(s), settings[i % len(settings)]) for i, (w, s) in enumerate(zip(which, starts, strict=True))
+        ]
         new = sorted(set(keys) - set(sjf))
-        plan = [(configs[b], s) for s, b in keys]
+        plan = [(configs[w, b], s) for w, s, b in keys]
         noise = noise_rng.standard_normal((pairs, weights.size))
         members = [weights + sign * sigma * e for e in noise for sign in (1.0, -1.0)]
         # one task per chunk of a member's sequences, and per new sequence's SJF score, all sent at once
         chunks = [plan[at : at + CHUNK] for at in range(0, len(plan), CHUNK)]
         calls: list[tuple[ScorerLayout | None, np.ndarray | None, list[tuple[RLSchedulerConfig, int]]]]
-        calls = [(None, None, [(configs[b], s)]) for s, b in new]
+        calls = [(None, None, [(configs[w, b], s)]) for w, s, b in new]
         calls += [(layout, member, chunk) for member in members for chunk in chunks]
         results = gather(executor, plan_scores, calls)
         sjf.update({key: max(score, 1e-9) for key, [score] in zip(new, results[: len(new)], strict=True)})
@@ -211,4 +229,7 @@ def evolve(
         _set_vector(model, weights)
         if on_generation is not None:
             streams_now = (draw.bit_generator.state, noise_rng.bit_generator.state)
-            on_generation(SearchState(g, float(costs.mean()), weights.copy(), m.copy(), v.copy(), *streams_now))
+            mixture_now = None if pick is None else pick.bit_generator.state
+            on_generation(
+                SearchState(g, float(costs.mean()), weights.copy(), m.copy(), v.copy(), *streams_now, mixture_now)
+            )

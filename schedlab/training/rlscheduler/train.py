@@ -23,6 +23,13 @@ with ``both_backfills``; the best weights seen are the ones returned. Given a
 resumes from the file when started again (:mod:`schedlab.training.rlscheduler.checkpoint`).
 :func:`evaluate` replays given windows with a model (greedy) and returns each window's
 score.
+
+Given a :class:`~schedlab.envs.rlscheduler.mixture.Mixture` of logs in place of one
+log's settings, every stage draws each sequence's log from a named stream of the seed
+(the search: ``search_mixture``; imitation and PPO: :class:`~schedlab.envs.rlscheduler.mixture.MixtureEnv`),
+and the validation windows (:func:`mixture_validation`) are spread over the logs; a
+validation is the mean over settings and logs of the model's mean score over SJF's on
+that log's windows (:func:`mixture_relative`).
 """
 
 from __future__ import annotations
@@ -40,8 +47,10 @@ import gymnasium as gym
 import numpy as np
 
 from schedlab.envs.rlscheduler.env import RLSchedulerConfig, RLSchedulerEnv, sequence_scores
+from schedlab.envs.rlscheduler.mixture import Mixture, MixtureEnv, make_env
 from schedlab.envs.rlscheduler.model_files import env_settings
-from schedlab.envs.rlscheduler.scorer import greedy_policy
+from schedlab.envs.rlscheduler.scorer import greedy_policy, scorer_layout, scorer_vector
+from schedlab.model.core.streams import Streams
 from schedlab.policies.backfilling import Committed
 from schedlab.policies.scoring import RLSCHEDULER_SCORES as SCORES
 from schedlab.training.rlscheduler.checkpoint import load_checkpoint, restore, save_checkpoint, snapshot
@@ -52,6 +61,9 @@ __all__ = [
     "TrainSettings",
     "evaluate",
     "heuristic_scores",
+    "mixture_relative",
+    "mixture_sjf",
+    "mixture_validation",
     "ranked",
     "relative_to_sjf",
     "sjf_means",
@@ -133,10 +145,70 @@ def validation_windows(cfg: RLSchedulerConfig, settings: TrainSettings) -> tuple
     return [int(s) for s in rng.integers(length, cfg.n_jobs - length - 1, size=settings.validation)], length
 
 
-def validation_configs(cfg: RLSchedulerConfig, settings: TrainSettings) -> list[RLSchedulerConfig]:
-    """The settings a model is validated in: its training setting, and the other too when it serves both."""
+def validation_configs(cfg: Any, settings: TrainSettings) -> list[Any]:
+    """The settings a model is validated in: its training setting, and the other too when it serves both.
+
+    ``cfg`` is one log's :class:`RLSchedulerConfig` or a :class:`Mixture`; the list holds the same kind.
+    """
     modes = (cfg.backfill, not cfg.backfill) if settings.both_backfills else (cfg.backfill,)
+    if isinstance(cfg, Mixture):
+        return [cfg.with_backfill(b) for b in modes]
     return [dataclasses.replace(cfg, backfill=b) for b in modes]
+
+
+def mixture_validation(mix: Mixture, settings: TrainSettings) -> tuple[list[tuple[int, int]], int]:
+    """A mixture's validation windows, ``(log index, start)`` each, and their length: fixed by the seed.
+
+    The ``mixture_validation`` stream of the seed spreads the windows over the logs (as
+    evenly as their number allows, in an order it draws), and ``mixture_validation_starts``
+    draws each start within its log's range, as :func:`validation_windows` does for one log.
+    """
+    streams = Streams(settings.seed)
+    logs = mix.configs
+    length = min(settings.validation_length, *((c.n_jobs - 2) // 2 for c in logs))
+    which = streams["mixture_validation"].permutation(np.arange(settings.validation) % len(logs))
+    highs = np.array([logs[i].n_jobs - length - 1 for i in which])
+    starts = streams["mixture_validation_starts"].integers(length, highs)
+    return [(int(w), int(s)) for w, s in zip(which, starts, strict=True)], length
+
+
+def _mixture_scores(
+    layout: Any, vector: Any, mix: Mixture, windows: Sequence[tuple[int, int]], length: int, executor: Executor | None
+) -> list[float]:
+    calls = [(mix.configs[w], layout, vector, [s], length) for w, s in windows]
+    return [score for [score] in gather(executor, window_scores, calls)]
+
+
+def mixture_sjf(
+    configs: Sequence[Mixture], windows: Sequence[tuple[int, int]], length: int, executor: Executor | None = None
+) -> list[list[float]]:
+    """SJF's score on each window of a mixture, in each setting (one task per window)."""
+    return [[max(v, 1e-9) for v in _mixture_scores(None, None, c, windows, length, executor)] for c in configs]
+
+
+def mixture_relative(
+    model: Any,
+    configs: Sequence[Mixture],
+    windows: Sequence[tuple[int, int]],
+    length: int,
+    sjf: Sequence[Sequence[float]],
+    executor: Executor | None = None,
+) -> tuple[list[float], float]:
+    """The model's mean score in each setting, and the mean over settings and logs of its ratio to SJF's.
+
+    Per log, the ratio is of the means over that log's windows (as :func:`relative_to_sjf`
+    for one log); the logs then count alike, whatever their scale (SDSC-SP2's bounded
+    slowdown runs to hundreds where a Lublin log's stays in tens).
+    """
+    layout, vector = scorer_layout(model), scorer_vector(model)
+    values, ratios = [], []
+    for c, base in zip(configs, sjf, strict=True):
+        scores = _mixture_scores(layout, vector, c, windows, length, executor)
+        values.append(float(np.mean(scores)))
+        for log in sorted({w for w, _ in windows}):
+            mine = [i for i, (w, _) in enumerate(windows) if w == log]
+            ratios.append(float(np.mean([scores[i] for i in mine]) / np.mean([base[i] for i in mine])))
+    return values, float(np.mean(ratios))
 
 
 def sjf_means(
@@ -163,7 +235,7 @@ def relative_to_sjf(
     return values, float(np.mean([v / b for v, b in zip(values, sjf, strict=True)]))
 
 
-def ranked(cfg: RLSchedulerConfig, relative: float) -> float:
+def ranked(cfg: RLSchedulerConfig | Mixture, relative: float) -> float:
     """``relative`` turned so that lower is better whatever the score type (a higher utilization is better)."""
     return -relative if cfg.score_type == "utilization" else relative
 
@@ -178,8 +250,10 @@ class _RelativeReward(gym.Wrapper):
 
     @property
     def scheduler_env(self) -> RLSchedulerEnv:
-        """The :class:`RLSchedulerEnv` under the wrappers: its config and start give the baseline."""
+        """The :class:`RLSchedulerEnv` under the wrappers (a mixture's current one): the baseline's sequence."""
         env = self.env.unwrapped
+        if isinstance(env, MixtureEnv):
+            env = env.current
         if not isinstance(env, RLSchedulerEnv):
             raise TypeError(f"_RelativeReward wraps an RLSchedulerEnv, not {type(env).__name__}")
         return env
@@ -220,7 +294,7 @@ def evaluate(
     return out
 
 
-def _imitate(model: Any, cfg: RLSchedulerConfig, settings: TrainSettings, teacher: str) -> None:
+def _imitate(model: Any, cfg: RLSchedulerConfig | Mixture, settings: TrainSettings, teacher: str) -> None:
     """Behaviour cloning: fit the policy's logits to a heuristic's choices on training episodes.
 
     The kernel scores jobs one by one, so a score-based heuristic (SJF's requested time)
@@ -229,7 +303,7 @@ def _imitate(model: Any, cfg: RLSchedulerConfig, settings: TrainSettings, teache
     """
     import torch
 
-    env = RLSchedulerEnv(cfg)
+    env = make_env(cfg)
     env.reset(seed=settings.seed + 10_000)  # episodes apart from PPO's own
     fn = SCORES[teacher]
     observations, actions = [], []
@@ -237,7 +311,8 @@ def _imitate(model: Any, cfg: RLSchedulerConfig, settings: TrainSettings, teache
         obs, _ = env.reset()
         done = env.done
         while not done:
-            shown, now = env._shown, env._machine.env.now
+            inner = env.current if isinstance(env, MixtureEnv) else env
+            shown, now = inner._shown, inner._machine.env.now
             action = min(range(len(shown)), key=lambda i: (fn(shown[i], now), i))
             observations.append(obs)
             actions.append(action)
@@ -257,7 +332,7 @@ def _imitate(model: Any, cfg: RLSchedulerConfig, settings: TrainSettings, teache
 
 
 def train(
-    cfg: RLSchedulerConfig,
+    cfg: RLSchedulerConfig | Mixture,
     settings: TrainSettings,
     progress: Callable[[dict[str, Any]], None] | None = None,
     checkpoint: Path | None = None,
@@ -289,7 +364,7 @@ def train(
 
 
 def _train(
-    cfg: RLSchedulerConfig,
+    cfg: RLSchedulerConfig | Mixture,
     settings: TrainSettings,
     progress: Callable[[dict[str, Any]], None] | None,
     checkpoint: Path | None,
@@ -302,7 +377,7 @@ def _train(
 
     from schedlab.envs.kernel_policy import MaskableKernelPolicy
 
-    env: gym.Env = RLSchedulerEnv(cfg)
+    env: gym.Env = make_env(cfg)
     if settings.relative:
         env = _RelativeReward(env)
     model = MaskablePPO(
@@ -319,9 +394,28 @@ def _train(
         device=settings.device,
         verbose=0,
     )
-    valid, length = validation_windows(cfg, settings)
     configs = validation_configs(cfg, settings)
-    sjf = sjf_means(configs, valid, length, executor)
+    if isinstance(cfg, Mixture):
+        windows, length = mixture_validation(cfg, settings)
+        sjf_each = mixture_sjf(configs, windows, length, executor)
+
+        def validate(model: Any) -> tuple[list[float], float]:
+            return mixture_relative(model, configs, windows, length, sjf_each, executor)
+
+        def teacher_cost(heuristic: str) -> float:  # its ratio to SJF, over the first setting's windows
+            first = configs[0]
+            scores = [heuristic_scores(first.configs[w], heuristic, [s], length)[0] for w, s in windows]
+            return float(np.mean([v / b for v, b in zip(scores, sjf_each[0], strict=True)]))
+    else:
+        valid, length = validation_windows(cfg, settings)
+        sjf = sjf_means(configs, valid, length, executor)
+
+        def validate(model: Any) -> tuple[list[float], float]:
+            return relative_to_sjf(model, configs, valid, length, sjf, executor)
+
+        def teacher_cost(heuristic: str) -> float:
+            return float(np.mean(heuristic_scores(cfg, heuristic, valid, length)))
+
     curve: list[dict[str, Any]] = []
     best: dict[str, Any] = {"score": math.inf, "state": None}
     clock = {"cpu": time.process_time()}
@@ -331,7 +425,7 @@ def _train(
         restore(model, resumed, curve, best, clock)
 
     def check(point: dict[str, Any]) -> None:
-        values, relative = relative_to_sjf(model, configs, valid, length, sjf, executor)
+        values, relative = validate(model)
         point |= {"validation": values[0], "relative_to_sjf": relative}
         if len(values) > 1:
             point["validation_other_backfill"] = values[1]
@@ -353,7 +447,7 @@ def _train(
     if settings.imitate and resumed is None:
         teacher = settings.imitate
         if teacher == "best":
-            teacher = min(("sjf", "f1"), key=lambda h: float(np.mean(heuristic_scores(cfg, h, valid, length))))
+            teacher = min(("sjf", "f1"), key=teacher_cost)
         _imitate(model, cfg, settings, teacher)
         best["teacher"] = teacher
     if resumed is None:
