@@ -30,7 +30,8 @@ heuristic with its 95% half-width.
 ``recipe`` is a second learner, trained by ``schedlab train``'s recipe
 (:mod:`schedlab.training`; docs/rl.md, "One training command") on the same training
 windows (``log_span``): imitation of EASY backfilling under SJF on the agent's window
-(the teacher ``easy-sjf``), then evolution strategies on an MLP scorer over whole
+(the teacher ``easy-sjf``), then evolution strategies on its scorer (an MLP over the
+observation, or with ``recipe_policy=kernel`` one MLP per window slot) over whole
 episodes, the weights kept that validate best; its observation adds each window job's
 "EASY may start it now" bit (``backfill="sjf"``) and its cost is the episodes' total
 bounded slowdown (``reward="bounded_slowdown"``, the ``threshold``). Its model is
@@ -71,7 +72,7 @@ from schedlab.envs.machine.obs import MachineObserver
 from schedlab.experiment import cli_main
 from schedlab.experiment.results import ci95_halfwidth
 from schedlab.model.analysis import metrics
-from schedlab.model.core.fields import INT_MAX, folder, items, number
+from schedlab.model.core.fields import INT_MAX, folder, items, number, text
 from schedlab.model.core.job import Job
 from schedlab.model.core.streams import Streams
 from schedlab.model.formats.logs import BSLD_THRESHOLD, load_log, log_path
@@ -88,7 +89,7 @@ EVALUATION_ONLY = ("policies", "windows", "threshold", "out_dir", "logs_dir", "l
 #: the recipe's own settings (left out of the DQN's key, which predates them)
 RECIPE_ONLY = (
     "recipe_generations", "recipe_pairs", "recipe_episodes", "recipe_validation", "recipe_imitation",
-    "recipe_seed", "recipe_teacher",
+    "recipe_seed", "recipe_teacher", "recipe_policy",
 )  # fmt: skip
 
 
@@ -150,6 +151,8 @@ class Config:
     recipe_seed: int = number(0, high=INT_MAX)
     #: the recipe: its teacher, a heuristic of schedlab.training.heuristics (on the window)
     recipe_teacher: str = "easy-sjf"
+    #: the recipe: its scorer, ``mlp`` (one MLP over the observation) or ``kernel`` (one MLP per window slot)
+    recipe_policy: str = text("mlp", pattern="mlp|kernel", what="mlp or kernel")
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.policies) - set(POLICIES))
@@ -364,6 +367,7 @@ def recipe_config(cfg: Config):
         env="Machine-v0", env_settings=settings, teacher=cfg.recipe_teacher, generations=cfg.recipe_generations,
         pairs=cfg.recipe_pairs, episodes=cfg.recipe_episodes, validation=cfg.recipe_validation,
         imitation_episodes=cfg.recipe_imitation, learning_rate=0.002, sigma=0.01, seed=cfg.recipe_seed,
+        policy=cfg.recipe_policy,
     )  # fmt: skip
 
 
