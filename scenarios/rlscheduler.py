@@ -73,7 +73,7 @@ import simpy
 
 import schedlab.envs
 from schedlab.envs.rlscheduler.env import SCORE_TYPES, ModelChooser, RLSchedulerConfig
-from schedlab.envs.rlscheduler.mixture import Mixture
+from schedlab.envs.rlscheduler.mixture import Mixture, mixture_problem
 from schedlab.envs.rlscheduler.model_files import (
     MIX,
     check_model,
@@ -87,7 +87,7 @@ from schedlab.envs.rlscheduler.obs import log_features
 from schedlab.experiment import cli_main
 from schedlab.model.core.fields import folder, items, number, validate
 from schedlab.model.core.streams import Streams
-from schedlab.model.formats.logs import evaluate, log_path
+from schedlab.model.formats.logs import evaluate, log_name, log_path
 from schedlab.model.formats.window_draw import rlscheduler_starts
 from schedlab.model.records.run_facts import run_facts
 from schedlab.papers.rlscheduler_published import LOGS, PUBLISHED_BSLD, best_heuristic
@@ -216,12 +216,9 @@ class Config:
                 raise ValueError(
                     f"train_logs={given}: no log {name!r} (neither a file nor a log in {self.logs_dir})"
                 ) from None
-        names = [_log_name(n) for n in self.train_logs]
-        if len(names) < 2:
-            raise ValueError(f"train_logs={given}: a mixture needs two logs or more (one log: --set log={given})")
-        twice = sorted({n for n in names if names.count(n) > 1})
-        if twice:
-            raise ValueError(f"train_logs={given}: names {', '.join(twice)} twice: give each log once")
+        problem = mixture_problem([log_name(n) for n in self.train_logs])
+        if problem:
+            raise ValueError(f"train_logs={given}: {problem}")
         for other in ("training_range", "trained_on"):
             if getattr(self, other):
                 raise ValueError(
@@ -306,7 +303,7 @@ class Config:
                     log=name,
                     backfill=backfill,
                     score_type=self.score_type,
-                    draw_within=paper.get(_log_name(name), 0),
+                    draw_within=paper.get(log_name(name), 0),
                     logs_dir=self.logs_dir,
                 )
                 for name in self.train_logs
@@ -327,7 +324,7 @@ class Config:
         """Beside a mixture's models, the seeds of the models shipped for ``log`` itself (none if it has none)."""
         if not self.evaluates_mixture() or self.score_type != "bsld":
             return ()
-        found = (path.stem.removeprefix("seed") for path in (SHIPPED / _log_name(self.log)).glob("seed*.zip"))
+        found = (path.stem.removeprefix("seed") for path in (SHIPPED / log_name(self.log)).glob("seed*.zip"))
         return tuple(sorted(int(k) for k in found if k.isdigit()))
 
     def env_config_of(self, within: int, backfill: bool = False) -> RLSchedulerConfig:
@@ -367,16 +364,11 @@ class Config:
         """The log the evaluated models were trained on (``mix`` for a mixture of ``train_logs``)."""
         if self.train_logs:
             return MIX
-        return _log_name(self.trained_on or self.log)
+        return log_name(self.trained_on or self.log)
 
     def model_dir(self) -> Path:
         folder = Path(self.out_dir or "results/rlscheduler_models") / self.model_log
         return folder.with_name(f"{folder.name}_first{self.train_jobs}") if self.training_range else folder
-
-
-def _log_name(name: str) -> str:
-    """A log's name as its models are filed: without folder or ``.swf``/``.gz`` suffix."""
-    return Path(name).name.split(".swf")[0]
 
 
 QUICK = dict(
@@ -484,7 +476,7 @@ def cells(cfg: Config) -> list[dict]:
                 )
     own = cfg.own_seeds()
     for seed in own:
-        check_model(SHIPPED / _log_name(cfg.log) / f"seed{seed}.zip", cfg.env_config(False))
+        check_model(SHIPPED / log_name(cfg.log) / f"seed{seed}.zip", cfg.env_config(False))
     out = []
     for backfill in cfg.backfills:
         out += [{"policy": "rl", "seed": s, "backfill": backfill} for s in cfg.seeds]
@@ -510,7 +502,7 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
     if cell["policy"] in ("rl", "own"):  # own: the model shipped for the log, beside a mixture's
         features = log_features(str(env_cfg.path), loaded.cpus * loaded.procs_per_node)
         if cell["policy"] == "own":
-            path = SHIPPED / _log_name(cfg.log) / f"seed{cell['seed']}.zip"
+            path = SHIPPED / log_name(cfg.log) / f"seed{cell['seed']}.zip"
         else:
             path = model_path(cfg, cell["seed"])
         policy = ModelChooser(_model(str(path), cfg), features, env_cfg.queue, env_cfg.backfill)
@@ -538,7 +530,7 @@ def report(results, out: Path) -> list[Path]:
     trained_on = c.get("trained_on") or name
     if mixture:
         logs = cfg.train_logs or read_settings(model_path(cfg, cfg.seeds[0]))["env"]["logs"]
-        trained_on = f"mix of {','.join(_log_name(log) for log in logs)}"
+        trained_on = f"mix of {','.join(log_name(log) for log in logs)}"
     rows = []
     for backfill in dict.fromkeys(r["backfill"] for r in reps):
 

@@ -118,7 +118,7 @@ def scenario():
     [
         ("HPC2N-2002-2.2-cln,no_such_log", "no log 'no_such_log'"),
         ("lublin_256", "a mixture needs two logs or more"),
-        ("lublin_256,HPC2N-2002-2.2-cln,lublin_256", "names lublin_256 twice"),
+        ("lublin_256,HPC2N-2002-2.2-cln,lublin_256", "names log lublin_256 twice"),
     ],
 )
 def test_a_bad_mixture_is_refused_in_one_line_naming_the_setting_and_value(scenario, value, why):

@@ -18,8 +18,8 @@ each log before.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -27,13 +27,19 @@ import numpy as np
 
 from schedlab.envs.rlscheduler.env import RLSchedulerConfig, RLSchedulerEnv
 from schedlab.model.core.streams import Streams
+from schedlab.model.formats.logs import log_name
 
-__all__ = ["Mixture", "MixtureEnv", "log_name", "make_env"]
+__all__ = ["Mixture", "MixtureEnv", "make_env", "mixture_problem"]
 
 
-def log_name(cfg: RLSchedulerConfig) -> str:
-    """A log's name as models are saved with it: without folder or ``.swf``/``.gz`` suffix."""
-    return Path(cfg.log).name.removesuffix(".gz").removesuffix(".swf")
+def mixture_problem(names: Sequence[str]) -> str | None:
+    """Why the logs ``names`` (by :func:`~schedlab.model.formats.logs.log_name`) are no mixture, or None."""
+    if len(names) < 2:
+        return f"a mixture needs two logs or more, got {', '.join(names) or 'none'}"
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        return f"names log {', '.join(twice)} twice: give each log once"
+    return None
 
 
 @dataclass(frozen=True)
@@ -43,12 +49,9 @@ class Mixture:
     configs: tuple[RLSchedulerConfig, ...]
 
     def __post_init__(self) -> None:
-        names = [log_name(c) for c in self.configs]
-        if len(names) < 2:
-            raise ValueError(f"a mixture needs two logs or more, got {names}")
-        twice = sorted({n for n in names if names.count(n) > 1})
-        if twice:
-            raise ValueError(f"a mixture names log {', '.join(twice)} twice: give each log once")
+        problem = mixture_problem(self.names)
+        if problem:
+            raise ValueError(f"Mixture: {problem}")
         first = self.configs[0]
         for key in ("backfill", "score_type", "sequence", "queue", "ask_single"):
             if any(getattr(c, key) != getattr(first, key) for c in self.configs):
@@ -57,7 +60,7 @@ class Mixture:
     @property
     def names(self) -> tuple[str, ...]:
         """The logs' names, in order."""
-        return tuple(log_name(c) for c in self.configs)
+        return tuple(log_name(c.log) for c in self.configs)
 
     @property
     def backfill(self) -> bool:

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from schedlab.envs.rlscheduler.env import RLSchedulerConfig
-from schedlab.envs.rlscheduler.mixture import Mixture, log_name
+from schedlab.envs.rlscheduler.mixture import Mixture
+from schedlab.model.formats.logs import log_name
 
 __all__ = [
     "MIX",
@@ -46,7 +47,7 @@ def env_settings(cfg: RLSchedulerConfig | Mixture) -> dict[str, Any]:
         env = {k: getattr(first, k) for k in ("backfill", "score_type", "sequence", "queue")}
         return {"log": MIX, "logs": list(cfg.names), **env, "draw_within": [c.draw_within for c in cfg.configs]}
     env = {k: getattr(cfg, k) for k in ("log", "backfill", "score_type", "sequence", "queue", "draw_within")}
-    env["log"] = log_name(cfg)
+    env["log"] = log_name(cfg.log)
     return env
 
 

@@ -40,6 +40,7 @@ __all__ = [
     "check_logs",
     "evaluate",
     "load_log",
+    "log_name",
     "log_name_problem",
     "log_path",
     "logs_dir_problem",
@@ -296,13 +297,14 @@ def log_name_problem(name_or_path: str, root: Path | None = None) -> str | None:
     except FileNotFoundError:
         if not base.is_dir():
             return None
-        logs = sorted(
-            f.name.removesuffix(".gz").removesuffix(".swf")
-            for f in base.iterdir()
-            if f.name.endswith((".swf", ".swf.gz", ".json"))
-        )
+        logs = sorted(log_name(f.name) for f in base.iterdir() if f.name.endswith((".swf", ".swf.gz", ".json")))
         return f"is neither a file nor a log in {base} (it holds: {', '.join(logs) or 'no logs'})"
     return None
+
+
+def log_name(name_or_path: str) -> str:
+    """A log's name, as models and results are filed under it: no folder, no ``.gz`` or ``.swf`` suffix."""
+    return Path(name_or_path).name.removesuffix(".gz").removesuffix(".swf")
 
 
 def log_path(name_or_path: str, root: Path | None = None) -> Path:
