@@ -94,11 +94,8 @@ from schedlab.papers.rlscheduler_published import LOGS, PUBLISHED_BSLD, best_heu
 from schedlab.policies.backfilling import Committed
 from schedlab.processes import Model
 from schedlab.processes.machine.replay import replay_model
-from schedlab.training.rlscheduler.train import TrainSettings, train
+from schedlab.training.rlscheduler.train import HEURISTICS, TrainSettings, train
 
-#: the heuristics a learned model is measured against: RLScheduler's five, and F2-F4 (Carastan-Santos
-#: and de Camargo, SC 2017) and smallest area first, so that "best heuristic" is the best of nine
-HEURISTICS = ("fcfs", "wfp3", "unicep", "sjf", "f1", "f2", "f3", "f4", "saf")
 #: where the models shipped with schedlab are (package data: schedlab/envs/rlscheduler/trained/<log>/seed<k>.zip)
 SHIPPED = Path(schedlab.envs.__file__).resolve().parent / "rlscheduler" / "trained"
 
@@ -120,7 +117,8 @@ class Config:
     seeds: tuple[int, ...] = items((), nonempty=False)
     #: shipped (the package's models where they exist), train, or a folder of seed<k>.zip
     model: str = "shipped"
-    #: heuristic to imitate before the search and PPO (sjf, f1, best of the two; empty: start from random weights)
+    #: heuristic to imitate before the search and PPO (sjf, f2, ...; best: the best of the nine on the
+    #: validation windows; empty: start from random weights)
     imitate: str = ""
     #: generations of evolution strategies on the scorer's weights (0: PPO only)
     search_generations: int = number(200, low=0)

@@ -5,8 +5,9 @@
 :class:`~schedlab.envs.rlscheduler.env.RLSchedulerEnv` episodes and trains it in up to
 three stages, each optional and each going on from the weights of the one before:
 
-1. ``imitate``: behaviour cloning of a heuristic's choices (SJF's or F1's order), so
-   that the stages after it start from a known order instead of from noise;
+1. ``imitate``: behaviour cloning of a heuristic's choices (one order, or ``best``: the
+   best of :data:`HEURISTICS` on the validation sequences, by the validation's own
+   measure), so that the stages after it start from a known order instead of from noise;
 2. ``search_generations``: evolution strategies on the scorer's weights, scored on
    whole sequences (:mod:`schedlab.training.rlscheduler.search`);
 3. ``steps``: PPO, as RLScheduler trains. By default it learns from the reward divided
@@ -58,9 +59,11 @@ from schedlab.training.rlscheduler.search import SearchState, evolve, greedy_sco
 from schedlab.training.search import gather
 
 __all__ = [
+    "HEURISTICS",
     "TrainSettings",
     "evaluate",
     "heuristic_scores",
+    "log_ratios",
     "mixture_relative",
     "mixture_sjf",
     "mixture_validation",
@@ -71,6 +74,12 @@ __all__ = [
     "validation_configs",
     "validation_windows",
 ]
+
+
+#: the heuristics RLScheduler's protocol is compared with: RLScheduler's five (FCFS, WFP3,
+#: UNICEP, SJF, F1), then F2, F3, F4 (Carastan-Santos and de Camargo, SC 2017) and SAF;
+#: ``imitate="best"`` chooses among them (``sjf-runtime`` reads the true runtime: not a teacher)
+HEURISTICS = ("fcfs", "wfp3", "unicep", "sjf", "f1", "f2", "f3", "f4", "saf")
 
 
 @dataclass(frozen=True)
@@ -87,8 +96,8 @@ class TrainSettings:
     gae_lambda: float = 0.97  # (lam 0.97)
     target_kl: float = 0.01  # (target_kl 0.01)
     relative: bool = True
-    #: first imitate this heuristic's choices (sjf, f1, ...; "best": the better of SJF and F1 on the
-    #: validation sequences; "" for none), then improve on it with PPO
+    #: first imitate this heuristic's choices (sjf, f1, ...; "best": the best of HEURISTICS on the
+    #: validation sequences, measured as a validation measures a model; "" for none)
     imitate: str = "best"
     #: episodes of the heuristic's choices to imitate, and passes over them
     imitate_episodes: int = 40
@@ -205,10 +214,17 @@ def mixture_relative(
     for c, base in zip(configs, sjf, strict=True):
         scores = _mixture_scores(layout, vector, c, windows, length, executor)
         values.append(float(np.mean(scores)))
-        for log in sorted({w for w, _ in windows}):
-            mine = [i for i, (w, _) in enumerate(windows) if w == log]
-            ratios.append(float(np.mean([scores[i] for i in mine]) / np.mean([base[i] for i in mine])))
+        ratios += log_ratios(scores, base, windows)
     return values, float(np.mean(ratios))
+
+
+def log_ratios(scores: Sequence[float], sjf: Sequence[float], windows: Sequence[tuple[int, int]]) -> list[float]:
+    """Per log of a mixture's windows, in log order: the mean of ``scores`` over the mean of SJF's."""
+    ratios = []
+    for log in sorted({w for w, _ in windows}):
+        mine = [i for i, (w, _) in enumerate(windows) if w == log]
+        ratios.append(float(np.mean([scores[i] for i in mine]) / np.mean([sjf[i] for i in mine])))
+    return ratios
 
 
 def sjf_means(
@@ -402,10 +418,12 @@ def _train(
         def validate(model: Any) -> tuple[list[float], float]:
             return mixture_relative(model, configs, windows, length, sjf_each, executor)
 
-        def teacher_cost(heuristic: str) -> float:  # its ratio to SJF, over the first setting's windows
-            first = configs[0]
-            scores = [heuristic_scores(first.configs[w], heuristic, [s], length)[0] for w, s in windows]
-            return float(np.mean([v / b for v, b in zip(scores, sjf_each[0], strict=True)]))
+        def teacher_cost(heuristic: str) -> float:  # as validate() measures a model
+            ratios = []
+            for c, base in zip(configs, sjf_each, strict=True):
+                calls = [(c.configs[w], heuristic, [s], length) for w, s in windows]
+                ratios += log_ratios([v for [v] in gather(executor, heuristic_scores, calls)], base, windows)
+            return ranked(cfg, float(np.mean(ratios)))
     else:
         valid, length = validation_windows(cfg, settings)
         sjf = sjf_means(configs, valid, length, executor)
@@ -413,8 +431,12 @@ def _train(
         def validate(model: Any) -> tuple[list[float], float]:
             return relative_to_sjf(model, configs, valid, length, sjf, executor)
 
-        def teacher_cost(heuristic: str) -> float:
-            return float(np.mean(heuristic_scores(cfg, heuristic, valid, length)))
+        def teacher_cost(heuristic: str) -> float:  # as validate() measures a model
+            means = []
+            for c in configs:
+                calls = [(c, heuristic, [int(s)], length) for s in valid]
+                means.append(float(np.mean([v for [v] in gather(executor, heuristic_scores, calls)])))
+            return ranked(cfg, float(np.mean([m / b for m, b in zip(means, sjf, strict=True)])))
 
     curve: list[dict[str, Any]] = []
     best: dict[str, Any] = {"score": math.inf, "state": None}
@@ -447,7 +469,7 @@ def _train(
     if settings.imitate and resumed is None:
         teacher = settings.imitate
         if teacher == "best":
-            teacher = min(("sjf", "f1"), key=teacher_cost)
+            teacher = min(HEURISTICS, key=teacher_cost)
         _imitate(model, cfg, settings, teacher)
         best["teacher"] = teacher
     if resumed is None:
