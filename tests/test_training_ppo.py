@@ -1,8 +1,9 @@
 """``schedlab.training.ppo``: the optional PPO stage of ``schedlab train``, seeded, never worse than the search.
 
 Resuming: a run stopped inside PPO goes on from its last validation (the checkpoint's
-``ppo``), to the weights of a run never stopped; other PPO settings, or a checkpoint from
-before PPO was saved, start PPO again from the search's best weights.
+``ppo``), to the weights of a run never stopped; other PPO settings, more generations of
+the search, or a checkpoint from before PPO was saved, start PPO again from the search's
+best weights.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import pickle
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("torch")
@@ -78,6 +80,13 @@ def _curve(out: Path) -> list[dict[str, str]]:
         return [{k: v for k, v in row.items() if k != "wall_s"} for row in csv.DictReader(f)]
 
 
+def _last_weights(out: Path) -> list[np.ndarray]:
+    """The actor's and the critic's weights after PPO's last update, from ``out``'s checkpoint (not only the best)."""
+    with open(out / "checkpoint.pkl", "rb") as f:
+        learner = pickle.load(f).ppo.learner
+    return [learner.actor, *(t.numpy() for t in learner.critic.values())]
+
+
 def _learn_calls(monkeypatch: pytest.MonkeyPatch, kill_at: int = 0) -> list[int]:
     """Count the calls of ``PPO.learn`` (one per validation) into the list returned; the ``kill_at``-th raises."""
     calls: list[int] = []
@@ -112,6 +121,8 @@ def test_a_run_stopped_inside_ppo_goes_on_from_its_last_validation(tmp_path, mon
     resumed = train(TINY_PPO, tmp_path / "cut", resume=True)
     assert resumed.sha256 == whole.sha256 and resumed.ppo_steps == whole.ppo_steps
     assert _curve(tmp_path / "cut") == _curve(tmp_path / "whole")  # row for row, PPO's rows included
+    for last, unstopped in zip(_last_weights(tmp_path / "cut"), _last_weights(tmp_path / "whole"), strict=True):
+        assert np.array_equal(last, unstopped)  # the last update's weights too, not only the best kept
     ppo_rows = [row for row in _curve(tmp_path / "whole") if row["phase"] == "ppo"]
     assert len(calls) == len(ppo_rows) - 2  # not the first validation again: only those after it
     calls.clear()  # a finished PPO stage, resumed, learns nothing more and keeps its weights
@@ -143,3 +154,12 @@ def test_a_checkpoint_from_before_ppo_was_saved_resumes_with_ppo_from_the_search
         assert "ppo" not in vars(pickle.load(f))
     assert train(TINY_PPO, tmp_path / "old", resume=True).sha256 == whole.sha256
     assert _curve(tmp_path / "old") == _curve(tmp_path / "whole")
+
+
+def test_a_search_resumed_for_more_generations_drops_its_finished_ppo_stage(tmp_path):
+    """More generations on resuming: PPO runs again from the longer search's best, as in a run of that length."""
+    longer = replace(TINY_PPO, generations=3)
+    straight = train(longer, tmp_path / "straight")
+    train(TINY_PPO, tmp_path / "cut")  # 2 generations, then a whole PPO stage, saved
+    assert train(longer, tmp_path / "cut", resume=True).sha256 == straight.sha256
+    assert _curve(tmp_path / "cut") == _curve(tmp_path / "straight")
