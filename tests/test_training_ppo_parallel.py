@@ -12,6 +12,7 @@ pytest.importorskip("torch")
 pytest.importorskip("pettingzoo")
 
 import torch
+from test_training_ppo import _curve, _killed_in_ppo, _last_weights, _learn_calls
 
 from schedlab.experiment.cli import main
 from schedlab.model.core.streams import Streams
@@ -109,6 +110,19 @@ def test_the_same_seed_gives_the_same_grid_ppo_weights(tmp_path):
     train(replace(config, ppo_steps=0), tmp_path / "r")  # the search alone, then PPO on --resume: the same
     assert train(config, tmp_path / "r", resume=True).sha256 == first.sha256
     assert train(replace(config, seed=1), tmp_path / "c").sha256 != first.sha256
+
+
+def test_a_grid_ppo_stage_stopped_and_resumed_ends_as_the_unstopped_one(tmp_path, monkeypatch):
+    """Killed inside PPO, resumed: from the last validation (every broker's trajectories as before), the same sha256."""
+    config = replace(TINY_PPO, generations=0, teacher="", imitation_episodes=0)  # PPO's weights kept, as above
+    whole = train(config, tmp_path / "whole")
+    _killed_in_ppo(monkeypatch, config, tmp_path / "cut")
+    calls = _learn_calls(monkeypatch)
+    assert train(config, tmp_path / "cut", resume=True).sha256 == whole.sha256
+    assert _curve(tmp_path / "cut") == _curve(tmp_path / "whole")
+    assert len(calls) == [row["phase"] for row in _curve(tmp_path / "whole")].count("ppo") - 2
+    for last, unstopped in zip(_last_weights(tmp_path / "cut"), _last_weights(tmp_path / "whole"), strict=True):
+        assert np.array_equal(last, unstopped)  # the last update's weights, not only the best kept
 
 
 def test_the_command_trains_the_grid_with_ppo(tmp_path, capsys):

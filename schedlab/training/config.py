@@ -110,12 +110,17 @@ class TrainConfig:
     def search_part(self) -> dict[str, Any]:
         """The settings a resumed run must share with the stopped one: all but generations, workers and PPO's.
 
-        The checkpoint holds the search only (PPO is rerun from the search's best weights
-        on resuming), so a finished search may be resumed with another PPO stage.
+        A finished search may be resumed with another PPO stage: the checkpoint's PPO
+        state goes on only with the same :meth:`ppo_part`, else PPO runs again from the
+        search's best weights (:mod:`schedlab.training.checkpoint`).
         """
         values = self.as_dict()
         del values["generations"], values["workers"]
         return {k: v for k, v in values.items() if not k.startswith("ppo_")}
+
+    def ppo_part(self) -> dict[str, Any]:
+        """The PPO settings (``ppo_*``) a saved PPO stage was made with: a resumed one goes on only with the same."""
+        return {k: v for k, v in self.as_dict().items() if k.startswith("ppo_")}
 
 
 def quick(config: TrainConfig) -> TrainConfig:

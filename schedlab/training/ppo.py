@@ -39,6 +39,11 @@ After each update the actor's float32 weights become the policy's vector again
 (:meth:`~schedlab.training.policy.Scorer.sync_from_net`), which
 :mod:`schedlab.training.run` validates greedily, as the search's, keeping the best.
 Everything runs in this process on one thread, so the same seed gives the same weights.
+:meth:`PPO.save_state` copies all that the next rollout and update depend on but the
+episode seeds' stream (the caller's): the actor, the critic, Adam's state, the steps and
+the ``ppo_actions`` and ``ppo_batches`` draws (``ppo_critic`` is drawn only once, for
+the critic's first weights); :meth:`PPO.load_state` puts it back, so that a resumed PPO
+stage goes on bit for bit.
 
 References
 ----------
@@ -49,6 +54,7 @@ Implementations of Deep Reinforcement Learning Algorithms. JMLR 23(274), 2022.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -56,6 +62,7 @@ import numpy as np
 import torch
 
 from schedlab.model.core.streams import Streams
+from schedlab.training.checkpoint import LearnerState
 from schedlab.training.config import TrainConfig
 from schedlab.training.episodes import is_parallel, run_episode
 from schedlab.training.policy import MLPPolicy, Scorer
@@ -225,6 +232,26 @@ class PPO:
                 torch.nn.utils.clip_grad_norm_(self.critic.parameters(), MAX_GRAD_NORM)
                 self.optimizer.step()
         self.policy.sync_from_net()
+
+    def save_state(self) -> LearnerState:
+        """A copy of the learner's state now (after an update): what :meth:`load_state` goes on from."""
+        return LearnerState(
+            steps=self.steps,
+            actor=self.policy.vector(),
+            critic=copy.deepcopy(self.critic.state_dict()),
+            optimizer=copy.deepcopy(self.optimizer.state_dict()),
+            actions=self.actions.get_state(),
+            batches=self.batches.bit_generator.state,
+        )
+
+    def load_state(self, saved: LearnerState) -> None:
+        """Take ``saved`` (from :meth:`save_state` of a learner with the same settings) as the state, in place."""
+        self.steps = saved.steps
+        self.policy.set_vector(saved.actor)
+        self.critic.load_state_dict(saved.critic)
+        self.optimizer.load_state_dict(copy.deepcopy(saved.optimizer))
+        self.actions.set_state(saved.actions)
+        self.batches.bit_generator.state = saved.batches
 
     def learn(self, steps: int) -> float:
         """Rollouts and updates until ``steps`` more environment steps; the episodes' mean (relative) cost."""

@@ -16,14 +16,19 @@
    validated greedily on the same episodes every ``ppo_validate`` steps; its weights
    replace the search's only where they validate better, so a PPO stage that gets worse
    changes nothing.
-5. **Save** after each generation: the checkpoint (``--resume``), ``curve.csv`` and
-   ``curve.png`` (a ``phase`` column: ``start`` after imitation, ``search``, ``ppo``, and
-   PPO's ``steps``); at the end ``model.pt`` and ``settings.json`` hold the best weights.
+5. **Save** after each generation and each PPO validation: the checkpoint
+   (``--resume``), ``curve.csv`` and ``curve.png`` (a ``phase`` column: ``start`` after
+   imitation, ``search``, ``ppo``, and PPO's ``steps``); at the end ``model.pt`` and
+   ``settings.json`` hold the best weights.
 
-The checkpoint holds the search only: a run stopped during PPO, resumed, runs the PPO
-stage again from the search's best weights, which gives the same weights as if never
-stopped (PPO's draws start afresh from the seed's streams), and a finished search may be
-resumed with other PPO settings.
+The checkpoint holds the search and, after each PPO validation, the PPO stage
+(:class:`~schedlab.training.checkpoint.PPOState`: the learner's actor, critic, Adam's
+state, steps and draws, the episode stream, the best so far and PPO's curve rows): a run
+stopped during PPO, resumed, goes on from the last saved validation and ends with the
+same weights as if never stopped. A finished search may be resumed with other PPO
+settings (``ppo_*``): then the saved PPO stage is not used and PPO runs again from the
+search's best weights, as it does from a checkpoint made before PPO was saved, or after
+a search generation run on resuming.
 
 Episode seeds come from disjoint ranges: validation in ``[10**5, 10**6)``, training
 and imitation in ``[10**6, 2**31)``, so held-out evaluations may use seeds below
@@ -43,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from schedlab.model.core.streams import Streams
-from schedlab.training.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
+from schedlab.training.checkpoint import Checkpoint, PPOState, load_checkpoint, save_checkpoint
 from schedlab.training.config import TrainConfig
 from schedlab.training.episodes import EnvSpec, episode_costs, make_env, spaces
 from schedlab.training.heuristics import heuristic
@@ -144,6 +149,7 @@ def train(
             score = validate(weights)
             state.weights, state.m, state.v, state.adam_steps = weights, adam.m, adam.v, adam.steps
             state.generation, state.episodes_stream = g, draw.bit_generator.state
+            state.ppo = None  # a PPO stage saved after an earlier generation started from other weights
             if score < state.best_score:
                 state.best, state.best_score, state.best_generation = weights, score, g
             state.rows.append({"generation": g, "phase": "search", "steps": 0, "train_cost": cost})
@@ -180,15 +186,27 @@ def _ppo_stage(
 
     Returns the best weights, their validation score and the PPO steps they come after
     (0: the search's, which PPO did not better). Appends a row per validation to ``rows``.
+    After each validation the stage's state goes into the checkpoint (``state.ppo``); one
+    saved with the same PPO settings is gone on from, one saved with others is not used.
     """
     teacher = config.teacher or None
     baseline = (lambda seed: episode_costs(spec, None, teacher, [seed])[0]) if teacher else None
     draw = streams["ppo_episodes"]
+    saved = getattr(state, "ppo", None)  # a checkpoint from before PPO was saved has no such attribute
+    if saved is not None and saved.settings != config.ppo_part():
+        saved = None  # made with other PPO settings: PPO again from the search's best, never a mix
     policy.set_vector(state.best)
     learner = PPO(config, env, policy, streams, baseline, lambda: int(draw.integers(*TRAINING_SEEDS)))
-    best, best_score, best_steps = state.best, state.best_score, 0
-    row = {"generation": state.generation, "phase": "ppo", "steps": 0, "train_cost": float("nan")}
-    rows.append({**row, "validation_score": best_score, "wall_s": 0.0})
+    first = len(rows)
+    if saved is None:
+        best, best_score, best_steps = state.best, state.best_score, 0
+        row = {"generation": state.generation, "phase": "ppo", "steps": 0, "train_cost": float("nan")}
+        rows.append({**row, "validation_score": best_score, "wall_s": 0.0})
+    else:
+        learner.load_state(saved.learner)
+        draw.bit_generator.state = saved.episodes_stream
+        best, best_score, best_steps = saved.best, saved.best_score, saved.best_steps
+        rows += saved.rows
     while learner.steps < config.ppo_steps:
         start = time.perf_counter()
         cost = learner.learn(min(config.ppo_validate, config.ppo_steps - learner.steps))
@@ -197,5 +215,9 @@ def _ppo_stage(
             best, best_score, best_steps = policy.vector(), score, learner.steps
         row = {"generation": state.generation, "phase": "ppo", "steps": learner.steps, "train_cost": cost}
         rows.append({**row, "validation_score": score, "wall_s": time.perf_counter() - start})
+        ppo_rows = [dict(r) for r in rows[first:]]
+        stream = draw.bit_generator.state
+        state.ppo = PPOState(config.ppo_part(), learner.save_state(), stream, best, best_score, best_steps, ppo_rows)
+        save_checkpoint(out, state)
         write_curve(out, rows)
     return best, best_score, best_steps
