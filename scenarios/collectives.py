@@ -44,6 +44,7 @@ from schedlab.model.core.fields import folder, items, number
 from schedlab.model.core.streams import Streams
 from schedlab.papers.collectives_tables import ALGORITHMS, curves, tables
 from schedlab.papers.ring_bounds import paper_estimate, throughput_bound
+from schedlab.plots import agg_pyplot
 from schedlab.policies import LoadBalancing, RandomVectors, ShippingAgents
 from schedlab.processes import Model
 from schedlab.processes.network.network import ServerNetwork
@@ -275,13 +276,8 @@ def figures(curves_dir: str | Path, out_dir: str | Path | None = None) -> list[P
     out.mkdir(parents=True, exist_ok=True)
     mean.to_csv(out / "curves.csv", index=False)
     written = [out / "curves.csv"]
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib is missing (pip install 'schedlab[plot]'): wrote curves.csv only", file=sys.stderr)
+    plt = agg_pyplot(wrote="curves.csv")
+    if plt is None:
         return written
     numbers = {(0.2, 2): 2, (0.2, 8): 3, (0.8, 2): 4, (0.8, 8): 5}
     for (r, m), part in mean.groupby(["r", "M"], sort=True):

@@ -289,26 +289,20 @@ def replay(jobs: list[Job], cpus: int, policy) -> list[JobRecord]:
 # --------------------------------------------------------------------------- training
 def checkpoint(cfg: Config) -> Path:
     """The trained agent's checkpoint: trained now unless this configuration's already exists."""
-    from schedlab.learners.dqn_checkpoint import cache_dir, cached_checkpoint  # torch is only needed for the DQN cells
+    from schedlab.learners.dqn_checkpoint import cached_checkpoint  # torch is only needed for the DQN cells
 
     return cached_checkpoint(
-        cfg.out_dir or cache_dir("machine_rl"), cfg.training_key(), lambda: _train(cfg), config=dqn_config(cfg)
+        cfg.out_dir, cfg.training_key(), lambda: _train(cfg), config=dqn_config(cfg), name="machine_rl"
     )
 
 
 def dqn_config(cfg: Config):
     """The learner's settings: part of the checkpoint's key, and checked against a cached one."""
-    from schedlab.learners.dqn import DQNConfig
+    from schedlab.learners.dqn_checkpoint import scenario_dqn_config
 
-    return DQNConfig(
-        total_steps=cfg.train_steps,
-        learning_starts=cfg.learning_starts,
-        buffer_size=cfg.buffer_size,
-        hidden=cfg.hidden,
-        learning_rate=cfg.learning_rate,
-        reward_scale=cfg.reward_scale,
+    return scenario_dqn_config(
+        cfg,
         gamma=cfg.gamma,
-        exploration_fraction=cfg.exploration_fraction,
         compact=False,  # fractional observations
     )
 

@@ -40,6 +40,7 @@ from schedlab.model.contracts.grid import GridTopology
 from schedlab.model.core.fields import folder, number
 from schedlab.model.core.streams import Streams
 from schedlab.model.core.workloads import PoissonJobs
+from schedlab.plots import agg_pyplot
 from schedlab.policies import DecentralisedMinMin, LeastLoaded, RandomSelection
 from schedlab.processes import Model
 from schedlab.processes.grid.grid import GridModel
@@ -299,13 +300,8 @@ def figures(series_dir: str | Path, out_dir: str | Path | None = None, steps: in
     out.mkdir(parents=True, exist_ok=True)
     mean.to_csv(out / "timeseries.csv", index=False)
     written = [out / "timeseries.csv"]
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib is missing (pip install 'schedlab[plot]'): wrote timeseries.csv only", file=sys.stderr)
+    plt = agg_pyplot(wrote="timeseries.csv")
+    if plt is None:
         return written
     for figure, (exp, metric, by, title) in FIGURES.items():
         data = mean[(mean["experiment"] == exp) & (mean["time"] > 0)]  # log axes: leave out the empty start

@@ -63,15 +63,9 @@ from schedlab.model.core.workloads import PoissonJobs
 from schedlab.policies import LeastLoaded, RandomSelection
 from schedlab.processes import Model
 from schedlab.processes.grid.grid import GridModel
-from schedlab.topologies import (
-    bipartite_grid,
-    grid_topology,
-    hierarchical_grid,
-    resource_capacities,
-    small_world_grid,
-)
+from schedlab.topologies import grid_topology, named_topology, resource_capacities
+from schedlab.topologies.named import SW_LATENCY, SW_NEIGHBOURS, SW_SHORTCUT, TOPOLOGIES, TREE_LATENCY, TREE_SITES
 
-TOPOLOGIES = ("complete", "tree", "small_world")
 POLICIES = ("osl", "lls", "rs")
 
 #: a user's topology: ``builder(agents, resources, capacities, rng) -> networkx.Graph``
@@ -105,7 +99,7 @@ class Config:
     #: N scheduler agents (the tree's regional brokers)
     agents: int = number(10, low=1)
     #: sites under each regional broker of the tree
-    sites_per_broker: int = number(2, low=1)
+    sites_per_broker: int = number(TREE_SITES, low=1)
     #: resources per site; M = agents x sites_per_broker x resources_per_site on every topology
     resources_per_site: int = number(3, low=1)
     #: system load of eq. 7 (sets xi, the jobs per agent per step)
@@ -115,13 +109,13 @@ class Config:
     #: job length range [J_min, J_max]
     length_range: tuple[float, ...] = items((5.0, 995.0), low=None, gt=0)
     #: tree link latency per level: top -> regional broker, broker -> site, site -> resource
-    tree_latency: tuple[float, ...] = (2.0, 0.5, 0.0)
+    tree_latency: tuple[float, ...] = TREE_LATENCY
     #: small world: links from each host to its nearest hosts on the ring (k, even)
-    sw_neighbours: int = number(4, low=2)
+    sw_neighbours: int = number(SW_NEIGHBOURS, low=2)
     #: small world: probability of a shortcut per ring link
-    sw_shortcut_prob: float = number(0.1, high=1)
+    sw_shortcut_prob: float = number(SW_SHORTCUT, high=1)
     #: small world: each link's latency is uniform in this range
-    sw_latency: tuple[float, ...] = (0.5, 1.5)
+    sw_latency: tuple[float, ...] = SW_LATENCY
     #: every link latency (tree and small world) times this; 0 makes both the complete grid, bit for bit
     latency_scale: float = 1.0
     #: a broker may use only the resources within this many links (0: every resource it is connected to)
@@ -187,29 +181,23 @@ def cells(cfg: Config) -> list[dict]:
 
 def topology(cfg: Config, name: str, capacities: np.ndarray, rng: np.random.Generator) -> GridTopology:
     """The grid ``name`` over these capacities, as latency, reach and the sharing ring."""
-    n, hops, scale = cfg.agents, cfg.hops or None, cfg.latency_scale
-    if name == "complete":
-        return grid_topology(bipartite_grid(n, cfg.resources, capacities=capacities))
-    if name == "tree":
-        graph = hierarchical_grid(
-            (n, cfg.sites_per_broker),
-            cfg.resources_per_site,
-            capacities=capacities,
-            latency=tuple(scale * x for x in cfg.tree_latency),
-        )
-        return grid_topology(graph, hops=hops)
-    if name != "small_world":
-        return grid_topology(user_builder(name)(n, cfg.resources, capacities, rng), hops=hops, capacities=capacities)
-    graph = small_world_grid(
-        n,
+    if name not in TOPOLOGIES:
+        graph = user_builder(name)(cfg.agents, cfg.resources, capacities, rng)
+        return grid_topology(graph, hops=cfg.hops or None, capacities=capacities)
+    return named_topology(
+        name,
+        cfg.agents,
         cfg.resources,
-        neighbours=cfg.sw_neighbours,
-        shortcut_prob=cfg.sw_shortcut_prob,
         capacities=capacities,
-        latency_range=tuple(scale * x for x in cfg.sw_latency),
-        seed=rng,
+        latency_scale=cfg.latency_scale,
+        hops=cfg.hops,
+        rng=rng,
+        tree_sites=cfg.sites_per_broker,
+        tree_latency=cfg.tree_latency,
+        sw_neighbours=cfg.sw_neighbours,
+        sw_shortcut=cfg.sw_shortcut_prob,
+        sw_latency=cfg.sw_latency,
     )
-    return grid_topology(graph, hops=hops)
 
 
 def grid_policy(cfg: Config, policy: str, streams: Streams):

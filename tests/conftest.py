@@ -1,4 +1,6 @@
-"""Shared fixtures (paths of the repository's scenarios and traces) and Hypothesis budgets.
+"""Shared fixtures (paths of the repository's scenarios and traces), Hypothesis budgets, and the
+tiny logs the ``schedlab replay --platform`` tests write (:func:`tiny_swf`, :func:`replay_args`,
+:func:`first_row`).
 
 Hypothesis profiles set how hard the properties are tried:
 
@@ -22,8 +24,10 @@ learner in float32 elects differently on an AVX2 and an AVX-512 machine: see
 
 from __future__ import annotations
 
+import csv
 import os
 import platform
+from collections.abc import Iterable
 from importlib import metadata
 from pathlib import Path
 
@@ -82,6 +86,34 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             test._hypothesis_internal_use_settings = settings(own, max_examples=floor)
 
 
+def tiny_swf(path: Path, jobs: Iterable[tuple[int, float, float, int]], requested: float | None = None) -> Path:
+    """An SWF log at ``path`` of 8 processors: a line per ``(id, submit, runtime, cores)``.
+
+    Each job asks for its runtime (``requested``: that time for every job) on its cores;
+    the other fields are SWF's unknown (-1) or 1. The hand-worked cases of the replay
+    tests, written once.
+    """
+    lines = (
+        f"{i} {s} -1 {r} {c} -1 -1 {c} {r if requested is None else requested} -1 1 1 1 -1 -1 -1 -1 -1\n"
+        for i, s, r, c in jobs
+    )
+    path.write_text("; MaxProcs: 8\n" + "".join(lines))
+    return path
+
+
+def replay_args(log: Path, platform_file: Path, jobs: int) -> list[str]:
+    """``schedlab replay``'s arguments for the first ``jobs`` jobs of ``log`` on ``platform_file``,
+    no backfilling, serial, the pure-Python engine; the caller adds ``--out`` and its own options."""
+    args = ["replay", str(log), "--platform", str(platform_file), "--start", "0", "--length", str(jobs)]
+    return [*args, "--backfill", "none", "--executor", "serial", "--no-native"]
+
+
+def first_row(out: Path) -> dict[str, str]:
+    """The first row of a saved run's ``replications.csv``."""
+    with (out / "replications.csv").open() as stream:
+        return next(csv.DictReader(stream))
+
+
 @pytest.fixture
 def mmc_path() -> Path:
     return SCENARIOS / "mmc.py"
@@ -97,21 +129,13 @@ def dvfs_replays(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
     """
     from schedlab.experiment.cli import main
 
-    log = tmp_path / "two.swf"
-    log.write_text(
-        "; MaxProcs: 8\n"
-        + "".join(
-            f"{i} {s} -1 {r} {c} -1 -1 {c} 100 -1 1 1 1 -1 -1 -1 -1 -1\n"
-            for i, s, r, c in [(1, 0, 10, 4), (2, 5, 10, 8)]
-        )
-    )
+    log = tiny_swf(tmp_path / "two.swf", [(1, 0, 10, 4), (2, 5, 10, 8)], requested=100)
     plat = tmp_path / "dvfs.toml"
     plat.write_text(
         "[nodes.n]\ncount = 2\ncores = 4\n[nodes.n.power]\n"
         "pstates = [{ speed = 1.0, idle = 100, full = 200 }, { speed = 0.5, idle = 60, full = 100 }]\n"
     )
-    args = ["replay", str(log), "--platform", str(plat), "--start", "0", "--length", "2", "--backfill", "none"]
-    args += ["--executor", "serial", "--no-native"]
+    args = replay_args(log, plat, 2)
     assert main([*args, "--out", str(tmp_path / "dvfs"), "--dvfs", "1"]) == 0
     assert main([*args, "--out", str(tmp_path / "fast")]) == 0
     capsys.readouterr()

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 import simpy
+from conftest import first_row, replay_args, tiny_swf
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -286,28 +287,18 @@ def test_schedlab_replay_replays_a_failure_log_on_a_platforms_nodes(tmp_path, ca
     """The first hand-worked case as a log, a platform file and an Alea failure log (node 1 of
     the platform, 4-7 s), through ``schedlab replay --platform --failures``: two jobs killed
     and requeued, conserved, and the kills and outages saved beside the results."""
-    import csv
 
     from schedlab.experiment.cli import main
 
-    log = tmp_path / "four.swf"
-    log.write_text(
-        "; MaxProcs: 8\n"
-        + "".join(
-            f"{i} {s} -1 {r} {c} -1 -1 {c} {r} -1 1 1 1 -1 -1 -1 -1 -1\n"
-            for i, s, r, c in [(1, 0, 10, 4), (2, 0, 10, 2), (3, 0, 10, 2), (4, 5, 1, 2)]
-        )
-    )
+    log = tiny_swf(tmp_path / "four.swf", [(1, 0, 10, 4), (2, 0, 10, 2), (3, 0, 10, 2), (4, 5, 1, 2)])
     platform = tmp_path / "two.toml"
     platform.write_text("[nodes.n]\ncount = 2\ncores = 4\n")
     failures = tmp_path / "two.failures"
     failures.write_text("4\tc\t3\t1\n")
-    args = ["replay", str(log), "--platform", str(platform), "--start", "0", "--length", "4"]
-    args += ["--backfill", "none", "--executor", "serial", "--no-native", "--failures", str(failures)]
+    args = [*replay_args(log, platform, 4), "--failures", str(failures)]
     assert main([*args, "--out", str(tmp_path / "out")]) == 0
     capsys.readouterr()
-    with (tmp_path / "out" / "replications.csv").open() as stream:
-        row = next(csv.DictReader(stream))
+    row = first_row(tmp_path / "out")
     assert (float(row["kills"]), float(row["restarts"]), float(row["jobs_hit"])) == (2.0, 2.0, 2.0)
     assert float(row["lost_cpu_hours"]) == pytest.approx(16 / 3600, rel=1e-12)
     assert float(row["availability"]) == pytest.approx(1 - 4 * 3 / (8 * 17), rel=1e-12)

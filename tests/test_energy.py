@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 import simpy
+from conftest import first_row, replay_args, tiny_swf
 
 from schedlab.model.analysis.energy import energy
 from schedlab.model.core.job import Job
@@ -61,43 +62,13 @@ def test_schedlab_replay_on_a_platform_with_power_reports_the_same_joules(tmp_pa
 
     from schedlab.experiment.cli import main
 
-    log = tmp_path / "three.swf"
-    log.write_text(
-        "; MaxProcs: 8\n"
-        + "".join(
-            f"{i} {s} -1 {r} {c} -1 -1 {c} {r} -1 1 1 1 -1 -1 -1 -1 -1\n"
-            for i, s, r, c in [(1, 0, 10, 3), (2, 5, 20, 2), (3, 30, 10, 5)]
-        )
-    )
+    log = tiny_swf(tmp_path / "three.swf", [(1, 0, 10, 3), (2, 5, 20, 2), (3, 30, 10, 5)])
     platform = tmp_path / "powered.toml"
     platform.write_text("[nodes.n]\ncount = 2\ncores = 4\npower = { idle = 100, full = 200 }\n")
     out = tmp_path / "out"
-    assert (
-        main(
-            [
-                "replay",
-                str(log),
-                "--platform",
-                str(platform),
-                "--start",
-                "0",
-                "--length",
-                "3",
-                "--backfill",
-                "none",
-                "--executor",
-                "serial",
-                "--no-native",
-                "--out",
-                str(out),
-                "--batsim-jobs",
-            ]
-        )
-        == 0
-    )
+    assert main([*replay_args(log, platform, 3), "--out", str(out), "--batsim-jobs"]) == 0
     capsys.readouterr()
-    with (out / "replications.csv").open() as stream:
-        row = next(csv.DictReader(stream))
+    row = first_row(out)
     assert (float(row["energy_j"]), float(row["mean_power_w"]), float(row["edp_js"])) == (11000.0, 275.0, 440000.0)
     with (out / "batsim" / "cell0-rep0-jobs.csv").open() as stream:
         jobs = {r["job_id"]: r for r in csv.DictReader(stream)}

@@ -6,6 +6,7 @@ import math
 
 import pytest
 import simpy
+from conftest import first_row, replay_args, tiny_swf
 
 from schedlab.model.analysis.energy import energy
 from schedlab.model.contracts.power import SwitchOff, SwitchOn, WakeAt
@@ -201,51 +202,19 @@ def test_machine_states_with_power_states():
 def test_schedlab_replay_with_idle_shutdown_gives_the_same_joules(tmp_path, capsys):
     """The hand-worked case as a log on a platform file, through ``schedlab replay --idle-shutdown 10``:
     18,250 J over 0-90 s, both nodes booted once, job 3's 20 s wait."""
-    import csv
 
     from schedlab.experiment.cli import main
 
-    log = tmp_path / "three.swf"
-    log.write_text(
-        "; MaxProcs: 8\n"
-        + "".join(
-            f"{i} {s} -1 {r} {c} -1 -1 {c} {r} -1 1 1 1 -1 -1 -1 -1 -1\n"
-            for i, s, r, c in [(1, 0, 10, 3), (2, 5, 20, 2), (3, 60, 10, 5)]
-        )
-    )
+    log = tiny_swf(tmp_path / "three.swf", [(1, 0, 10, 3), (2, 5, 20, 2), (3, 60, 10, 5)])
     platform = tmp_path / "powered.toml"
     platform.write_text(
         "[nodes.n]\ncount = 2\ncores = 4\npower = { idle = 100, full = 200, off = 10, "
         "switch_off = { seconds = 5, joules = 600 }, switch_on = { seconds = 20, joules = 3000 } }\n"
     )
     out = tmp_path / "out"
-    assert (
-        main(
-            [
-                "replay",
-                str(log),
-                "--platform",
-                str(platform),
-                "--start",
-                "0",
-                "--length",
-                "3",
-                "--backfill",
-                "none",
-                "--executor",
-                "serial",
-                "--no-native",
-                "--out",
-                str(out),
-                "--idle-shutdown",
-                "10",
-            ]
-        )
-        == 0
-    )
+    assert main([*replay_args(log, platform, 3), "--out", str(out), "--idle-shutdown", "10"]) == 0
     capsys.readouterr()
-    with (out / "replications.csv").open() as stream:
-        row = next(csv.DictReader(stream))
+    row = first_row(out)
     assert float(row["energy_j"]) == pytest.approx(18250.0) and float(row["boots"]) == 2.0
     assert float(row["wait"]) == pytest.approx(20.0 / 3)
     pytest.importorskip("matplotlib")

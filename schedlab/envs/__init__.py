@@ -90,33 +90,16 @@ MAX_EPISODE_STEPS = {
     "schedlab/SiteSupervisor-v0": 1_000_000,  # one election per job: episodes of any size end by themselves
 }
 
-if "schedlab/DeepRM-v0" not in gym.registry:
-    gym.register(
-        id="schedlab/DeepRM-v0",
-        entry_point="schedlab.envs.slotted.deeprm:DeepRMEnv",
-        max_episode_steps=MAX_EPISODE_STEPS["schedlab/DeepRM-v0"],
-    )
-if "schedlab/Machine-v0" not in gym.registry:
-    gym.register(
-        id="schedlab/Machine-v0",
-        entry_point="schedlab.envs.machine.env:MachineEnv",
-        max_episode_steps=MAX_EPISODE_STEPS["schedlab/Machine-v0"],
-    )
-
-if "schedlab/RLScheduler-v0" not in gym.registry:
-    gym.register(
-        id="schedlab/RLScheduler-v0",
-        entry_point="schedlab.envs.rlscheduler.env:RLSchedulerEnv",
-        max_episode_steps=MAX_EPISODE_STEPS["schedlab/RLScheduler-v0"],
-    )
-
-if "schedlab/SiteSupervisor-v0" not in gym.registry:
-    gym.register(
-        id="schedlab/SiteSupervisor-v0",
-        entry_point="schedlab.envs.site.env:SiteSupervisorEnv",
-        max_episode_steps=MAX_EPISODE_STEPS["schedlab/SiteSupervisor-v0"],
-    )
-
+#: each Gymnasium environment's entry point, registered on import (once: a reload keeps the first)
+ENTRY_POINTS = {
+    "schedlab/DeepRM-v0": "schedlab.envs.slotted.deeprm:DeepRMEnv",
+    "schedlab/Machine-v0": "schedlab.envs.machine.env:MachineEnv",
+    "schedlab/RLScheduler-v0": "schedlab.envs.rlscheduler.env:RLSchedulerEnv",
+    "schedlab/SiteSupervisor-v0": "schedlab.envs.site.env:SiteSupervisorEnv",
+}
+for _env_id, _entry_point in ENTRY_POINTS.items():
+    if _env_id not in gym.registry:
+        gym.register(id=_env_id, entry_point=_entry_point, max_episode_steps=MAX_EPISODE_STEPS[_env_id])
 
 # PettingZoo Parallel environments by name (PettingZoo has no registry of its own): made on first use
 register_parallel("schedlab/GridParallel-v0", "schedlab.envs.grid.named:grid_parallel_env")

@@ -5,7 +5,8 @@ cells run, and every worker then loads the same weights. :func:`train_keeping_be
 trains with a validation callback and keeps the weights that scored best (the last
 ones are often not: a DQN's greedy policy wanders as it trains);
 :func:`cached_checkpoint` trains only when no checkpoint of the same settings exists,
-and writes the training curve beside it.
+and writes the training curve beside it; :func:`scenario_dqn_config` is the learner's
+settings from the ones a scenario's config names alike.
 """
 
 from __future__ import annotations
@@ -19,14 +20,21 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from schedlab.learners.dqn import DQN, DQNConfig, train
 
 if TYPE_CHECKING:
     import gymnasium as gym
 
-__all__ = ["CheckpointError", "cache_dir", "cached_checkpoint", "check_checkpoint", "train_keeping_best"]
+__all__ = [
+    "CheckpointError",
+    "cache_dir",
+    "cached_checkpoint",
+    "check_checkpoint",
+    "scenario_dqn_config",
+    "train_keeping_best",
+]
 
 
 def train_keeping_best(
@@ -98,6 +106,26 @@ def cache_dir(name: str = "") -> Path:
     return base / name if name else base
 
 
+def scenario_dqn_config(cfg: Any, **own: Any) -> DQNConfig:
+    """The learner's settings from a scenario's ``cfg``, which names them alike, and the scenario's ``own``.
+
+    ``cfg`` has ``train_steps`` (the learner's ``total_steps``), ``learning_starts``,
+    ``buffer_size``, ``hidden``, ``learning_rate``, ``reward_scale`` and
+    ``exploration_fraction`` (``scenarios/deeprm.py``'s and ``scenarios/machine_rl.py``'s
+    configs); ``own`` are any other :class:`~schedlab.learners.dqn.DQNConfig` fields.
+    """
+    return DQNConfig(
+        total_steps=cfg.train_steps,
+        learning_starts=cfg.learning_starts,
+        buffer_size=cfg.buffer_size,
+        hidden=cfg.hidden,
+        learning_rate=cfg.learning_rate,
+        reward_scale=cfg.reward_scale,
+        exploration_fraction=cfg.exploration_fraction,
+        **own,
+    )
+
+
 def _plain(config: DQNConfig) -> dict:
     return {k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(config).items()}
 
@@ -128,11 +156,12 @@ def cached_checkpoint(
     make: Callable[[], tuple[DQN, list[dict[str, float]]]],
     *,
     config: DQNConfig | None = None,
+    name: str = "",
 ) -> Path:
     """``out_dir/dqn_<key>-<version>.pt``, made by ``make()`` unless it exists; the curve goes beside it.
 
     ``key`` should hash every setting that changes the trained agent; schedlab's
-    version is added to it (``out_dir`` empty: :func:`cache_dir`). With ``config``
+    version is added to it (``out_dir`` empty: :func:`cache_dir` of ``name``, a scenario's). With ``config``
     (the learner's settings asked for), an existing checkpoint trained with other
     settings, or with weights that are not finite, is refused with a
     :class:`CheckpointError` saying why. The checkpoint appears whole or not at all
@@ -140,7 +169,7 @@ def cached_checkpoint(
     """
     from schedlab import __version__
 
-    out = Path(out_dir) if str(out_dir) else cache_dir()
+    out = Path(out_dir) if str(out_dir) else cache_dir(name)
     key = f"{key}-{__version__}"
     path = out / f"dqn_{key}.pt"
     if path.exists():

@@ -19,8 +19,12 @@ plot asked for without it raises an ImportError that names the extra to install.
 
 Every time axis names its unit and its origin; every chart of nodes or CPUs draws
 them down where the run's outages say they were.
+
+:func:`agg_pyplot` is pyplot for the writers that save figures beside a table they wrote
+(a scenario's ``figures``), or None where matplotlib is missing.
 """
 
+from schedlab.plots._mpl import agg_pyplot
 from schedlab.plots.cpu_gantt import cpu_gantt
 from schedlab.plots.factors import metric_vs_factor, split_columns
 from schedlab.plots.gantt import Segment, gantt, node_gantt, segments_from_records, segments_from_trace
@@ -31,6 +35,7 @@ from schedlab.plots.topology import draw_topology
 
 __all__ = [
     "Segment",
+    "agg_pyplot",
     "cpu_gantt",
     "draw_topology",
     "gantt",

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
-__all__ = ["new_figure"]
+__all__ = ["agg_pyplot", "new_figure"]
 
 MISSING = "plots need matplotlib, which is not installed: pip install schedlab[plot]"
 
@@ -25,3 +26,23 @@ def new_figure(width: float = 8.0, height: float = 4.0, rows: int = 1, *, sharex
     fig = Figure(figsize=(width, height), layout="constrained")
     fig.subplots(rows, 1, sharex=sharex, squeeze=False)
     return fig
+
+
+def agg_pyplot(wrote: str | None = None) -> Any | None:
+    """matplotlib's pyplot on the Agg backend (figures to files, never a window), or None where it is missing.
+
+    For the writers whose figures go beside a table they have already written (a scenario's
+    ``figures``, training's learning curve): the table is the record and the figures an
+    extra, so a missing plot extra skips them rather than failing. ``wrote``, if given, names
+    that table in the one line printed to stderr then; without it nothing is printed.
+    """
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        if wrote is not None:
+            print(f"matplotlib is missing (pip install 'schedlab[plot]'): wrote {wrote} only", file=sys.stderr)
+        return None
+    return plt

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from schedlab.plots import agg_pyplot
 from schedlab.training.episodes import env_name, spaces
 from schedlab.training.kernel import make_scorer
 from schedlab.training.policy import Scorer
@@ -88,12 +89,8 @@ def write_curve(out: Path, rows: list[dict[str, Any]]) -> None:
         writer = csv.DictWriter(f, fieldnames=CURVE_FIELDS)
         writer.writeheader()
         writer.writerows(rows)
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    plt = agg_pyplot()
+    if plt is None:
         return  # the figure needs the plot extra; the CSV is the record
     ppo = [r for r in rows if r.get("phase") == "ppo"]
     search = [r for r in rows if r.get("phase") != "ppo"]

@@ -50,7 +50,7 @@ from schedlab.envs.grid.policy import GridAgentPolicy
 from schedlab.model.analysis import metrics
 from schedlab.model.contracts.grid import GridCompletion, GridView
 from schedlab.model.core.job import Job
-from schedlab.model.core.streams import Streams
+from schedlab.model.core.streams import Streams, episode_sequence
 from schedlab.model.records.job_record import JobRecord
 from schedlab.processes.grid.grid import GridModel
 
@@ -142,12 +142,7 @@ class GridEnvParts:
 
     def _new_model(self, seed: int | None) -> None:
         """A fresh grid drawn from ``seed`` (or the next child of the last seed), with no reward pending."""
-        if seed is not None:
-            self._root = sequence = np.random.SeedSequence(seed)
-        else:
-            if self._root is None:
-                self._root = np.random.SeedSequence()
-            sequence = self._root.spawn(1)[0]
+        self._root, sequence = episode_sequence(seed, self._root)
         self._sim = simpy.Environment()
         self._grid_policy = EnvGridPolicy(self._step_ended)
         model = grid_model(self._sim, self.config, self._grid_policy, Streams(sequence), SteppedGrid)

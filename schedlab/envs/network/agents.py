@@ -36,7 +36,7 @@ from pettingzoo.utils.conversions import parallel_to_aec
 from schedlab.envs.network.obs import EnvRule, NetworkAgentsConfig, NetworkObserver, SteppedNetwork, network_model
 from schedlab.model.contracts.network import Ship
 from schedlab.model.core.fields import is_int
-from schedlab.model.core.streams import Streams
+from schedlab.model.core.streams import Streams, episode_sequence
 from schedlab.model.records.job_record import JobRecord
 
 __all__ = ["NetworkAgentsEnv", "network_aec_env"]
@@ -147,12 +147,7 @@ class NetworkAgentsEnv(ParallelEnv):
     # ------------------------------------------------------------------ PettingZoo
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
         """A new episode on a fresh network drawn from ``seed`` (or the next child of the last seed)."""
-        if seed is not None:
-            self._root = sequence = np.random.SeedSequence(seed)
-        else:
-            if self._root is None:
-                self._root = np.random.SeedSequence()
-            sequence = self._root.spawn(1)[0]
+        self._root, sequence = episode_sequence(seed, self._root)
         self._sim = simpy.Environment()
         self._rule = EnvRule()
         self.model = network_model(self._sim, self.config, self._rule, Streams(sequence))

@@ -14,12 +14,31 @@ import zlib
 
 import numpy as np
 
-__all__ = ["Streams", "stream_key"]
+__all__ = ["Streams", "episode_sequence", "stream_key"]
 
 
 def stream_key(name: str) -> int:
     """A stable 32-bit key for a stream name (CRC-32 of its UTF-8 bytes)."""
     return zlib.crc32(name.encode("utf-8"))
+
+
+def episode_sequence(
+    seed: int | None, root: np.random.SeedSequence | None
+) -> tuple[np.random.SeedSequence, np.random.SeedSequence]:
+    """An environment's next episode seed: ``(root, sequence)``, the root to keep and the episode's sequence.
+
+    ``reset(seed=s)`` starts from ``SeedSequence(s)`` itself, so the episode draws what a
+    scenario replication with seed s draws; ``reset()`` takes the next child of the kept
+    root (a fresh, unseeded root the first time), so unseeded episodes differ from one
+    another yet replay from the first seed. One rule for the environments that build
+    their models from :class:`Streams` (the grid's and the network's agents).
+    """
+    if seed is not None:
+        sequence = np.random.SeedSequence(seed)
+        return sequence, sequence
+    if root is None:
+        root = np.random.SeedSequence()
+    return root, root.spawn(1)[0]  # spawning counts on the root: the next call gets the next child
 
 
 class Streams:
