@@ -48,4 +48,3 @@ def test_imitate_best_chooses_the_heuristic_best_on_the_validation_measure():
     best = min(costs, key=costs.__getitem__)
     assert curve[0]["teacher"] == best, f"chose {curve[0]['teacher']}, the validation ranks: {sorted(costs.items())}"
     assert best not in ("sjf", "f1")  # these windows' best is another order, so the choice is among all nine
-
