@@ -18,6 +18,7 @@ from schedlab.model.core.streams import Streams
 from schedlab.training import TrainConfig, load_policy, train
 from schedlab.training.episodes import run_episode
 from schedlab.training.heuristics import heuristic
+from schedlab.training.imitation import teacher_decisions
 from schedlab.training.run import VALIDATION_SEEDS
 from schedlab.training.search import relative
 
@@ -99,3 +100,38 @@ def test_imitate_copies_the_rollout_while_the_teacher_stays_the_yardstick(tmp_pa
     learned = np.array([run_episode(env, lambda o, m, e: policy.act(o, m), s) for s in seeds])
     easy = np.array([run_episode(env, lambda o, m, e: base(e), s) for s in seeds])
     assert a.validation_score == pytest.approx(float(relative(learned, easy)))
+
+
+class Last:
+    """A learner that always takes the last valid action (never easy-sjf's choice of a window job)."""
+
+    def act(self, obs: np.ndarray, mask: np.ndarray) -> int:
+        return int(np.flatnonzero(mask)[-1])
+
+
+def test_dagger_labels_the_states_the_learner_visits_with_the_teachers_actions():
+    """With a learner, the learner acts and the teacher only labels: the states and labels of the learner's episode."""
+    env, base = MachineEnv(**SMALL), heuristic(MACHINE, "easy-sjf")
+    observations, masks, labels = teacher_decisions(env, MACHINE, "easy-sjf", [3], learner=Last())  # type: ignore[arg-type]
+    expected_obs, expected = [], []
+    obs, info = env.reset(seed=3)
+    done = False
+    while not done:
+        expected_obs.append(obs)
+        expected.append(base(env))
+        obs, _, done, _, info = env.step(Last().act(obs, info["action_mask"]))
+    assert np.array_equal(observations, np.stack(expected_obs)) and list(labels) == expected
+    assert any(label != int(np.flatnonzero(m)[-1]) for label, m in zip(labels, masks, strict=True))
+    teacher_only = teacher_decisions(env, MACHINE, "easy-sjf", [3])
+    assert len(teacher_only[0]) != len(observations) or not np.array_equal(teacher_only[0], observations)
+
+
+def test_a_dagger_round_changes_the_weights_and_the_same_seed_gives_them_again(tmp_path):
+    """``dagger=1`` refits on the learner's states too: other weights than cloning alone, the same for the same seed."""
+    config = TrainConfig(
+        env="Machine-v0", teacher="sjf", generations=0, validation=1, imitation_episodes=2, imitation_epochs=3,
+        hidden=(8,),
+    )  # fmt: skip
+    once = train(replace(config, dagger=1), tmp_path / "a")
+    assert train(replace(config, dagger=1), tmp_path / "b").sha256 == once.sha256
+    assert train(config, tmp_path / "c").sha256 != once.sha256

@@ -75,6 +75,9 @@ class TrainConfig:
     imitation_episodes: int = number(32, low=0, work=True, help="teacher episodes behaviour cloning learns from")
     imitation_epochs: int = number(100, low=0, help="passes of behaviour cloning over the teacher's decisions")
     imitation_rate: float = number(1e-2, gt=0, help="Adam's step size in behaviour cloning")
+    dagger: int = number(
+        0, low=0, work=True, help="DAgger rounds: the learner plays imitation_episodes more, the teacher labels, refit"
+    )
     ppo_steps: int = number(
         0, help="PPO steps from the search's best weights (0: none); in a Parallel env a step is an agent's decision"
     )

@@ -9,7 +9,10 @@
    ``imitate`` (else the teacher) (:mod:`schedlab.training.imitation`) on
    ``imitation_episodes`` episodes. The teacher stays the yardstick of every cost, so a
    slow teacher to copy (``rollout-easy-sjf``, clairvoyant: learning by cheating) is
-   asked only on the imitation episodes, and the fast one prices the search's.
+   asked only on the imitation episodes, and the fast one prices the search's. Then
+   ``dagger`` rounds of DAgger: the learner plays ``imitation_episodes`` new episodes
+   (``dagger_episodes`` stream), the copied heuristic labels every state it visits, and
+   cloning refits on all the decisions so far.
 3. **Search**: each generation draws ``episodes`` training episodes
    (``train_episodes`` stream) and takes one evolution-strategies step
    (:mod:`schedlab.training.search`), the population scored on ``executor``; the new
@@ -125,6 +128,15 @@ def train(
             seeds = [int(s) for s in streams["imitation_episodes"].integers(*TRAINING_SEEDS, config.imitation_episodes)]
             data = teacher_decisions(env, config.env, copied, seeds)
             imitate(policy, data, epochs=config.imitation_epochs, rate=config.imitation_rate, rng=streams["imitation"])
+            for _ in range(config.dagger):  # DAgger: the teacher labels the states the learner visits
+                seeds = [
+                    int(s) for s in streams["dagger_episodes"].integers(*TRAINING_SEEDS, config.imitation_episodes)
+                ]
+                more = teacher_decisions(env, config.env, copied, seeds, learner=policy)
+                data = tuple(np.concatenate(pair) for pair in zip(data, more, strict=True))
+                imitate(
+                    policy, data, epochs=config.imitation_epochs, rate=config.imitation_rate, rng=streams["imitation"]
+                )
         weights = policy.vector()
         score = validate(weights)
         row = {"generation": 0, "phase": "start", "steps": 0, "train_cost": float("nan"), "validation_score": score}
