@@ -19,7 +19,7 @@ finds one by name or refuses in one line.
   each valid action tried, the episode simulated to its end under ``easy-ORDER``, the
   cheapest taken. Clairvoyant (its simulations see the episode's future jobs and true
   runtimes): a privileged teacher to imitate (``TrainConfig.imitate``), not a scheduler,
-  and one or two orders of magnitude slower than the others (docs/rl.md).
+  and about a hundred times slower than its base on Machine-v0's episodes (docs/rl.md).
 
 ``schedlab/SiteSupervisor-v0`` (seed 001's site; :mod:`schedlab.envs.site.heuristics`):
 ``fifo``, ``prio`` (interactive first), ``edf`` (the paper's pre-training rule), ``sjf``
