@@ -169,7 +169,7 @@ def REPS(cfg: Config) -> int:
 def _same_training(path: Path, config: TrainConfig) -> bool:
     if not (path / "model.pt").is_file():
         return False
-    saved = {"policy": "mlp", **json.loads((path / "settings.json").read_text())["config"]}  # older: MLPs
+    saved = {"policy": "mlp", "imitate": "", **json.loads((path / "settings.json").read_text())["config"]}  # older
     return {k: v for k, v in saved.items() if k != "workers"} == {
         k: v for k, v in config.as_dict().items() if k != "workers"
     }

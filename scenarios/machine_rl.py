@@ -374,6 +374,8 @@ def recipe_model(cfg: Config) -> Path:
     values = config.as_dict()
     values["env_settings"] = {k: v for k, v in values["env_settings"].items() if k != "workload"}
     del values["workers"]
+    if not values["imitate"]:
+        del values["imitate"]  # the key of a model made before imitate= existed, unchanged
     digest = hashlib.sha256(json.dumps(values, sort_keys=True).encode())
     digest.update(cfg.path().read_bytes())
     out = Path(cfg.out_dir or cache_dir("machine_rl")) / f"recipe_{digest.hexdigest()[:12]}"

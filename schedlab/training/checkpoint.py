@@ -98,7 +98,7 @@ def load_checkpoint(out: Path, settings: dict[str, Any]) -> Checkpoint:
         raise ValueError(f"--resume: {path} does not exist (no training to resume there)")
     with open(path, "rb") as f:
         state: Checkpoint = pickle.load(f)  # our own file, written by save_checkpoint
-    saved = {"policy": "mlp", **state.settings}  # a checkpoint from before policy= is an MLP's
+    saved = {"policy": "mlp", "imitate": "", **state.settings}  # before policy=: an MLP; before imitate=: none
     if saved != settings:
         changed = sorted(k for k in settings if saved.get(k) != settings[k])
         raise ValueError(f"--resume: {path} was made with other settings ({', '.join(changed)})")

@@ -69,9 +69,15 @@ class TrainConfig:
     episodes: int = number(4, low=1, work=True, help="training episodes per generation, every member on the same")
     validation: int = number(8, low=1, work=True, help="validation episodes that choose the best weights")
     teacher: str = text("", help="heuristic whose actions are imitated and that costs are relative to ('' : none)")
+    imitate: str = text(
+        "", help="heuristic behaviour cloning copies instead of the teacher ('': the teacher), e.g. rollout-easy-sjf"
+    )
     imitation_episodes: int = number(32, low=0, work=True, help="teacher episodes behaviour cloning learns from")
     imitation_epochs: int = number(100, low=0, help="passes of behaviour cloning over the teacher's decisions")
     imitation_rate: float = number(1e-2, gt=0, help="Adam's step size in behaviour cloning")
+    dagger: int = number(
+        0, low=0, work=True, help="DAgger rounds: the learner plays imitation_episodes more, the teacher labels, refit"
+    )
     ppo_steps: int = number(
         0, help="PPO steps from the search's best weights (0: none); in a Parallel env a step is an agent's decision"
     )
@@ -93,7 +99,7 @@ class TrainConfig:
         for width in self.hidden:
             if not (isinstance(width, int) and 1 <= width <= 4096):
                 raise ValueError(f"hidden must be layer widths between 1 and 4096, got {self.hidden!r}")
-        if self.teacher and self.imitation_episodes > 0 and self.imitation_epochs == 0:
+        if (self.teacher or self.imitate) and self.imitation_episodes > 0 and self.imitation_epochs == 0:
             raise ValueError("imitation_epochs=0 with a teacher and imitation_episodes > 0: set one of them to 0")
         if self.ppo_minibatch > self.ppo_rollout:
             raise ValueError(f"ppo_minibatch={self.ppo_minibatch} exceeds ppo_rollout={self.ppo_rollout}")

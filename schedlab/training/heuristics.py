@@ -14,7 +14,12 @@ finds one by name or refuses in one line.
 - ``easy-ORDER`` for each of those orders (``easy-sjf``, ``easy-fcfs``...): EASY backfilling
   under that order, on the window: the job the order ranks first among those that
   :func:`~schedlab.envs.machine.obs.easy_starts` lets start now, else wait (the
-  observation shows that set with the env setting ``backfill=ORDER``).
+  observation shows that set with the env setting ``backfill=ORDER``);
+- ``rollout-easy-ORDER``: the rollout of ``easy-ORDER`` (:class:`~schedlab.training.rollout.Rollout`):
+  each valid action tried, the episode simulated to its end under ``easy-ORDER``, the
+  cheapest taken. Clairvoyant (its simulations see the episode's future jobs and true
+  runtimes): a privileged teacher to imitate (``TrainConfig.imitate``), not a scheduler,
+  and about a hundred times slower than its base on Machine-v0's episodes (docs/rl.md).
 
 ``schedlab/SiteSupervisor-v0`` (seed 001's site; :mod:`schedlab.envs.site.heuristics`):
 ``fifo``, ``prio`` (interactive first), ``edf`` (the paper's pre-training rule), ``sjf``
@@ -36,6 +41,7 @@ from schedlab.envs.machine.obs import easy_starts
 from schedlab.envs.site.heuristics import SITE_ORDERS, site_heuristic
 from schedlab.model.contracts.machine import Score
 from schedlab.policies.scoring import SCORES
+from schedlab.training.rollout import Rollout
 
 __all__ = ["HEURISTICS", "heuristic", "heuristic_names"]
 
@@ -81,7 +87,9 @@ def _machine_easy(name: str) -> Heuristic:
 
 def _machine_heuristics() -> dict[str, Heuristic]:
     orders = {name: _machine_order(score) for name, score in SCORES.items() if name != "fcfs"}
-    return {"fcfs": _machine_fcfs, **orders, **{f"easy-{name}": _machine_easy(name) for name in SCORES}}
+    easy = {f"easy-{name}": _machine_easy(name) for name in SCORES}
+    rollouts = {f"rollout-{name}": Rollout(base) for name, base in easy.items()}
+    return {"fcfs": _machine_fcfs, **orders, **easy, **rollouts}
 
 
 def _site_heuristics() -> dict[str, Heuristic]:

@@ -6,6 +6,18 @@ shared). The network is then fitted to them by cross-entropy over the valid acti
 scores (an invalid action's score is not taught), with Adam, in minibatches shuffled
 by the ``imitation_batches`` stream. Evolution strategies then start from a scheduler
 about as good as the teacher, and only has to improve on it.
+
+**DAgger** (``TrainConfig.dagger`` rounds): cloning fits the teacher on the states the
+teacher's own actions lead to, and a learner that errs drifts to states it was never
+taught. Each round the learner plays new episodes greedily while the teacher only labels
+every state it visits (its action recorded, the learner's taken); the network is then
+fitted again on every decision gathered so far. With the clairvoyant rollout teacher
+(:mod:`schedlab.training.rollout`) each label replays the learner's own prefix.
+
+References
+----------
+S. Ross, G. J. Gordon, J. A. Bagnell, "A reduction of imitation learning and structured
+prediction to no-regret online learning", AISTATS 2011.
 """
 
 from __future__ import annotations
@@ -21,8 +33,14 @@ from schedlab.training.policy import Scorer
 __all__ = ["imitate", "teacher_decisions"]
 
 
-def teacher_decisions(env: Any, env_id: str, teacher: str, seeds: list[int]) -> tuple[np.ndarray, ...]:
-    """The teacher's observations, masks and actions over the episodes of ``seeds``."""
+def teacher_decisions(
+    env: Any, env_id: str, teacher: str, seeds: list[int], learner: Scorer | None = None
+) -> tuple[np.ndarray, ...]:
+    """The teacher's observations, masks and actions over the episodes of ``seeds``.
+
+    In the states the teacher's own actions lead to, or, with ``learner``, those its greedy
+    actions lead to (DAgger's: the teacher labels, the learner acts).
+    """
     rule = heuristic_act(env_id, teacher)
     observations, masks, actions = [], [], []
 
@@ -31,7 +49,7 @@ def teacher_decisions(env: Any, env_id: str, teacher: str, seeds: list[int]) -> 
         observations.append(np.asarray(obs, dtype=np.float32))
         masks.append(mask.copy())
         actions.append(action)
-        return action
+        return action if learner is None else learner.act(obs, mask)
 
     for s in seeds:
         run_episode(env, act, s)

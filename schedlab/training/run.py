@@ -5,8 +5,14 @@
    :class:`~schedlab.training.kernel.KernelScorer`) drawn from the ``init`` stream; the
    validation episodes (``validation_episodes`` stream) and, with a teacher, the
    teacher's cost on each.
-2. **Imitate** (with a teacher): behaviour cloning of its actions
-   (:mod:`schedlab.training.imitation`) on ``imitation_episodes`` episodes.
+2. **Imitate** (with a teacher, or ``imitate``): behaviour cloning of the actions of
+   ``imitate`` (else the teacher) (:mod:`schedlab.training.imitation`) on
+   ``imitation_episodes`` episodes. The teacher stays the yardstick of every cost, so a
+   slow teacher to copy (``rollout-easy-sjf``, clairvoyant: learning by cheating) is
+   asked only on the imitation episodes, and the fast one prices the search's. Then
+   ``dagger`` rounds of DAgger: the learner plays ``imitation_episodes`` new episodes
+   (``dagger_episodes`` stream), the copied heuristic labels every state it visits, and
+   cloning refits on all the decisions so far.
 3. **Search**: each generation draws ``episodes`` training episodes
    (``train_episodes`` stream) and takes one evolution-strategies step
    (:mod:`schedlab.training.search`), the population scored on ``executor``; the new
@@ -101,8 +107,9 @@ def train(
     if not resume and (out / "checkpoint.pkl").exists():
         raise ValueError(f"--out {out} holds a training already: add --resume to go on with it, or choose another")
     env = make_env(config.env, dict(config.env_settings))
-    if config.teacher:
-        heuristic(config.env, config.teacher)  # an unknown teacher refused before any work
+    for name in (config.teacher, config.imitate):
+        if name:
+            heuristic(config.env, name)  # an unknown teacher refused before any work
     settings_json = json.dumps(dict(config.env_settings), sort_keys=True)
     spec = EnvSpec(config.env, settings_json, tuple(config.hidden), config.policy)
     streams = Streams(config.seed)
@@ -121,10 +128,20 @@ def train(
         draw.bit_generator.state = state.episodes_stream
     else:
         start = time.perf_counter()
-        if teacher and config.imitation_episodes:
+        copied = config.imitate or teacher
+        if copied and config.imitation_episodes:
             seeds = [int(s) for s in streams["imitation_episodes"].integers(*TRAINING_SEEDS, config.imitation_episodes)]
-            data = teacher_decisions(env, config.env, teacher, seeds)
+            data = teacher_decisions(env, config.env, copied, seeds)
             imitate(policy, data, epochs=config.imitation_epochs, rate=config.imitation_rate, rng=streams["imitation"])
+            for _ in range(config.dagger):  # DAgger: the teacher labels the states the learner visits
+                seeds = [
+                    int(s) for s in streams["dagger_episodes"].integers(*TRAINING_SEEDS, config.imitation_episodes)
+                ]
+                more = teacher_decisions(env, config.env, copied, seeds, learner=policy)
+                data = tuple(np.concatenate(pair) for pair in zip(data, more, strict=True))
+                imitate(
+                    policy, data, epochs=config.imitation_epochs, rate=config.imitation_rate, rng=streams["imitation"]
+                )
         weights = policy.vector()
         score = validate(weights)
         row = {"generation": 0, "phase": "start", "steps": 0, "train_cost": float("nan"), "validation_score": score}

@@ -37,6 +37,12 @@ The episode terminates when every job has arrived and completed: it always does,
 since waiting is only valid while a job runs. ``info`` carries ``time`` (the clock),
 ``action_mask``, ``invalid`` (this step's action was invalid) and ``invalid_actions``
 (their count this episode), ``waiting``, ``running`` and ``completed``.
+
+The episode is also kept as what replays it: ``episode_jobs`` (the job sequence drawn
+or given at reset) and ``episode_actions`` (every action passed to ``step`` since), so
+that ``reset(options={"jobs": episode_jobs})`` and the same actions reach the same
+state. SimPy models cannot be copied; a lookahead (the rollout teacher,
+:mod:`schedlab.training.rollout`) simulates a branch by replaying it in a second env.
 """
 
 from __future__ import annotations
@@ -52,6 +58,7 @@ from schedlab.envs.machine.config import REWARDS, MachineEnvConfig, agent_machin
 from schedlab.envs.machine.reward import SystemIntegral, job_weight
 from schedlab.model.contracts.machine import MachineView, Policy
 from schedlab.model.core.fields import renamed_fields
+from schedlab.model.core.job import Job
 from schedlab.model.records.job_record import JobRecord
 from schedlab.processes.machine.machine import Machine
 from schedlab.processes.source import Source
@@ -103,6 +110,8 @@ class MachineEnv(gym.Env[np.ndarray, np.int64]):
         self._invalid = 0
         self._done = False
         self.n_jobs = 0
+        self.episode_jobs: tuple[Job, ...] = ()  # this episode's jobs, for a replay
+        self.episode_actions: list[Any] = []  # the actions stepped this episode, for a replay
 
     # ------------------------------------------------------------------ the model
     def _ask(self, view: MachineView) -> None:
@@ -152,6 +161,7 @@ class MachineEnv(gym.Env[np.ndarray, np.int64]):
         self._integral = SystemIntegral(self.machine, weight, floor=reward == "bounded_slowdown")
         Source(sim, jobs, self._integral, name="machine-source")
         self.n_jobs = len(jobs)
+        self.episode_jobs, self.episode_actions = tuple(jobs), []
         self._asked, self._invalid, self._done = False, 0, False
         self._last = self._measure()
         decided = self._run_to_decision()
@@ -165,6 +175,7 @@ class MachineEnv(gym.Env[np.ndarray, np.int64]):
             raise RuntimeError("call reset() before step()")
         if self._done:
             raise RuntimeError("the episode has terminated: call reset()")
+        self.episode_actions.append(action)
         slot, valid = self.observer.resolve(action, self._mask)
         self._invalid += not valid
         decided = True
