@@ -115,10 +115,10 @@ def heuristic_names(env_id: str) -> list[str]:
     return list(HEURISTICS[env_id]()) if env_id in HEURISTICS else []
 
 
-def heuristic(env_id: str, name: str) -> Callable[..., int]:
-    """The heuristic ``name`` of environment ``env_id``, or a one-line error listing those it has."""
+def heuristic(env_id: str, name: str, setting: str = "teacher") -> Callable[..., int]:
+    """The heuristic ``name`` of ``env_id``, or a one-line error naming the ``setting`` and those it has."""
     known = HEURISTICS[env_id]() if env_id in HEURISTICS else {}
     if name not in known:
         have = ", ".join(known) or "none"
-        raise ValueError(f"teacher: {name!r} is not a heuristic of {env_id} (it has: {have})")
+        raise ValueError(f"{setting}: {name!r} is not a heuristic of {env_id} (it has: {have})")
     return known[name]

@@ -107,9 +107,9 @@ def train(
     if not resume and (out / "checkpoint.pkl").exists():
         raise ValueError(f"--out {out} holds a training already: add --resume to go on with it, or choose another")
     env = make_env(config.env, dict(config.env_settings))
-    for name in (config.teacher, config.imitate):
-        if name:
-            heuristic(config.env, name)  # an unknown teacher refused before any work
+    for setting in ("teacher", "imitate"):
+        if getattr(config, setting):
+            heuristic(config.env, getattr(config, setting), setting)  # an unknown name refused before any work
     settings_json = json.dumps(dict(config.env_settings), sort_keys=True)
     spec = EnvSpec(config.env, settings_json, tuple(config.hidden), config.policy)
     streams = Streams(config.seed)

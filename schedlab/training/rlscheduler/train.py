@@ -128,7 +128,7 @@ class TrainSettings:
             if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
                 raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
         if self.imitate not in ("", "best", *SCORES):
-            raise ValueError(f"imitate must be empty or one of {', '.join(SCORES)}, got {self.imitate!r}")
+            raise ValueError(f"imitate must be empty, best or one of {', '.join(SCORES)}, got {self.imitate!r}")
         wholes = (
             "n_steps",
             "batch_size",
