@@ -52,7 +52,6 @@ from typing import Any
 import numpy as np
 import simpy
 
-from schedlab.envs.grid.named import TOPOLOGIES
 from schedlab.envs.grid.obs import FEATURES, grid_model
 from schedlab.envs.grid.policy import GridAgentPolicy
 from schedlab.envs.grid.teachers import mct_policy
@@ -63,6 +62,7 @@ from schedlab.model.core.fields import folder, number
 from schedlab.model.core.streams import Streams
 from schedlab.policies import LeastLoaded
 from schedlab.processes import Model
+from schedlab.topologies.named import TOPOLOGIES
 from schedlab.training import TrainConfig, load_policy, train
 from schedlab.training.episodes import greedy_act, run_episode
 from schedlab.training.heuristics import heuristic_names

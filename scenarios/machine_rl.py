@@ -89,7 +89,7 @@ EVALUATION_ONLY = ("policies", "windows", "threshold", "out_dir", "logs_dir", "l
 #: the recipe's own settings (left out of the DQN's key, which predates them)
 RECIPE_ONLY = (
     "recipe_generations", "recipe_pairs", "recipe_episodes", "recipe_validation", "recipe_imitation",
-    "recipe_seed", "recipe_teacher", "recipe_policy",
+    "recipe_seed", "recipe_teacher", "recipe_policy", "recipe_imitate",
 )  # fmt: skip
 
 
@@ -151,6 +151,8 @@ class Config:
     recipe_seed: int = number(0, high=INT_MAX)
     #: the recipe: its teacher, a heuristic of schedlab.training.heuristics (on the window)
     recipe_teacher: str = "easy-sjf"
+    #: the recipe: what behaviour cloning copies if not the teacher (``rollout-easy-sjf``: the clairvoyant rollout)
+    recipe_imitate: str = ""
     #: the recipe: its scorer, ``mlp`` (one MLP over the observation) or ``kernel`` (one MLP per window slot)
     recipe_policy: str = text("mlp", pattern="mlp|kernel", what="mlp or kernel")
 
@@ -172,7 +174,9 @@ class Config:
             raise ValueError(f"threshold must be > 0, got {self.threshold!r}")
         from schedlab.training.heuristics import heuristic
 
-        heuristic("schedlab/Machine-v0", self.recipe_teacher)  # an unknown teacher refused in one line
+        heuristic("schedlab/Machine-v0", self.recipe_teacher, "recipe_teacher")  # unknown: refused in one line
+        if self.recipe_imitate:
+            heuristic("schedlab/Machine-v0", self.recipe_imitate, "recipe_imitate")
         self.split()  # the log exists and both parts hold a window
 
     def path(self) -> Path:
@@ -361,7 +365,7 @@ def recipe_config(cfg: Config):
         env="Machine-v0", env_settings=settings, teacher=cfg.recipe_teacher, generations=cfg.recipe_generations,
         pairs=cfg.recipe_pairs, episodes=cfg.recipe_episodes, validation=cfg.recipe_validation,
         imitation_episodes=cfg.recipe_imitation, learning_rate=0.002, sigma=0.01, seed=cfg.recipe_seed,
-        policy=cfg.recipe_policy,
+        policy=cfg.recipe_policy, imitate=cfg.recipe_imitate,
     )  # fmt: skip
 
 

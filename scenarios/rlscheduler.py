@@ -91,6 +91,7 @@ from schedlab.model.formats.logs import evaluate, log_name, log_path
 from schedlab.model.formats.window_draw import rlscheduler_starts
 from schedlab.model.records.run_facts import run_facts
 from schedlab.papers.rlscheduler_published import LOGS, PUBLISHED_BSLD, best_heuristic
+from schedlab.plots import agg_pyplot
 from schedlab.policies.backfilling import Committed
 from schedlab.processes import Model
 from schedlab.processes.machine.replay import replay_model
@@ -619,11 +620,9 @@ def _learning_curves(cfg: Config, out: Path) -> list[Path]:
         writer = csv.DictWriter(fh, fieldnames=list(dict.fromkeys(k for p in points for k in p)))
         writer.writeheader()
         writer.writerows(points)
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = agg_pyplot(wrote=table.name)
+    if plt is None:
+        return [table]
     fig, ax = plt.subplots(figsize=(7, 4))
     for seed in cfg.seeds:
         mine = [p for p in points if p["seed"] == seed and "relative_to_sjf" in p]

@@ -101,6 +101,8 @@ def test_evaluation_settings_do_not_change_the_training_key(tiny):
         ("length", "0", "length=0 must be >= 1"),
         ("windows", "0", "windows=0 must be >= 1"),
         ("length", "9000", "length=9000 is more than a part of 'lublin_256' holds"),
+        ("recipe_teacher", "lottery", "recipe_teacher: 'lottery' is not a heuristic of schedlab/Machine-v0"),
+        ("recipe_imitate", "rollout-easy-lottery", "recipe_imitate: 'rollout-easy-lottery' is not a heuristic"),
     ],
 )
 def test_a_bad_setting_is_one_line_naming_the_key_and_value(key, value, message, capsys):

@@ -1,7 +1,8 @@
 """``schedlab.training.ppo``: the optional PPO stage of ``schedlab train``, seeded, never worse than the search.
 
 Resuming: a run stopped inside PPO goes on from its last validation (the checkpoint's
-``ppo``), to the weights of a run never stopped; other PPO settings, more generations of
+``ppo``), to the weights of a run never stopped; more ``ppo_steps`` go on with the saved
+stage; other PPO settings, more generations of
 the search, or a checkpoint from before PPO was saved, start PPO again from the search's
 best weights.
 """
@@ -163,3 +164,18 @@ def test_a_search_resumed_for_more_generations_drops_its_finished_ppo_stage(tmp_
     train(TINY_PPO, tmp_path / "cut")  # 2 generations, then a whole PPO stage, saved
     assert train(longer, tmp_path / "cut", resume=True).sha256 == straight.sha256
     assert _curve(tmp_path / "cut") == _curve(tmp_path / "straight")
+
+
+def test_a_finished_ppo_stage_resumed_with_more_steps_goes_on_where_it_stopped(tmp_path, monkeypatch):
+    """A larger ``ppo_steps`` on resuming: only the new steps are learnt, and the updates are a longer run's."""
+    longer = replace(TINY_PPO, ppo_steps=2 * TINY_PPO.ppo_steps)
+    straight = train(longer, tmp_path / "straight")
+    train(TINY_PPO, tmp_path / "cut")
+    done = _curve(tmp_path / "cut")
+    calls = _learn_calls(monkeypatch)
+    resumed = train(longer, tmp_path / "cut", resume=True)
+    assert resumed.sha256 == straight.sha256  # (ppo_validate <= ppo_rollout: both validate after every rollout)
+    assert len(calls) >= 1 and sum(calls) <= longer.ppo_steps - TINY_PPO.ppo_steps  # not PPO again from step 0
+    assert _curve(tmp_path / "cut")[: len(done)] == done  # the shorter stage's rows, kept as they were
+    for last, unstopped in zip(_last_weights(tmp_path / "cut"), _last_weights(tmp_path / "straight"), strict=True):
+        assert np.array_equal(last, unstopped)  # the same rollouts and updates as the longer run from the start

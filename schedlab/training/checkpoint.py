@@ -13,7 +13,8 @@ The optional PPO stage is saved in the same file after each of its validations
 the episode stream's position, the best weights so far and PPO's rows of the curve, and
 the PPO settings it was made with. A run stopped during PPO, resumed with the same PPO
 settings, goes on from the last saved validation and ends with the weights of a run
-never stopped; resumed with other PPO settings, it runs PPO again from the search's best
+never stopped; resumed with a larger ``ppo_steps`` it goes on too (the stage is
+longer, not other); resumed with other PPO settings, it runs PPO again from the search's best
 weights (the saved PPO state is dropped at its first validation, never mixed with the
 new settings). A search generation run on resuming (more ``generations``) drops the PPO
 state too, since PPO starts from the search's best weights. A checkpoint from before PPO

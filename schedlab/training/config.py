@@ -125,8 +125,14 @@ class TrainConfig:
         return {k: v for k, v in values.items() if not k.startswith("ppo_")}
 
     def ppo_part(self) -> dict[str, Any]:
-        """The PPO settings (``ppo_*``) a saved PPO stage was made with: a resumed one goes on only with the same."""
-        return {k: v for k, v in self.as_dict().items() if k.startswith("ppo_")}
+        """The PPO settings a saved PPO stage was made with: a resumed one goes on only with the same.
+
+        All ``ppo_*`` settings but ``ppo_steps``, as the search's :meth:`search_part` leaves
+        out ``generations``: resuming with more steps goes on with the saved stage, with the
+        same rollouts and updates as a run that long from the start (its validations fall
+        where the shorter run's end put them); with fewer, a finished stage stays as it is.
+        """
+        return {k: v for k, v in self.as_dict().items() if k.startswith("ppo_") and k != "ppo_steps"}
 
 
 def quick(config: TrainConfig) -> TrainConfig:

@@ -31,10 +31,11 @@ The checkpoint holds the search and, after each PPO validation, the PPO stage
 (:class:`~schedlab.training.checkpoint.PPOState`: the learner's actor, critic, Adam's
 state, steps and draws, the episode stream, the best so far and PPO's curve rows): a run
 stopped during PPO, resumed, goes on from the last saved validation and ends with the
-same weights as if never stopped. A finished search may be resumed with other PPO
-settings (``ppo_*``): then the saved PPO stage is not used and PPO runs again from the
-search's best weights, as it does from a checkpoint made before PPO was saved, or after
-a search generation run on resuming.
+same weights as if never stopped. Resumed with a larger ``ppo_steps``, a stage goes on
+where it stopped, as more ``generations`` do for the search. A finished search may be
+resumed with other PPO settings (``ppo_*``): then the saved PPO stage is not used and
+PPO runs again from the search's best weights, as it does from a checkpoint made before
+PPO was saved, or after a search generation run on resuming.
 
 Episode seeds come from disjoint ranges: validation in ``[10**5, 10**6)``, training
 and imitation in ``[10**6, 2**31)``, so held-out evaluations may use seeds below
@@ -210,7 +211,8 @@ def _ppo_stage(
     baseline = (lambda seed: episode_costs(spec, None, teacher, [seed])[0]) if teacher else None
     draw = streams["ppo_episodes"]
     saved = getattr(state, "ppo", None)  # a checkpoint from before PPO was saved has no such attribute
-    if saved is not None and saved.settings != config.ppo_part():
+    # a checkpoint saved before ppo_steps could grow holds ppo_steps among its settings
+    if saved is not None and {k: v for k, v in saved.settings.items() if k != "ppo_steps"} != config.ppo_part():
         saved = None  # made with other PPO settings: PPO again from the search's best, never a mix
     policy.set_vector(state.best)
     learner = PPO(config, env, policy, streams, baseline, lambda: int(draw.integers(*TRAINING_SEEDS)))

@@ -22,9 +22,9 @@ from typing import Any
 from schedlab.envs.grid.obs import GridAgentsConfig
 from schedlab.envs.grid.parallel import GridParallelEnv
 from schedlab.model.core.streams import Streams
-from schedlab.topologies.named import TOPOLOGIES, named_topology
+from schedlab.topologies.named import named_topology
 
-__all__ = ["TOPOLOGIES", "grid_parallel_env", "named_topology"]
+__all__ = ["grid_parallel_env"]
 
 
 def grid_parallel_env(
