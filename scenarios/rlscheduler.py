@@ -605,6 +605,17 @@ def report(results, out: Path) -> list[Path]:
     return [path, *_learning_curves(cfg, Path(out))]
 
 
+def _progress(curve: list[dict[str, Any]]) -> list[float]:
+    """Each validation's place on a common axis: its search generation; PPO's after the last, a step of 10 each."""
+    places: list[float] = []
+    for point in curve:
+        if point["phase"] == "ppo":
+            places.append((places[-1] if places else 0) + 10)
+        else:
+            places.append(float(point.get("generation", 0)))
+    return places
+
+
 def _learning_curves(cfg: Config, out: Path) -> list[Path]:
     """The evaluated models' learning curves (from their saved settings), as a table and a picture."""
     points = []
@@ -623,15 +634,29 @@ def _learning_curves(cfg: Config, out: Path) -> list[Path]:
     plt = agg_pyplot(wrote=table.name)
     if plt is None:
         return [table]
+    curves = {seed: [p for p in points if p["seed"] == seed and "relative_to_sjf" in p] for seed in cfg.seeds}
+    places = {seed: _progress(curve) for seed, curve in curves.items()}
+    # random weights start far above SJF: keep the scale for the learning, and name what is off it
+    trained = [p["relative_to_sjf"] for curve in curves.values() for p in curve if p["phase"] != "start"]
+    top, low = max([1.2, *(1.1 * v for v in trained)]), min([0.9, *(0.95 * v for v in trained)])
     fig, ax = plt.subplots(figsize=(7, 4))
-    for seed in cfg.seeds:
-        mine = [p for p in points if p["seed"] == seed and "relative_to_sjf" in p]
-        if mine:
-            ax.plot(
-                [p["cpu_s"] / 60 for p in mine], [p["relative_to_sjf"] for p in mine], marker=".", label=f"seed {seed}"
-            )
+    for seed, curve in curves.items():
+        if curve:
+            ax.plot(places[seed], [p["relative_to_sjf"] for p in curve], marker=".", label=f"seed {seed}")
     ax.axhline(1.0, color="grey", linestyle="--", linewidth=1, label="SJF")
-    ax.set_xlabel("training, CPU minutes of the training process (a search's pool workers not counted)")
+    ax.set_ylim(low, top)
+    off = [
+        f"seed {seed} at {x:g}: {p['relative_to_sjf']:.2f}"
+        for seed, curve in curves.items()
+        for x, p in zip(places[seed], curve, strict=True)
+        if p["relative_to_sjf"] > top
+    ]
+    if off:
+        ax.text(0.01, 0.98, "above the scale: " + "; ".join(off), transform=ax.transAxes, va="top", fontsize=8)
+    if any(p["phase"] == "ppo" for p in points):  # where the search ended and PPO began
+        ax.axvline(max(p.get("generation", 0) for p in points), color="grey", linestyle=":", linewidth=1)
+    # progress, not CPU time: a search on a pool spends its CPU time in the workers, not in the process timed
+    ax.set_xlabel("search generation (0: after imitation); right of the dotted line, PPO's validations")
     both = "\n(mean of both backfilling settings)" if any("validation_other_backfill" in p for p in points) else ""
     ax.set_ylabel(f"validation {cfg.score_type} / SJF's{both}")
     ax.set_title(f"Learning curves: models of {cfg.model_log}")
