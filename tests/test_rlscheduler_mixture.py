@@ -26,6 +26,8 @@ from schedlab.training.rlscheduler.train import TrainSettings, mixture_validatio
 
 ROOT = Path(__file__).resolve().parents[1]
 TRACES = ROOT.parent / "shared" / "traces"
+#: the models shipped with schedlab, one folder per log
+SHIPPED = ROOT / "schedlab" / "envs" / "rlscheduler" / "trained"
 #: RLScheduler's four logs and their protocol ranges (SDSC-SP2 and HPC2N: the first 10,000 jobs)
 LOGS = {"HPC2N-2002-2.2-cln": 10_000, "SDSC-SP2-1998-4.2-cln": 10_000, "lublin_256": 0, "lublin_256_new2": 0}
 pytestmark = pytest.mark.skipif(
@@ -165,9 +167,10 @@ def test_the_scenario_evaluates_a_mixture_model_beside_the_logs_own_models(scena
     cfg = scenario.config(
         {"log": "lublin_256_new2", "model": str(folder), "logs_dir": str(TRACES), "heuristics": "sjf"}, quick=True
     )
-    assert cfg.evaluates_mixture() and cfg.own_seeds() == (1, 2, 3)
+    shipped = sorted(int(p.stem.removeprefix("seed")) for p in (SHIPPED / "lublin_256_new2").glob("seed*.zip"))
+    assert len(shipped) == 3 and cfg.evaluates_mixture() and cfg.own_seeds() == tuple(shipped)
     cells = scenario.module.cells(cfg)
-    assert {(c["policy"], c["seed"]) for c in cells} == {("rl", 0), ("own", 1), ("own", 2), ("own", 3), ("sjf", -1)}
+    assert {(c["policy"], c["seed"]) for c in cells} == {("rl", 0), ("sjf", -1), *(("own", s) for s in shipped)}
     lone = scenario.config({"log": "lublin_256_new2", "logs_dir": str(TRACES)}, quick=True)
     assert not lone.evaluates_mixture() and lone.own_seeds() == ()  # a log's own models alone: no "own" cells
     assert dataclasses.replace(cfg, log="NASA-iPSC-1993-3.1-cln").own_seeds() == ()  # no models shipped for it
