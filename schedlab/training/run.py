@@ -133,16 +133,13 @@ def train(
         if copied and config.imitation_episodes:
             seeds = [int(s) for s in streams["imitation_episodes"].integers(*TRAINING_SEEDS, config.imitation_episodes)]
             data = teacher_decisions(env, config.env, copied, seeds)
-            imitate(policy, data, epochs=config.imitation_epochs, rate=config.imitation_rate, rng=streams["imitation"])
-            for _ in range(config.dagger):  # DAgger: the teacher labels the states the learner visits
-                seeds = [
-                    int(s) for s in streams["dagger_episodes"].integers(*TRAINING_SEEDS, config.imitation_episodes)
-                ]
-                more = teacher_decisions(env, config.env, copied, seeds, learner=policy)
-                data = tuple(np.concatenate(pair) for pair in zip(data, more, strict=True))
-                imitate(
-                    policy, data, epochs=config.imitation_epochs, rate=config.imitation_rate, rng=streams["imitation"]
-                )
+            for dagger_round in range(config.dagger + 1):
+                if dagger_round:  # DAgger: the teacher labels the states the learner visits
+                    drawn = streams["dagger_episodes"].integers(*TRAINING_SEEDS, config.imitation_episodes)
+                    more = teacher_decisions(env, config.env, copied, [int(s) for s in drawn], learner=policy)
+                    data = tuple(np.concatenate(pair) for pair in zip(data, more, strict=True))
+                rate, rng = config.imitation_rate, streams["imitation"]
+                imitate(policy, data, epochs=config.imitation_epochs, rate=rate, rng=rng)
         weights = policy.vector()
         score = validate(weights)
         row = {"generation": 0, "phase": "start", "steps": 0, "train_cost": float("nan"), "validation_score": score}
