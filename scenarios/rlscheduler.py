@@ -19,6 +19,13 @@ empty (the default) means the seeds of the models in the folder evaluated (the s
 one for the log, or the one given), whichever they are, and 0, 1, 2 where there are
 none or ``model=train``.
 
+A model per backfilling setting, as RLScheduler trains them: ``easy_model`` gives the EASY
+cells their own models, trained with EASY alone (``--set both_backfills=false --set
+train_backfill=true``), a folder of ``seed<k>.zip`` whose seeds are all evaluated; the
+cells without backfilling keep ``model``'s. ``shipped`` (the default) takes those schedlab
+ships for the log's EASY cells (``trained/<log>/easy/``, where there are) beside its
+shipped models, never beside models trained or given; empty: ``model``'s serve both.
+
 Evaluation: the published protocol, RLScheduler's test script's windows (seed 1, 10
 windows of 1,024 jobs, SDSC-SP2 and HPC2N within their first 10,000 jobs), each on an
 empty machine, RLScheduler's loop without and with EASY backfilling. Cells are policy x
@@ -99,6 +106,8 @@ from schedlab.training.rlscheduler.train import HEURISTICS, TrainSettings, train
 
 #: where the models shipped with schedlab are (package data: schedlab/envs/rlscheduler/trained/<log>/seed<k>.zip)
 SHIPPED = Path(schedlab.envs.__file__).resolve().parent / "rlscheduler" / "trained"
+#: the subfolder of a log's models that holds those trained for its EASY cells alone
+EASY_ALONE = "easy"
 
 
 @dataclass(frozen=True)
@@ -118,6 +127,10 @@ class Config:
     seeds: tuple[int, ...] = items((), nonempty=False)
     #: shipped (the package's models where they exist), train, or a folder of seed<k>.zip
     model: str = "shipped"
+    #: models for the EASY cells alone, trained with EASY only (both_backfills=false, train_backfill=true), as
+    #: RLScheduler trains a model per setting: a folder of seed<k>.zip (all its seeds), or shipped (with
+    #: model=shipped, those shipped for the log's EASY cells where there are); empty: model's serve both settings
+    easy_model: str = "shipped"
     #: heuristic to imitate before the search and PPO (sjf, f2, ...; best: the best of the nine on the
     #: validation windows; empty: start from random weights)
     imitate: str = ""
@@ -167,6 +180,8 @@ class Config:
             )
         if self.model not in ("shipped", "train") and not (self.model and Path(self.model).expanduser().is_dir()):
             raise ValueError(f"model must be shipped, train or a folder of seed<k>.zip, got {self.model!r}")
+        if self.easy_model not in ("", "shipped") and not Path(self.easy_model).expanduser().is_dir():
+            raise ValueError(f"easy_model must be shipped, empty or a folder of seed<k>.zip, got {self.easy_model!r}")
         if (
             self.trained_on
             and self.trained_on not in {log.name for log in LOGS}
@@ -254,9 +269,7 @@ class Config:
 
     def found_seeds(self) -> tuple[int, ...]:
         """The seeds of the models in :meth:`given_folder` (none when there is no such folder)."""
-        folder = self.given_folder()
-        found = (path.stem.removeprefix("seed") for path in folder.glob("seed*.zip")) if folder else ()
-        return tuple(sorted(int(k) for k in found if k.isdigit()))
+        return seeds_in(self.given_folder())
 
     @property
     def train_jobs(self) -> int:
@@ -319,12 +332,41 @@ class Config:
         settings = Path(folder / f"seed{self.seeds[0]}.json")
         return settings.is_file() and isinstance(read_settings(settings.with_suffix(".zip"))["env"].get("logs"), list)
 
-    def own_seeds(self) -> tuple[int, ...]:
+    def easy_folder(self) -> Path | None:
+        """The EASY cells' own models (:attr:`easy_model`), or None where ``model``'s serve both settings.
+
+        ``shipped`` means the models schedlab ships for the log's EASY cells
+        (``trained/<log>/easy/``), and only beside the models shipped for it, on its
+        published protocol: never mixed with models a run trained or was given.
+        """
+        if self.easy_model != "shipped":
+            return Path(self.easy_model).expanduser() if self.easy_model else None
+        folder = SHIPPED / self.model_log / EASY_ALONE
+        shipped = self.model == "shipped" and self.score_type == "bsld" and not self.training_range
+        return folder if shipped and folder.is_dir() else None
+
+    def easy_seeds(self) -> tuple[int, ...]:
+        """The seeds of the models in :meth:`easy_folder` (none without one)."""
+        return seeds_in(self.easy_folder())
+
+    def easy_alone(self, backfill: str) -> bool:
+        """Do the ``rl`` cells of this backfilling setting take the EASY cells' own models (:attr:`easy_model`)?"""
+        return backfill == "easy" and self.easy_folder() is not None
+
+    def cell_seeds(self, backfill: str) -> tuple[int, ...]:
+        """The training seeds of the ``rl`` cells in one backfilling setting."""
+        return self.easy_seeds() if self.easy_alone(backfill) else self.seeds
+
+    def own_folder(self, backfill: str = "none") -> Path:
+        """The models shipped for ``log`` itself in one backfilling setting (its EASY models there, where shipped)."""
+        folder = SHIPPED / log_name(self.log)
+        return folder / EASY_ALONE if backfill == "easy" and (folder / EASY_ALONE).is_dir() else folder
+
+    def own_seeds(self, backfill: str = "none") -> tuple[int, ...]:
         """Beside a mixture's models, the seeds of the models shipped for ``log`` itself (none if it has none)."""
         if not self.evaluates_mixture() or self.score_type != "bsld":
             return ()
-        found = (path.stem.removeprefix("seed") for path in (SHIPPED / log_name(self.log)).glob("seed*.zip"))
-        return tuple(sorted(int(k) for k in found if k.isdigit()))
+        return seeds_in(self.own_folder(backfill))
 
     def env_config_of(self, within: int, backfill: bool = False) -> RLSchedulerConfig:
         return RLSchedulerConfig(
@@ -385,9 +427,18 @@ def REPS(cfg: Config) -> int:
     return cfg.windows
 
 
-def model_path(cfg: Config, seed: int) -> Path:
-    """Where seed ``seed``'s model is: shipped, in the given folder, or trained in this run (``out_dir``)."""
+def seeds_in(folder: Path | None) -> tuple[int, ...]:
+    """The seeds of the models (``seed<k>.zip``) in ``folder``, in order (none without a folder)."""
+    found = (path.stem.removeprefix("seed") for path in folder.glob("seed*.zip")) if folder else ()
+    return tuple(sorted(int(k) for k in found if k.isdigit()))
+
+
+def model_path(cfg: Config, seed: int, backfill: str = "none") -> Path:
+    """Where seed ``seed``'s model is: the EASY cells' own, shipped, given, or trained in this run (``out_dir``)."""
     name = f"seed{seed}.zip"
+    easy = cfg.easy_folder() if backfill == "easy" else None
+    if easy is not None:
+        return easy / name
     folder = cfg.given_folder()
     if folder is not None and (cfg.model != "shipped" or (folder / name).is_file()):
         return folder / name
@@ -426,6 +477,8 @@ def _train_seed(cfg: Config, seed: int, path: Path, executor: Any = None) -> Any
 
 
 def _train_missing(cfg: Config) -> None:
+    if all(cfg.easy_alone(backfill) for backfill in cfg.backfills):
+        return  # model's models serve no cell of this run
     for seed in cfg.seeds:
         path = model_path(cfg, seed)
         if path.is_file() and cfg.model != "train":
@@ -461,24 +514,41 @@ def train_models(cfg: Config, out: Path | None, executor: Any, resume: bool) -> 
     return trained
 
 
+def _check_easy_alone(path: Path) -> None:
+    """Refuse, in one line, a model for the EASY cells alone that was not trained with EASY backfilling only."""
+    settings = read_settings(path)
+    if not settings["env"].get("backfill") or settings["train"].get("both_backfills", False):
+        raise ValueError(
+            f"easy_model {path}: trained with backfill={settings['env'].get('backfill')}, "
+            f"both_backfills={settings['train'].get('both_backfills', False)}; the EASY cells' own models are "
+            "trained with EASY alone (--set both_backfills=false --set train_backfill=true)"
+        )
+
+
 def cells(cfg: Config) -> list[dict]:
     _train_missing(cfg)
-    for seed in cfg.seeds:  # a model missing or trained with other settings stops the run here, before any work
-        check_model(model_path(cfg, seed), cfg.env_config(False), other_log=bool(cfg.trained_on))
-        if cfg.training_range and not cfg.trained_on:
-            trained_within = read_settings(model_path(cfg, seed))["env"].get("draw_within", 0)
-            if not 0 < trained_within <= cfg.train_jobs:
+    if cfg.easy_alone("easy") and "easy" in cfg.backfills and not cfg.easy_seeds():
+        raise ValueError(f"easy_model {cfg.easy_folder()}: no seed<k>.zip there")
+    # a model missing or trained with other settings stops the run here, before any work
+    for backfill in cfg.backfills:
+        for seed in cfg.cell_seeds(backfill):
+            path = model_path(cfg, seed, backfill)
+            check_model(path, cfg.env_config(False), other_log=bool(cfg.trained_on))
+            if cfg.easy_alone(backfill):
+                _check_easy_alone(path)
+            trained_within = read_settings(path)["env"].get("draw_within", 0)
+            if cfg.training_range and not cfg.trained_on and not 0 < trained_within <= cfg.train_jobs:
                 raise ValueError(
-                    f"model {model_path(cfg, seed)} was trained on episodes drawn from "
+                    f"model {path} was trained on episodes drawn from "
                     f"{f'the first {trained_within} jobs' if trained_within else 'the whole log'}, not within the "
                     f"training range's first {cfg.train_jobs}: add --set model=train to train it on the range"
                 )
-    own = cfg.own_seeds()
-    for seed in own:
-        check_model(SHIPPED / log_name(cfg.log) / f"seed{seed}.zip", cfg.env_config(False))
     out = []
     for backfill in cfg.backfills:
-        out += [{"policy": "rl", "seed": s, "backfill": backfill} for s in cfg.seeds]
+        own = cfg.own_seeds(backfill)
+        for seed in own:
+            check_model(cfg.own_folder(backfill) / f"seed{seed}.zip", cfg.env_config(False))
+        out += [{"policy": "rl", "seed": s, "backfill": backfill} for s in cfg.cell_seeds(backfill)]
         out += [{"policy": "own", "seed": s, "backfill": backfill} for s in own]
         out += [{"policy": h, "seed": -1, "backfill": backfill} for h in cfg.heuristics]
     return out
@@ -501,9 +571,9 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
     if cell["policy"] in ("rl", "own"):  # own: the model shipped for the log, beside a mixture's
         features = log_features(str(env_cfg.path), loaded.cpus * loaded.procs_per_node)
         if cell["policy"] == "own":
-            path = SHIPPED / log_name(cfg.log) / f"seed{cell['seed']}.zip"
+            path = cfg.own_folder(cell["backfill"]) / f"seed{cell['seed']}.zip"
         else:
-            path = model_path(cfg, cell["seed"])
+            path = model_path(cfg, cell["seed"], cell["backfill"])
         policy = ModelChooser(_model(str(path), cfg), features, env_cfg.queue, env_cfg.backfill)
     else:
         policy = Committed(cell["policy"], env_cfg.backfill)
@@ -541,7 +611,7 @@ def report(results, out: Path) -> list[Path]:
             ]
             return float(np.mean(values)) if values else float("nan")
 
-        seeds = sorted({r["seed"] for r in reps if r["policy"] == "rl"})
+        seeds = sorted({r["seed"] for r in reps if r["policy"] == "rl" and r["backfill"] == backfill})
         per_seed = [mean("rl", s) for s in seeds]
         row = {
             "log": name,
@@ -551,7 +621,10 @@ def report(results, out: Path) -> list[Path]:
             "rl_half_range": (max(per_seed) - min(per_seed)) / 2 if per_seed else np.nan,
             "rl_seeds": " ".join(f"{v:.2f}" for v in per_seed),
         }
-        own = [mean("own", s) for s in sorted({r["seed"] for r in reps if r["policy"] == "own"})]
+        own = [
+            mean("own", s)
+            for s in sorted({r["seed"] for r in reps if r["policy"] == "own" and r["backfill"] == backfill})
+        ]
         if own:  # a mixture's models beside the log's own: their mean over seeds, and the mixture's excess over it
             row |= {
                 "own_mean": np.mean(own),
@@ -618,12 +691,16 @@ def _progress(curve: list[dict[str, Any]]) -> list[float]:
 
 def _learning_curves(cfg: Config, out: Path) -> list[Path]:
     """The evaluated models' learning curves (from their saved settings), as a table and a picture."""
+    models = {}  # the evaluated models by name in the picture
+    if not all(cfg.easy_alone(backfill) for backfill in cfg.backfills):
+        models = {f"seed {seed}": model_path(cfg, seed) for seed in cfg.seeds}
+    if "easy" in cfg.backfills and cfg.easy_alone("easy"):
+        models |= {f"seed {seed}, EASY alone": model_path(cfg, seed, "easy") for seed in cfg.easy_seeds()}
     points = []
-    for seed in cfg.seeds:
-        path = model_path(cfg, seed)
+    for name, path in models.items():
         if path.with_suffix(".json").is_file():
             for point in read_settings(path).get("curve", []):
-                points.append({"seed": seed, **point})
+                points.append({"model": name, **point})
     if not points:
         return []
     table = out / "learning_curves.csv"
@@ -634,21 +711,21 @@ def _learning_curves(cfg: Config, out: Path) -> list[Path]:
     plt = agg_pyplot(wrote=table.name)
     if plt is None:
         return [table]
-    curves = {seed: [p for p in points if p["seed"] == seed and "relative_to_sjf" in p] for seed in cfg.seeds}
-    places = {seed: _progress(curve) for seed, curve in curves.items()}
+    curves = {name: [p for p in points if p["model"] == name and "relative_to_sjf" in p] for name in models}
+    places = {name: _progress(curve) for name, curve in curves.items()}
     # random weights start far above SJF: keep the scale for the learning, and name what is off it
     trained = [p["relative_to_sjf"] for curve in curves.values() for p in curve if p["phase"] != "start"]
     top, low = max([1.2, *(1.1 * v for v in trained)]), min([0.9, *(0.95 * v for v in trained)])
     fig, ax = plt.subplots(figsize=(7, 4))
-    for seed, curve in curves.items():
+    for name, curve in curves.items():
         if curve:
-            ax.plot(places[seed], [p["relative_to_sjf"] for p in curve], marker=".", label=f"seed {seed}")
+            ax.plot(places[name], [p["relative_to_sjf"] for p in curve], marker=".", label=name)
     ax.axhline(1.0, color="grey", linestyle="--", linewidth=1, label="SJF")
     ax.set_ylim(low, top)
     off = [
-        f"seed {seed} at {x:g}: {p['relative_to_sjf']:.2f}"
-        for seed, curve in curves.items()
-        for x, p in zip(places[seed], curve, strict=True)
+        f"{name} at {x:g}: {p['relative_to_sjf']:.2f}"
+        for name, curve in curves.items()
+        for x, p in zip(places[name], curve, strict=True)
         if p["relative_to_sjf"] > top
     ]
     if off:
@@ -658,6 +735,8 @@ def _learning_curves(cfg: Config, out: Path) -> list[Path]:
     # progress, not CPU time: a search on a pool spends its CPU time in the workers, not in the process timed
     ax.set_xlabel("search generation (0: after imitation); right of the dotted line, PPO's validations")
     both = "\n(mean of both backfilling settings)" if any("validation_other_backfill" in p for p in points) else ""
+    if both and any(name.endswith("EASY alone") for name in models):
+        both = "\n(mean of both backfilling settings; EASY alone: with EASY)"
     ax.set_ylabel(f"validation {cfg.score_type} / SJF's{both}")
     ax.set_title(f"Learning curves: models of {cfg.model_log}")
     ax.legend()

@@ -123,6 +123,7 @@ MEANT: dict[str, dict[str, str]] = {
     },
     "eval_seed": {"0": _SEED, str(10**12): _SEED},
     "trained_on": {"": "documented: empty evaluates the models of the log itself"},
+    "easy_model": {"": "documented: empty, model's models serve both backfilling settings"},
     "training_range": {"": "documented: empty is RLScheduler's protocol, training and test windows from the same jobs"},
     "train_logs": {"": "documented: empty trains on log alone, no mixture of logs"},
     "imitate": {"": "documented: no imitation, training starts from random weights"},
