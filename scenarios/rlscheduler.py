@@ -20,9 +20,10 @@ one for the log, or the one given), whichever they are, and 0, 1, 2 where there 
 none or ``model=train``.
 
 A model per backfilling setting, as RLScheduler trains them: ``easy_model`` gives the EASY
-cells their own models, trained with EASY alone (``--set both_backfills=false --set
-train_backfill=true``), a folder of ``seed<k>.zip`` whose seeds are all evaluated; the
-cells without backfilling keep ``model``'s. ``shipped`` (the default) takes those schedlab
+cells their own models, a folder of ``seed<k>.zip`` whose seeds are all evaluated, each
+trained with EASY alone (``--set both_backfills=false --set train_backfill=true``) or in
+both settings (one trained without backfilling alone is refused); the cells without
+backfilling keep ``model``'s. ``shipped`` (the default) takes those schedlab
 ships for the log's EASY cells (``trained/<log>/easy/``, where there are) beside its
 shipped models, never beside models trained or given; empty: ``model``'s serve both.
 
@@ -127,7 +128,7 @@ class Config:
     seeds: tuple[int, ...] = items((), nonempty=False)
     #: shipped (the package's models where they exist), train, or a folder of seed<k>.zip
     model: str = "shipped"
-    #: models for the EASY cells alone, trained with EASY only (both_backfills=false, train_backfill=true), as
+    #: models for the EASY cells alone, e.g. trained with EASY only (both_backfills=false, train_backfill=true), as
     #: RLScheduler trains a model per setting: a folder of seed<k>.zip (all its seeds), or shipped (with
     #: model=shipped, those shipped for the log's EASY cells where there are); empty: model's serve both settings
     easy_model: str = "shipped"
@@ -349,13 +350,13 @@ class Config:
         """The seeds of the models in :meth:`easy_folder` (none without one)."""
         return seeds_in(self.easy_folder())
 
-    def easy_alone(self, backfill: str) -> bool:
+    def takes_easy_models(self, backfill: str) -> bool:
         """Do the ``rl`` cells of this backfilling setting take the EASY cells' own models (:attr:`easy_model`)?"""
         return backfill == "easy" and self.easy_folder() is not None
 
     def cell_seeds(self, backfill: str) -> tuple[int, ...]:
         """The training seeds of the ``rl`` cells in one backfilling setting."""
-        return self.easy_seeds() if self.easy_alone(backfill) else self.seeds
+        return self.easy_seeds() if self.takes_easy_models(backfill) else self.seeds
 
     def own_folder(self, backfill: str = "none") -> Path:
         """The models shipped for ``log`` itself in one backfilling setting (its EASY models there, where shipped)."""
@@ -477,7 +478,7 @@ def _train_seed(cfg: Config, seed: int, path: Path, executor: Any = None) -> Any
 
 
 def _train_missing(cfg: Config) -> None:
-    if all(cfg.easy_alone(backfill) for backfill in cfg.backfills):
+    if all(cfg.takes_easy_models(backfill) for backfill in cfg.backfills):
         return  # model's models serve no cell of this run
     for seed in cfg.seeds:
         path = model_path(cfg, seed)
@@ -514,28 +515,28 @@ def train_models(cfg: Config, out: Path | None, executor: Any, resume: bool) -> 
     return trained
 
 
-def _check_easy_alone(path: Path) -> None:
-    """Refuse, in one line, a model for the EASY cells alone that was not trained with EASY backfilling only."""
+def _check_trained_with_easy(path: Path) -> None:
+    """Refuse, in one line, a model for the EASY cells that never met EASY backfilling in its training."""
     settings = read_settings(path)
-    if not settings["env"].get("backfill") or settings["train"].get("both_backfills", False):
+    if not settings["env"].get("backfill") and not settings["train"].get("both_backfills", False):
         raise ValueError(
-            f"easy_model {path}: trained with backfill={settings['env'].get('backfill')}, "
-            f"both_backfills={settings['train'].get('both_backfills', False)}; the EASY cells' own models are "
-            "trained with EASY alone (--set both_backfills=false --set train_backfill=true)"
+            f"easy_model {path}: trained without backfilling alone (backfill=False, both_backfills=False); "
+            "the EASY cells' models are trained with EASY (--set both_backfills=false --set train_backfill=true) "
+            "or in both settings"
         )
 
 
 def cells(cfg: Config) -> list[dict]:
     _train_missing(cfg)
-    if cfg.easy_alone("easy") and "easy" in cfg.backfills and not cfg.easy_seeds():
+    if cfg.takes_easy_models("easy") and "easy" in cfg.backfills and not cfg.easy_seeds():
         raise ValueError(f"easy_model {cfg.easy_folder()}: no seed<k>.zip there")
     # a model missing or trained with other settings stops the run here, before any work
     for backfill in cfg.backfills:
         for seed in cfg.cell_seeds(backfill):
             path = model_path(cfg, seed, backfill)
             check_model(path, cfg.env_config(False), other_log=bool(cfg.trained_on))
-            if cfg.easy_alone(backfill):
-                _check_easy_alone(path)
+            if cfg.takes_easy_models(backfill):
+                _check_trained_with_easy(path)
             trained_within = read_settings(path)["env"].get("draw_within", 0)
             if cfg.training_range and not cfg.trained_on and not 0 < trained_within <= cfg.train_jobs:
                 raise ValueError(
@@ -692,10 +693,10 @@ def _progress(curve: list[dict[str, Any]]) -> list[float]:
 def _learning_curves(cfg: Config, out: Path) -> list[Path]:
     """The evaluated models' learning curves (from their saved settings), as a table and a picture."""
     models = {}  # the evaluated models by name in the picture
-    if not all(cfg.easy_alone(backfill) for backfill in cfg.backfills):
+    if not all(cfg.takes_easy_models(backfill) for backfill in cfg.backfills):
         models = {f"seed {seed}": model_path(cfg, seed) for seed in cfg.seeds}
-    if "easy" in cfg.backfills and cfg.easy_alone("easy"):
-        models |= {f"seed {seed}, EASY alone": model_path(cfg, seed, "easy") for seed in cfg.easy_seeds()}
+    if "easy" in cfg.backfills and cfg.takes_easy_models("easy"):
+        models |= {f"seed {seed} (EASY cells)": model_path(cfg, seed, "easy") for seed in cfg.easy_seeds()}
     points = []
     for name, path in models.items():
         if path.with_suffix(".json").is_file():
@@ -734,10 +735,12 @@ def _learning_curves(cfg: Config, out: Path) -> list[Path]:
         ax.axvline(max(p.get("generation", 0) for p in points), color="grey", linestyle=":", linewidth=1)
     # progress, not CPU time: a search on a pool spends its CPU time in the workers, not in the process timed
     ax.set_xlabel("search generation (0: after imitation); right of the dotted line, PPO's validations")
-    both = "\n(mean of both backfilling settings)" if any("validation_other_backfill" in p for p in points) else ""
-    if both and any(name.endswith("EASY alone") for name in models):
-        both = "\n(mean of both backfilling settings; EASY alone: with EASY)"
-    ax.set_ylabel(f"validation {cfg.score_type} / SJF's{both}")
+    both = {"validation_other_backfill" in p for p in points}
+    settings = {
+        frozenset({True}): "\n(mean of both backfilling settings)",
+        frozenset({True, False}): "\n(mean of both backfilling settings; a model trained in one: that one)",
+    }.get(frozenset(both), "")
+    ax.set_ylabel(f"validation {cfg.score_type} / SJF's{settings}")
     ax.set_title(f"Learning curves: models of {cfg.model_log}")
     ax.legend()
     fig.tight_layout()

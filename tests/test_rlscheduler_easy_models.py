@@ -1,8 +1,8 @@
 """A model per backfilling setting: the EASY cells' own models (``easy_model``), as RLScheduler trains them.
 
 One model per log serves both settings by default. ``easy_model`` gives the EASY cells
-models trained with EASY alone (``both_backfills=false``, ``train_backfill=true``); the
-cells without backfilling keep ``model``'s. No training here: the models are shipped
+models trained with EASY alone (``both_backfills=false``, ``train_backfill=true``) or in
+both settings; the cells without backfilling keep ``model``'s. No training here: the models are shipped
 Lublin-1 models copied into folders, their settings files saying how they were trained.
 """
 
@@ -28,14 +28,17 @@ SHIPPED = ROOT / "schedlab" / "envs" / "rlscheduler" / "trained" / "lublin_256"
 pytestmark = pytest.mark.skipif(not (TRACES / "lublin_256.swf.gz").exists(), reason="needs ../shared/traces")
 
 
-def _copy(seed: int, folder: Path, as_seed: int, easy_alone: bool) -> Path:
-    """Shipped Lublin-1 seed ``seed`` as ``folder/seed<as_seed>.zip``, saved as trained with EASY alone or not."""
+def _copy(seed: int, folder: Path, as_seed: int, alone: bool | None = None) -> Path:
+    """Shipped Lublin-1 seed ``seed`` as ``folder/seed<as_seed>.zip``, saved as trained in one setting or both.
+
+    ``alone``: trained with EASY alone (True), without backfilling alone (False), in both (None).
+    """
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"seed{as_seed}.zip"
     shutil.copy2(SHIPPED / f"seed{seed}.zip", path)
     meta = json.loads((SHIPPED / f"seed{seed}.json").read_text())
-    if easy_alone:
-        meta["env"]["backfill"], meta["train"]["both_backfills"] = True, False
+    if alone is not None:
+        meta["env"]["backfill"], meta["train"]["both_backfills"] = alone, False
     path.with_suffix(".json").write_text(json.dumps(meta))
     return path
 
@@ -61,9 +64,9 @@ def _rl(rows: list[dict[str, str]], backfill: str) -> dict[str, list[float]]:
 def test_the_easy_cells_take_the_easy_models_and_the_others_keep_models(tmp_path):
     shipped = sorted(int(p.stem.removeprefix("seed")) for p in SHIPPED.glob("seed*.zip"))
     first, second = shipped[:2]
-    _copy(first, tmp_path / "both", first, easy_alone=False)
-    _copy(second, tmp_path / "other", second, easy_alone=False)
-    _copy(second, tmp_path / "easy", 9, easy_alone=True)  # the second model's weights, as seed 9 for EASY alone
+    _copy(first, tmp_path / "both", first)
+    _copy(second, tmp_path / "other", second)
+    _copy(second, tmp_path / "easy", 9, alone=True)  # the second model's weights, as seed 9 for EASY alone
 
     rows = _run(tmp_path / "run", f"model={tmp_path / 'both'}", f"easy_model={tmp_path / 'easy'}")
     alone = _run(tmp_path / "one", f"model={tmp_path / 'both'}", "easy_model=")
@@ -79,22 +82,22 @@ def test_the_easy_cells_take_the_easy_models_and_the_others_keep_models(tmp_path
     assert table["easy"]["rl_seeds"] == " ".join(f"{v:.2f}" for v in [sum(_rl(rows, "easy")["9"]) / 2])
     with open(tmp_path / "run" / "learning_curves.csv") as fh:
         names = {row["model"] for row in csv.DictReader(fh)}
-    assert names == {f"seed {first}", "seed 9, EASY alone"}
+    assert names == {f"seed {first}", "seed 9 (EASY cells)"}
 
 
-def test_a_model_not_trained_with_easy_alone_is_refused_in_one_line(tmp_path, capsys):
-    path = _copy(0, tmp_path / "easy", 9, easy_alone=False)
+def test_a_model_trained_without_backfilling_alone_is_refused_for_the_easy_cells_in_one_line(tmp_path, capsys):
+    path = _copy(0, tmp_path / "easy", 9, alone=False)
     args = ["run", str(SCENARIO), "--quick", "--executor", "serial", "--out", str(tmp_path / "out")]
     args += ["--set", f"logs_dir={TRACES}", "--set", f"easy_model={path.parent}"]
     assert main(args) == 2
     error = capsys.readouterr().err.strip().splitlines()[0]  # the next line offers --traceback
     print(error)
-    assert error.startswith(f"error: easy_model {path}: trained with backfill=False, both_backfills=True; ")
+    assert error.startswith(f"error: easy_model {path}: trained without backfilling alone (backfill=False, ")
 
 
 def test_shipped_easy_models_serve_only_beside_the_shipped_models(tmp_path):
     scenario = load_scenario(SCENARIO)
-    given = _copy(0, tmp_path / "given", 0, easy_alone=False).parent
+    given = _copy(0, tmp_path / "given", 0).parent
     for settings in ({"model": str(given)}, {"model": "train", "out_dir": str(tmp_path)}, {"easy_model": ""}):
         cfg = scenario.config({"logs_dir": str(TRACES), "seeds": "0", **settings}, quick=True)
         assert cfg.easy_folder() is None and cfg.cell_seeds("easy") == cfg.seeds == (0,)
