@@ -70,6 +70,7 @@ from __future__ import annotations
 
 import csv
 import sys
+import textwrap
 import time
 from dataclasses import dataclass
 from functools import cache
@@ -717,7 +718,7 @@ def _learning_curves(cfg: Config, out: Path) -> list[Path]:
     # random weights start far above SJF: keep the scale for the learning, and name what is off it
     trained = [p["relative_to_sjf"] for curve in curves.values() for p in curve if p["phase"] != "start"]
     top, low = max([1.2, *(1.1 * v for v in trained)]), min([0.9, *(0.95 * v for v in trained)])
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = plt.subplots(figsize=(9, 4.5))
     for name, curve in curves.items():
         if curve:
             ax.plot(places[name], [p["relative_to_sjf"] for p in curve], marker=".", label=name)
@@ -730,19 +731,20 @@ def _learning_curves(cfg: Config, out: Path) -> list[Path]:
         if p["relative_to_sjf"] > top
     ]
     if off:
-        ax.text(0.01, 0.98, "above the scale: " + "; ".join(off), transform=ax.transAxes, va="top", fontsize=8)
+        text = textwrap.fill("above the scale: " + "; ".join(off), 110)
+        ax.text(0.01, 0.98, text, transform=ax.transAxes, va="top", fontsize=7)
     if any(p["phase"] == "ppo" for p in points):  # where the search ended and PPO began
         ax.axvline(max(p.get("generation", 0) for p in points), color="grey", linestyle=":", linewidth=1)
     # progress, not CPU time: a search on a pool spends its CPU time in the workers, not in the process timed
     ax.set_xlabel("search generation (0: after imitation); right of the dotted line, PPO's validations")
+    ax.set_ylabel(f"validation {cfg.score_type} / SJF's")
     both = {"validation_other_backfill" in p for p in points}
     settings = {
-        frozenset({True}): "\n(mean of both backfilling settings)",
-        frozenset({True, False}): "\n(mean of both backfilling settings; a model trained in one: that one)",
+        frozenset({True}): "validation: the mean of both backfilling settings",
+        frozenset({True, False}): "validation: the mean of both backfilling settings; a model trained in one: that one",
     }.get(frozenset(both), "")
-    ax.set_ylabel(f"validation {cfg.score_type} / SJF's{settings}")
-    ax.set_title(f"Learning curves: models of {cfg.model_log}")
-    ax.legend()
+    ax.set_title(f"Learning curves: models of {cfg.model_log}\n{settings}".strip(), fontsize=10)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
     fig.tight_layout()
     picture = out / "learning_curves.png"
     fig.savefig(picture, dpi=100)

@@ -97,6 +97,10 @@ def test_a_model_trained_without_backfilling_alone_is_refused_for_the_easy_cells
 
 def test_shipped_easy_models_serve_only_beside_the_shipped_models(tmp_path):
     scenario = load_scenario(SCENARIO)
+    shipped = scenario.config({"logs_dir": str(TRACES)}, quick=True)  # Lublin-1 ships models for its EASY cells
+    easy = sorted(int(p.stem.removeprefix("seed")) for p in (SHIPPED / "easy").glob("seed*.zip"))
+    assert shipped.easy_folder() == SHIPPED / "easy" and shipped.cell_seeds("easy") == tuple(easy)
+    assert len(easy) == 3 and shipped.cell_seeds("none") == shipped.seeds and not set(easy) & set(shipped.seeds)
     given = _copy(0, tmp_path / "given", 0).parent
     for settings in ({"model": str(given)}, {"model": "train", "out_dir": str(tmp_path)}, {"easy_model": ""}):
         cfg = scenario.config({"logs_dir": str(TRACES), "seeds": "0", **settings}, quick=True)

@@ -41,19 +41,22 @@ MEASURED = {
     ("HPC2N-2002-2.2-cln", 0, "easy"): (32.01173211064791, 37.03536173430803),
     ("lublin_256_new2", 2, "none"): (360.5934733351268, 934.180204141383),
     ("lublin_256_new2", 2, "easy"): (55.76476778655649, 78.31543615352511),
+    # the EASY cells' own models (trained/<log>/easy/), their lowest seed
+    ("lublin_256/easy", 9, "easy"): (34.21686603638396, 38.821319378839206),
 }
 #: relative tolerance: float differences between builds may flip a near-tie between two jobs
 RTOL = 0.05
 
 
-def _config(log: str, backfill: str) -> RLSchedulerConfig:
+def _config(folder: str, backfill: str) -> RLSchedulerConfig:
+    log = folder.split("/")[0]  # lublin_256/easy: Lublin-1's models for its EASY cells
     within = next(p.draw_within for p in LOGS if p.name == log)
     return RLSchedulerConfig(log=log, backfill=backfill == "easy", draw_within=within, logs_dir=str(TRACES))
 
 
-def _rl(log: str, seed: int, backfill: str) -> list[float]:
-    cfg = _config(log, backfill)
-    model = load_model(TRAINED / log / f"seed{seed}.zip", cfg)
+def _rl(folder: str, seed: int, backfill: str) -> list[float]:
+    cfg = _config(folder, backfill)
+    model = load_model(TRAINED / folder / f"seed{seed}.zip", cfg)
     loaded = cfg.loaded
     features = log_features(str(cfg.path), loaded.cpus * loaded.procs_per_node)
     out = []
@@ -68,7 +71,7 @@ def _rl(log: str, seed: int, backfill: str) -> list[float]:
 @pytest.mark.parametrize("key", sorted(MEASURED), ids=lambda k: f"{k[0]}-seed{k[1]}-{k[2]}")
 def test_a_shipped_model_gives_its_measured_table(key):
     log, seed, backfill = key
-    if not (TRACES / f"{log}.swf.gz").exists():
+    if not (TRACES / f"{log.split('/')[0]}.swf.gz").exists():
         pytest.skip("needs ../shared/traces")
     got = _rl(log, seed, backfill)
     sjf = heuristic_scores(_config(log, backfill), "sjf", WINDOWS, 1024)
@@ -82,11 +85,14 @@ def test_a_shipped_model_gives_its_measured_table(key):
 def test_every_shipped_model_has_its_settings_and_curve():
     import json
 
-    zips = sorted(TRAINED.glob("*/seed*.zip"))
+    zips = sorted(TRAINED.glob("*/seed*.zip")) + sorted(TRAINED.glob("*/easy/seed*.zip"))
     assert zips, "no model shipped"
     for path in zips:
         meta = json.loads(path.with_suffix(".json").read_text())
-        assert meta["env"]["log"] == path.parent.name and meta["env"]["queue"] == 128
+        log = path.parent.parent.name if path.parent.name == "easy" else path.parent.name
+        assert meta["env"]["log"] == log and meta["env"]["queue"] == 128
+        if path.parent.name == "easy":  # the EASY cells' models: trained with EASY, alone or beside no backfilling
+            assert meta["env"]["backfill"] or meta["train"]["both_backfills"]
         assert meta["curve"] and all("validation" in point for point in meta["curve"])
         assert path.stat().st_size < 200_000
 
