@@ -538,8 +538,10 @@ def cells(cfg: Config) -> list[dict]:
             check_model(path, cfg.env_config(False), other_log=bool(cfg.trained_on))
             if cfg.takes_easy_models(backfill):
                 _check_trained_with_easy(path)
+            if not cfg.training_range or cfg.trained_on:
+                continue
             trained_within = read_settings(path)["env"].get("draw_within", 0)
-            if cfg.training_range and not cfg.trained_on and not 0 < trained_within <= cfg.train_jobs:
+            if not 0 < trained_within <= cfg.train_jobs:
                 raise ValueError(
                     f"model {path} was trained on episodes drawn from "
                     f"{f'the first {trained_within} jobs' if trained_within else 'the whole log'}, not within the "

@@ -70,13 +70,13 @@ def _rl(folder: str, seed: int, backfill: str) -> list[float]:
 
 @pytest.mark.parametrize("key", sorted(MEASURED), ids=lambda k: f"{k[0]}-seed{k[1]}-{k[2]}")
 def test_a_shipped_model_gives_its_measured_table(key):
-    log, seed, backfill = key
-    if not (TRACES / f"{log.split('/')[0]}.swf.gz").exists():
+    folder, seed, backfill = key
+    if not (TRACES / f"{folder.split('/')[0]}.swf.gz").exists():
         pytest.skip("needs ../shared/traces")
-    got = _rl(log, seed, backfill)
-    sjf = heuristic_scores(_config(log, backfill), "sjf", WINDOWS, 1024)
+    got = _rl(folder, seed, backfill)
+    sjf = heuristic_scores(_config(folder, backfill), "sjf", WINDOWS, 1024)
     print(
-        f"{log} seed {seed} {backfill}: rl {[round(x, 2) for x in got]} (measured "
+        f"{folder} seed {seed} {backfill}: rl {[round(x, 2) for x in got]} (measured "
         f"{[round(x, 2) for x in MEASURED[key]]}), sjf {[round(x, 2) for x in sjf]}"
     )
     assert got == pytest.approx(MEASURED[key], rel=RTOL)
