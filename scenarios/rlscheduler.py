@@ -89,6 +89,7 @@ from schedlab.envs.rlscheduler.model_files import (
     load_model,
     read_settings,
     save_model,
+    seeds_in,
     training_differences,
     weights_sha256,
 )
@@ -142,6 +143,9 @@ class Config:
     search_episodes: int = number(32, low=1)
     #: PPO's environment steps per seed, after the search (0: none)
     train_steps: int = number(16_384, low=0, work=True)
+    #: validation windows of 1,024 jobs, drawn by the seed from the training range: the weights kept are the best
+    #: on them (more: a steadier choice, at one episode per window and setting each validation)
+    validation_windows: int = number(16, low=1)
     #: train in the other backfilling setting (RLScheduler trains without; both_backfills overrides)
     train_backfill: bool = False
     #: train and validate with and without EASY backfilling (the one model serves both)
@@ -386,6 +390,7 @@ class Config:
             imitate=self.imitate,
             search_generations=self.search_generations,
             search_episodes=self.search_episodes,
+            validation=self.validation_windows,
             both_backfills=self.both_backfills,
         )
 
@@ -427,12 +432,6 @@ QUICK = dict(
 def REPS(cfg: Config) -> int:
     """One replication per evaluation window."""
     return cfg.windows
-
-
-def seeds_in(folder: Path | None) -> tuple[int, ...]:
-    """The seeds of the models (``seed<k>.zip``) in ``folder``, in order (none without a folder)."""
-    found = (path.stem.removeprefix("seed") for path in folder.glob("seed*.zip")) if folder else ()
-    return tuple(sorted(int(k) for k in found if k.isdigit()))
 
 
 def model_path(cfg: Config, seed: int, backfill: str = "none") -> Path:

@@ -18,6 +18,7 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
+from schedlab.envs.rlscheduler.model_files import seeds_in
 from schedlab.experiment.cli import main
 from schedlab.experiment.scenario import ConfigError, load_scenario
 
@@ -62,7 +63,7 @@ def _rl(rows: list[dict[str, str]], backfill: str) -> dict[str, list[float]]:
 
 
 def test_the_easy_cells_take_the_easy_models_and_the_others_keep_models(tmp_path):
-    shipped = sorted(int(p.stem.removeprefix("seed")) for p in SHIPPED.glob("seed*.zip"))
+    shipped = seeds_in(SHIPPED)
     first, second = shipped[:2]
     _copy(first, tmp_path / "both", first)
     _copy(second, tmp_path / "other", second)
@@ -98,8 +99,8 @@ def test_a_model_trained_without_backfilling_alone_is_refused_for_the_easy_cells
 def test_shipped_easy_models_serve_only_beside_the_shipped_models(tmp_path):
     scenario = load_scenario(SCENARIO)
     shipped = scenario.config({"logs_dir": str(TRACES)}, quick=True)  # Lublin-1 ships models for its EASY cells
-    easy = sorted(int(p.stem.removeprefix("seed")) for p in (SHIPPED / "easy").glob("seed*.zip"))
-    assert shipped.easy_folder() == SHIPPED / "easy" and shipped.cell_seeds("easy") == tuple(easy)
+    easy = seeds_in(SHIPPED / "easy")
+    assert shipped.easy_folder() == SHIPPED / "easy" and shipped.cell_seeds("easy") == easy
     assert len(easy) == 3 and shipped.cell_seeds("none") == shipped.seeds and not set(easy) & set(shipped.seeds)
     given = _copy(0, tmp_path / "given", 0).parent
     for settings in ({"model": str(given)}, {"model": "train", "out_dir": str(tmp_path)}, {"easy_model": ""}):

@@ -18,7 +18,7 @@ pytest.importorskip("sb3_contrib")
 
 from schedlab.envs.rlscheduler.env import RLSchedulerConfig
 from schedlab.envs.rlscheduler.mixture import Mixture, MixtureEnv
-from schedlab.envs.rlscheduler.model_files import check_model, env_settings, save_model, weights_sha256
+from schedlab.envs.rlscheduler.model_files import check_model, env_settings, save_model, seeds_in, weights_sha256
 from schedlab.experiment.scenario import ConfigError, load_scenario
 from schedlab.training.rlscheduler import search
 from schedlab.training.rlscheduler.search import evolve, scorer_vector
@@ -167,7 +167,7 @@ def test_the_scenario_evaluates_a_mixture_model_beside_the_logs_own_models(scena
     cfg = scenario.config(
         {"log": "lublin_256_new2", "model": str(folder), "logs_dir": str(TRACES), "heuristics": "sjf"}, quick=True
     )
-    shipped = sorted(int(p.stem.removeprefix("seed")) for p in (SHIPPED / "lublin_256_new2").glob("seed*.zip"))
+    shipped = seeds_in(SHIPPED / "lublin_256_new2")
     assert len(shipped) == 3 and cfg.evaluates_mixture() and cfg.own_seeds() == tuple(shipped)
     cells = scenario.module.cells(cfg)
     assert {(c["policy"], c["seed"]) for c in cells} == {("rl", 0), ("sjf", -1), *(("own", s) for s in shipped)}

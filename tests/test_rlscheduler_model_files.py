@@ -57,6 +57,16 @@ def test_a_model_trained_with_other_settings_is_refused_before_any_work(scenario
     assert scenario.config({**full, "model": str(path.parent)}).seeds == (7,)  # a folder given: as it is
 
 
+def test_the_validation_windows_reach_the_trainer_and_a_model_chosen_on_others_is_refused(scenario, tmp_path):
+    many = {"seeds": "7", "out_dir": str(tmp_path), "logs_dir": str(TRACES), "validation_windows": "64"}
+    assert scenario.config(many).train_settings(7).validation == 64
+    _stand_in(scenario, tmp_path, seed=7, quick=False)  # chosen on the default 16 windows
+    with pytest.raises(ValueError, match=r"validation=16 \(this run: 64\)"):
+        scenario.config(many)
+    with pytest.raises(ValueError, match="validation_windows"):
+        scenario.config({**many, "validation_windows": "0"})
+
+
 def test_a_corrupt_settings_file_is_named_in_one_line(scenario, tmp_path):
     path = _stand_in(scenario, tmp_path, seed=7, quick=True)
     path.with_suffix(".json").write_text('{"env": {"log": "lublin_256",')  # cut short

@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from schedlab.envs.rlscheduler.env import RLSchedulerConfig
-from schedlab.envs.rlscheduler.model_files import load_model
+from schedlab.envs.rlscheduler.model_files import load_model, seeds_in
 from schedlab.training.rlscheduler.search import greedy_scores
 from schedlab.training.rlscheduler.select import main, pick, select_pairs
 from schedlab.training.rlscheduler.train import TrainSettings, heuristic_scores, validation_windows
@@ -25,7 +25,7 @@ pytestmark = pytest.mark.skipif(not (TRACES / "lublin_256.swf.gz").exists(), rea
 
 def _candidates(folder: Path) -> list[int]:
     """Two shipped Lublin-1 models copied into ``folder``, their validation cut to 2 windows of 256 jobs."""
-    seeds = sorted(int(p.stem.removeprefix("seed")) for p in SHIPPED.glob("seed*.zip"))[:2]
+    seeds = list(seeds_in(SHIPPED)[:2])
     folder.mkdir(parents=True, exist_ok=True)
     for seed in seeds:
         shutil.copy2(SHIPPED / f"seed{seed}.zip", folder / f"seed{seed}.zip")

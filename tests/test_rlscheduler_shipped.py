@@ -19,7 +19,7 @@ import simpy
 pytest.importorskip("sb3_contrib")
 
 from schedlab.envs.rlscheduler.env import ModelChooser, RLSchedulerConfig
-from schedlab.envs.rlscheduler.model_files import load_model
+from schedlab.envs.rlscheduler.model_files import load_model, seeds_in
 from schedlab.envs.rlscheduler.obs import log_features
 from schedlab.model.formats.logs import evaluate
 from schedlab.papers.rlscheduler_published import LOGS
@@ -142,7 +142,7 @@ def test_the_scenario_evaluates_the_seeds_shipped_for_the_log_unless_told_otherw
         pytest.skip("needs ../shared/traces")
     scenario = load_scenario(ROOT / "scenarios" / "rlscheduler.py")
     for log in sorted(path.name for path in TRAINED.iterdir() if path.is_dir()):
-        shipped = tuple(sorted(int(path.stem.removeprefix("seed")) for path in (TRAINED / log).glob("seed*.zip")))
+        shipped = seeds_in(TRAINED / log)
         cfg = scenario.config(overrides={"log": log, "logs_dir": str(TRACES)})
         assert cfg.seeds == shipped, log
     trained = scenario.config(overrides={"model": "train", "logs_dir": str(TRACES)})

@@ -31,6 +31,7 @@ __all__ = [
     "load_model",
     "read_settings",
     "save_model",
+    "seeds_in",
     "training_differences",
     "weights_sha256",
 ]
@@ -158,3 +159,9 @@ def load_model(path: Path, cfg: RLSchedulerConfig | Mixture, device: str = "cpu"
 
     check_model(path, cfg, other_log)
     return MaskablePPO.load(Path(path), device=device)
+
+
+def seeds_in(folder: Path | None) -> tuple[int, ...]:
+    """The seeds of the models (``seed<k>.zip``) in ``folder``, in order (none without a folder)."""
+    found = (path.stem.removeprefix("seed") for path in folder.glob("seed*.zip")) if folder else ()
+    return tuple(sorted(int(k) for k in found if k.isdigit()))
