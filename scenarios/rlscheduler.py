@@ -70,7 +70,6 @@ from __future__ import annotations
 
 import csv
 import sys
-import textwrap
 import time
 from dataclasses import dataclass
 from functools import cache
@@ -101,7 +100,7 @@ from schedlab.model.formats.logs import evaluate, log_name, log_path
 from schedlab.model.formats.window_draw import rlscheduler_starts
 from schedlab.model.records.run_facts import run_facts
 from schedlab.papers.rlscheduler_published import LOGS, PUBLISHED_BSLD, best_heuristic
-from schedlab.plots import agg_pyplot
+from schedlab.plots import agg_pyplot, validation_curves
 from schedlab.policies.backfilling import Committed
 from schedlab.processes import Model
 from schedlab.processes.machine.replay import replay_model
@@ -681,17 +680,6 @@ def report(results, out: Path) -> list[Path]:
     return [path, *_learning_curves(cfg, Path(out))]
 
 
-def _progress(curve: list[dict[str, Any]]) -> list[float]:
-    """Each validation's place on a common axis: its search generation; PPO's after the last, a step of 10 each."""
-    places: list[float] = []
-    for point in curve:
-        if point["phase"] == "ppo":
-            places.append((places[-1] if places else 0) + 10)
-        else:
-            places.append(float(point.get("generation", 0)))
-    return places
-
-
 def _learning_curves(cfg: Config, out: Path) -> list[Path]:
     """The evaluated models' learning curves (from their saved settings), as a table and a picture."""
     models = {}  # the evaluated models by name in the picture
@@ -711,45 +699,17 @@ def _learning_curves(cfg: Config, out: Path) -> list[Path]:
         writer = csv.DictWriter(fh, fieldnames=list(dict.fromkeys(k for p in points for k in p)))
         writer.writeheader()
         writer.writerows(points)
-    plt = agg_pyplot(wrote=table.name)
-    if plt is None:
+    if agg_pyplot(wrote=table.name) is None:
         return [table]
-    curves = {name: [p for p in points if p["model"] == name and "relative_to_sjf" in p] for name in models}
-    places = {name: _progress(curve) for name, curve in curves.items()}
-    # random weights start far above SJF: keep the scale for the learning, and name what is off it
-    trained = [p["relative_to_sjf"] for curve in curves.values() for p in curve if p["phase"] != "start"]
-    top, low = max([1.2, *(1.1 * v for v in trained)]), min([0.9, *(0.95 * v for v in trained)])
-    fig, ax = plt.subplots(figsize=(9, 4.5))
-    for name, curve in curves.items():
-        if curve:
-            ax.plot(places[name], [p["relative_to_sjf"] for p in curve], marker=".", label=name)
-    ax.axhline(1.0, color="grey", linestyle="--", linewidth=1, label="SJF")
-    ax.set_ylim(low, top)
-    off = [
-        f"{name} at {x:g}: {p['relative_to_sjf']:.2f}"
-        for name, curve in curves.items()
-        for x, p in zip(places[name], curve, strict=True)
-        if p["relative_to_sjf"] > top
-    ]
-    if off:
-        text = textwrap.fill("above the scale: " + "; ".join(off), 110)
-        ax.text(0.01, 0.98, text, transform=ax.transAxes, va="top", fontsize=7)
-    if any(p["phase"] == "ppo" for p in points):  # where the search ended and PPO began
-        ax.axvline(max(p.get("generation", 0) for p in points), color="grey", linestyle=":", linewidth=1)
-    # progress, not CPU time: a search on a pool spends its CPU time in the workers, not in the process timed
-    ax.set_xlabel("search generation (0: after imitation); right of the dotted line, PPO's validations")
-    ax.set_ylabel(f"validation {cfg.score_type} / SJF's")
     both = {"validation_other_backfill" in p for p in points}
-    settings = {
+    averages = {
         frozenset({True}): "validation: the mean of both backfilling settings",
         frozenset({True, False}): "validation: the mean of both backfilling settings; a model trained in one: that one",
     }.get(frozenset(both), "")
-    ax.set_title(f"Learning curves: models of {cfg.model_log}\n{settings}".strip(), fontsize=10)
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
-    fig.tight_layout()
+    curves = {name: [p for p in points if p["model"] == name] for name in models}
+    fig = validation_curves(curves, cfg.score_type, f"Learning curves: models of {cfg.model_log}\n{averages}".strip())
     picture = out / "learning_curves.png"
     fig.savefig(picture, dpi=100)
-    plt.close(fig)
     return [table, picture]
 
 

@@ -14,6 +14,8 @@ plot asked for without it raises an ImportError that names the extra to install.
 - :func:`metric_vs_factor`: a metric of ``summary.csv`` against a factor, with 95% intervals
   (bootstrap percentile intervals of the replications, within the metric's bounds), a
   panel per unit.
+- :func:`validation_curves`: trained models' validation scores over SJF's, against their
+  training's progress (search generations, then PPO's validations).
 - :func:`plot_results`: all of the above that a results folder allows, as PNG files
   (:func:`~schedlab.plots.results.result_figures`: the same figures, for reading back).
 
@@ -32,6 +34,7 @@ from schedlab.plots.machine_states import machine_states
 from schedlab.plots.results import plot_results
 from schedlab.plots.timeseries import occupancy, utilization_queue
 from schedlab.plots.topology import draw_topology
+from schedlab.plots.validation_curves import validation_curves
 
 __all__ = [
     "Segment",
@@ -48,4 +51,5 @@ __all__ = [
     "segments_from_trace",
     "split_columns",
     "utilization_queue",
+    "validation_curves",
 ]
