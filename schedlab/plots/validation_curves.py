@@ -78,7 +78,16 @@ def validation_curves(curves: Mapping[str, Sequence[Mapping[str, Any]]], score: 
     ]
     if off:
         text = textwrap.fill("above the scale: " + "; ".join(off), 110)
-        ax.text(0.01, 0.98, text, transform=ax.transAxes, va="top", fontsize=7, bbox={"facecolor": "white", "lw": 0})
+        ax.text(
+            0.01,
+            0.98,
+            text,
+            transform=ax.transAxes,
+            va="top",
+            fontsize=7,
+            zorder=5,
+            bbox={"facecolor": "white", "lw": 0},
+        )
     points = [p for curve in kept.values() for p in curve]
     if any(p["phase"] == "ppo" for p in points):  # where the search ended and PPO began
         ax.axvline(max(p.get("generation", 0) for p in points), color="grey", linestyle=":", linewidth=1)
