@@ -76,7 +76,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import simpy
 
 import schedlab.envs
@@ -99,7 +98,8 @@ from schedlab.model.core.streams import Streams
 from schedlab.model.formats.logs import evaluate, log_name, log_path
 from schedlab.model.formats.window_draw import rlscheduler_starts
 from schedlab.model.records.run_facts import run_facts
-from schedlab.papers.rlscheduler_published import LOGS, PUBLISHED_BSLD, best_heuristic
+from schedlab.papers.rlscheduler_published import LOGS
+from schedlab.papers.rlscheduler_tables import row_line, run_caveat, table_rows
 from schedlab.plots import agg_pyplot, validation_curves
 from schedlab.policies.backfilling import Committed
 from schedlab.processes import Model
@@ -593,8 +593,8 @@ def measure(model: Model) -> dict[str, Any]:
 def report(results, out: Path) -> list[Path]:
     """The table: RL over seeds (mean ± half range), published RL, the heuristics, the best of them."""
     reps = results.replications
-    name = next((log.name for log in LOGS if log.name == results.config["log"]), results.config["log"])
     c = results.config
+    name = c["log"]
     fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in c.items()}
     cfg = Config(**{k: v for k, v in fields.items() if k in Config.__dataclass_fields__})
     mixture = cfg.evaluates_mixture()
@@ -602,81 +602,17 @@ def report(results, out: Path) -> list[Path]:
     if mixture:
         logs = cfg.train_logs or read_settings(model_path(cfg, cfg.seeds[0]))["env"]["logs"]
         trained_on = f"mix of {','.join(log_name(log) for log in logs)}"
-    rows = []
-    for backfill in dict.fromkeys(r["backfill"] for r in reps):
-
-        def mean(policy: str, seed: int | None = None, backfill: str = backfill) -> float:
-            values = [
-                r["bounded_slowdown"]
-                for r in reps
-                if r["policy"] == policy and r["backfill"] == backfill and (seed is None or r["seed"] == seed)
-            ]
-            return float(np.mean(values)) if values else float("nan")
-
-        seeds = sorted({r["seed"] for r in reps if r["policy"] == "rl" and r["backfill"] == backfill})
-        per_seed = [mean("rl", s) for s in seeds]
-        row = {
-            "log": name,
-            "trained_on": trained_on,
-            "backfill": backfill,
-            "rl_mean": np.mean(per_seed) if per_seed else np.nan,
-            "rl_half_range": (max(per_seed) - min(per_seed)) / 2 if per_seed else np.nan,
-            "rl_seeds": " ".join(f"{v:.2f}" for v in per_seed),
-        }
-        own = [
-            mean("own", s)
-            for s in sorted({r["seed"] for r in reps if r["policy"] == "own" and r["backfill"] == backfill})
-        ]
-        if own:  # a mixture's models beside the log's own: their mean over seeds, and the mixture's excess over it
-            row |= {
-                "own_mean": np.mean(own),
-                "own_half_range": (max(own) - min(own)) / 2,
-                "own_seeds": " ".join(f"{v:.2f}" for v in own),
-                "rl_vs_own": row["rl_mean"] / np.mean(own) - 1,
-            }
-        heur = {h: mean(h) for h in dict.fromkeys(r["policy"] for r in reps if r["policy"] not in ("rl", "own"))}
-        row |= {h: v for h, v in heur.items()}
-        if heur:
-            best = min(heur, key=lambda h: heur[h])
-            row |= {"best_heuristic": best, "best_value": heur[best], "rl_minus_best": row["rl_mean"] - heur[best]}
-        published = PUBLISHED_BSLD.get(backfill, {}).get(name)
-        if published:
-            row["published_rl"] = published["rl"]
-            row["published_best"] = "{} {:.2f}".format(*best_heuristic(backfill, name))
-        rows.append(row)
+    rows = table_rows(reps, name, trained_on)
     path = Path(out) / "rlscheduler_table.csv"
     with open(path, "w", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=list(dict.fromkeys(k for r in rows for k in r)))
         writer.writeheader()
         writer.writerows(rows)
-    protocol = (c["windows"], c["length"], c["eval_seed"], c["draw_within"]) == (10, 1024, 1, 0)
-    if c.get("training_range"):
-        print(
-            f"jobs never trained on: models trained within the first {c['training_range']} of the log's jobs, "
-            f"{c['windows']} window(s) of {c['length']} jobs drawn only from the jobs after them "
-            f"(seed {c['eval_seed']}); "
-            "the published values below are RLScheduler's in-sample protocol, for reference only"
-        )
-    elif not protocol:
-        print(
-            f"this run: {c['windows']} window(s) of {c['length']} jobs (seed {c['eval_seed']}); the published values "
-            "below are RLScheduler's on its protocol (10 windows of 1,024 jobs, seed 1): not comparable to this run's"
-        )
+    caveat = run_caveat(c["windows"], c["length"], c["eval_seed"], c["draw_within"], c.get("training_range", ""))
+    if caveat:
+        print(caveat)
     for row in rows:
-        own_text = (
-            f"; own models {row['own_mean']:.2f} ± {row['own_half_range']:.2f} (seeds {row['own_seeds']}), "
-            f"mix {row['rl_vs_own']:+.1%} of them"
-            if "own_mean" in row
-            else ""
-        )
-        versus = f" (rl - best {row['rl_minus_best']:+.2f})" if "rl_minus_best" in row else ""
-        print(
-            f"{row['log']} (models of {row['trained_on']}) {row['backfill']}: "
-            f"rl {row['rl_mean']:.2f} ± {row['rl_half_range']:.2f} "
-            f"(seeds {row['rl_seeds']}){own_text}; best heuristic {row.get('best_heuristic')} "
-            f"{row.get('best_value', 0):.2f}{versus}; "
-            f"published rl {row.get('published_rl', '-')}, published best {row.get('published_best', '-')}"
-        )
+        print(row_line(row))
     return [path, *_learning_curves(cfg, Path(out))]
 
 
