@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +23,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scenarios"))
 import rlscheduler  # the scenario script: its Config draws the windows
 
+from schedlab.envs.rlscheduler.env import RLSchedulerConfig
 from schedlab.envs.rlscheduler.obs import log_features
 
 LOGS = (
@@ -33,13 +35,17 @@ LOGS = (
 def shape(log: str) -> dict[str, float]:
     """The numbers above for ``log`` (a name in ../shared/traces)."""
     cfg = rlscheduler.Config(log=log, seeds=(0,), model="train")
-    env = cfg.env_config(False)
+    return window_shape(cfg.env_config(False), cfg.starts(), cfg.length)
+
+
+def window_shape(env: RLSchedulerConfig, starts: Sequence[int], length: int) -> dict[str, float]:
+    """The numbers above on the windows of ``length`` jobs starting at ``starts`` of ``env``'s log."""
     loaded = env.loaded
     cpus = loaded.cpus
     feats = log_features(str(env.path), cpus * loaded.procs_per_node)
     loads, widths, runs, over, f_req, f_cpus = [], [], [], [], [], []
-    for s in cfg.starts():
-        w = loaded.jobs[s : s + cfg.length]
+    for s in starts:
+        w = loaded.jobs[s : s + length]
         loads.append(sum(j.runtime * j.cpus for j in w) / ((w[-1].submit - w[0].submit) * cpus))
         widths += [j.cpus / cpus for j in w]
         runs += [j.runtime for j in w]
