@@ -89,7 +89,7 @@ EVALUATION_ONLY = ("policies", "windows", "threshold", "out_dir", "logs_dir", "l
 #: the recipe's own settings (left out of the DQN's key, which predates them)
 RECIPE_ONLY = (
     "recipe_generations", "recipe_pairs", "recipe_episodes", "recipe_validation", "recipe_imitation",
-    "recipe_seed", "recipe_teacher", "recipe_policy", "recipe_imitate",
+    "recipe_seed", "recipe_teacher", "recipe_policy", "recipe_imitate", "recipe_sigma", "recipe_rate",
 )  # fmt: skip
 
 
@@ -155,6 +155,10 @@ class Config:
     recipe_imitate: str = ""
     #: the recipe: its scorer, ``mlp`` (one MLP over the observation) or ``kernel`` (one MLP per window slot)
     recipe_policy: str = text("mlp", pattern="mlp|kernel", what="mlp or kernel")
+    #: the recipe: the standard deviation of the search's perturbations of the weights
+    recipe_sigma: float = number(0.01, gt=0, high=10)
+    #: the recipe: the search's step size (Adam's) on the weights
+    recipe_rate: float = number(0.002, gt=0, high=10)
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.policies) - set(POLICIES))
@@ -364,8 +368,8 @@ def recipe_config(cfg: Config):
     return TrainConfig(
         env="Machine-v0", env_settings=settings, teacher=cfg.recipe_teacher, generations=cfg.recipe_generations,
         pairs=cfg.recipe_pairs, episodes=cfg.recipe_episodes, validation=cfg.recipe_validation,
-        imitation_episodes=cfg.recipe_imitation, learning_rate=0.002, sigma=0.01, seed=cfg.recipe_seed,
-        policy=cfg.recipe_policy, imitate=cfg.recipe_imitate,
+        imitation_episodes=cfg.recipe_imitation, learning_rate=cfg.recipe_rate, sigma=cfg.recipe_sigma,
+        seed=cfg.recipe_seed, policy=cfg.recipe_policy, imitate=cfg.recipe_imitate,
     )  # fmt: skip
 
 
