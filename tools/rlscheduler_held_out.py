@@ -46,7 +46,7 @@ def ratios(cfg: rlscheduler.Config, starts: list[int], length: int, model: objec
         if model is not None:
             means["rl"] = float(np.mean(greedy_scores(model, env, starts, length)))
         sjf = means["sjf"]
-        best = min((h for h in HEURISTICS), key=lambda h: means[h])
+        best = min(HEURISTICS, key=lambda h: means[h])
         out["easy" if backfill else "none"] = {
             "sjf": round(sjf, 2),
             "best": f"{best} {means[best] / sjf:.3f}",

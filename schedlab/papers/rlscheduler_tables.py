@@ -37,6 +37,15 @@ def _spread(values: list[float]) -> tuple[float, float, str]:
     return float(np.mean(values)), (max(values) - min(values)) / 2, " ".join(f"{v:.2f}" for v in values)
 
 
+def _per_seed(replications: list[Mapping[str, Any]], policy: str) -> list[float]:
+    """Each training seed's mean bounded slowdown over the windows, for one policy's cells, in seed order."""
+    seeds = sorted({r["seed"] for r in replications if r["policy"] == policy})
+    return [
+        float(np.mean([r["bounded_slowdown"] for r in replications if (r["policy"], r["seed"]) == (policy, s)]))
+        for s in seeds
+    ]
+
+
 def table_rows(replications: Iterable[Mapping[str, Any]], log: str, trained_on: str) -> list[dict[str, Any]]:
     """One row per backfilling setting (in the replications' order) of mean bounded slowdown.
 
@@ -75,15 +84,7 @@ def table_rows(replications: Iterable[Mapping[str, Any]], log: str, trained_on: 
     rows = []
     for backfill in dict.fromkeys(r["backfill"] for r in reps):
         here = [r for r in reps if r["backfill"] == backfill]
-
-        def per_seed(policy: str, here: list = here) -> list[float]:
-            seeds = sorted({r["seed"] for r in here if r["policy"] == policy})
-            return [
-                float(np.mean([r["bounded_slowdown"] for r in here if (r["policy"], r["seed"]) == (policy, s)]))
-                for s in seeds
-            ]
-
-        mean, half, text = _spread(per_seed("rl"))
+        mean, half, text = _spread(_per_seed(here, "rl"))
         row: dict[str, Any] = {
             "log": log,
             "trained_on": trained_on,
@@ -92,7 +93,7 @@ def table_rows(replications: Iterable[Mapping[str, Any]], log: str, trained_on: 
             "rl_half_range": half,
             "rl_seeds": text,
         }
-        own = per_seed("own")
+        own = _per_seed(here, "own")
         if own:  # a mixture's models beside the log's own: their mean over seeds, and the mixture's excess over it
             own_mean, own_half, own_text = _spread(own)
             row |= {
