@@ -62,10 +62,13 @@ def main() -> None:
     parser.add_argument("seed", type=int, help="the training seed whose validation windows are compared")
     parser.add_argument("--model", help="a folder holding seed<k>.zip trained with these settings")
     args = parser.parse_args()
-    cfg = rlscheduler.Config(log=args.log, training_range=args.training_range, seeds=(args.seed,), model="train")
-    model = None
-    if args.model:
-        model = load_model(Path(args.model) / f"seed{args.seed}.zip", cfg.env_config(False))
+    try:
+        cfg = rlscheduler.Config(log=args.log, training_range=args.training_range, seeds=(args.seed,), model="train")
+        model = None
+        if args.model:
+            model = load_model(Path(args.model) / f"seed{args.seed}.zip", cfg.env_config(False))
+    except (ValueError, FileNotFoundError) as exc:
+        parser.exit(2, f"error: {exc}\n")  # a bad log, range or model: one line, no traceback
     validation, length = validation_windows(cfg.env_config(False), cfg.train_settings(args.seed))
     for name, starts, size in (("validation", validation, length), ("held-out", cfg.starts(), cfg.length)):
         shape = window_shape(cfg.env_config(False), starts, size)
