@@ -40,9 +40,11 @@ seeds, beside RLScheduler's published RL and the best of the nine, and writes
 Jobs never trained on: ``training_range`` (``75%``, or ``10000`` for the protocol's first
 10,000 jobs) keeps training episodes and validation within the first part of the log and
 draws the evaluation windows (``held_out_windows`` stream of ``eval_seed``) wholly from
-the jobs after it; a model trained on jobs past the range is refused. ``schedlab train
-scenarios/rlscheduler.py`` trains the models (``train_models``), their search on the
-command's executor.
+the jobs after it; a model trained on jobs past the range is refused. ``validation_tail``
+(``0.25``) draws the validation windows, which choose the weights kept, from the range's
+last share only: the jobs nearest those evaluated, for a log whose load drifts.
+``schedlab train scenarios/rlscheduler.py`` trains the models (``train_models``), their
+search on the command's executor.
 
 One model for many logs: ``train_logs`` (two or more distinct logs, e.g. the paper's four)
 trains one model per seed on a mixture of them into ``out_dir/mix/seed<k>.zip`` (or
@@ -145,6 +147,9 @@ class Config:
     #: validation windows of 1,024 jobs, drawn by the seed from the training range: the weights kept are the best
     #: on them (more: a steadier choice, at one episode per window and setting each validation)
     validation_windows: int = number(16, low=1)
+    #: draw the validation windows from the last this share of the training range only (0.25: its last quarter,
+    #: the jobs nearest those evaluated after a training_range; 1: all of it)
+    validation_tail: float = number(1.0, gt=0, high=1)
     #: train in the other backfilling setting (RLScheduler trains without; both_backfills overrides)
     train_backfill: bool = False
     #: train and validate with and without EASY backfilling (the one model serves both)
@@ -390,6 +395,7 @@ class Config:
             search_generations=self.search_generations,
             search_episodes=self.search_episodes,
             validation=self.validation_windows,
+            validation_tail=self.validation_tail,
             both_backfills=self.both_backfills,
         )
 

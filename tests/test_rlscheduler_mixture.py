@@ -75,6 +75,9 @@ def test_the_mixture_draws_sequences_from_every_log_by_its_stream(monkeypatch):
     assert sorted(w for w, _ in windows) == [0, 0, 1, 1, 2, 2, 3, 3] and length == 64  # spread over the logs
     assert windows == mixture_validation(mix, _settings(validation=8))[0]
     assert windows != mixture_validation(mix, _settings(validation=8, seed=4))[0]
+    tail, _ = mixture_validation(mix, _settings(validation=8, validation_tail=0.1))
+    assert [w for w, _ in tail] == [w for w, _ in windows]  # the same logs, each start in its log's last tenth
+    assert all(mix.configs[w].n_jobs * 0.9 - 1 <= s < mix.configs[w].n_jobs - length for w, s in tail)
 
     env = MixtureEnv(mix)
     seen = set()

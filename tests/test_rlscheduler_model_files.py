@@ -67,6 +67,25 @@ def test_the_validation_windows_reach_the_trainer_and_a_model_chosen_on_others_i
         scenario.config({**many, "validation_windows": "0"})
 
 
+def test_validation_tail_draws_the_validation_windows_from_the_training_ranges_last_share(scenario, tmp_path):
+    from schedlab.training.rlscheduler.train import validation_windows
+
+    given = {"seeds": "7", "out_dir": str(tmp_path), "logs_dir": str(TRACES), "training_range": "75%"}
+    whole = scenario.config(given)
+    tail = scenario.config({**given, "validation_tail": "0.25"})
+    assert tail.train_settings(7).validation_tail == 0.25 and whole.train_settings(7).validation_tail == 1.0
+    env = tail.env_config(False)
+    n = env.n_jobs  # the training range: the log's first 75%
+    starts, length = validation_windows(env, tail.train_settings(7))
+    assert len(starts) == 16 and all(n - round(n / 4) <= s < n - length for s in starts)
+    everywhere, _ = validation_windows(env, whole.train_settings(7))
+    assert min(everywhere) < n - round(n / 4)  # the default still draws from the whole range
+    with pytest.raises(ValueError, match="validation_tail"):
+        scenario.config({**given, "validation_tail": "0"})
+    with pytest.raises(ValueError, match="validation_tail"):
+        scenario.config({**given, "validation_tail": "1.5"})
+
+
 def test_a_corrupt_settings_file_is_named_in_one_line(scenario, tmp_path):
     path = _stand_in(scenario, tmp_path, seed=7, quick=True)
     path.with_suffix(".json").write_text('{"env": {"log": "lublin_256",')  # cut short

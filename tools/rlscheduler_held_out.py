@@ -61,9 +61,18 @@ def main() -> None:
     parser.add_argument("training_range", help="as the scenario's training_range: 75%% or a count of jobs")
     parser.add_argument("seed", type=int, help="the training seed whose validation windows are compared")
     parser.add_argument("--model", help="a folder holding seed<k>.zip trained with these settings")
+    parser.add_argument(
+        "--validation-tail", type=float, default=1.0, help="as the scenario's validation_tail: 0.25, or 1 (default)"
+    )
     args = parser.parse_args()
     try:
-        cfg = rlscheduler.Config(log=args.log, training_range=args.training_range, seeds=(args.seed,), model="train")
+        cfg = rlscheduler.Config(
+            log=args.log,
+            training_range=args.training_range,
+            seeds=(args.seed,),
+            model="train",
+            validation_tail=args.validation_tail,
+        )
         model = None
         if args.model:
             model = load_model(Path(args.model) / f"seed{args.seed}.zip", cfg.env_config(False))

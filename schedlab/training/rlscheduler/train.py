@@ -108,6 +108,9 @@ class TrainSettings:
     #: windows differ widely (SDSC-SP2's bounded slowdown from tens to thousands), so there are many
     validation: int = 16
     validation_length: int = 1024
+    #: draw the validation sequences from the last this share of the training draw's range only (1: all of
+    #: it): on a log whose load drifts, the jobs nearest those a model will meet next choose its weights
+    validation_tail: float = 1.0
     #: train and validate with and without EASY backfilling: the one model of a log serves both settings
     both_backfills: bool = False
     #: generations of evolution strategies on the scorer's weights before PPO (0: none; see
@@ -127,6 +130,9 @@ class TrainSettings:
             value = getattr(self, name)
             if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
                 raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+        tail = self.validation_tail
+        if isinstance(tail, bool) or not (isinstance(tail, int | float) and 0 < tail <= 1):
+            raise ValueError(f"validation_tail must be a share in (0, 1], got {tail!r}")
         if self.imitate not in ("", "best", *SCORES):
             raise ValueError(f"imitate must be empty, best or one of {', '.join(SCORES)}, got {self.imitate!r}")
         wholes = (
@@ -147,11 +153,27 @@ class TrainSettings:
                 raise ValueError(f"{name} must be a whole number >= {low}, got {value!r}")
 
 
+def _first_start(n_jobs: int, length: int, settings: TrainSettings) -> int:
+    """The earliest start of a validation sequence among ``n_jobs``: within ``validation_tail``'s last share.
+
+    Never later than the last start a sequence of ``length`` can take, so a share too
+    small for one sequence still validates on the range's last one.
+    """
+    if settings.validation_tail >= 1:
+        return length
+    tail = n_jobs - round(n_jobs * settings.validation_tail)
+    return min(max(length, tail), n_jobs - length - 2)
+
+
 def validation_windows(cfg: RLSchedulerConfig, settings: TrainSettings) -> tuple[list[int], int]:
-    """The validation sequences' starts and their length: fixed by the seed, from the training draw's range."""
+    """The validation sequences' starts and their length: fixed by the seed, from the training draw's range.
+
+    With ``validation_tail`` below 1, the starts are drawn from the range's last share only.
+    """
     rng = np.random.default_rng(np.random.SeedSequence(settings.seed, spawn_key=(0x7A1,)))
     length = min(settings.validation_length, (cfg.n_jobs - 2) // 2)
-    return [int(s) for s in rng.integers(length, cfg.n_jobs - length - 1, size=settings.validation)], length
+    low = _first_start(cfg.n_jobs, length, settings)
+    return [int(s) for s in rng.integers(low, cfg.n_jobs - length - 1, size=settings.validation)], length
 
 
 def validation_configs(cfg: Any, settings: TrainSettings) -> list[Any]:
@@ -170,14 +192,16 @@ def mixture_validation(mix: Mixture, settings: TrainSettings) -> tuple[list[tupl
 
     The ``mixture_validation`` stream of the seed spreads the windows over the logs (as
     evenly as their number allows, in an order it draws), and ``mixture_validation_starts``
-    draws each start within its log's range, as :func:`validation_windows` does for one log.
+    draws each start within its log's range (its last ``validation_tail`` share), as
+    :func:`validation_windows` does for one log.
     """
     streams = Streams(settings.seed)
     logs = mix.configs
     length = min(settings.validation_length, *((c.n_jobs - 2) // 2 for c in logs))
     which = streams["mixture_validation"].permutation(np.arange(settings.validation) % len(logs))
+    lows = np.array([_first_start(logs[i].n_jobs, length, settings) for i in which])
     highs = np.array([logs[i].n_jobs - length - 1 for i in which])
-    starts = streams["mixture_validation_starts"].integers(length, highs)
+    starts = streams["mixture_validation_starts"].integers(lows, highs)
     return [(int(w), int(s)) for w, s in zip(which, starts, strict=True)], length
 
 
