@@ -43,6 +43,8 @@ draws the evaluation windows (``held_out_windows`` stream of ``eval_seed``) whol
 the jobs after it; a model trained on jobs past the range is refused. ``validation_tail``
 (``0.25``) draws the validation windows, which choose the weights kept, from the range's
 last share only: the jobs nearest those evaluated, for a log whose load drifts.
+``train_sequence`` sets the training sequences' length (RLScheduler's 256; the
+evaluation windows stay ``length`` long).
 ``schedlab train scenarios/rlscheduler.py`` trains the models (``train_models``), their
 search on the command's executor.
 
@@ -142,6 +144,9 @@ class Config:
     search_generations: int = number(200, low=0)
     #: training sequences each member of a generation is scored on
     search_episodes: int = number(32, low=1)
+    #: jobs in each training sequence of the search and PPO: RLScheduler's 256, or the evaluation windows' 1,024
+    #: (at 1,024, search_episodes=8 scores a member on as many jobs as the default's 32 x 256)
+    train_sequence: int = number(256, low=2, integer=True)
     #: PPO's environment steps per seed, after the search (0: none)
     train_steps: int = number(16_384, low=0, work=True)
     #: validation windows of 1,024 jobs, drawn by the seed from the training range: the weights kept are the best
@@ -326,6 +331,7 @@ class Config:
                     backfill=backfill,
                     score_type=self.score_type,
                     draw_within=paper.get(log_name(name), 0),
+                    sequence=self.train_sequence,
                     logs_dir=self.logs_dir,
                 )
                 for name in self.train_logs
@@ -380,7 +386,12 @@ class Config:
 
     def env_config_of(self, within: int, backfill: bool = False) -> RLSchedulerConfig:
         return RLSchedulerConfig(
-            log=self.log, backfill=backfill, score_type=self.score_type, draw_within=within, logs_dir=self.logs_dir
+            log=self.log,
+            backfill=backfill,
+            score_type=self.score_type,
+            draw_within=within,
+            sequence=self.train_sequence,
+            logs_dir=self.logs_dir,
         )
 
     def train_settings(self, seed: int) -> TrainSettings:

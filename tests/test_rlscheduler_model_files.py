@@ -86,6 +86,18 @@ def test_validation_tail_draws_the_validation_windows_from_the_training_ranges_l
         scenario.config({**given, "validation_tail": "1.5"})
 
 
+def test_train_sequence_sets_the_training_episodes_length_and_a_model_trained_on_others_is_refused(scenario, tmp_path):
+    given = {"seeds": "7", "out_dir": str(tmp_path), "logs_dir": str(TRACES), "train_sequence": "1024"}
+    cfg = scenario.config(given)
+    assert cfg.env_config(False).sequence == 1024 and cfg.length == 1024  # training episodes; the windows as ever
+    assert scenario.config({"logs_dir": str(TRACES)}).env_config(False).sequence == 256  # RLScheduler's
+    _stand_in(scenario, tmp_path, seed=7, quick=False)  # trained on 256-job episodes
+    with pytest.raises(ValueError, match=r"sequence=256 \(this run: 1024\)"):
+        scenario.config(given)
+    with pytest.raises(ValueError, match="train_sequence"):
+        scenario.config({**given, "train_sequence": "1"})
+
+
 def test_a_corrupt_settings_file_is_named_in_one_line(scenario, tmp_path):
     path = _stand_in(scenario, tmp_path, seed=7, quick=True)
     path.with_suffix(".json").write_text('{"env": {"log": "lublin_256",')  # cut short

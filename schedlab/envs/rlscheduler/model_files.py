@@ -59,7 +59,7 @@ MIX = "mix"
 #: settings a saved model must share with the environment it is run in
 MODEL_KEYS = ("log", "queue", "score_type")
 #: the environment's settings that shape what a model learns, beside the training's own
-TRAINING_ENV_KEYS = ("backfill", "draw_within", "logs")
+TRAINING_ENV_KEYS = ("backfill", "draw_within", "logs", "sequence")
 #: training settings that do not change what is learned
 NOT_LEARNED = ("device",)
 
