@@ -159,9 +159,7 @@ def _first_start(n_jobs: int, length: int, settings: TrainSettings) -> int:
     Never later than the last start a sequence of ``length`` can take, so a share too
     small for one sequence still validates on the range's last one.
     """
-    if settings.validation_tail >= 1:
-        return length
-    tail = n_jobs - round(n_jobs * settings.validation_tail)
+    tail = n_jobs - round(n_jobs * settings.validation_tail)  # 0 at 1: the whole range
     return min(max(length, tail), n_jobs - length - 2)
 
 
