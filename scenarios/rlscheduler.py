@@ -42,7 +42,8 @@ Jobs never trained on: ``training_range`` (``75%``, or ``10000`` for the protoco
 draws the evaluation windows (``held_out_windows`` stream of ``eval_seed``) wholly from
 the jobs after it; a model trained on jobs past the range is refused. ``validation_tail``
 (``0.25``) draws the validation windows, which choose the weights kept, from the range's
-last share only: the jobs nearest those evaluated, for a log whose load drifts.
+last share only: the jobs nearest those evaluated, for a log whose load drifts;
+``train_tail`` does the same for the training sequences of the search and PPO.
 ``train_sequence`` sets the training sequences' length (RLScheduler's 256; the
 evaluation windows stay ``length`` long).
 ``schedlab train scenarios/rlscheduler.py`` trains the models (``train_models``), their
@@ -155,6 +156,9 @@ class Config:
     #: draw the validation windows from the last this share of the training range only (0.25: its last quarter,
     #: the jobs nearest those evaluated after a training_range; 1: all of it)
     validation_tail: float = number(1.0, gt=0, high=1)
+    #: draw the training sequences (the search's and PPO's) from the last this share of the training range only
+    #: (as validation_tail does for the validation windows; 1: all of it)
+    train_tail: float = number(1.0, gt=0, high=1)
     #: train in the other backfilling setting (RLScheduler trains without; both_backfills overrides)
     train_backfill: bool = False
     #: train and validate with and without EASY backfilling (the one model serves both)
@@ -331,6 +335,7 @@ class Config:
                     backfill=backfill,
                     score_type=self.score_type,
                     draw_within=paper.get(log_name(name), 0),
+                    draw_tail=self.train_tail,
                     sequence=self.train_sequence,
                     logs_dir=self.logs_dir,
                 )
@@ -390,6 +395,7 @@ class Config:
             backfill=backfill,
             score_type=self.score_type,
             draw_within=within,
+            draw_tail=self.train_tail,
             sequence=self.train_sequence,
             logs_dir=self.logs_dir,
         )

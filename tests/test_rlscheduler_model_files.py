@@ -111,3 +111,16 @@ def test_a_corrupt_settings_file_is_named_in_one_line(scenario, tmp_path):
 def test_a_seed_given_twice_is_refused(scenario):
     with pytest.raises(ValueError, match=r"seeds=\(0, 2, 0\) names seed 0 twice: give each training seed once$"):
         scenario.config({"seeds": "0,2,0", "logs_dir": str(TRACES)})
+
+
+def test_train_tail_draws_the_training_sequences_from_the_ranges_last_share_and_is_compared(scenario, tmp_path):
+    given = {"seeds": "7", "out_dir": str(tmp_path), "logs_dir": str(TRACES), "train_tail": "0.25"}
+    cfg = scenario.config(given)
+    env = cfg.train_config(False)
+    assert env.draw_tail == 0.25 and env.first_start == env.n_jobs - round(env.n_jobs / 4)
+    assert scenario.config({"logs_dir": str(TRACES)}).train_config(False).draw_tail == 1.0  # the whole range
+    _stand_in(scenario, tmp_path, seed=7, quick=False)  # trained on sequences from the whole log
+    with pytest.raises(ValueError, match=r"draw_tail=1.0 \(this run: 0.25\)"):
+        scenario.config(given)
+    with pytest.raises(ValueError, match="train_tail"):
+        scenario.config({**given, "train_tail": "0"})

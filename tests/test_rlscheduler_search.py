@@ -215,3 +215,29 @@ def test_the_search_on_a_process_pool_steps_as_it_does_here():
         starts = [300, 900]
         assert greedy_scores(model, cfg, starts, 256, pool) == greedy_scores(model, cfg, starts, 256)
     assert np.array_equal(pooled, search(None))
+
+
+def test_draw_tail_keeps_the_searchs_and_ppos_sequences_in_the_ranges_last_share(monkeypatch):
+    """``draw_tail=0.25``: every sequence drawn for training starts in the last quarter; 1 draws as RLScheduler does."""
+    from schedlab.training.rlscheduler import search as search_module
+
+    cfg = RLSchedulerConfig(logs_dir=str(TRACES), draw_tail=0.25)
+    n, tail = cfg.n_jobs, cfg.n_jobs - round(cfg.n_jobs / 4)
+    assert cfg.first_start == tail and RLSchedulerConfig(logs_dir=str(TRACES)).first_start == cfg.sequence
+    env = RLSchedulerEnv(cfg)
+    drawn = [env.reset(seed=k)[1]["start"] for k in range(20)]  # PPO's episodes
+    assert all(tail <= s < n - cfg.sequence - 1 for s in drawn)
+
+    planned: list[int] = []
+
+    def spy(layout, vector, plan):
+        planned.extend(start for _, start in plan)
+        return [1.0] * len(plan)
+
+    monkeypatch.setattr(search_module, "plan_scores", spy)
+    model = MaskablePPO(MaskableKernelPolicy, env, seed=0, n_steps=64, batch_size=32)
+    evolve(model, cfg, generations=2, pairs=1, episodes=6, sigma=0.05, learning_rate=0.02,
+           both_backfills=True, seed=3)  # fmt: skip
+    assert len(planned) >= 12 and all(tail <= s < n - cfg.sequence - 1 for s in planned)
+    with pytest.raises(ValueError, match="draw_tail"):
+        RLSchedulerConfig(logs_dir=str(TRACES), draw_tail=0.0)

@@ -2,7 +2,8 @@
 
 Each episode replays ``sequence`` consecutive jobs of a real log (256 by default) on an
 empty machine, its start drawn as RLScheduler draws it: uniform on
-``[sequence, N - sequence - 1)``, N the log's jobs (or ``draw_within``), from the
+``[sequence, N - sequence - 1)``, N the log's jobs (or ``draw_within``; with
+``draw_tail`` below 1, from the last share of them only), from the
 episode's named stream (the Generator Gymnasium seeds from ``reset(seed=...)``).
 
 The machine is RLScheduler's: MaxNodes whole nodes, its loader, its order of
@@ -69,6 +70,9 @@ class RLSchedulerConfig:
         Waiting jobs shown and choosable (``MAX_QUEUE_SIZE``, 128).
     draw_within
         Draw episode starts among the first N jobs (``batch_job_slice``; 0: all).
+    draw_tail
+        Draw episode starts from the last this share of those jobs only (1: all of them):
+        training on the jobs nearest those evaluated, for a log whose load drifts.
     ask_single
         Ask the agent also when one job waits alone (RLScheduler does; the schedule is the same).
     logs_dir
@@ -81,6 +85,7 @@ class RLSchedulerConfig:
     sequence: int = number(256, low=1, integer=True)
     queue: int = number(128, low=1, integer=True)
     draw_within: int = number(0, low=0, integer=True)
+    draw_tail: float = number(1.0, gt=0, high=1)
     ask_single: bool = False
     logs_dir: str = "../shared/traces"
 
@@ -113,6 +118,22 @@ class RLSchedulerConfig:
         """How many jobs episodes are drawn from: the whole log, or its first ``draw_within`` if set."""
         n = len(self.loaded.jobs)
         return min(n, self.draw_within) if self.draw_within else n
+
+    @property
+    def first_start(self) -> int:
+        """The earliest start of an episode drawn at random: within ``draw_tail``'s last share of :attr:`n_jobs`."""
+        return tail_start(self.n_jobs, self.sequence, self.draw_tail)
+
+
+def tail_start(n_jobs: int, length: int, share: float) -> int:
+    """The earliest start of a sequence of ``length`` drawn from the last ``share`` of ``n_jobs`` jobs.
+
+    RLScheduler draws starts on ``[length, n_jobs - length - 1)``; a share below 1 raises
+    the low end, never past the last start the draw can give, so a share too small for
+    one sequence still draws the range's last one.
+    """
+    tail = n_jobs - round(n_jobs * share)  # 0 at 1: the whole range
+    return min(max(length, tail), n_jobs - length - 2)
 
 
 def sequence_score(jobs: list[Job], starts: dict[int, float], score_type: str, procs: int) -> float:
@@ -221,7 +242,8 @@ class RLSchedulerEnv(gym.Env[np.ndarray, np.int64]):
                 if not 0 <= start <= last:
                     raise ValueError(f"start {start}: a sequence of {length} jobs starts in 0..{last}")
             else:
-                start = int(self.np_random.integers(length, cfg.n_jobs - length - 1))
+                low = tail_start(cfg.n_jobs, length, cfg.draw_tail)
+                start = int(self.np_random.integers(low, cfg.n_jobs - length - 1))
             self.start = start
             self._jobs = list(self.loaded.jobs[start : start + length])
             self._sim = simpy.Environment()

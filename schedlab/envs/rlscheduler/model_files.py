@@ -41,13 +41,16 @@ def env_settings(cfg: RLSchedulerConfig | Mixture) -> dict[str, Any]:
     """The environment's settings a model is saved with (the log by its name, without folder or suffix).
 
     A :class:`~schedlab.envs.rlscheduler.mixture.Mixture`'s: ``log`` is ``"mix"``, ``logs``
-    its logs and ``draw_within`` each one's range, in order.
+    its logs and ``draw_within`` and ``draw_tail`` each one's range, in order.
     """
     if isinstance(cfg, Mixture):
         first = cfg.configs[0]
         env = {k: getattr(first, k) for k in ("backfill", "score_type", "sequence", "queue")}
-        return {"log": MIX, "logs": list(cfg.names), **env, "draw_within": [c.draw_within for c in cfg.configs]}
-    env = {k: getattr(cfg, k) for k in ("log", "backfill", "score_type", "sequence", "queue", "draw_within")}
+        ranges = {k: [getattr(c, k) for c in cfg.configs] for k in ("draw_within", "draw_tail")}
+        return {"log": MIX, "logs": list(cfg.names), **env, **ranges}
+    env = {
+        k: getattr(cfg, k) for k in ("log", "backfill", "score_type", "sequence", "queue", "draw_within", "draw_tail")
+    }
     env["log"] = log_name(cfg.log)
     return env
 
@@ -59,7 +62,7 @@ MIX = "mix"
 #: settings a saved model must share with the environment it is run in
 MODEL_KEYS = ("log", "queue", "score_type")
 #: the environment's settings that shape what a model learns, beside the training's own
-TRAINING_ENV_KEYS = ("backfill", "draw_within", "logs", "sequence")
+TRAINING_ENV_KEYS = ("backfill", "draw_within", "draw_tail", "logs", "sequence")
 #: training settings that do not change what is learned
 NOT_LEARNED = ("device",)
 

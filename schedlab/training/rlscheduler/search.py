@@ -199,10 +199,11 @@ def evolve(
     for g in range(first, generations + 1):
         if pick is None:  # one log: the draw as it always was
             which = np.zeros(episodes, dtype=int)
-            starts = draw.integers(sequence, logs[0].n_jobs - sequence - 1, size=episodes)
+            starts = draw.integers(logs[0].first_start, logs[0].n_jobs - sequence - 1, size=episodes)
         else:  # each sequence's log from its stream, then its start within that log's range
             which = pick.integers(len(logs), size=episodes)
-            starts = draw.integers(sequence, np.array([logs[i].n_jobs - sequence - 1 for i in which]))
+            lows = np.array([logs[i].first_start for i in which])
+            starts = draw.integers(lows, np.array([logs[i].n_jobs - sequence - 1 for i in which]))
         keys = [
             (int(w), int(s), settings[i % len(settings)]) for i, (w, s) in enumerate(zip(which, starts, strict=True))
         ]

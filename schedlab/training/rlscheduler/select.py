@@ -67,7 +67,7 @@ def _settings(path: Path, logs_dir: str) -> tuple[RLSchedulerConfig, TrainSettin
     env = meta["env"]
     known = {f.name for f in dataclasses.fields(TrainSettings)}
     settings = TrainSettings(**{k: v for k, v in meta["train"].items() if k in known})
-    keys = ("log", "backfill", "score_type", "queue", "draw_within", "sequence")
+    keys = ("log", "backfill", "score_type", "queue", "draw_within", "draw_tail", "sequence")
     return RLSchedulerConfig(**{k: env[k] for k in keys if k in env}, logs_dir=logs_dir), settings
 
 

@@ -47,7 +47,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from schedlab.envs.rlscheduler.env import RLSchedulerConfig, RLSchedulerEnv, sequence_scores
+from schedlab.envs.rlscheduler.env import RLSchedulerConfig, RLSchedulerEnv, sequence_scores, tail_start
 from schedlab.envs.rlscheduler.mixture import Mixture, MixtureEnv, make_env
 from schedlab.envs.rlscheduler.model_files import env_settings
 from schedlab.envs.rlscheduler.scorer import greedy_policy, scorer_layout, scorer_vector
@@ -153,16 +153,6 @@ class TrainSettings:
                 raise ValueError(f"{name} must be a whole number >= {low}, got {value!r}")
 
 
-def _first_start(n_jobs: int, length: int, settings: TrainSettings) -> int:
-    """The earliest start of a validation sequence among ``n_jobs``: within ``validation_tail``'s last share.
-
-    Never later than the last start a sequence of ``length`` can take, so a share too
-    small for one sequence still validates on the range's last one.
-    """
-    tail = n_jobs - round(n_jobs * settings.validation_tail)  # 0 at 1: the whole range
-    return min(max(length, tail), n_jobs - length - 2)
-
-
 def validation_windows(cfg: RLSchedulerConfig, settings: TrainSettings) -> tuple[list[int], int]:
     """The validation sequences' starts and their length: fixed by the seed, from the training draw's range.
 
@@ -170,7 +160,7 @@ def validation_windows(cfg: RLSchedulerConfig, settings: TrainSettings) -> tuple
     """
     rng = np.random.default_rng(np.random.SeedSequence(settings.seed, spawn_key=(0x7A1,)))
     length = min(settings.validation_length, (cfg.n_jobs - 2) // 2)
-    low = _first_start(cfg.n_jobs, length, settings)
+    low = tail_start(cfg.n_jobs, length, settings.validation_tail)
     return [int(s) for s in rng.integers(low, cfg.n_jobs - length - 1, size=settings.validation)], length
 
 
@@ -197,7 +187,7 @@ def mixture_validation(mix: Mixture, settings: TrainSettings) -> tuple[list[tupl
     logs = mix.configs
     length = min(settings.validation_length, *((c.n_jobs - 2) // 2 for c in logs))
     which = streams["mixture_validation"].permutation(np.arange(settings.validation) % len(logs))
-    lows = np.array([_first_start(logs[i].n_jobs, length, settings) for i in which])
+    lows = np.array([tail_start(logs[i].n_jobs, length, settings.validation_tail) for i in which])
     highs = np.array([logs[i].n_jobs - length - 1 for i in which])
     starts = streams["mixture_validation_starts"].integers(lows, highs)
     return [(int(w), int(s)) for w, s in zip(which, starts, strict=True)], length
