@@ -83,19 +83,17 @@ from typing import Any
 
 import simpy
 
-import schedlab.envs
 from schedlab.envs.rlscheduler.env import SCORE_TYPES, ModelChooser, RLSchedulerConfig
 from schedlab.envs.rlscheduler.mixture import Mixture, mixture_problem
 from schedlab.envs.rlscheduler.model_files import (
-    MIX,
     check_model,
     load_model,
     read_settings,
     save_model,
-    seeds_in,
     training_differences,
     weights_sha256,
 )
+from schedlab.envs.rlscheduler.model_folders import ModelFolders
 from schedlab.envs.rlscheduler.obs import log_features
 from schedlab.experiment import cli_main
 from schedlab.model.core.fields import folder, items, number, validate
@@ -110,11 +108,6 @@ from schedlab.policies.backfilling import Committed
 from schedlab.processes import Model
 from schedlab.processes.machine.replay import replay_model
 from schedlab.training.rlscheduler.train import HEURISTICS, TrainSettings, train
-
-#: where the models shipped with schedlab are (package data: schedlab/envs/rlscheduler/trained/<log>/seed<k>.zip)
-SHIPPED = Path(schedlab.envs.__file__).resolve().parent / "rlscheduler" / "trained"
-#: the subfolder of a log's models that holds those trained for its EASY cells alone
-EASY_ALONE = "easy"
 
 
 @dataclass(frozen=True)
@@ -189,7 +182,7 @@ class Config:
         validate(self)
         self._check_train_logs()
         if not self.seeds:  # frozen: the resolved seeds are the config's own, as recorded with the run
-            object.__setattr__(self, "seeds", self.found_seeds() or (0, 1, 2))
+            object.__setattr__(self, "seeds", self.folders.found_seeds() or (0, 1, 2))
         if self.score_type not in SCORE_TYPES:
             raise ValueError(f"score_type must be one of {', '.join(SCORE_TYPES)}, got {self.score_type!r}")
         bad = sorted(set(self.backfills) - {"none", "easy"}) + sorted(set(self.heuristics) - set(HEURISTICS))
@@ -259,7 +252,7 @@ class Config:
                 )
 
     def check_trained(self) -> None:
-        """Refuse a model an earlier run trained into :meth:`model_dir` with other training settings than this run's.
+        """Refuse a model an earlier run trained into ``folders.trained_dir`` with other settings than this run's.
 
         Found there, it would be evaluated as if this run had trained it: a ``--quick``
         run's 2 generations passing for a full run's 200. Refused, not trained again,
@@ -269,8 +262,8 @@ class Config:
         if self.model != "shipped":
             return  # model=train trains again anyway; a folder given is evaluated as it is
         for seed in self.seeds:
-            path = model_path(self, seed)
-            if path.parent != self.model_dir() or not path.is_file():
+            path = self.folders.path(seed)
+            if path.parent != self.folders.trained_dir or not path.is_file():
                 continue  # shipped, or not trained yet
             differences = training_differences(path, self.train_config(self.train_backfill), self.train_settings(seed))
             if differences:
@@ -279,16 +272,6 @@ class Config:
                     f"add --set model=train to train it again (replacing it), --set out_dir=DIR to train into "
                     f"another folder, or --set model={path.parent} to evaluate it as it is"
                 )
-
-    def given_folder(self) -> Path | None:
-        """The folder of models evaluated as they are: the one given, or the one shipped for the log (bsld only)."""
-        if self.model == "shipped":
-            return SHIPPED / self.model_log if self.score_type == "bsld" else None
-        return None if self.model == "train" else Path(self.model).expanduser()
-
-    def found_seeds(self) -> tuple[int, ...]:
-        """The seeds of the models in :meth:`given_folder` (none when there is no such folder)."""
-        return seeds_in(self.given_folder())
 
     @property
     def train_jobs(self) -> int:
@@ -343,52 +326,6 @@ class Config:
             )
         )
 
-    def evaluates_mixture(self) -> bool:
-        """Are the models evaluated a mixture's (``train_logs``, or a folder of models saved with ``logs``)?"""
-        if self.train_logs:
-            return True
-        folder = self.given_folder()
-        if folder is None or self.model == "shipped" or not self.seeds:
-            return False
-        settings = Path(folder / f"seed{self.seeds[0]}.json")
-        return settings.is_file() and isinstance(read_settings(settings.with_suffix(".zip"))["env"].get("logs"), list)
-
-    def easy_folder(self) -> Path | None:
-        """The EASY cells' own models (:attr:`easy_model`), or None where ``model``'s serve both settings.
-
-        ``shipped`` means the models schedlab ships for the log's EASY cells
-        (``trained/<log>/easy/``), and only beside the models shipped for it, on its
-        published protocol: never mixed with models a run trained or was given.
-        """
-        if self.easy_model != "shipped":
-            return Path(self.easy_model).expanduser() if self.easy_model else None
-        folder = SHIPPED / self.model_log / EASY_ALONE
-        shipped = self.model == "shipped" and self.score_type == "bsld" and not self.training_range
-        return folder if shipped and folder.is_dir() else None
-
-    def easy_seeds(self) -> tuple[int, ...]:
-        """The seeds of the models in :meth:`easy_folder` (none without one)."""
-        return seeds_in(self.easy_folder())
-
-    def takes_easy_models(self, backfill: str) -> bool:
-        """Do the ``rl`` cells of this backfilling setting take the EASY cells' own models (:attr:`easy_model`)?"""
-        return backfill == "easy" and self.easy_folder() is not None
-
-    def cell_seeds(self, backfill: str) -> tuple[int, ...]:
-        """The training seeds of the ``rl`` cells in one backfilling setting."""
-        return self.easy_seeds() if self.takes_easy_models(backfill) else self.seeds
-
-    def own_folder(self, backfill: str = "none") -> Path:
-        """The models shipped for ``log`` itself in one backfilling setting (its EASY models there, where shipped)."""
-        folder = SHIPPED / log_name(self.log)
-        return folder / EASY_ALONE if backfill == "easy" and (folder / EASY_ALONE).is_dir() else folder
-
-    def own_seeds(self, backfill: str = "none") -> tuple[int, ...]:
-        """Beside a mixture's models, the seeds of the models shipped for ``log`` itself (none if it has none)."""
-        if not self.evaluates_mixture() or self.score_type != "bsld":
-            return ()
-        return seeds_in(self.own_folder(backfill))
-
     def env_config_of(self, within: int, backfill: bool = False) -> RLSchedulerConfig:
         return RLSchedulerConfig(
             log=self.log,
@@ -430,15 +367,19 @@ class Config:
         return rlscheduler_starts(n, self.length, self.windows, self.eval_seed, self.within)
 
     @property
-    def model_log(self) -> str:
-        """The log the evaluated models were trained on (``mix`` for a mixture of ``train_logs``)."""
-        if self.train_logs:
-            return MIX
-        return log_name(self.trained_on or self.log)
-
-    def model_dir(self) -> Path:
-        folder = Path(self.out_dir or "results/rlscheduler_models") / self.model_log
-        return folder.with_name(f"{folder.name}_first{self.train_jobs}") if self.training_range else folder
+    def folders(self) -> ModelFolders:
+        """Where this run's models are: shipped, given, or trained into ``out_dir``."""
+        return ModelFolders(
+            model=self.model,
+            easy_model=self.easy_model,
+            log=self.log,
+            trained_on=self.trained_on,
+            mixture=bool(self.train_logs),
+            score_type=self.score_type,
+            seeds=self.seeds,
+            out_dir=Path(self.out_dir or "results/rlscheduler_models"),
+            train_jobs=self.train_jobs,
+        )
 
 
 QUICK = dict(
@@ -454,18 +395,6 @@ QUICK = dict(
 def REPS(cfg: Config) -> int:
     """One replication per evaluation window."""
     return cfg.windows
-
-
-def model_path(cfg: Config, seed: int, backfill: str = "none") -> Path:
-    """Where seed ``seed``'s model is: the EASY cells' own, shipped, given, or trained in this run (``out_dir``)."""
-    name = f"seed{seed}.zip"
-    easy = cfg.easy_folder() if backfill == "easy" else None
-    if easy is not None:
-        return easy / name
-    folder = cfg.given_folder()
-    if folder is not None and (cfg.model != "shipped" or (folder / name).is_file()):
-        return folder / name
-    return cfg.model_dir() / name  # trained in this run: model=train, or nothing shipped for this seed
 
 
 def _train_seed(cfg: Config, seed: int, path: Path, executor: Any = None) -> Any:
@@ -500,10 +429,10 @@ def _train_seed(cfg: Config, seed: int, path: Path, executor: Any = None) -> Any
 
 
 def _train_missing(cfg: Config) -> None:
-    if all(cfg.takes_easy_models(backfill) for backfill in cfg.backfills):
+    if all(cfg.folders.takes_easy_models(backfill) for backfill in cfg.backfills):
         return  # model's models serve no cell of this run
     for seed in cfg.seeds:
-        path = model_path(cfg, seed)
+        path = cfg.folders.path(seed)
         if path.is_file() and cfg.model != "train":
             continue
         if cfg.model not in ("shipped", "train") or cfg.trained_on:
@@ -521,7 +450,7 @@ def train_models(cfg: Config, out: Path | None, executor: Any, resume: bool) -> 
     checkpoint is gone on from and a finished model is kept. Evaluate the models with
     ``schedlab run scenarios/rlscheduler.py --set model=OUT``.
     """
-    folder = Path(out) if out is not None else cfg.model_dir()
+    folder = Path(out) if out is not None else cfg.folders.trained_dir
     trained = []
     for seed in cfg.seeds:
         path = folder / f"seed{seed}.zip"
@@ -550,14 +479,14 @@ def _check_trained_with_easy(path: Path) -> None:
 
 def cells(cfg: Config) -> list[dict]:
     _train_missing(cfg)
-    if cfg.takes_easy_models("easy") and "easy" in cfg.backfills and not cfg.easy_seeds():
-        raise ValueError(f"easy_model {cfg.easy_folder()}: no seed<k>.zip there")
+    if cfg.folders.takes_easy_models("easy") and "easy" in cfg.backfills and not cfg.folders.easy_seeds():
+        raise ValueError(f"easy_model {cfg.folders.easy()}: no seed<k>.zip there")
     # a model missing or trained with other settings stops the run here, before any work
     for backfill in cfg.backfills:
-        for seed in cfg.cell_seeds(backfill):
-            path = model_path(cfg, seed, backfill)
+        for seed in cfg.folders.cell_seeds(backfill):
+            path = cfg.folders.path(seed, backfill)
             check_model(path, cfg.env_config(False), other_log=bool(cfg.trained_on))
-            if cfg.takes_easy_models(backfill):
+            if cfg.folders.takes_easy_models(backfill):
                 _check_trained_with_easy(path)
             if not cfg.training_range or cfg.trained_on:
                 continue
@@ -570,10 +499,10 @@ def cells(cfg: Config) -> list[dict]:
                 )
     out = []
     for backfill in cfg.backfills:
-        own = cfg.own_seeds(backfill)
+        own = cfg.folders.own_seeds(backfill)
         for seed in own:
-            check_model(cfg.own_folder(backfill) / f"seed{seed}.zip", cfg.env_config(False))
-        out += [{"policy": "rl", "seed": s, "backfill": backfill} for s in cfg.cell_seeds(backfill)]
+            check_model(cfg.folders.own(backfill) / f"seed{seed}.zip", cfg.env_config(False))
+        out += [{"policy": "rl", "seed": s, "backfill": backfill} for s in cfg.folders.cell_seeds(backfill)]
         out += [{"policy": "own", "seed": s, "backfill": backfill} for s in own]
         out += [{"policy": h, "seed": -1, "backfill": backfill} for h in cfg.heuristics]
     return out
@@ -596,9 +525,9 @@ def build(env: simpy.Environment, cfg: Config, cell: dict, streams: Streams) -> 
     if cell["policy"] in ("rl", "own"):  # own: the model shipped for the log, beside a mixture's
         features = log_features(str(env_cfg.path), loaded.cpus * loaded.procs_per_node)
         if cell["policy"] == "own":
-            path = cfg.own_folder(cell["backfill"]) / f"seed{cell['seed']}.zip"
+            path = cfg.folders.own(cell["backfill"]) / f"seed{cell['seed']}.zip"
         else:
-            path = model_path(cfg, cell["seed"], cell["backfill"])
+            path = cfg.folders.path(cell["seed"], cell["backfill"])
         policy = ModelChooser(_model(str(path), cfg), features, env_cfg.queue, env_cfg.backfill)
     else:
         policy = Committed(cell["policy"], env_cfg.backfill)
@@ -620,10 +549,10 @@ def report(results, out: Path) -> list[Path]:
     name = c["log"]
     fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in c.items()}
     cfg = Config(**{k: v for k, v in fields.items() if k in Config.__dataclass_fields__})
-    mixture = cfg.evaluates_mixture()
+    mixture = cfg.folders.evaluates_mixture()
     trained_on = c.get("trained_on") or name
     if mixture:
-        logs = cfg.train_logs or read_settings(model_path(cfg, cfg.seeds[0]))["env"]["logs"]
+        logs = cfg.train_logs or read_settings(cfg.folders.path(cfg.seeds[0]))["env"]["logs"]
         trained_on = f"mix of {','.join(log_name(log) for log in logs)}"
     rows = table_rows(reps, name, trained_on)
     path = Path(out) / "rlscheduler_table.csv"
@@ -642,10 +571,10 @@ def report(results, out: Path) -> list[Path]:
 def _learning_curves(cfg: Config, out: Path) -> list[Path]:
     """The evaluated models' learning curves (from their saved settings), as a table and a picture."""
     models = {}  # the evaluated models by name in the picture
-    if not all(cfg.takes_easy_models(backfill) for backfill in cfg.backfills):
-        models = {f"seed {seed}": model_path(cfg, seed) for seed in cfg.seeds}
-    if "easy" in cfg.backfills and cfg.takes_easy_models("easy"):
-        models |= {f"seed {seed} (EASY cells)": model_path(cfg, seed, "easy") for seed in cfg.easy_seeds()}
+    if not all(cfg.folders.takes_easy_models(backfill) for backfill in cfg.backfills):
+        models = {f"seed {seed}": cfg.folders.path(seed) for seed in cfg.seeds}
+    if "easy" in cfg.backfills and cfg.folders.takes_easy_models("easy"):
+        models |= {f"seed {seed} (EASY cells)": cfg.folders.path(seed, "easy") for seed in cfg.folders.easy_seeds()}
     points = []
     for name, path in models.items():
         if path.with_suffix(".json").is_file():
@@ -666,7 +595,9 @@ def _learning_curves(cfg: Config, out: Path) -> list[Path]:
         frozenset({True, False}): "validation: the mean of both backfilling settings; a model trained in one: that one",
     }.get(frozenset(both), "")
     curves = {name: [p for p in points if p["model"] == name] for name in models}
-    fig = validation_curves(curves, cfg.score_type, f"Learning curves: models of {cfg.model_log}\n{averages}".strip())
+    fig = validation_curves(
+        curves, cfg.score_type, f"Learning curves: models of {cfg.folders.model_log}\n{averages}".strip()
+    )
     picture = out / "learning_curves.png"
     fig.savefig(picture, dpi=100)
     return [table, picture]

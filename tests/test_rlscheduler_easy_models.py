@@ -100,11 +100,11 @@ def test_shipped_easy_models_serve_only_beside_the_shipped_models(tmp_path):
     scenario = load_scenario(SCENARIO)
     shipped = scenario.config({"logs_dir": str(TRACES)}, quick=True)  # Lublin-1 ships models for its EASY cells
     easy = seeds_in(SHIPPED / "easy")
-    assert shipped.easy_folder() == SHIPPED / "easy" and shipped.cell_seeds("easy") == easy
-    assert len(easy) == 3 and shipped.cell_seeds("none") == shipped.seeds and not set(easy) & set(shipped.seeds)
+    assert shipped.folders.easy() == SHIPPED / "easy" and shipped.folders.cell_seeds("easy") == easy
+    assert len(easy) == 3 and shipped.folders.cell_seeds("none") == shipped.seeds and not set(easy) & set(shipped.seeds)
     given = _copy(0, tmp_path / "given", 0).parent
     for settings in ({"model": str(given)}, {"model": "train", "out_dir": str(tmp_path)}, {"easy_model": ""}):
         cfg = scenario.config({"logs_dir": str(TRACES), "seeds": "0", **settings}, quick=True)
-        assert cfg.easy_folder() is None and cfg.cell_seeds("easy") == cfg.seeds == (0,)
+        assert cfg.folders.easy() is None and cfg.folders.cell_seeds("easy") == cfg.seeds == (0,)
     with pytest.raises(ConfigError, match=re.escape("easy_model must be shipped, empty or a folder of seed<k>.zip")):
         scenario.config({"logs_dir": str(TRACES), "easy_model": "nowhere"})

@@ -137,7 +137,7 @@ def test_a_mixture_trains_each_log_within_its_protocol_range_into_its_own_folder
     cfg = scenario.config({"train_logs": ",".join(LOGS), "logs_dir": str(TRACES), "out_dir": str(tmp_path)})
     mix = cfg.train_config(False)
     assert mix.names == tuple(LOGS) and [c.draw_within for c in mix.configs] == list(LOGS.values())
-    assert cfg.model_dir() == tmp_path / "mix"
+    assert cfg.folders.trained_dir == tmp_path / "mix"
     settings = env_settings(mix)
     assert settings["log"] == "mix" and settings["logs"] == list(LOGS)
 
@@ -171,12 +171,12 @@ def test_the_scenario_evaluates_a_mixture_model_beside_the_logs_own_models(scena
         {"log": "lublin_256_new2", "model": str(folder), "logs_dir": str(TRACES), "heuristics": "sjf"}, quick=True
     )
     shipped = seeds_in(SHIPPED / "lublin_256_new2")
-    assert len(shipped) == 3 and cfg.evaluates_mixture() and cfg.own_seeds() == tuple(shipped)
+    assert len(shipped) == 3 and cfg.folders.evaluates_mixture() and cfg.folders.own_seeds() == tuple(shipped)
     cells = scenario.module.cells(cfg)
     assert {(c["policy"], c["seed"]) for c in cells} == {("rl", 0), ("sjf", -1), *(("own", s) for s in shipped)}
     lone = scenario.config({"log": "lublin_256_new2", "logs_dir": str(TRACES)}, quick=True)
-    assert not lone.evaluates_mixture() and lone.own_seeds() == ()  # a log's own models alone: no "own" cells
-    assert dataclasses.replace(cfg, log="NASA-iPSC-1993-3.1-cln").own_seeds() == ()  # no models shipped for it
+    assert not lone.folders.evaluates_mixture() and lone.folders.own_seeds() == ()  # a log's own models alone: no "own" cells
+    assert dataclasses.replace(cfg, log="NASA-iPSC-1993-3.1-cln").folders.own_seeds() == ()  # no models shipped for it
 
 
 def MaskablePPO_model(mix: Mixture):
