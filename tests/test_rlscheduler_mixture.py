@@ -175,7 +175,8 @@ def test_the_scenario_evaluates_a_mixture_model_beside_the_logs_own_models(scena
     cells = scenario.module.cells(cfg)
     assert {(c["policy"], c["seed"]) for c in cells} == {("rl", 0), ("sjf", -1), *(("own", s) for s in shipped)}
     lone = scenario.config({"log": "lublin_256_new2", "logs_dir": str(TRACES)}, quick=True)
-    assert not lone.folders.evaluates_mixture() and lone.folders.own_seeds() == ()  # a log's own models alone: no "own" cells
+    # a log's own models alone: no "own" cells
+    assert not lone.folders.evaluates_mixture() and lone.folders.own_seeds() == ()
     assert dataclasses.replace(cfg, log="NASA-iPSC-1993-3.1-cln").folders.own_seeds() == ()  # no models shipped for it
 
 
