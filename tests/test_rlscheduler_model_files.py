@@ -119,8 +119,14 @@ def test_train_tail_draws_the_training_sequences_from_the_ranges_last_share_and_
     env = cfg.train_config(False)
     assert env.draw_tail == 0.25 and env.first_start == env.n_jobs - round(env.n_jobs / 4)
     assert scenario.config({"logs_dir": str(TRACES)}).train_config(False).draw_tail == 1.0  # the whole range
-    _stand_in(scenario, tmp_path, seed=7, quick=False)  # trained on sequences from the whole log
+    path = _stand_in(scenario, tmp_path, seed=7, quick=False)  # trained on sequences from the whole log
     with pytest.raises(ValueError, match=r"draw_tail=1.0 \(this run: 0.25\)"):
         scenario.config(given)
+    meta = json.loads(path.with_suffix(".json").read_text())
+    del meta["env"]["draw_tail"]  # saved before draw_tail existed: trained on the whole range all the same
+    path.with_suffix(".json").write_text(json.dumps(meta))
+    with pytest.raises(ValueError, match=r"draw_tail=1.0 \(this run: 0.25\)"):
+        scenario.config(given)
+    assert scenario.config({**given, "train_tail": "1"}).seeds == (7,)  # and reused by a run that trains so
     with pytest.raises(ValueError, match="train_tail"):
         scenario.config({**given, "train_tail": "0"})

@@ -65,6 +65,8 @@ MODEL_KEYS = ("log", "queue", "score_type")
 TRAINING_ENV_KEYS = ("backfill", "draw_within", "draw_tail", "logs", "sequence")
 #: training settings that do not change what is learned
 NOT_LEARNED = ("device",)
+#: environment settings saved only since they were added, and what every model saved before was trained with
+SAVED_SINCE = {"draw_tail": 1.0}
 
 
 def read_settings(path: Path) -> dict[str, Any]:
@@ -89,16 +91,22 @@ def read_settings(path: Path) -> dict[str, Any]:
 def training_differences(path: Path, cfg: RLSchedulerConfig | Mixture, settings: Any) -> list[str]:
     """How model ``path`` was trained otherwise than ``settings`` in ``cfg`` would: ``name=saved (this run: x)``.
 
-    Empty when it was trained so (settings a saved file lacks, from an older schedlab, are not compared).
+    Empty when it was trained so. Settings a saved file lacks, from an older schedlab, are
+    not compared, but for those in :data:`SAVED_SINCE`: a file without one was trained as
+    its default is.
     """
     meta = read_settings(path)
     train = meta.get("train")
     saved_train: dict[str, Any] = train if isinstance(train, dict) else {}
     here_train = {k: v for k, v in dataclasses.asdict(settings).items() if k not in NOT_LEARNED}
     here_env = env_settings(cfg)
+    saved_env = dict(meta["env"])
+    for k, before in SAVED_SINCE.items():  # a mixture's: one value per log
+        here = here_env.get(k)
+        saved_env.setdefault(k, [before] * len(here) if isinstance(here, list) else before)
     pairs = [(k, saved_train.get(k), v) for k, v in here_train.items() if k in saved_train]
-    compared = [k for k in TRAINING_ENV_KEYS if k in meta["env"] or (k == "logs" and k in here_env)]
-    pairs += [(k, meta["env"].get(k), here_env.get(k)) for k in compared]
+    compared = [k for k in TRAINING_ENV_KEYS if k in saved_env or (k == "logs" and k in here_env)]
+    pairs += [(k, saved_env.get(k), here_env.get(k)) for k in compared]
     return [f"{k}={saved!r} (this run: {here!r})" for k, saved, here in pairs if saved != here]
 
 
