@@ -64,7 +64,8 @@ def rlscheduler_training(
     from schedlab.envs.rlscheduler.env import RLSchedulerConfig
     from schedlab.envs.rlscheduler.scorer import scorer_vector
     from schedlab.training.rlscheduler.search import window_scores
-    from schedlab.training.rlscheduler.train import TrainSettings, train
+    from schedlab.training.rlscheduler.settings import TrainSettings
+    from schedlab.training.rlscheduler.train import train
 
     cfg = RLSchedulerConfig(log="HPC2N-2002-2.2-cln", draw_within=10_000, logs_dir=logs_dir)
     settings = TrainSettings(

@@ -74,8 +74,6 @@ table giving ``own_mean``, ``rl_vs_own`` (the mixture's excess over them) and
 from __future__ import annotations
 
 import csv
-import sys
-import time
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -89,7 +87,6 @@ from schedlab.envs.rlscheduler.model_files import (
     check_model,
     load_model,
     read_settings,
-    save_model,
     training_differences,
     weights_sha256,
 )
@@ -103,11 +100,12 @@ from schedlab.model.formats.window_draw import rlscheduler_starts
 from schedlab.model.records.run_facts import run_facts
 from schedlab.papers.rlscheduler_published import LOGS
 from schedlab.papers.rlscheduler_tables import row_line, run_caveat, table_rows
-from schedlab.plots import agg_pyplot, validation_curves
 from schedlab.policies.backfilling import Committed
 from schedlab.processes import Model
 from schedlab.processes.machine.replay import replay_model
-from schedlab.training.rlscheduler.train import HEURISTICS, TrainSettings, train
+from schedlab.training.rlscheduler.curves import write_learning_curves
+from schedlab.training.rlscheduler.settings import HEURISTICS, TrainSettings
+from schedlab.training.rlscheduler.train import checkpoint_path, train_into
 
 
 @dataclass(frozen=True)
@@ -397,35 +395,12 @@ def REPS(cfg: Config) -> int:
     return cfg.windows
 
 
-def _train_seed(cfg: Config, seed: int, path: Path, executor: Any = None) -> Any:
-    """Train seed ``seed``'s model into ``path`` (going on from its checkpoint if there is one); the model.
-
-    ``train`` runs PyTorch on one thread itself (the same weights whatever the thread count).
-    """
-    settings = cfg.train_settings(seed)
-    env_cfg = cfg.train_config(cfg.train_backfill)
-    clock = time.process_time()
+def _train_seed(cfg: Config, seed: int, path: Path, executor: Any) -> Any:
+    """Train seed ``seed``'s model into ``path`` (going on from its checkpoint); the model."""
     trained = f"mix of {','.join(cfg.train_logs)}" if cfg.train_logs else cfg.log
-
-    def show(point: dict[str, float], score: str = env_cfg.score_type) -> None:
-        other = point.get("validation_other_backfill")
-        print(
-            f"rlscheduler: {trained} seed {seed}: {point['phase']} generation {point.get('generation', '-')} "
-            f"step {point['step']}, validation {score} {point['validation']:.2f}"
-            f"{'' if other is None else f' / {other:.2f}'} ({point['relative_to_sjf']:.3f} of SJF's), "
-            f"{point['cpu_s']:.0f} CPU s",
-            file=sys.stderr,
-            flush=True,
-        )
-
-    checkpoint = path.with_name(f"{path.stem}.checkpoint.npz")
-    if checkpoint.is_file():
-        print(f"rlscheduler: {trained} seed {seed}: resuming from {checkpoint}", file=sys.stderr)
-    model, curve = train(env_cfg, settings, progress=show, checkpoint=checkpoint, executor=executor)
-    save_model(model, path.parent, env_cfg, settings, curve, name=path.stem)
-    checkpoint.unlink(missing_ok=True)
-    print(f"rlscheduler: saved {path} ({time.process_time() - clock:.0f} CPU s here)", file=sys.stderr)
-    return model
+    return train_into(
+        path, cfg.train_config(cfg.train_backfill), cfg.train_settings(seed), f"{trained} seed {seed}", executor
+    )
 
 
 def _train_missing(cfg: Config) -> None:
@@ -437,7 +412,7 @@ def _train_missing(cfg: Config) -> None:
             continue
         if cfg.model not in ("shipped", "train") or cfg.trained_on:
             raise ValueError(f"model {path}: no such file")
-        _train_seed(cfg, seed, path)
+        _train_seed(cfg, seed, path, None)
 
 
 def train_models(cfg: Config, out: Path | None, executor: Any, resume: bool) -> list[tuple[Path, str]]:
@@ -454,7 +429,7 @@ def train_models(cfg: Config, out: Path | None, executor: Any, resume: bool) -> 
     trained = []
     for seed in cfg.seeds:
         path = folder / f"seed{seed}.zip"
-        started = path.is_file() or path.with_name(f"seed{seed}.checkpoint.npz").is_file()
+        started = path.is_file() or checkpoint_path(path).is_file()
         if started and not resume:
             raise ValueError(f"--out {folder} holds seed {seed}'s training already: add --resume, or choose another")
         if path.is_file():
@@ -575,32 +550,7 @@ def _learning_curves(cfg: Config, out: Path) -> list[Path]:
         models = {f"seed {seed}": cfg.folders.path(seed) for seed in cfg.seeds}
     if "easy" in cfg.backfills and cfg.folders.takes_easy_models("easy"):
         models |= {f"seed {seed} (EASY cells)": cfg.folders.path(seed, "easy") for seed in cfg.folders.easy_seeds()}
-    points = []
-    for name, path in models.items():
-        if path.with_suffix(".json").is_file():
-            for point in read_settings(path).get("curve", []):
-                points.append({"model": name, **point})
-    if not points:
-        return []
-    table = out / "learning_curves.csv"
-    with open(table, "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(dict.fromkeys(k for p in points for k in p)))
-        writer.writeheader()
-        writer.writerows(points)
-    if agg_pyplot(wrote=table.name) is None:
-        return [table]
-    both = {"validation_other_backfill" in p for p in points}
-    averages = {
-        frozenset({True}): "validation: the mean of both backfilling settings",
-        frozenset({True, False}): "validation: the mean of both backfilling settings; a model trained in one: that one",
-    }.get(frozenset(both), "")
-    curves = {name: [p for p in points if p["model"] == name] for name in models}
-    fig = validation_curves(
-        curves, cfg.score_type, f"Learning curves: models of {cfg.folders.model_log}\n{averages}".strip()
-    )
-    picture = out / "learning_curves.png"
-    fig.savefig(picture, dpi=100)
-    return [table, picture]
+    return write_learning_curves(models, cfg.score_type, cfg.folders.model_log, out)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,8 @@ from schedlab.envs.rlscheduler.env import RLSchedulerConfig
 from schedlab.envs.rlscheduler.model_files import env_settings
 from schedlab.training.rlscheduler.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from schedlab.training.rlscheduler.search import SearchState
-from schedlab.training.rlscheduler.train import TrainSettings, train
+from schedlab.training.rlscheduler.settings import TrainSettings
+from schedlab.training.rlscheduler.train import train
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
 pytestmark = pytest.mark.skipif(not (TRACES / "lublin_256.swf.gz").exists(), reason="needs ../shared/traces")

@@ -12,7 +12,8 @@ import pytest
 import schedlab.envs  # noqa: F401  (registers the environments)
 from schedlab.envs.rlscheduler.env import RLSchedulerConfig, RLSchedulerEnv
 from schedlab.envs.rlscheduler.obs import FEATURES
-from schedlab.training.rlscheduler.train import TrainSettings, heuristic_scores
+from schedlab.training.rlscheduler.settings import TrainSettings
+from schedlab.training.rlscheduler.validation import heuristic_scores
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
 pytestmark = pytest.mark.skipif(not (TRACES / "lublin_256.swf.gz").exists(), reason="needs ../shared/traces")

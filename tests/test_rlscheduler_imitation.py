@@ -10,14 +10,9 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from schedlab.envs.rlscheduler.env import RLSchedulerConfig
-from schedlab.training.rlscheduler.train import (
-    HEURISTICS,
-    TrainSettings,
-    heuristic_scores,
-    train,
-    validation_configs,
-    validation_windows,
-)
+from schedlab.training.rlscheduler.settings import HEURISTICS, TrainSettings
+from schedlab.training.rlscheduler.train import train
+from schedlab.training.rlscheduler.validation import heuristic_scores, validation_configs, validation_windows
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
 pytestmark = pytest.mark.skipif(not (TRACES / "lublin_256_new2.swf.gz").exists(), reason="needs ../shared/traces")

@@ -22,7 +22,9 @@ from schedlab.envs.rlscheduler.model_files import check_model, env_settings, sav
 from schedlab.experiment.scenario import ConfigError, load_scenario
 from schedlab.training.rlscheduler import search
 from schedlab.training.rlscheduler.search import evolve, scorer_vector
-from schedlab.training.rlscheduler.train import TrainSettings, mixture_validation, train
+from schedlab.training.rlscheduler.settings import TrainSettings
+from schedlab.training.rlscheduler.train import train
+from schedlab.training.rlscheduler.validation import mixture_validation
 
 ROOT = Path(__file__).resolve().parents[1]
 TRACES = ROOT.parent / "shared" / "traces"

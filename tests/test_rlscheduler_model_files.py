@@ -68,7 +68,7 @@ def test_the_validation_windows_reach_the_trainer_and_a_model_chosen_on_others_i
 
 
 def test_validation_tail_draws_the_validation_windows_from_the_training_ranges_last_share(scenario, tmp_path):
-    from schedlab.training.rlscheduler.train import validation_windows
+    from schedlab.training.rlscheduler.validation import validation_windows
 
     given = {"seeds": "7", "out_dir": str(tmp_path), "logs_dir": str(TRACES), "training_range": "75%"}
     whole = scenario.config(given)

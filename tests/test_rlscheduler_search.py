@@ -19,15 +19,9 @@ from schedlab.envs.rlscheduler.model_files import load_model, save_model
 from schedlab.envs.rlscheduler.obs import FEATURES, log_features
 from schedlab.envs.rlscheduler.scorer import KernelScorer, greedy_policy, kernel_scorer
 from schedlab.training.rlscheduler.search import SearchState, evolve, greedy_scores, scorer_vector
-from schedlab.training.rlscheduler.train import (
-    TrainSettings,
-    evaluate,
-    relative_to_sjf,
-    sjf_means,
-    train,
-    validation_configs,
-    validation_windows,
-)
+from schedlab.training.rlscheduler.settings import TrainSettings
+from schedlab.training.rlscheduler.train import evaluate, train
+from schedlab.training.rlscheduler.validation import relative_to_sjf, sjf_means, validation_configs, validation_windows
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
 pytestmark = pytest.mark.skipif(not (TRACES / "lublin_256.swf.gz").exists(), reason="needs ../shared/traces")

@@ -15,7 +15,8 @@ from schedlab.envs.rlscheduler.env import RLSchedulerConfig
 from schedlab.envs.rlscheduler.model_files import load_model, seeds_in
 from schedlab.training.rlscheduler.search import greedy_scores
 from schedlab.training.rlscheduler.select import main, pick, select_pairs
-from schedlab.training.rlscheduler.train import TrainSettings, heuristic_scores, validation_windows
+from schedlab.training.rlscheduler.settings import TrainSettings
+from schedlab.training.rlscheduler.validation import heuristic_scores, validation_windows
 
 ROOT = Path(__file__).resolve().parents[1]
 TRACES = ROOT.parent / "shared" / "traces"

@@ -24,7 +24,7 @@ from schedlab.envs.rlscheduler.obs import log_features
 from schedlab.model.formats.logs import evaluate
 from schedlab.papers.rlscheduler_published import LOGS
 from schedlab.processes.machine.replay import replay_model
-from schedlab.training.rlscheduler.train import heuristic_scores
+from schedlab.training.rlscheduler.validation import heuristic_scores
 
 ROOT = Path(__file__).resolve().parents[1]
 TRACES = ROOT.parent / "shared" / "traces"

@@ -34,7 +34,8 @@ from rlscheduler_log_shape import window_shape
 
 from schedlab.envs.rlscheduler.model_files import load_model
 from schedlab.training.rlscheduler.search import greedy_scores
-from schedlab.training.rlscheduler.train import HEURISTICS, heuristic_scores, validation_windows
+from schedlab.training.rlscheduler.settings import HEURISTICS
+from schedlab.training.rlscheduler.validation import heuristic_scores, validation_windows
 
 
 def ratios(cfg: rlscheduler.Config, starts: list[int], length: int, model: object | None) -> dict[str, dict]:

@@ -120,7 +120,7 @@ def save_model(
 ) -> Path:
     """``name.zip`` (SB3's) and ``name.json`` (the environment's settings, the training's, the learning curve).
 
-    ``settings`` is the :class:`~schedlab.training.rlscheduler.train.TrainSettings` it was
+    ``settings`` is the :class:`~schedlab.training.rlscheduler.settings.TrainSettings` it was
     trained with (typed ``Any`` here: this module is imported by the trainer, not the
     other way round).
     """

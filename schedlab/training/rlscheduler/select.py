@@ -35,8 +35,8 @@ from typing import Any
 
 from schedlab.envs.rlscheduler.env import RLSchedulerConfig
 from schedlab.envs.rlscheduler.model_files import check_model, load_model
-from schedlab.training.rlscheduler.train import (
-    TrainSettings,
+from schedlab.training.rlscheduler.settings import TrainSettings
+from schedlab.training.rlscheduler.validation import (
     ranked,
     relative_to_sjf,
     sjf_means,

@@ -28,249 +28,49 @@ score.
 Given a :class:`~schedlab.envs.rlscheduler.mixture.Mixture` of logs in place of one
 log's settings, every stage draws each sequence's log from a named stream of the seed
 (the search: ``search_mixture``; imitation and PPO: :class:`~schedlab.envs.rlscheduler.mixture.MixtureEnv`),
-and the validation windows (:func:`mixture_validation`) are spread over the logs; a
-validation is the mean over settings and logs of the model's mean score over SJF's on
-that log's windows (:func:`mixture_relative`).
+and the validation windows are spread over the logs; a validation is the mean over
+settings and logs of the model's mean score over SJF's on that log's windows
+(:mod:`schedlab.training.rlscheduler.validation` measures a model, for one log or a
+mixture; :mod:`schedlab.training.rlscheduler.settings` holds :class:`TrainSettings`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+import sys
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
-from schedlab.envs.rlscheduler.env import RLSchedulerConfig, RLSchedulerEnv, sequence_scores, tail_start
+from schedlab.envs.rlscheduler.env import RLSchedulerConfig, RLSchedulerEnv
 from schedlab.envs.rlscheduler.mixture import Mixture, MixtureEnv, make_env
-from schedlab.envs.rlscheduler.model_files import env_settings
-from schedlab.envs.rlscheduler.scorer import greedy_policy, scorer_layout, scorer_vector
-from schedlab.model.core.streams import Streams
-from schedlab.policies.backfilling import Committed
+from schedlab.envs.rlscheduler.model_files import env_settings, save_model
+from schedlab.envs.rlscheduler.scorer import greedy_policy
 from schedlab.policies.scoring import RLSCHEDULER_SCORES as SCORES
 from schedlab.training.rlscheduler.checkpoint import load_checkpoint, restore, save_checkpoint, snapshot
-from schedlab.training.rlscheduler.search import SearchState, evolve, greedy_scores, window_scores
+from schedlab.training.rlscheduler.search import SearchState, evolve
+from schedlab.training.rlscheduler.settings import HEURISTICS, TrainSettings
+from schedlab.training.rlscheduler.validation import (
+    heuristic_scores,
+    log_ratios,
+    mixture_relative,
+    mixture_sjf,
+    mixture_validation,
+    ranked,
+    relative_to_sjf,
+    sjf_means,
+    validation_configs,
+    validation_windows,
+)
 from schedlab.training.search import gather
 
-__all__ = [
-    "HEURISTICS",
-    "TrainSettings",
-    "evaluate",
-    "heuristic_scores",
-    "log_ratios",
-    "mixture_relative",
-    "mixture_sjf",
-    "mixture_validation",
-    "ranked",
-    "relative_to_sjf",
-    "sjf_means",
-    "train",
-    "validation_configs",
-    "validation_windows",
-]
-
-
-#: the heuristics RLScheduler's protocol is compared with: RLScheduler's five (FCFS, WFP3,
-#: UNICEP, SJF, F1), then F2, F3, F4 (Carastan-Santos and de Camargo, SC 2017) and SAF;
-#: ``imitate="best"`` chooses among them (``sjf-runtime`` reads the true runtime: not a teacher)
-HEURISTICS = ("fcfs", "wfp3", "unicep", "sjf", "f1", "f2", "f3", "f4", "saf")
-
-
-@dataclass(frozen=True)
-class TrainSettings:
-    """PPO's settings (RLScheduler's in brackets where it has one)."""
-
-    steps: int = 100_000
-    seed: int = 0
-    learning_rate: float = 3e-4  # (pi_lr 3e-4)
-    n_steps: int = 2048
-    batch_size: int = 256
-    n_epochs: int = 10
-    gamma: float = 1.0  # (--gamma 1)
-    gae_lambda: float = 0.97  # (lam 0.97)
-    target_kl: float = 0.01  # (target_kl 0.01)
-    relative: bool = True
-    #: first imitate this heuristic's choices (sjf, f1, ...; "best": the best of HEURISTICS on the
-    #: validation sequences, measured as a validation measures a model; "" for none)
-    imitate: str = "best"
-    #: episodes of the heuristic's choices to imitate, and passes over them
-    imitate_episodes: int = 40
-    imitate_epochs: int = 30
-    eval_every: int = 10_000
-    #: validation sequences (from the training draw's range, fixed by the seed) and their length: the
-    #: evaluation's (1,024), since which order is best differs between 256 and 1,024 jobs; a log's
-    #: windows differ widely (SDSC-SP2's bounded slowdown from tens to thousands), so there are many
-    validation: int = 16
-    validation_length: int = 1024
-    #: draw the validation sequences from the last this share of the training draw's range only (1: all of
-    #: it): on a log whose load drifts, the jobs nearest those a model will meet next choose its weights
-    validation_tail: float = 1.0
-    #: train and validate with and without EASY backfilling: the one model of a log serves both settings
-    both_backfills: bool = False
-    #: generations of evolution strategies on the scorer's weights before PPO (0: none; see
-    #: :mod:`schedlab.training.rlscheduler.search`), validated every ``search_eval_every``
-    search_generations: int = 0
-    search_eval_every: int = 10
-    #: antithetic pairs per generation, and the training sequences every member is scored on
-    search_pairs: int = 16
-    search_episodes: int = 8
-    #: the noise's scale on the weights, and Adam's step size on the search's gradient
-    search_sigma: float = 0.05
-    search_learning_rate: float = 0.02
-    device: str = "cpu"
-
-    def __post_init__(self) -> None:
-        for name in ("learning_rate", "gamma", "gae_lambda", "target_kl", "search_sigma", "search_learning_rate"):
-            value = getattr(self, name)
-            if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
-                raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
-        tail = self.validation_tail
-        if isinstance(tail, bool) or not (isinstance(tail, int | float) and 0 < tail <= 1):
-            raise ValueError(f"validation_tail must be a share in (0, 1], got {tail!r}")
-        if self.imitate not in ("", "best", *SCORES):
-            raise ValueError(f"imitate must be empty, best or one of {', '.join(SCORES)}, got {self.imitate!r}")
-        wholes = (
-            "n_steps",
-            "batch_size",
-            "n_epochs",
-            "eval_every",
-            "validation",
-            "validation_length",
-            "search_eval_every",
-            "search_pairs",
-            "search_episodes",
-        )
-        for name in ("steps", "search_generations", *wholes):
-            value = getattr(self, name)
-            low = 0 if name in ("steps", "search_generations") else 1
-            if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                raise ValueError(f"{name} must be a whole number >= {low}, got {value!r}")
-
-
-def validation_windows(cfg: RLSchedulerConfig, settings: TrainSettings) -> tuple[list[int], int]:
-    """The validation sequences' starts and their length: fixed by the seed, from the training draw's range.
-
-    With ``validation_tail`` below 1, the starts are drawn from the range's last share only.
-    """
-    rng = np.random.default_rng(np.random.SeedSequence(settings.seed, spawn_key=(0x7A1,)))
-    length = min(settings.validation_length, (cfg.n_jobs - 2) // 2)
-    low = tail_start(cfg.n_jobs, length, settings.validation_tail)
-    return [int(s) for s in rng.integers(low, cfg.n_jobs - length - 1, size=settings.validation)], length
-
-
-def validation_configs(cfg: Any, settings: TrainSettings) -> list[Any]:
-    """The settings a model is validated in: its training setting, and the other too when it serves both.
-
-    ``cfg`` is one log's :class:`RLSchedulerConfig` or a :class:`Mixture`; the list holds the same kind.
-    """
-    modes = (cfg.backfill, not cfg.backfill) if settings.both_backfills else (cfg.backfill,)
-    if isinstance(cfg, Mixture):
-        return [cfg.with_backfill(b) for b in modes]
-    return [dataclasses.replace(cfg, backfill=b) for b in modes]
-
-
-def mixture_validation(mix: Mixture, settings: TrainSettings) -> tuple[list[tuple[int, int]], int]:
-    """A mixture's validation windows, ``(log index, start)`` each, and their length: fixed by the seed.
-
-    The ``mixture_validation`` stream of the seed spreads the windows over the logs (as
-    evenly as their number allows, in an order it draws), and ``mixture_validation_starts``
-    draws each start within its log's range (its last ``validation_tail`` share), as
-    :func:`validation_windows` does for one log.
-    """
-    streams = Streams(settings.seed)
-    logs = mix.configs
-    length = min(settings.validation_length, *((c.n_jobs - 2) // 2 for c in logs))
-    which = streams["mixture_validation"].permutation(np.arange(settings.validation) % len(logs))
-    lows = np.array([tail_start(logs[i].n_jobs, length, settings.validation_tail) for i in which])
-    highs = np.array([logs[i].n_jobs - length - 1 for i in which])
-    starts = streams["mixture_validation_starts"].integers(lows, highs)
-    return [(int(w), int(s)) for w, s in zip(which, starts, strict=True)], length
-
-
-def _mixture_scores(
-    layout: Any, vector: Any, mix: Mixture, windows: Sequence[tuple[int, int]], length: int, executor: Executor | None
-) -> list[float]:
-    calls = [(mix.configs[w], layout, vector, [s], length) for w, s in windows]
-    return [score for [score] in gather(executor, window_scores, calls)]
-
-
-def mixture_sjf(
-    configs: Sequence[Mixture], windows: Sequence[tuple[int, int]], length: int, executor: Executor | None = None
-) -> list[list[float]]:
-    """SJF's score on each window of a mixture, in each setting (one task per window)."""
-    return [[max(v, 1e-9) for v in _mixture_scores(None, None, c, windows, length, executor)] for c in configs]
-
-
-def mixture_relative(
-    model: Any,
-    configs: Sequence[Mixture],
-    windows: Sequence[tuple[int, int]],
-    length: int,
-    sjf: Sequence[Sequence[float]],
-    executor: Executor | None = None,
-) -> tuple[list[float], float]:
-    """The model's mean score in each setting, and the mean over settings and logs of its ratio to SJF's.
-
-    Per log, the ratio is of the means over that log's windows (as :func:`relative_to_sjf`
-    for one log); the logs then count alike, whatever their scale (SDSC-SP2's bounded
-    slowdown runs to hundreds where a Lublin log's stays in tens).
-    """
-    layout, vector = scorer_layout(model), scorer_vector(model)
-    values, ratios = [], []
-    for c, base in zip(configs, sjf, strict=True):
-        scores = _mixture_scores(layout, vector, c, windows, length, executor)
-        values.append(float(np.mean(scores)))
-        ratios += log_ratios(scores, base, windows)
-    return values, float(np.mean(ratios))
-
-
-def log_ratios(scores: Sequence[float], sjf: Sequence[float], windows: Sequence[tuple[int, int]]) -> list[float]:
-    """Per log of a mixture's windows, in log order: the mean of ``scores`` over the mean of SJF's."""
-    ratios = []
-    for log in sorted({w for w, _ in windows}):
-        mine = [i for i, (w, _) in enumerate(windows) if w == log]
-        ratios.append(float(np.mean([scores[i] for i in mine]) / np.mean([sjf[i] for i in mine])))
-    return ratios
-
-
-def sjf_means(
-    configs: Sequence[RLSchedulerConfig], starts: Sequence[int], length: int, executor: Executor | None = None
-) -> list[float]:
-    """SJF's mean score on the windows in each setting (one task per window): what a validation is relative to."""
-    means = []
-    for c in configs:
-        scores = gather(executor, window_scores, [(c, None, None, [int(s)], length) for s in starts])
-        means.append(max(float(np.mean([score for [score] in scores])), 1e-9))
-    return means
-
-
-def relative_to_sjf(
-    model: Any,
-    configs: Sequence[RLSchedulerConfig],
-    starts: Sequence[int],
-    length: int,
-    sjf: Sequence[float],
-    executor: Executor | None = None,
-) -> tuple[list[float], float]:
-    """The model's mean score in each setting (greedy), and the mean over settings of its ratio to SJF's."""
-    values = [float(np.mean(greedy_scores(model, c, starts, length, executor))) for c in configs]
-    return values, float(np.mean([v / b for v, b in zip(values, sjf, strict=True)]))
-
-
-def ranked(cfg: RLSchedulerConfig | Mixture, relative: float) -> float:
-    """``relative`` turned so that lower is better whatever the score type (a higher utilization is better)."""
-    return -relative if cfg.score_type == "utilization" else relative
-
-
-def heuristic_scores(cfg: RLSchedulerConfig, policy: str, starts: Sequence[int], length: int) -> list[float]:
-    """Each window's score under a heuristic (RLScheduler's loop and reading), as the environment scores."""
-    return sequence_scores(cfg, lambda backfill: Committed(policy, backfill), starts, length)
+__all__ = ["checkpoint_path", "evaluate", "train", "train_into"]
 
 
 class _RelativeReward(gym.Wrapper):
@@ -389,6 +189,43 @@ def train(
         return _train(cfg, settings, progress, checkpoint, executor)
     finally:
         torch.set_num_threads(threads)
+
+
+def checkpoint_path(path: Path) -> Path:
+    """Where the training of the model saved at ``path`` (``seed<k>.zip``) is kept until it is saved."""
+    return path.with_name(f"{path.stem}.checkpoint.npz")
+
+
+def train_into(
+    path: Path, cfg: RLSchedulerConfig | Mixture, settings: TrainSettings, name: str, executor: Executor | None = None
+) -> Any:
+    """Train a model and save it at ``path`` with its settings and curve (:func:`save_model`); the model.
+
+    A checkpoint (:func:`checkpoint_path`) found there is gone on from, and deleted once
+    the model is saved. Each validation prints one line on stderr, named by ``name`` (the
+    log and seed), so a long training shows where it is and what it has kept so far.
+    """
+    clock = time.process_time()
+
+    def show(point: dict[str, Any]) -> None:
+        other = point.get("validation_other_backfill")
+        print(
+            f"rlscheduler: {name}: {point['phase']} generation {point.get('generation', '-')} "
+            f"step {point['step']}, validation {cfg.score_type} {point['validation']:.2f}"
+            f"{'' if other is None else f' / {other:.2f}'} ({point['relative_to_sjf']:.3f} of SJF's), "
+            f"{point['cpu_s']:.0f} CPU s",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    checkpoint = checkpoint_path(path)
+    if checkpoint.is_file():
+        print(f"rlscheduler: {name}: resuming from {checkpoint}", file=sys.stderr)
+    model, curve = train(cfg, settings, progress=show, checkpoint=checkpoint, executor=executor)
+    save_model(model, path.parent, cfg, settings, curve, name=path.stem)
+    checkpoint.unlink(missing_ok=True)
+    print(f"rlscheduler: saved {path} ({time.process_time() - clock:.0f} CPU s here)", file=sys.stderr)
+    return model
 
 
 def _train(
