@@ -14,12 +14,11 @@ import gymnasium as gym
 
 from schedlab.envs.machine.env import MachineEnv
 from schedlab.envs.machine.jobs import SyntheticJobs
-from schedlab.model.core.streams import Streams
 from schedlab.training import TrainConfig, load_policy, train
 from schedlab.training.episodes import run_episode
 from schedlab.training.heuristics import heuristic
 from schedlab.training.imitation import teacher_decisions
-from schedlab.training.run import VALIDATION_SEEDS
+from schedlab.training.run import validation_seeds
 from schedlab.training.search import relative
 
 MACHINE = "schedlab/Machine-v0"
@@ -96,7 +95,7 @@ def test_imitate_copies_the_rollout_while_the_teacher_stays_the_yardstick(tmp_pa
     assert train(plain, tmp_path / "plain").sha256 != a.sha256
     env = gym.make(MACHINE, disable_env_checker=True, **settings)
     policy, base = load_policy(a.model, env), heuristic(MACHINE, "easy-sjf")
-    seeds = [int(s) for s in Streams(0)["validation_episodes"].integers(*VALIDATION_SEEDS, size=2)]
+    seeds = validation_seeds(0, 2)
     learned = np.array([run_episode(env, lambda o, m, e: policy.act(o, m), s) for s in seeds])
     easy = np.array([run_episode(env, lambda o, m, e: base(e), s) for s in seeds])
     assert a.validation_score == pytest.approx(float(relative(learned, easy)))

@@ -4,7 +4,7 @@ A generalisation of the recipe that makes schedlab's RLScheduler agent beat the 
 heuristic (:mod:`schedlab.training.rlscheduler`): behaviour cloning of a heuristic,
 then evolution strategies on the weights of a small scorer, each member scored on whole
 episodes relative to the heuristic, then optionally PPO, the best weights of all stages
-kept on validation episodes. It
+kept on validation episodes, and the best of several seeds kept the same way. It
 trains in any Gymnasium environment with a Discrete (optionally masked) action space
 over a flat Box observation.
 
@@ -21,6 +21,8 @@ over a flat Box observation.
 - :mod:`~schedlab.training.checkpoint`: the state ``--resume`` goes on from;
 - :mod:`~schedlab.training.outputs`: model.pt, settings.json, curve.csv/png;
 - :mod:`~schedlab.training.run`: :func:`train`, the stages top to bottom;
+- :mod:`~schedlab.training.select`: the best of several trainings (seeds) of one model,
+  judged on their validation episodes only;
 - :mod:`~schedlab.training.rlscheduler`: RLScheduler's own pipeline (its kernel policy,
   ES, PPO, checkpoints and the choice among seeds), which the recipe above generalises.
 

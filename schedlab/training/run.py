@@ -66,10 +66,15 @@ from schedlab.training.policy import Scorer
 from schedlab.training.ppo import PPO
 from schedlab.training.search import Adam, gather, generation_step, relative
 
-__all__ = ["TrainResult", "train"]
+__all__ = ["TrainResult", "train", "validation_seeds"]
 
 VALIDATION_SEEDS = (10**5, 10**6)
 TRAINING_SEEDS = (10**6, 2**31)
+
+
+def validation_seeds(seed: int, validation: int) -> list[int]:
+    """The episode seeds a training of seed ``seed`` validates on (``validation`` of them): fixed by the seed."""
+    return [int(s) for s in Streams(seed)["validation_episodes"].integers(*VALIDATION_SEEDS, size=validation)]
 
 
 @dataclass(frozen=True)
@@ -84,7 +89,7 @@ class TrainResult:
     ppo_steps: int = 0  # with phase "ppo", the PPO steps they were validated after
 
 
-def _scored(
+def scored(
     spec: EnvSpec, vector: np.ndarray | None, teacher: str | None, seeds: list[int], executor: Executor | None
 ) -> np.ndarray:
     """Costs of each episode seed, one task per episode (the validation's and the teacher's)."""
@@ -116,11 +121,11 @@ def train(
     streams = Streams(config.seed)
     policy = make_scorer(config.policy, env, spaces(env), config.hidden, streams["init"])
     teacher = config.teacher or None
-    validation = [int(s) for s in streams["validation_episodes"].integers(*VALIDATION_SEEDS, size=config.validation)]
-    val_base = _scored(spec, None, teacher, validation, executor) if teacher else None
+    validation = validation_seeds(config.seed, config.validation)
+    val_base = scored(spec, None, teacher, validation, executor) if teacher else None
 
     def validate(vector: np.ndarray) -> float:
-        return float(relative(_scored(spec, vector, None, validation, executor), val_base))
+        return float(relative(scored(spec, vector, None, validation, executor), val_base))
 
     draw = streams["train_episodes"]
     out.mkdir(parents=True, exist_ok=True)
@@ -156,7 +161,7 @@ def train(
         for g in range(state.generation + 1, config.generations + 1):
             start = time.perf_counter()
             seeds = [int(s) for s in draw.integers(*TRAINING_SEEDS, size=config.episodes)]
-            base = _scored(spec, None, teacher, seeds, executor) if teacher else None
+            base = scored(spec, None, teacher, seeds, executor) if teacher else None
             weights, cost = generation_step(
                 spec, state.weights, adam, seed=config.seed, generation=g, pairs=config.pairs, sigma=config.sigma,
                 learning_rate=config.learning_rate, seeds=seeds, baseline=base, executor=executor,
