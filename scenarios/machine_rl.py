@@ -36,7 +36,9 @@ episodes, the weights kept that validate best; its observation adds each window 
 "EASY may start it now" bit (``backfill="sjf"``) and its cost is the episodes' total
 bounded slowdown (``reward="bounded_slowdown"``, the ``threshold``). Its model is
 cached under ``out_dir`` like the DQN's, keyed by its own settings (the ``recipe_*``
-ones) and the log's bytes; it runs through the same
+ones) and the log's bytes; ``recipe_candidates`` trains it with more seeds too and
+evaluates the one best on validation (the recipe's choice among seeds,
+:mod:`schedlab.training.select`); it runs through the same
 :class:`~schedlab.envs.machine.agent_policy.AgentPolicy`. The quick run leaves it out
 (its stored values are the six policies above).
 
@@ -90,6 +92,7 @@ EVALUATION_ONLY = ("policies", "windows", "threshold", "out_dir", "logs_dir", "l
 RECIPE_ONLY = (
     "recipe_generations", "recipe_pairs", "recipe_episodes", "recipe_validation", "recipe_imitation",
     "recipe_seed", "recipe_teacher", "recipe_policy", "recipe_imitate", "recipe_sigma", "recipe_rate",
+    "recipe_candidates",
 )  # fmt: skip
 
 
@@ -149,6 +152,9 @@ class Config:
     recipe_imitation: int = number(64, low=0)
     #: the recipe: its training seed
     recipe_seed: int = number(0, high=INT_MAX)
+    #: the recipe: more training seeds, each training the same model; the one best on the union of their validation
+    #: windows (recipe_seed's first on ties; schedlab.training.select) is evaluated (empty: recipe_seed's alone)
+    recipe_candidates: tuple[int, ...] = items((), nonempty=False)
     #: the recipe: its teacher, a heuristic of schedlab.training.heuristics (on the window)
     recipe_teacher: str = "easy-sjf"
     #: the recipe: what behaviour cloning copies if not the teacher (``rollout-easy-sjf``: the clairvoyant rollout)
@@ -374,7 +380,31 @@ def recipe_config(cfg: Config):
 
 
 def recipe_model(cfg: Config) -> Path:
-    """The recipe's ``model.pt``: trained now unless this configuration's already exists."""
+    """The recipe's ``model.pt``: ``recipe_seed``'s, or the best on validation of it and ``recipe_candidates``'.
+
+    Each seed's model is trained now unless it exists; the choice among them is written
+    beside them (``recipe_choice_<key>.json``, every candidate's validation score) and
+    read from there by later runs and by the workers.
+    """
+    seeds = list(dict.fromkeys((cfg.recipe_seed, *cfg.recipe_candidates)))
+    folders = [_recipe_folder(replace(cfg, recipe_seed=s, recipe_candidates=())) for s in seeds]
+    if len(folders) == 1:
+        return folders[0] / "model.pt"
+    key = hashlib.sha256(json.dumps([f.name for f in folders]).encode()).hexdigest()[:12]
+    record = folders[0].parent / f"recipe_choice_{key}.json"
+    if not record.is_file():
+        from schedlab.training.select import pick
+
+        candidates = pick(folders)
+        best = min(candidates, key=lambda c: c.score)  # the first of equals
+        scores = [{"seed": c.seed, "folder": str(c.folder), "validation": c.score} for c in candidates]
+        record.write_text(json.dumps({"chosen": str(best.folder), "candidates": scores}, indent=2) + "\n")
+        print(f"machine_rl: recipe seeds {seeds}: kept seed {best.seed} ({best.folder}), {record}", file=sys.stderr)
+    return Path(json.loads(record.read_text())["chosen"]) / "model.pt"
+
+
+def _recipe_folder(cfg: Config) -> Path:
+    """The folder of ``recipe_seed``'s model: trained now unless this configuration's already exists."""
     from schedlab.learners.dqn_checkpoint import cache_dir
     from schedlab.training import train
 
@@ -390,7 +420,7 @@ def recipe_model(cfg: Config) -> Path:
     if not (out / "model.pt").exists():
         result = train(config, out, resume=(out / "checkpoint.pkl").exists())
         print(f"machine_rl: recipe model {result.model} (weights sha256 {result.sha256})", file=sys.stderr)
-    return out / "model.pt"
+    return out
 
 
 @cache

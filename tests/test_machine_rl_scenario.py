@@ -85,6 +85,29 @@ def test_the_scenario_trains_once_and_evaluates_every_policy_on_held_out_windows
     assert settings["log_span"] == [0.0, cfg.train_fraction] and settings["backfill"] == "sjf"
 
 
+def test_recipe_candidates_train_a_model_per_seed_and_evaluate_the_best_on_validation(tiny, tmp_path):
+    """The recipe's choice among seeds: each seed's model is trained once, the best on validation is evaluated."""
+    import json
+
+    from schedlab.training.select import pick
+
+    tiny = {**tiny, "policies": "recipe", "recipe_validation": 2}
+    alone = run(SCENARIO, overrides=tiny, seed=1, executor="serial", progress=False)
+    chosen = run(SCENARIO, overrides={**tiny, "recipe_candidates": "1,2"}, seed=1, executor="serial", progress=False)
+    folders = sorted((tmp_path / "agent").glob("recipe_*/model.pt"))
+    assert len(folders) == 3  # seed 0's, trained by the first run and reused, and seeds 1's and 2's
+    (record,) = (tmp_path / "agent").glob("recipe_choice_*.json")
+    choice = json.loads(record.read_text())
+    assert [c["seed"] for c in choice["candidates"]] == [0, 1, 2]
+    candidates = pick([Path(c["folder"]) for c in choice["candidates"]])
+    assert [c.score for c in candidates] == pytest.approx([c["validation"] for c in choice["candidates"]])
+    assert choice["chosen"] == str(min(candidates, key=lambda c: c.score).folder)
+    seed0 = json.loads((Path(choice["candidates"][0]["folder"]) / "settings.json").read_text())["weights_sha256"]
+    kept = json.loads((Path(choice["chosen"]) / "settings.json").read_text())["weights_sha256"]
+    if kept == seed0:  # seed 0's model kept: the same scores as without candidates
+        assert chosen.rows[0] == alone.rows[0]
+
+
 def test_evaluation_settings_do_not_change_the_training_key(tiny):
     scenario = load_scenario(SCENARIO)
     key = scenario.config(tiny).training_key()
