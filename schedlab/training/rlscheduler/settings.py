@@ -24,7 +24,7 @@ HEURISTICS = ("fcfs", "wfp3", "unicep", "sjf", "f1", "f2", "f3", "f4", "saf")
 
 @dataclass(frozen=True)
 class TrainSettings:
-    """PPO's settings (RLScheduler's in brackets where it has one)."""
+    """One training seed's settings for every stage: imitation, the search, PPO (RLScheduler's values in brackets)."""
 
     steps: int = 100_000
     seed: int = 0
