@@ -95,3 +95,61 @@ def test_a_model_of_another_log_is_refused_in_one_line(tmp_path, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "trained with log='lublin_256_new2', this run has log='lublin_256'" in err
+
+
+def _mixture_models(folder: Path, seeds: tuple[int, ...] = (3, 4)) -> list[Path]:
+    """Untrained models of a two-log mixture (their weights differ by seed), saved as a training saves them."""
+    from sb3_contrib import MaskablePPO
+
+    from schedlab.envs.kernel_policy import MaskableKernelPolicy
+    from schedlab.envs.rlscheduler.mixture import Mixture, MixtureEnv
+    from schedlab.envs.rlscheduler.model_files import save_model
+
+    mix = Mixture(tuple(RLSchedulerConfig(log=log, sequence=64, logs_dir=str(TRACES)) for log in MIXED))
+    paths = []
+    for seed in seeds:
+        model = MaskablePPO(MaskableKernelPolicy, MixtureEnv(mix), seed=seed, n_steps=64, batch_size=32)
+        settings = TrainSettings(seed=seed, validation=4, validation_length=64, both_backfills=True)
+        paths.append(save_model(model, folder, mix, settings, [], name=f"seed{seed}"))
+    return paths
+
+
+MIXED = ("lublin_256", "lublin_256_new2")
+
+
+def test_a_mixtures_models_are_chosen_by_their_training_measure_on_the_union_of_their_windows(tmp_path):
+    """Each log of the mixture counts alike: the mean over settings and logs of the model's mean over SJF's."""
+    from schedlab.envs.rlscheduler.mixture import Mixture
+    from schedlab.training.rlscheduler.validation import (
+        mixture_relative,
+        mixture_sjf,
+        mixture_validation,
+        validation_configs,
+    )
+
+    paths = _mixture_models(tmp_path)
+    best, candidates, windows = pick(paths, str(TRACES))
+    mix = Mixture(tuple(RLSchedulerConfig(log=log, sequence=64, logs_dir=str(TRACES)) for log in MIXED))
+    union: set[tuple[int, int]] = set()
+    for seed in (3, 4):
+        union |= set(mixture_validation(mix, TrainSettings(seed=seed, validation=4, validation_length=64))[0])
+    assert windows == [list(w) for w in sorted(union)] and {w for w, _ in union} == {0, 1}
+    configs = validation_configs(mix, TrainSettings(both_backfills=True))
+    base = mixture_sjf(configs, sorted(union), 64)
+    expected = [mixture_relative(load_model(p, mix), configs, sorted(union), 64, base)[1] for p in paths]
+    assert [c.score for c in candidates] == pytest.approx(expected, rel=1e-9)
+    assert best == int(np.argmin(expected)) and len(set(expected)) == 2
+
+
+def test_a_mixtures_model_beside_one_logs_or_another_mixtures_is_refused_in_one_line(tmp_path, capsys):
+    mixed = _mixture_models(tmp_path / "mix", seeds=(3,))[0]
+    seeds = _candidates(tmp_path / "one")
+    with pytest.raises(ValueError, match=r"seed3.zip: a mixture's model, .* lublin_256's: choose among one kind$"):
+        pick([tmp_path / "one" / f"seed{seeds[0]}.zip", mixed], str(TRACES))
+    meta = json.loads(mixed.with_suffix(".json").read_text())
+    meta["env"]["logs"] = ["lublin_256_new2", "lublin_256"]  # the same logs, another mixture (another order)
+    other = tmp_path / "mix" / "seed5.zip"
+    shutil.copy2(mixed, other)
+    other.with_suffix(".json").write_text(json.dumps(meta))
+    with pytest.raises(ValueError, match=r"seed5.zip: trained on a mixture of lublin_256_new2,lublin_256, "):
+        pick([mixed, other], str(TRACES))

@@ -9,8 +9,10 @@ makes a slot's model less a matter of one draw, without ever reading a test wind
 windows (each seed's, drawn as :func:`~schedlab.training.rlscheduler.train.train` draws
 them), by the training's own measure: the mean, over the backfilling settings the model
 was validated in, of its mean bounded slowdown divided by SJF's on the same windows.
-Everything it needs (log, queue, score type, seed, windows) is read from the models'
-settings files. Ties go to the first candidate, so list the incumbent first.
+A mixture's models (``train_logs``) are scored so on the union of their windows spread
+over the logs, each log counting alike, as their training validated them.
+Everything it needs (log or logs, queue, score type, seed, windows) is read from the
+models' settings files. Ties go to the first candidate, so list the incumbent first.
 
 From the command line, over a folder of trained models (``seed<k>.zip``)::
 
@@ -34,9 +36,13 @@ from pathlib import Path
 from typing import Any
 
 from schedlab.envs.rlscheduler.env import RLSchedulerConfig
-from schedlab.envs.rlscheduler.model_files import check_model, load_model
+from schedlab.envs.rlscheduler.mixture import Mixture
+from schedlab.envs.rlscheduler.model_files import SAVED_SINCE, check_model, load_model
 from schedlab.training.rlscheduler.settings import TrainSettings
 from schedlab.training.rlscheduler.validation import (
+    mixture_relative,
+    mixture_sjf,
+    mixture_validation,
     ranked,
     relative_to_sjf,
     sjf_means,
@@ -58,8 +64,8 @@ class Candidate:
     values: tuple[float, ...]
 
 
-def _settings(path: Path, logs_dir: str) -> tuple[RLSchedulerConfig, TrainSettings]:
-    """The environment and training settings a model was saved with (its ``.json``)."""
+def _settings(path: Path, logs_dir: str) -> tuple[RLSchedulerConfig | Mixture, TrainSettings]:
+    """The environment (one log's, or a mixture's) and training settings a model was saved with (its ``.json``)."""
     meta_path = Path(path).with_suffix(".json")
     if not meta_path.is_file():
         raise ValueError(f"model {path}: its settings file {meta_path.name} is missing")
@@ -67,11 +73,20 @@ def _settings(path: Path, logs_dir: str) -> tuple[RLSchedulerConfig, TrainSettin
     env = meta["env"]
     known = {f.name for f in dataclasses.fields(TrainSettings)}
     settings = TrainSettings(**{k: v for k, v in meta["train"].items() if k in known})
-    keys = ("log", "backfill", "score_type", "queue", "draw_within", "draw_tail", "sequence")
-    return RLSchedulerConfig(**{k: env[k] for k in keys if k in env}, logs_dir=logs_dir), settings
+    shared = {k: env[k] for k in ("backfill", "score_type", "queue", "sequence") if k in env}
+    if isinstance(env.get("logs"), list):  # a mixture's: each log with its own range
+        logs = env["logs"]
+        ranges = {k: env.get(k, [SAVED_SINCE.get(k, 0)] * len(logs)) for k in ("draw_within", "draw_tail")}
+        configs = (
+            RLSchedulerConfig(log=name, **shared, **{k: v[i] for k, v in ranges.items()}, logs_dir=logs_dir)
+            for i, name in enumerate(logs)
+        )
+        return Mixture(tuple(configs)), settings
+    ranges = {k: env[k] for k in ("draw_within", "draw_tail") if k in env}
+    return RLSchedulerConfig(log=env["log"], **shared, **ranges, logs_dir=logs_dir), settings
 
 
-def _read(paths: Sequence[Path], logs_dir: str) -> list[tuple[RLSchedulerConfig, TrainSettings]]:
+def _read(paths: Sequence[Path], logs_dir: str) -> list[tuple[RLSchedulerConfig | Mixture, TrainSettings]]:
     """Every candidate's settings; one that is missing or differs from the first's is refused in one line."""
     if not paths:
         raise ValueError("pick needs at least one model")
@@ -79,30 +94,50 @@ def _read(paths: Sequence[Path], logs_dir: str) -> list[tuple[RLSchedulerConfig,
         if not Path(path).is_file():
             raise ValueError(f"model {path}: no such file")
     read = [_settings(Path(p), logs_dir) for p in paths]
-    for path in paths:
-        check_model(Path(path), read[0][0])
+    first = read[0][0]
+    for path, (cfg, _) in zip(paths, read, strict=True):
+        check_model(Path(path), first)
+        if isinstance(cfg, Mixture) != isinstance(first, Mixture):
+            kinds = ["a mixture's" if isinstance(c, Mixture) else f"{c.log}'s" for c in (cfg, first)]
+            raise ValueError(f"model {path}: {kinds[0]} model, {paths[0]} {kinds[1]}: choose among one kind")
+        if isinstance(first, Mixture) and isinstance(cfg, Mixture) and cfg.names != first.names:
+            raise ValueError(
+                f"model {path}: trained on a mixture of {','.join(cfg.names)}, {paths[0]} on {','.join(first.names)}"
+            )
     return read
 
 
-def pick(paths: Sequence[Path], logs_dir: str = "../shared/traces") -> tuple[int, list[Candidate], list[int]]:
-    """The index of the best of ``paths``, every candidate's score, and the windows scored (their starts).
+def pick(paths: Sequence[Path], logs_dir: str = "../shared/traces") -> tuple[int, list[Candidate], list[Any]]:
+    """The index of the best of ``paths``, every candidate's score, and the windows scored.
 
-    The windows are the union of the candidates' validation windows, scored in the
-    settings the first candidate was validated in. The models must share a log, queue
-    and score type (a model saved with others is refused in one line, before any work);
-    ties go to the earlier path.
+    The windows are the union of the candidates' validation windows (their starts; a
+    mixture's ``(log index, start)`` each), scored in the settings the first candidate was
+    validated in, by the training's own measure (for a mixture, the mean over its logs).
+    The models must share a log (or the mixture's logs), queue and score type (a model
+    saved with others is refused in one line, before any work); ties go to the earlier path.
     """
     read = _read(paths, logs_dir)
     cfg, first = read[0]
-    windows = sorted({start for model_cfg, settings in read for start in validation_windows(model_cfg, settings)[0]})
-    length = validation_windows(cfg, first)[1]
     configs = validation_configs(cfg, first)
-    sjf = sjf_means(configs, windows, length)
     out = []
-    for path in paths:
-        model = load_model(Path(path), cfg)  # one model serves every setting
-        values, relative = relative_to_sjf(model, configs, windows, length, sjf)
-        out.append(Candidate(Path(path), relative, tuple(values)))
+    if isinstance(cfg, Mixture):
+        mixtures = [(c, s) for c, s in read if isinstance(c, Mixture)]  # all of them (_read refuses a mix of kinds)
+        mixed = sorted({w for c, s in mixtures for w in mixture_validation(c, s)[0]})
+        length = mixture_validation(cfg, first)[1]
+        base = mixture_sjf(configs, mixed, length)
+        for path in paths:
+            values, relative = mixture_relative(load_model(Path(path), cfg), configs, mixed, length, base)
+            out.append(Candidate(Path(path), relative, tuple(values)))
+        windows: list[Any] = [list(w) for w in mixed]
+    else:
+        logs = [(c, s) for c, s in read if isinstance(c, RLSchedulerConfig)]  # all of them, likewise
+        starts = sorted({w for c, s in logs for w in validation_windows(c, s)[0]})
+        length = validation_windows(cfg, first)[1]
+        sjf = sjf_means(configs, starts, length)
+        for path in paths:  # one model serves every setting
+            values, relative = relative_to_sjf(load_model(Path(path), cfg), configs, starts, length, sjf)
+            out.append(Candidate(Path(path), relative, tuple(values)))
+        windows = list(starts)
     best = min(range(len(out)), key=lambda i: (ranked(cfg, out[i].score), i))
     return best, out, windows
 
