@@ -61,3 +61,18 @@ def test_trainings_of_different_models_or_no_training_are_refused_in_one_line(tr
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and err[0].startswith("error: ") and "empty/model.pt: no such file" in err[0]
     assert not (tmp_path / "x").exists()
+
+
+def test_a_pettingzoo_grids_trainings_are_chosen_alike(tmp_path):
+    """The grid's shared kernel policy (a Parallel env): on its own episodes, the score its training recorded."""
+    grid = TrainConfig(
+        env="GridParallel-v0", env_settings={"agents": 3, "resources": 6, "steps": 12, "rate": 1.0},
+        generations=1, pairs=2, episodes=1, validation=2, teacher="mct", imitation_episodes=2, imitation_epochs=3,
+        hidden=(8,), policy="kernel",
+    )  # fmt: skip
+    folders = [train(replace(grid, seed=seed), tmp_path / f"s{seed}").model.parent for seed in (0, 1)]
+    for folder in folders:
+        trained = read_trained(folder)
+        assert score(trained, validation_seeds(trained.seed, 2)) == pytest.approx(trained.validation_score, rel=1e-9)
+    candidates = pick(folders)
+    assert [c.seed for c in candidates] == [0, 1] and candidates[0].episodes == 4
