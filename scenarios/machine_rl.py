@@ -397,10 +397,10 @@ def recipe_model(cfg: Config) -> Path:
 
         candidates = pick(folders)
         best = min(candidates, key=lambda c: c.score)  # the first of equals
-        scores = [{"seed": c.seed, "folder": str(c.folder), "validation": c.score} for c in candidates]
-        record.write_text(json.dumps({"chosen": str(best.folder), "candidates": scores}, indent=2) + "\n")
+        scores = [{"seed": c.seed, "folder": c.folder.name, "validation": c.score} for c in candidates]
+        record.write_text(json.dumps({"chosen": best.folder.name, "candidates": scores}, indent=2) + "\n")
         print(f"machine_rl: recipe seeds {seeds}: kept seed {best.seed} ({best.folder}), {record}", file=sys.stderr)
-    return Path(json.loads(record.read_text())["chosen"]) / "model.pt"
+    return record.parent / json.loads(record.read_text())["chosen"] / "model.pt"  # names: the folder may move
 
 
 def _recipe_folder(cfg: Config) -> Path:

@@ -99,12 +99,12 @@ def test_recipe_candidates_train_a_model_per_seed_and_evaluate_the_best_on_valid
     (record,) = (tmp_path / "agent").glob("recipe_choice_*.json")
     choice = json.loads(record.read_text())
     assert [c["seed"] for c in choice["candidates"]] == [0, 1, 2]
-    candidates = pick([Path(c["folder"]) for c in choice["candidates"]])
+    candidates = pick([record.parent / c["folder"] for c in choice["candidates"]])
     assert [c.score for c in candidates] == pytest.approx([c["validation"] for c in choice["candidates"]])
-    assert choice["chosen"] == str(min(candidates, key=lambda c: c.score).folder)
-    seed0 = json.loads((Path(choice["candidates"][0]["folder"]) / "settings.json").read_text())["weights_sha256"]
-    kept = json.loads((Path(choice["chosen"]) / "settings.json").read_text())["weights_sha256"]
-    if kept == seed0:  # seed 0's model kept: the same scores as without candidates
+    assert choice["chosen"] == min(candidates, key=lambda c: c.score).folder.name
+    seed0 = json.loads((record.parent / choice["candidates"][0]["folder"] / "settings.json").read_text())
+    kept = json.loads((record.parent / choice["chosen"] / "settings.json").read_text())
+    if kept["weights_sha256"] == seed0["weights_sha256"]:  # seed 0's model kept: the same scores as without candidates
         assert chosen.rows[0] == alone.rows[0]
 
 

@@ -66,7 +66,7 @@ from schedlab.training.policy import Scorer
 from schedlab.training.ppo import PPO
 from schedlab.training.search import Adam, gather, generation_step, relative
 
-__all__ = ["TrainResult", "train", "validation_seeds"]
+__all__ = ["TrainResult", "scored", "train", "validation_seeds"]
 
 VALIDATION_SEEDS = (10**5, 10**6)
 TRAINING_SEEDS = (10**6, 2**31)
