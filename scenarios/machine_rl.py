@@ -185,6 +185,13 @@ class Config:
         from schedlab.training.heuristics import heuristic
 
         heuristic("schedlab/Machine-v0", self.recipe_teacher, "recipe_teacher")  # unknown: refused in one line
+        seeds = (self.recipe_seed, *self.recipe_candidates)
+        twice = sorted({s for s in seeds if seeds.count(s) > 1})
+        if twice:
+            raise ValueError(
+                f"recipe_candidates={','.join(map(str, self.recipe_candidates))} with recipe_seed={self.recipe_seed} "
+                f"names seed {', '.join(map(str, twice))} twice: give each training seed once"
+            )
         if self.recipe_imitate:
             heuristic("schedlab/Machine-v0", self.recipe_imitate, "recipe_imitate")
         self.split()  # the log exists and both parts hold a window
@@ -386,7 +393,7 @@ def recipe_model(cfg: Config) -> Path:
     beside them (``recipe_choice_<key>.json``, every candidate's validation score) and
     read from there by later runs and by the workers.
     """
-    seeds = list(dict.fromkeys((cfg.recipe_seed, *cfg.recipe_candidates)))
+    seeds = [cfg.recipe_seed, *cfg.recipe_candidates]  # each once: the Config refuses a seed named twice
     folders = [_recipe_folder(replace(cfg, recipe_seed=s, recipe_candidates=())) for s in seeds]
     if len(folders) == 1:
         return folders[0] / "model.pt"

@@ -116,6 +116,7 @@ MEANT: dict[str, dict[str, str]] = {
     "recipe_generations": {"0": "documented: no evolution strategies, the imitated policy is kept (machine_rl)"},
     "recipe_imitation": {"0": "documented: no imitation, the search starts from random weights (machine_rl)"},
     "recipe_imitate": {"": "documented: behaviour cloning copies the teacher, recipe_teacher (machine_rl)"},
+    "recipe_candidates": {"": "documented: recipe_seed's model alone, no choice among seeds (machine_rl)"},
     "seeds": {
         "0": "one training seed, 0: " + _SEED,
         str(10**12): "one training seed: " + _SEED,

@@ -66,9 +66,14 @@ def test_work_fields_multiply_into_a_size():
 def test_no_scenario_accepts_inf_nan_negative_or_empty_numbers():
     tried, _accepted, names = probe(bad=("inf", "nan", "-1", ""), numeric_only=True, direct=False)
     # the only ones left are meant: an infinite half-life (no decay), no explicit window starts,
-    # and no explicit training seeds (the shipped models' seeds)
+    # no explicit training seeds (the shipped models' seeds), and no other seeds to choose among
     assert sorted(set(names)) == sorted(
-        {"utility_scheduling.learning_rate_half_life='inf'", "log_replay.starts=''", "rlscheduler.seeds=''"}
+        {
+            "utility_scheduling.learning_rate_half_life='inf'",
+            "log_replay.starts=''",
+            "rlscheduler.seeds=''",
+            "machine_rl.recipe_candidates=''",
+        }
     ), names
     assert tried > 400
 

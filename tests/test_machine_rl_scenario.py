@@ -126,6 +126,7 @@ def test_evaluation_settings_do_not_change_the_training_key(tiny):
         ("length", "9000", "length=9000 is more than a part of 'lublin_256' holds"),
         ("recipe_teacher", "lottery", "recipe_teacher: 'lottery' is not a heuristic of schedlab/Machine-v0"),
         ("recipe_imitate", "rollout-easy-lottery", "recipe_imitate: 'rollout-easy-lottery' is not a heuristic"),
+        ("recipe_candidates", "3,0", "recipe_candidates=3,0 with recipe_seed=0 names seed 0 twice"),
     ],
 )
 def test_a_bad_setting_is_one_line_naming_the_key_and_value(key, value, message, capsys):
