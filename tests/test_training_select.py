@@ -56,6 +56,12 @@ def test_trainings_of_different_models_or_no_training_are_refused_in_one_line(tr
         pick(trainings[:1])
     with pytest.raises(ValueError, match="given twice"):
         pick([trainings[0], trainings[0]])
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "model.pt").write_bytes((trainings[0] / "model.pt").read_bytes())
+    (broken / "settings.json").write_text('{"env": "Machine-v0"}')  # no config: not what schedlab train writes
+    with pytest.raises(ValueError, match=r"broken: not a training schedlab train wrote \(KeyError: 'config'\)$"):
+        pick([trainings[0], broken])
     (tmp_path / "empty").mkdir()
     assert main([str(trainings[0]), str(tmp_path / "empty"), "--out", str(tmp_path / "x")]) == 2
     err = capsys.readouterr().err.splitlines()

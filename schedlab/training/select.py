@@ -92,11 +92,13 @@ def read_trained(folder: Path) -> Trained:
                 f"{path}: no such file (a folder that schedlab train wrote holds model.pt and settings.json)"
             )
     try:
-        settings = json.loads(about.read_text())
-        config = settings["config"]
-        vector = torch.load(model, weights_only=True)["vector"].numpy()
-    except (ValueError, KeyError, RuntimeError) as error:
+        return _trained(folder, json.loads(about.read_text()), torch.load(model, weights_only=True)["vector"].numpy())
+    except (ValueError, KeyError, TypeError, RuntimeError) as error:
         raise ValueError(f"{folder}: not a training schedlab train wrote ({type(error).__name__}: {error})") from None
+
+
+def _trained(folder: Path, settings: dict[str, Any], vector: np.ndarray) -> Trained:
+    config = settings["config"]
     policy = settings.get("policy", "mlp")
     values = {
         "env": settings["env"],
