@@ -37,7 +37,7 @@ from typing import Any
 
 from schedlab.envs.rlscheduler.env import RLSchedulerConfig
 from schedlab.envs.rlscheduler.mixture import Mixture
-from schedlab.envs.rlscheduler.model_files import SAVED_SINCE, check_model, load_model
+from schedlab.envs.rlscheduler.model_files import SAVED_SINCE, check_model, load_model, read_settings
 from schedlab.training.rlscheduler.settings import TrainSettings
 from schedlab.training.rlscheduler.validation import (
     mixture_relative,
@@ -69,7 +69,7 @@ def _settings(path: Path, logs_dir: str) -> tuple[RLSchedulerConfig | Mixture, T
     meta_path = Path(path).with_suffix(".json")
     if not meta_path.is_file():
         raise ValueError(f"model {path}: its settings file {meta_path.name} is missing")
-    meta = json.loads(meta_path.read_text())
+    meta = read_settings(Path(path))  # unreadable or not JSON: one line naming the file
     env = meta["env"]
     known = {f.name for f in dataclasses.fields(TrainSettings)}
     settings = TrainSettings(**{k: v for k, v in meta["train"].items() if k in known})
