@@ -70,6 +70,7 @@ import simpy
 from schedlab.envs.machine.agent_policy import AgentPolicy
 from schedlab.envs.machine.config import agent_machine
 from schedlab.envs.machine.env import MachineEnv
+from schedlab.envs.machine.jobs import LogWindows
 from schedlab.envs.machine.obs import MachineObserver
 from schedlab.experiment import cli_main
 from schedlab.experiment.results import ci95_halfwidth
@@ -194,22 +195,17 @@ class Config:
             )
         if self.recipe_imitate:
             heuristic("schedlab/Machine-v0", self.recipe_imitate, "recipe_imitate")
-        self.split()  # the log exists and both parts hold a window
-
-    def path(self) -> Path:
-        return log_path(self.log, Path(self.logs_dir))
-
-    def split(self) -> tuple[tuple[Job, ...], int, int]:
-        """The log's cleaned jobs, its CPUs, and the first test position."""
-        log = load_log(str(self.path()))
-        cut = int(len(log.jobs) * self.train_fraction)
+        log = load_log(str(self.path()))  # the log exists and both parts hold a window
+        cut = int(len(log.jobs) * self.train_fraction)  # as LogWindows' spans cut it
         if min(cut, len(log.jobs) - cut) < self.length:
             raise ValueError(
                 f"length={self.length} is more than a part of {self.log!r} holds "
                 f"({cut} training jobs, {len(log.jobs) - cut} test jobs at train_fraction={self.train_fraction}). "
                 f"Reading it: {log.report}"
             )
-        return log.jobs, log.cpus, cut
+
+    def path(self) -> Path:
+        return log_path(self.log, Path(self.logs_dir))
 
     def training_key(self) -> str:
         """A short hash of every setting that changes the trained agent, and of the log's bytes."""
@@ -241,57 +237,24 @@ def cells(cfg: Config) -> list[dict]:
 
 
 # --------------------------------------------------------------------------- windows of the log
-@dataclass(frozen=True)
-class PartWindows:
-    """Windows of ``length`` jobs starting in ``[lo, hi - length]``: a workload ``jobs(rng)`` for MachineEnv.
-
-    Parameters
-    ----------
-    jobs
-        The log's cleaned jobs.
-    lo, hi
-        The part of the log windows are drawn from (positions, ``hi`` excluded).
-    length
-        Jobs per window.
-    cpus
-        CPUs of the log's machine.
-    time_scale
-        A typical runtime (the observation's time unit): the training part's median.
-    """
-
-    jobs: tuple[Job, ...]
-    lo: int
-    hi: int
-    length: int
-    cpus: int
-    time_scale: float
-
-    def at(self, start: int) -> list[Job]:
-        """The window starting at position ``start``, its clock shifted to start at 0."""
-        window = self.jobs[start : start + self.length]
-        return [replace(job, submit=job.submit - window[0].submit) for job in window]
-
-    def draw_start(self, rng: np.random.Generator) -> int:
-        return int(rng.integers(self.lo, self.hi - self.length + 1))
-
-    def __call__(self, rng: np.random.Generator) -> list[Job]:
-        return self.at(self.draw_start(rng))
+@cache
+def parts(cfg: Config) -> tuple[LogWindows, LogWindows]:
+    """The training and the test windows of ``cfg``'s log: its first ``train_fraction`` of jobs, and the rest."""
+    path = cfg.path()
+    return LogWindows(path, cfg.length, (0.0, cfg.train_fraction)), LogWindows(
+        path, cfg.length, (cfg.train_fraction, 1.0)
+    )
 
 
 @cache
-def parts(cfg: Config) -> tuple[PartWindows, PartWindows]:
-    """The training and the test windows of ``cfg``'s log (disjoint: split at position ``cut``)."""
-    jobs, cpus, cut = cfg.split()
-    scale = float(np.median([job.runtime for job in jobs[:cut]]))
-    return (
-        PartWindows(jobs, 0, cut, cfg.length, cpus, scale),
-        PartWindows(jobs, cut, len(jobs), cfg.length, cpus, scale),
-    )
+def time_scale(cfg: Config) -> float:
+    """The observation's time unit: the training part's median runtime (the test part is never looked at)."""
+    return float(np.median([job.runtime for job in parts(cfg)[0].jobs]))
 
 
 def observer(cfg: Config) -> MachineObserver:
     """What the agent sees: the same in training (MachineEnv) and evaluation (AgentPolicy)."""
-    return MachineObserver((), cfg.window, parts(cfg)[0].time_scale, "estimate")
+    return MachineObserver((), cfg.window, time_scale(cfg), "estimate")
 
 
 def heuristic(name: str):
@@ -336,7 +299,7 @@ def _train(cfg: Config):
     torch.set_num_threads(1)  # a small network: one thread is fastest and leaves the other cores free
     dqn_cfg = dqn_config(cfg)
     training, _ = parts(cfg)
-    env = MachineEnv(workload=training, cpus=training.cpus, window=cfg.window, time_scale=training.time_scale)
+    env = MachineEnv(workload=training, cpus=training.cpus, window=cfg.window, time_scale=time_scale(cfg))
     starts = np.random.default_rng([cfg.train_seed, 1])  # validation windows: neither training draws nor test
     validation = [training.at(training.draw_start(starts)) for _ in range(cfg.validation)]
     reference = {
@@ -367,13 +330,12 @@ def recipe_config(cfg: Config):
     """The recipe's :class:`~schedlab.training.TrainConfig`: MachineEnv on the training part's windows."""
     from schedlab.training import TrainConfig
 
-    training, _ = parts(cfg)
     settings = {
         "workload": str(cfg.path().resolve()),
         "log_window": cfg.length,
         "log_span": [0.0, cfg.train_fraction],  # the same first part of the log as the DQN's (split() cuts alike)
         "window": cfg.window,
-        "time_scale": training.time_scale,
+        "time_scale": time_scale(cfg),
         "backfill": "sjf",
         "reward": "bounded_slowdown",
         "slowdown_bound": cfg.threshold,

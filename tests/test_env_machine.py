@@ -367,7 +367,7 @@ def test_log_span_keeps_every_window_in_its_part_of_the_log():
     train = MachineEnv(workload=str(LUBLIN), log_window=32, log_span=[0, 0.75])  # a list, as JSON settings give it
     test = LogWindows(LUBLIN, 32, (0.75, 1.0))
     assert train.config.log_span == (0.0, 0.75) and train.workload.part == (0, 7500) and test.part == (7500, 10000)
-    jobs = LogWindows(LUBLIN)._loaded[0]
+    jobs = LogWindows(LUBLIN).jobs
     position = {job.id: i for i, job in enumerate(jobs)}
     for seed in range(20):
         rng = np.random.default_rng(seed)
@@ -380,6 +380,22 @@ def test_log_span_keeps_every_window_in_its_part_of_the_log():
         LogWindows(LUBLIN, 32, (0.5, 0.5))
     with pytest.raises(ValueError, match=r"length=3000 is more than .* in span"):
         LogWindows(LUBLIN, 3000, (0.0, 0.25))
+
+
+def test_a_log_with_memory_requests_and_jobs_out_of_order_is_read_as_a_replay_reads_it(tmp_path):
+    """HPC2N's jobs request memory (field 10); the machine models CPUs, so the requests are left out, not refused."""
+    lines = [f"{i} {10 * i} -1 {30 + i} 2 -1 -1 2 60 4096 1 1 1 -1 -1 -1 -1 -1" for i in range(1, 41)]
+    lines[5], lines[6] = lines[6], lines[5]  # job 7 logged before job 6: read in submit order
+    log = tmp_path / "memory.swf"
+    log.write_text("; MaxProcs: 8\n" + "\n".join(lines) + "\n")
+    windows = LogWindows(log, 8, (0.0, 0.5))
+    assert [job.id for job in windows.jobs[4:8]] == [5, 6, 7, 8] and not any(job.demands for job in windows.jobs)
+    assert windows.at(5)[0].submit == 0 and [job.id for job in windows.at(5)] == list(range(6, 14))
+    with pytest.raises(ValueError, match="no window of 8 jobs starts at position 35"):
+        windows.at(35)
+    env = MachineEnv(workload=windows, window=4)
+    run_episode(env, head_first, seed=0)
+    assert len(env.records()) == 8
 
 
 @settings(max_examples=25, deadline=None)

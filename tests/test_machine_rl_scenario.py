@@ -53,12 +53,13 @@ def test_the_scenario_trains_once_and_evaluates_every_policy_on_held_out_windows
     # replication r replays the same window under every policy, all of it in the test part of the log
     scenario = load_scenario(SCENARIO)
     cfg = scenario.config(tiny)
-    jobs, _, cut = cfg.split()
+    _, test = scenario.module.parts(cfg)
+    cut, end = test.part
     starts = {}
     for rep in results.replications:
         starts.setdefault(rep["rep"], set()).add(rep["window_start"])
     assert sorted(starts) == [0, 1, 2] and all(len(s) == 1 for s in starts.values())
-    assert all(cut <= s <= len(jobs) - cfg.length for (s,) in starts.values())
+    assert all(cut <= s <= end - cfg.length for (s,) in starts.values())
     # the checkpoint and the training curve, with a greedy validation row every eval_every steps
     (checkpoint,) = (tmp_path / "agent").glob("dqn_*.pt")
     (curve_path,) = (tmp_path / "agent").glob("curve_*.csv")

@@ -18,7 +18,6 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass, replace
-from functools import lru_cache
 
 import numpy as np
 
@@ -26,7 +25,7 @@ from schedlab.model.core.distributions import Exponential, UniformInt
 from schedlab.model.core.fields import is_int
 from schedlab.model.core.job import Job
 from schedlab.model.core.workloads import poisson_workload
-from schedlab.model.formats.swf.reader import read_swf
+from schedlab.model.formats.logs import LoadedLog, load_log
 
 __all__ = ["LogWindows", "SyntheticJobs"]
 
@@ -89,21 +88,17 @@ class SyntheticJobs:
         return [replace(job, estimate=job.runtime * float(f)) for job, f in zip(jobs, factors, strict=True)]
 
 
-@lru_cache(maxsize=4)
-def _log_jobs(path: str) -> tuple[tuple[Job, ...], int]:
-    """The cleaned jobs of an SWF log and its CPUs, read once per process."""
-    log = read_swf(path, nodes_as_procs=True)  # as schedlab replay reads the Lublin model's MaxNodes-only logs
-    return tuple(log.jobs()), log.machine_procs
-
-
 @dataclass(frozen=True)
 class LogWindows:
     """Windows of ``length`` consecutive jobs of an SWF log, one drawn at random per episode.
 
-    Jobs are the log's cleaned ones (:func:`schedlab.model.formats.swf.reader.read_swf`'s defaults:
-    jobs wider than the machine, with no runtime or no CPUs, are dropped and
-    counted there). The window's submit times are shifted so that its first job
-    arrives at time 0; ids, runtimes, estimates and widths are the log's.
+    Jobs are the log as :func:`schedlab.model.formats.logs.load_log` reads it for a replay:
+    cleaned (jobs wider than the machine, with no runtime or no CPUs, are dropped and
+    counted in its report), in submit order, and without memory requests, since the
+    machine models CPUs (HPC2N's would otherwise never fit). The window's submit times
+    are shifted so that its first job arrives at time 0; ids, runtimes, estimates and
+    widths are the log's. :meth:`draw_start` and :meth:`at` split a draw in two, for a
+    caller that records where each window starts.
 
     Parameters
     ----------
@@ -132,36 +127,49 @@ class LogWindows:
             raise FileNotFoundError(f"LogWindows: no SWF file at {os.fspath(self.path)!r}")
         first, end = self.part
         if self.length > end - first:
-            part = "" if self.span == (0.0, 1.0) else f" in span={self.span!r} ({end - first} jobs)"
+            where = "" if self.span == (0.0, 1.0) else f" in span={self.span!r}"
             raise ValueError(
-                f"LogWindows: length={self.length} is more than the {len(self._loaded[0])} jobs of {self.path}{part}"
+                f"LogWindows: length={self.length} is more than the {end - first} jobs of {self.path}{where}"
             )
 
     @property
     def part(self) -> tuple[int, int]:
         """The positions windows are drawn from: the first job, and the one after the last."""
-        n = len(self._loaded[0])
+        n = len(self._loaded.jobs)
         return int(n * self.span[0]), int(n * self.span[1])
 
     @property
-    def _loaded(self) -> tuple[tuple[Job, ...], int]:
-        return _log_jobs(os.fspath(self.path))
+    def _loaded(self) -> LoadedLog:
+        return load_log(os.fspath(self.path))  # read once per process (load_log caches)
+
+    @property
+    def jobs(self) -> tuple[Job, ...]:
+        """The jobs of the part windows are drawn from, in submit order."""
+        first, end = self.part
+        return self._loaded.jobs[first:end]
 
     @property
     def cpus(self) -> int:
         """CPUs of the log's machine (MaxProcs, or MaxNodes where that is all it gives)."""
-        return self._loaded[1]
+        return self._loaded.cpus
 
     @property
     def time_scale(self) -> float:
-        """Median runtime of the log's jobs."""
-        return float(np.median([job.runtime for job in self._loaded[0]]))
+        """Median runtime of the log's jobs (all of them, whatever the span)."""
+        return float(np.median([job.runtime for job in self._loaded.jobs]))
 
-    def __call__(self, rng: np.random.Generator) -> list[Job]:
-        jobs = self._loaded[0]
+    def draw_start(self, rng: np.random.Generator) -> int:
+        """The position of a window's first job, uniform over the windows that fit in the part."""
         first, end = self.part
-        # the whole log (span (0, 1)) draws as before spans were added: the same windows from the same seeds
-        lo = int(rng.integers(end - self.length + 1)) if first == 0 else int(rng.integers(first, end - self.length + 1))
-        window = jobs[lo : lo + self.length]
+        return int(rng.integers(first, end - self.length + 1))
+
+    def at(self, start: int) -> list[Job]:
+        """The window whose first job is at position ``start``, its clock shifted to start at 0."""
+        if not (is_int(start, 0) and start + self.length <= len(self._loaded.jobs)):
+            raise ValueError(f"LogWindows: no window of {self.length} jobs starts at position {start!r} of {self.path}")
+        window = self._loaded.jobs[start : start + self.length]
         origin = window[0].submit
         return [replace(job, submit=job.submit - origin) for job in window]
+
+    def __call__(self, rng: np.random.Generator) -> list[Job]:
+        return self.at(self.draw_start(rng))
