@@ -10,8 +10,10 @@ held-out ones.
 
 The heuristics run on the same jobs. On the whole queue, as the machine's own policies
 (:func:`schedlab.policies.batch.make_policy`) on the environment's kind of Machine, as
-``benchmarks/sb3_baselines.py`` runs them: SJF (by estimate) and FCFS as strict orders,
-and EASY backfilling under each of those orders (``fcfs+easy`` is plain EASY). On the
+``benchmarks/sb3_baselines.py`` runs them: every registered order
+(:data:`~schedlab.policies.scoring.SCORES`: SJF by estimate, FCFS, F1-F4, SAF, ...; not
+``sjf-runtime``, which reads the true runtimes) as a strict order, and EASY backfilling
+under each (``fcfs+easy`` is plain EASY). On the
 window of the default environment (the 8 oldest waiting jobs, as a learner sees them):
 ``sjf (window)``, SJF among the window jobs that fit, and ``easy-sjf (window)``, EASY
 backfilling under SJF restricted to the window (:mod:`schedlab.training.heuristics`,
@@ -19,7 +21,7 @@ the teachers). The metric is the episode's mean bounded slowdown (threshold 10 s
 mean runtime); then plain slowdown, what the reward sums.
 
 Printed for each metric: per model, the mean over episodes and its paired differences
-with SJF and with EASY's best order (the EASY row with the lower mean on these
+with SJF and with EASY's best order (the EASY row with the lowest mean on these
 episodes), each mean ± 95% half-width over the episodes; over models, the mean ±
 standard deviation of the models' means and of their paired differences.
 
@@ -44,14 +46,17 @@ from schedlab.model.analysis import metrics
 from schedlab.model.analysis.paired import paired_difference
 from schedlab.model.core.streams import Streams
 from schedlab.policies.batch import make_policy
+from schedlab.policies.scoring import SCORES
 from schedlab.processes import Source
 from schedlab.training import load_policy
 from schedlab.training.heuristics import heuristic
 from schedlab.training.run import VALIDATION_SEEDS
 
 METRICS = ("bounded slowdown (threshold 10 s)", "slowdown (the reward's, unbounded)")
-#: heuristics on the whole queue: row name -> (order, backfilling)
-QUEUE = {"sjf": ("sjf", "none"), "fcfs": ("fcfs", "none"), "sjf+easy": ("sjf", "easy"), "fcfs+easy": ("fcfs", "easy")}
+#: heuristics on the whole queue: row name -> (order, backfilling); every registered order but the clairvoyant one
+#: (``sjf-runtime`` reads the true runtimes), strict and under EASY
+ORDERS = [name for name in SCORES if name != "sjf-runtime"]
+QUEUE = {name: (name, "none") for name in ORDERS} | {f"{name}+easy": (name, "easy") for name in ORDERS}
 #: teachers on the default environment's window: row name -> heuristic
 WINDOW = {"sjf (window)": "sjf", "easy-sjf (window)": "easy-sjf"}
 
@@ -115,7 +120,7 @@ def evaluate(models: list[Path], seeds: list[int]) -> tuple[Rows, list[Rows]]:
 def table(rows: Rows, learned: list[Rows], names: list[str], m: int) -> None:
     """The markdown table of metric ``m``: every policy's mean, its paired differences with SJF and EASY's best."""
     sjf = [r[m] for r in rows["sjf"]]
-    best = min(("sjf+easy", "fcfs+easy"), key=lambda name: np.mean([r[m] for r in rows[name]]))
+    best = min((n for n in QUEUE if n.endswith("+easy")), key=lambda name: np.mean([r[m] for r in rows[name]]))
     easy = [r[m] for r in rows[best]]
     print(f"\n{METRICS[m]} (EASY's best order here: {best})\n")
     print(f"| policy | mean | paired with SJF | paired with {best} |\n|---|---|---|---|")

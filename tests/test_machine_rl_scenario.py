@@ -11,12 +11,13 @@ import torch
 from schedlab.experiment import run
 from schedlab.experiment.cli import main as cli
 from schedlab.experiment.scenario import load_scenario
+from schedlab.policies.scoring import SCORES
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIO = ROOT / "scenarios" / "machine_rl.py"
 TRACES = ROOT.parent / "shared" / "traces"
 COLUMNS = {"policy", "slowdown_mean", "bounded_slowdown_mean", "response_mean", "utilization"}
-POLICIES = ("dqn", "fcfs", "sjf", "easy", "sjf_easy", "random", "recipe")
+POLICIES = ("dqn", "fcfs", "sjf", "easy", "sjf_easy", "random", "recipe")  # the tiny run's
 
 
 @pytest.fixture
@@ -39,8 +40,19 @@ def tiny(tmp_path):
         "recipe_episodes": 1,
         "recipe_validation": 1,
         "recipe_imitation": 1,
+        "policies": ",".join(POLICIES),
     }
     torch.set_num_threads(before)
+
+
+def test_the_default_run_holds_every_order_strict_and_with_easy():
+    """The best heuristic is the best of every registered order (not sjf-runtime: clairvoyant), strict and with EASY."""
+    if not TRACES.is_dir():
+        pytest.skip("traces not present")
+    cfg = load_scenario(SCENARIO).config({"logs_dir": str(TRACES)})
+    orders = [name for name in SCORES if name != "sjf-runtime"]
+    expected = {*orders, "easy", *(f"{name}_easy" for name in orders if name != "fcfs")}
+    assert set(cfg.policies) == {"dqn", "random", "recipe"} | expected and "sjf-runtime" not in cfg.policies
 
 
 def test_the_scenario_trains_once_and_evaluates_every_policy_on_held_out_windows(tiny, tmp_path):
