@@ -166,7 +166,8 @@ class Config:
     recipe_candidates: tuple[int, ...] = items((), nonempty=False)
     #: the recipe: its teacher, a heuristic of schedlab.training.heuristics (on the window)
     recipe_teacher: str = "easy-sjf"
-    #: the recipe: what behaviour cloning copies if not the teacher (``rollout-easy-sjf``: the clairvoyant rollout)
+    #: the recipe: what behaviour cloning copies if not the teacher (``rollout-easy-sjf``: the clairvoyant rollout;
+    #: ``best``: the window heuristic best on the recipe's validation windows)
     recipe_imitate: str = ""
     #: the recipe: its scorer, ``mlp`` (one MLP over the observation) or ``kernel`` (one MLP per window slot)
     recipe_policy: str = text("mlp", pattern="mlp|kernel", what="mlp or kernel")
@@ -201,7 +202,7 @@ class Config:
                 f"recipe_candidates={','.join(map(str, self.recipe_candidates))} with recipe_seed={self.recipe_seed} "
                 f"names seed {', '.join(map(str, twice))} twice: give each training seed once"
             )
-        if self.recipe_imitate:
+        if self.recipe_imitate not in ("", "best"):
             heuristic("schedlab/Machine-v0", self.recipe_imitate, "recipe_imitate")
         log = load_log(str(self.path()))  # the log exists and both parts hold a window
         cut = int(len(log.jobs) * self.train_fraction)  # as LogWindows' spans cut it

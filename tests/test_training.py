@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
@@ -17,6 +18,7 @@ from schedlab.experiment.cli import main
 from schedlab.training import TrainConfig, load_policy, train
 from schedlab.training.episodes import EnvSpec, episode_costs, run_episode
 from schedlab.training.policy import action_mask
+from schedlab.training.run import best_heuristic, validation_seeds
 
 TINY = TrainConfig(
     env="Machine-v0", generations=2, pairs=2, episodes=2, validation=2, teacher="sjf",
@@ -80,6 +82,25 @@ def test_the_easy_recipe_imitates_easy_backfilling_and_its_model_needs_the_backf
     with pytest.raises(ValueError, match="observations of shape"):  # not silently run on the default observation
         load_policy(result.model, gym.make("schedlab/Machine-v0"))
     assert policy.act(shown.reset(seed=0)[0], shown.unwrapped.action_masks()) < shown.action_space.n
+
+
+def test_imitate_best_copies_the_heuristic_best_on_validation_and_names_it(tmp_path):
+    """``imitate="best"``: every heuristic a scheduler could run scored as weights are; the best copied, and named."""
+    result = train(replace(TINY, imitate="best"), tmp_path / "best")
+    settings = json.loads((tmp_path / "best" / "settings.json").read_text())
+    choice = settings["imitation_choice"]
+    assert {"fcfs", "sjf", "saf", "easy-sjf", "easy-saf"} <= set(choice)
+    assert not [name for name in choice if name.startswith("rollout-") or name.endswith("sjf-runtime")]
+    assert settings["imitated"] == min(choice, key=choice.__getitem__)
+    assert choice["sjf"] == pytest.approx(0.0)  # the teacher scored against itself
+    spec = EnvSpec("schedlab/Machine-v0", "{}", (8,))
+    assert best_heuristic(spec, validation_seeds(0, 2), None, None)[1]["sjf"] > 0  # no teacher: plain mean costs
+    # the choice is the copy's: imitating the named heuristic directly gives the same weights
+    named = train(replace(TINY, imitate=settings["imitated"]), tmp_path / "named")
+    assert named.sha256 == result.sha256
+    resumed = train(replace(TINY, imitate="best", generations=3), tmp_path / "best", resume=True)
+    assert json.loads((tmp_path / "best" / "settings.json").read_text())["imitated"] == settings["imitated"]
+    assert resumed.generation <= 3
 
 
 def test_a_stopped_and_resumed_training_is_the_uninterrupted_one(tmp_path):

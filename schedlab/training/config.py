@@ -70,7 +70,9 @@ class TrainConfig:
     validation: int = number(8, low=1, work=True, help="validation episodes that choose the best weights")
     teacher: str = text("", help="heuristic whose actions are imitated and that costs are relative to ('' : none)")
     imitate: str = text(
-        "", help="heuristic behaviour cloning copies instead of the teacher ('': the teacher), e.g. rollout-easy-sjf"
+        "",
+        help="heuristic behaviour cloning copies instead of the teacher ('': the teacher), e.g. rollout-easy-sjf; "
+        "best: the env's heuristic (not a clairvoyant one) with the best validation score",
     )
     imitation_episodes: int = number(32, low=0, work=True, help="teacher episodes behaviour cloning learns from")
     imitation_epochs: int = number(100, low=0, help="passes of behaviour cloning over the teacher's decisions")

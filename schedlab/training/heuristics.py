@@ -43,7 +43,7 @@ from schedlab.model.contracts.machine import Score
 from schedlab.policies.scoring import SCORES
 from schedlab.training.rollout import Rollout
 
-__all__ = ["HEURISTICS", "heuristic", "heuristic_names"]
+__all__ = ["HEURISTICS", "heuristic", "heuristic_names", "is_clairvoyant"]
 
 Heuristic = Callable[[Any], int]
 
@@ -113,6 +113,12 @@ HEURISTICS: dict[str, Callable[[], Mapping[str, Callable[..., int]]]] = {
 def heuristic_names(env_id: str) -> list[str]:
     """The heuristics environment ``env_id`` has, by name (none for an env outside :data:`HEURISTICS`)."""
     return list(HEURISTICS[env_id]()) if env_id in HEURISTICS else []
+
+
+def is_clairvoyant(name: str) -> bool:
+    """Whether heuristic ``name`` sees what no scheduler can: the true runtimes (``sjf-runtime``) or the future
+    (``rollout-``). Such a one may be copied (``TrainConfig.imitate``), never chosen as the best to copy."""
+    return name.startswith("rollout-") or name.endswith("sjf-runtime")
 
 
 def heuristic(env_id: str, name: str, setting: str = "teacher") -> Callable[..., int]:

@@ -7,9 +7,12 @@
    teacher's cost on each.
 2. **Imitate** (with a teacher, or ``imitate``): behaviour cloning of the actions of
    ``imitate`` (else the teacher) (:mod:`schedlab.training.imitation`) on
-   ``imitation_episodes`` episodes. The teacher stays the yardstick of every cost, so a
-   slow teacher to copy (``rollout-easy-sjf``, clairvoyant: learning by cheating) is
-   asked only on the imitation episodes, and the fast one prices the search's. Then
+   ``imitation_episodes`` episodes; ``imitate="best"`` copies the env's heuristic that
+   scores best on the validation episodes, as the weights are chosen (:func:`best_heuristic`;
+   clairvoyant ones left out), and ``settings.json`` names it (``imitated``). The teacher
+   stays the yardstick of every cost, so a slow teacher to copy (``rollout-easy-sjf``,
+   clairvoyant: learning by cheating) is asked only on the imitation episodes, and the
+   fast one prices the search's. Then
    ``dagger`` rounds of DAgger: the learner plays ``imitation_episodes`` new episodes
    (``dagger_episodes`` stream), the copied heuristic labels every state it visits, and
    cloning refits on all the decisions so far.
@@ -58,7 +61,7 @@ from schedlab.model.core.streams import Streams
 from schedlab.training.checkpoint import Checkpoint, PPOState, load_checkpoint, save_checkpoint
 from schedlab.training.config import TrainConfig
 from schedlab.training.episodes import EnvSpec, episode_costs, make_env, spaces
-from schedlab.training.heuristics import heuristic
+from schedlab.training.heuristics import heuristic, heuristic_names, is_clairvoyant
 from schedlab.training.imitation import imitate, teacher_decisions
 from schedlab.training.kernel import make_scorer
 from schedlab.training.outputs import save_model, write_curve
@@ -66,7 +69,7 @@ from schedlab.training.policy import Scorer
 from schedlab.training.ppo import PPO
 from schedlab.training.search import Adam, gather, generation_step, relative
 
-__all__ = ["TrainResult", "scored", "train", "validation_seeds"]
+__all__ = ["TrainResult", "best_heuristic", "scored", "train", "validation_seeds"]
 
 VALIDATION_SEEDS = (10**5, 10**6)
 TRAINING_SEEDS = (10**6, 2**31)
@@ -96,6 +99,22 @@ def scored(
     return np.asarray([c for [c] in gather(executor, episode_costs, [(spec, vector, teacher, [s]) for s in seeds])])
 
 
+def best_heuristic(
+    spec: EnvSpec, seeds: list[int], baseline: np.ndarray | None, executor: Executor | None
+) -> tuple[str, dict[str, float]]:
+    """The env's heuristic best on the episodes ``seeds`` (the first of equals), and each one's score.
+
+    A score is what a validation gives weights: the mean cost relative to the teacher's
+    (``baseline``), or the mean cost without a teacher. Clairvoyant heuristics
+    (:func:`~schedlab.training.heuristics.is_clairvoyant`) are not candidates.
+    """
+    names = [name for name in heuristic_names(spec.env_id) if not is_clairvoyant(name)]
+    if not names:
+        raise ValueError(f"imitate: 'best' needs heuristics, and {spec.env_id} has none")
+    scores = {name: float(relative(scored(spec, None, name, seeds, executor), baseline)) for name in names}
+    return min(scores, key=scores.__getitem__), scores
+
+
 def train(
     config: TrainConfig,
     out: str | Path,
@@ -114,7 +133,7 @@ def train(
         raise ValueError(f"--out {out} holds a training already: add --resume to go on with it, or choose another")
     env = make_env(config.env, dict(config.env_settings))
     for setting in ("teacher", "imitate"):
-        if getattr(config, setting):
+        if getattr(config, setting) and (setting, getattr(config, setting)) != ("imitate", "best"):
             heuristic(config.env, getattr(config, setting), setting)  # an unknown name refused before any work
     settings_json = json.dumps(dict(config.env_settings), sort_keys=True)
     spec = EnvSpec(config.env, settings_json, tuple(config.hidden), config.policy)
@@ -127,6 +146,10 @@ def train(
     def validate(vector: np.ndarray) -> float:
         return float(relative(scored(spec, vector, None, validation, executor), val_base))
 
+    copied, choice = config.imitate or teacher, dict[str, float]()
+    if copied == "best":  # chosen again on resuming: the same episodes give the same choice
+        copied, choice = best_heuristic(spec, validation, val_base, executor)
+
     draw = streams["train_episodes"]
     out.mkdir(parents=True, exist_ok=True)
     if resume:
@@ -134,7 +157,6 @@ def train(
         draw.bit_generator.state = state.episodes_stream
     else:
         start = time.perf_counter()
-        copied = config.imitate or teacher
         if copied and config.imitation_episodes:
             seeds = [int(s) for s in streams["imitation_episodes"].integers(*TRAINING_SEEDS, config.imitation_episodes)]
             data = teacher_decisions(env, config.env, copied, seeds)
@@ -187,6 +209,8 @@ def train(
     policy.set_vector(best)
     phase = "ppo" if best_steps else "search"
     extra = {"best_generation": state.best_generation, "best_phase": phase, "best_ppo_steps": best_steps}
+    if choice:
+        extra |= {"imitated": copied, "imitation_choice": choice}
     path = save_model(out, policy, config.env, config.as_dict(), {**extra, "validation_score": best_score})
     return TrainResult(path, policy.sha256(), best_score, state.best_generation, phase, best_steps)
 
