@@ -141,6 +141,46 @@ def test_missing_and_buildless_scenarios(tmp_path):
         load_scenario(broken)
 
 
+READS_A_FILE = """
+from dataclasses import dataclass
+from pathlib import Path
+
+@dataclass(frozen=True)
+class Config:
+    data: str = "../no-such-folder/jobs.txt"
+    jobs: int = 10
+
+    def __post_init__(self):
+        if not Path(self.data).is_file():
+            raise ValueError("no data file at " + self.data)
+
+QUICK = dict({quick})
+
+def build(env, cfg, cell, streams):
+    return None
+"""
+
+
+def test_loading_checks_quick_field_by_field_without_reading_the_default_files(tmp_path):
+    """A config that reads its default data file at construction loads from any folder; ``--set`` moves the file."""
+    script = tmp_path / "reads.py"
+    script.write_text(READS_A_FILE.format(quick="jobs=2"))
+    scenario = load_scenario(script)  # the default file is not there: loading must not build the config
+    data = tmp_path / "jobs.txt"
+    data.write_text("1\n")
+    assert scenario.config({"data": str(data)}, quick=True).jobs == 2
+    with pytest.raises(ConfigError, match=r"no data file at \.\./no-such-folder"):
+        scenario.config()
+    misspelt = tmp_path / "misspelt.py"
+    misspelt.write_text(READS_A_FILE.format(quick="jbos=2"))
+    with pytest.raises(ScenarioError, match=r"misspelt.py: QUICK: unknown config key\(s\) 'jbos'"):
+        load_scenario(misspelt)
+    wrong = tmp_path / "wrong.py"
+    wrong.write_text(READS_A_FILE.format(quick="jobs='two'"))
+    with pytest.raises((ScenarioError, ConfigError), match="jobs"):
+        load_scenario(wrong)
+
+
 def test_a_failing_replication_names_its_cell(tmp_path):
     script = tmp_path / "fails.py"
     script.write_text(TINY.read_text().replace("Machine(env, cfg.cpus,", "Machine(env, cfg.cpus - 8,"))

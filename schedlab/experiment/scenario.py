@@ -153,8 +153,21 @@ def _load(path: Path) -> Scenario:
         warnings=getattr(module, "warnings", None),
         train_models=getattr(module, "train_models", None),
     )
-    scenario.config(quick=True)  # a QUICK that names unknown fields is the author's error: say so now
+    _check_quick(config_type, scenario.quick, path)
     return scenario
+
+
+def _check_quick(config_type: type, quick: Mapping[str, Any], path: Path) -> None:
+    """Refuse a ``QUICK`` that names unknown fields or breaks a field's own rule: the author's error, said at load.
+
+    Field by field only: building the config would run its ``__post_init__``, which may read
+    files at their default places (a log in ``../shared/traces``) that the user's ``--set``
+    moves elsewhere.
+    """
+    try:
+        make_values(config_type, quick, where=f"{path}: QUICK")
+    except ConfigError as exc:
+        raise ScenarioError(str(exc)) from None
 
 
 # --------------------------------------------------------------------------- configs
@@ -171,6 +184,17 @@ def parse_assignments(items: Sequence[str], flag: str = "--set") -> dict[str, st
 
 def make_config(config_type: type, values: Mapping[str, Any], *, where: str = "config") -> Any:
     """Build ``config_type`` from defaults and ``values``; string values are parsed by field type."""
+    kwargs = make_values(config_type, values, where=where)
+    try:
+        cfg = config_type(**kwargs)
+        validate(cfg)  # every field, declared or by its type: one rule for all scenarios
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{where}: {exc}") from exc
+    return cfg
+
+
+def make_values(config_type: type, values: Mapping[str, Any], *, where: str = "config") -> dict[str, Any]:
+    """``values`` as ``config_type``'s keyword arguments: names checked, strings parsed, each field's own rule."""
     fields = {f.name: f for f in dataclasses.fields(config_type) if f.init}
     try:
         values = renamed_fields(config_type, values, where)
@@ -184,11 +208,9 @@ def make_config(config_type: type, values: Mapping[str, Any], *, where: str = "c
     kwargs = {k: coerce(k, v, hints.get(k, Any)) for k, v in values.items()}
     try:
         validate_values(config_type, kwargs)  # the field's own rule first: it names the field and value
-        cfg = config_type(**kwargs)
-        validate(cfg)  # every field, declared or by its type: one rule for all scenarios
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"{where}: {exc}") from exc
-    return cfg
+    return kwargs
 
 
 _TRUE = {"1", "true", "yes", "on"}
