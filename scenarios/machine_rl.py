@@ -475,20 +475,29 @@ def measure(model: Model) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- after the run
 def report(results, out: Path) -> list[Path]:
-    """``paired.csv``: per test window, DQN minus each other policy; print each learner minus the best heuristic."""
+    """``paired.csv``: per test window, DQN minus each other policy; print each learner minus the best heuristics."""
     reps = results.replications
     by = {(r["policy"], r["rep"]): r for r in reps}
     policies = list(dict.fromkeys(r["policy"] for r in reps))
     windows = sorted({r["rep"] for r in reps})
     heuristics = [p for p in policies if p in HEURISTICS]
+    with_easy = [p for p in heuristics if HEURISTICS[p][1] == "easy"]
 
     def paired(learner: str, metric: str) -> None:
-        best = min(heuristics, key=lambda p: np.mean([by[p, rep][metric] for rep in windows]))
-        diff = [by[learner, rep][metric] - by[best, rep][metric] for rep in windows]
-        print(
-            f"paired mean {metric.removesuffix('_mean').replace('_', ' ')}, {learner} - {best} (the best heuristic): "
-            f"{np.mean(diff):.3f} ± {ci95_halfwidth(diff):.3f} over {len(diff)} windows"
-        )
+        """The learner minus the best heuristic, and minus EASY's best order where that is another one."""
+
+        def mean(policy: str) -> float:
+            return float(np.mean([by[policy, rep][metric] for rep in windows]))
+
+        against = {min(heuristics, key=mean): "the best heuristic"}
+        if with_easy:
+            against.setdefault(min(with_easy, key=mean), "EASY's best order")
+        for other, what in against.items():
+            diff = [by[learner, rep][metric] - by[other, rep][metric] for rep in windows]
+            print(
+                f"paired mean {metric.removesuffix('_mean').replace('_', ' ')}, {learner} - {other} ({what}): "
+                f"{np.mean(diff):.3f} ± {ci95_halfwidth(diff):.3f} over {len(diff)} windows"
+            )
 
     written = []
     others = [p for p in policies if p != "dqn"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
@@ -55,7 +56,7 @@ def test_the_default_run_holds_every_order_strict_and_with_easy():
     assert set(cfg.policies) == {"dqn", "random", "recipe"} | expected and "sjf-runtime" not in cfg.policies
 
 
-def test_the_scenario_trains_once_and_evaluates_every_policy_on_held_out_windows(tiny, tmp_path):
+def test_the_scenario_trains_once_and_evaluates_every_policy_on_held_out_windows(tiny, tmp_path, capsys):
     results = run(SCENARIO, overrides=tiny, seed=1, executor="serial", progress=False)
     assert results.reps == 3  # one replication per test window
     assert [row["policy"] for row in results.rows] == list(POLICIES)
@@ -85,10 +86,20 @@ def test_the_scenario_trains_once_and_evaluates_every_policy_on_held_out_windows
     assert list((tmp_path / "agent").glob("dqn_*.pt")) == [checkpoint]
     assert again.rows[0]["slowdown_mean"] == results.rows[0]["slowdown_mean"]
     # report: DQN minus every other policy, window by window
+    capsys.readouterr()
     (paired,) = scenario.module.report(results, tmp_path)
     with open(paired) as fh:
         rows = list(csv.DictReader(fh))
     assert len(rows) == 3 and set(rows[0]) == {"rep", "window_start"} | {f"dqn_minus_{p}" for p in POLICIES[1:]}
+    # each learner paired with the best heuristic, and with EASY's best order where that is another heuristic
+    printed = capsys.readouterr().out
+    for metric in ("slowdown", "bounded_slowdown"):
+        means = {p: np.mean([r[f"{metric}_mean"] for r in results.replications if r["policy"] == p]) for p in POLICIES}
+        best = min(("fcfs", "sjf", "easy", "sjf_easy"), key=means.__getitem__)
+        best_easy = min(("easy", "sjf_easy"), key=means.__getitem__)
+        label = metric.replace("_", " ")
+        assert f"paired mean {label}, recipe - {best} (the best heuristic)" in printed
+        assert (f"paired mean {label}, recipe - {best_easy} (EASY's best order)" in printed) == (best_easy != best)
     # the recipe's model, trained on the same first part of the log, cached beside the DQN's and reused likewise
     (model,) = (tmp_path / "agent").glob("recipe_*/model.pt")
     stamp = model.stat().st_mtime_ns
