@@ -35,7 +35,8 @@ windows (``log_span``): imitation of EASY backfilling under SJF on the agent's w
 (the teacher ``easy-sjf``), then evolution strategies on its scorer (an MLP over the
 observation, or with ``recipe_policy=kernel`` one MLP per window slot) over whole
 episodes, the weights kept that validate best; its observation adds each window job's
-"EASY may start it now" bit (``backfill="sjf"``) and its cost is the episodes' total
+"EASY may start it now" bit (``backfill="sjf"``; ``recipe_backfill`` sets its order, ``copied``
+the copied heuristic's) and its cost is the episodes' total
 bounded slowdown (``reward="bounded_slowdown"``, the ``threshold``). Its model is
 cached under ``out_dir`` like the DQN's, keyed by its own settings (the ``recipe_*``
 ones) and the log's bytes; ``recipe_candidates`` trains it with more seeds too and
@@ -101,6 +102,7 @@ EVALUATION_ONLY = ("policies", "windows", "threshold", "out_dir", "logs_dir", "l
 RECIPE_ONLY = (
     "recipe_generations", "recipe_pairs", "recipe_episodes", "recipe_validation", "recipe_imitation",
     "recipe_seed", "recipe_teacher", "recipe_policy", "recipe_imitate", "recipe_sigma", "recipe_rate",
+    "recipe_backfill",
     "recipe_candidates",
 )  # fmt: skip
 
@@ -175,6 +177,9 @@ class Config:
     recipe_sigma: float = number(0.01, gt=0, high=10)
     #: the recipe: the search's step size (Adam's) on the weights
     recipe_rate: float = number(0.002, gt=0, high=10)
+    #: the recipe: the order of the observation's "EASY may start it now" bit (a registered order), or ``copied``:
+    #: the order of the heuristic behaviour cloning copies (with recipe_imitate=best, the one chosen on validation)
+    recipe_backfill: str = "sjf"
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.policies) - set(POLICIES))
@@ -204,6 +209,10 @@ class Config:
             )
         if self.recipe_imitate not in ("", "best"):
             heuristic("schedlab/Machine-v0", self.recipe_imitate, "recipe_imitate")
+        if self.recipe_backfill not in (*SCORES, "copied"):
+            raise ValueError(
+                f"recipe_backfill must be copied or an order ({', '.join(SCORES)}), got {self.recipe_backfill!r}"
+            )
         log = load_log(str(self.path()))  # the log exists and both parts hold a window
         cut = int(len(log.jobs) * self.train_fraction)  # as LogWindows' spans cut it
         if min(cut, len(log.jobs) - cut) < self.length:
@@ -336,8 +345,34 @@ def _train(cfg: Config):
     )
 
 
+@cache
 def recipe_config(cfg: Config):
     """The recipe's :class:`~schedlab.training.TrainConfig`: MachineEnv on the training part's windows."""
+    config = _recipe_config(cfg, "sjf" if cfg.recipe_backfill == "copied" else cfg.recipe_backfill)
+    if cfg.recipe_backfill != "copied":
+        return config
+    return _recipe_config(cfg, _copied_order(config))
+
+
+def _copied_order(config) -> str:
+    """The queue order of the heuristic ``config`` copies; ``imitate="best"``'s is chosen as the training chooses it.
+
+    Heuristics read the env's state, not the observation, so the choice does not depend on
+    the bit this order then sets.
+    """
+    from schedlab.training.episodes import EnvSpec
+    from schedlab.training.run import best_heuristic, scored, validation_seeds
+
+    copied = config.imitate or config.teacher
+    if copied == "best":
+        spec = EnvSpec(config.env, json.dumps(dict(config.env_settings), sort_keys=True), config.hidden, config.policy)
+        seeds = validation_seeds(config.seed, config.validation)
+        copied, _ = best_heuristic(spec, seeds, scored(spec, None, config.teacher, seeds, None), None)
+    order = copied.removeprefix("rollout-").removeprefix("easy-")
+    return order if order in SCORES else "fcfs"  # "fcfs" itself, FCFS on the window
+
+
+def _recipe_config(cfg: Config, bit: str):
     from schedlab.training import TrainConfig
 
     settings = {
@@ -346,7 +381,7 @@ def recipe_config(cfg: Config):
         "log_span": [0.0, cfg.train_fraction],  # the same first part of the log as the DQN's (split() cuts alike)
         "window": cfg.window,
         "time_scale": time_scale(cfg),
-        "backfill": "sjf",
+        "backfill": bit,
         "reward": "bounded_slowdown",
         "slowdown_bound": cfg.threshold,
     }
@@ -408,9 +443,12 @@ def _recipe(cfg: Config):
     from schedlab.training import load_policy
     from schedlab.training.episodes import make_env
 
-    config = recipe_config(cfg)
-    env = make_env(config.env, dict(config.env_settings))  # made as the training made it (its id is checked)
-    return load_policy(recipe_model(cfg), env), env.unwrapped.observer
+    model = recipe_model(cfg)
+    # the kept seed's own bit: with recipe_backfill=copied each candidate seed's may follow another order
+    trained = json.loads((model.parent / "settings.json").read_text())["env_settings"]
+    settings = dict(recipe_config(cfg).env_settings) | {"backfill": trained["backfill"]}
+    env = make_env("schedlab/Machine-v0", settings)  # made as the training made it (its id is checked)
+    return load_policy(model, env), env.unwrapped.observer
 
 
 @cache

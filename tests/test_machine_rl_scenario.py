@@ -132,6 +132,23 @@ def test_recipe_candidates_train_a_model_per_seed_and_evaluate_the_best_on_valid
         assert chosen.rows[0] == alone.rows[0]
 
 
+def test_imitate_best_with_the_copied_bit_shows_the_order_the_recipe_copies(tiny, tmp_path):
+    """recipe_imitate=best chooses a heuristic on validation; recipe_backfill=copied sets the bit to its order."""
+    import json
+
+    tiny = {**tiny, "policies": "recipe", "recipe_validation": 2, "recipe_imitate": "best", "recipe_backfill": "copied"}
+    results = run(SCENARIO, overrides=tiny, seed=1, executor="serial", progress=False)
+    (settings_path,) = (tmp_path / "agent").glob("recipe_*/settings.json")
+    settings = json.loads(settings_path.read_text())
+    copied = settings["imitated"]
+    assert copied == min(settings["imitation_choice"], key=settings["imitation_choice"].__getitem__)
+    order = copied.removeprefix("easy-")
+    assert settings["env_settings"]["backfill"] == (order if order in SCORES else "fcfs")
+    assert results.rows[0]["bounded_slowdown_mean"] >= 1
+    with pytest.raises(Exception, match="recipe_backfill must be copied or an order"):
+        run(SCENARIO, overrides={**tiny, "recipe_backfill": "sjf_easy"}, executor="serial", progress=False)
+
+
 def test_evaluation_settings_do_not_change_the_training_key(tiny):
     scenario = load_scenario(SCENARIO)
     key = scenario.config(tiny).training_key()
