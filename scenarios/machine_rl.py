@@ -209,6 +209,11 @@ class Config:
             )
         if self.recipe_imitate not in ("", "best"):
             heuristic("schedlab/Machine-v0", self.recipe_imitate, "recipe_imitate")
+        if self.recipe_backfill == "copied" and self.recipe_candidates:
+            raise ValueError(
+                "recipe_backfill=copied with recipe_candidates: each seed may copy another order and see another bit, "
+                "and the choice among seeds compares trainings of one model; set one of them"
+            )
         if self.recipe_backfill not in (*SCORES, "copied"):
             raise ValueError(
                 f"recipe_backfill must be copied or an order ({', '.join(SCORES)}), got {self.recipe_backfill!r}"

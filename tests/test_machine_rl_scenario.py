@@ -147,6 +147,8 @@ def test_imitate_best_with_the_copied_bit_shows_the_order_the_recipe_copies(tiny
     assert results.rows[0]["bounded_slowdown_mean"] >= 1
     with pytest.raises(Exception, match="recipe_backfill must be copied or an order"):
         run(SCENARIO, overrides={**tiny, "recipe_backfill": "sjf_easy"}, executor="serial", progress=False)
+    with pytest.raises(Exception, match="recipe_backfill=copied with recipe_candidates"):
+        run(SCENARIO, overrides={**tiny, "recipe_candidates": "1"}, executor="serial", progress=False)
 
 
 def test_evaluation_settings_do_not_change_the_training_key(tiny):
