@@ -101,6 +101,8 @@ def test_imitate_best_copies_the_heuristic_best_on_validation_and_names_it(tmp_p
     resumed = train(replace(TINY, imitate="best", generations=3), tmp_path / "best", resume=True)
     assert json.loads((tmp_path / "best" / "settings.json").read_text())["imitated"] == settings["imitated"]
     assert resumed.generation <= 3
+    train(replace(TINY, imitate="best", imitation_episodes=0), tmp_path / "none")  # nothing copied: nothing chosen
+    assert "imitated" not in json.loads((tmp_path / "none" / "settings.json").read_text())
 
 
 def test_a_stopped_and_resumed_training_is_the_uninterrupted_one(tmp_path):

@@ -147,7 +147,7 @@ def train(
         return float(relative(scored(spec, vector, None, validation, executor), val_base))
 
     copied, choice = config.imitate or teacher, dict[str, float]()
-    if copied == "best":  # chosen again on resuming: the same episodes give the same choice
+    if copied == "best" and config.imitation_episodes:  # chosen again on resuming: the same episodes, the same choice
         copied, choice = best_heuristic(spec, validation, val_base, executor)
 
     draw = streams["train_episodes"]
