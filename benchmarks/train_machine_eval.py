@@ -46,7 +46,7 @@ from schedlab.model.analysis import metrics
 from schedlab.model.analysis.paired import paired_difference
 from schedlab.model.core.streams import Streams
 from schedlab.policies.batch import make_policy
-from schedlab.policies.scoring import SCORES
+from schedlab.policies.scoring import CLAIRVOYANT, SCORES
 from schedlab.processes import Source
 from schedlab.training import load_policy
 from schedlab.training.heuristics import heuristic
@@ -55,7 +55,7 @@ from schedlab.training.run import VALIDATION_SEEDS
 METRICS = ("bounded slowdown (threshold 10 s)", "slowdown (the reward's, unbounded)")
 #: heuristics on the whole queue: row name -> (order, backfilling); every registered order but the clairvoyant one
 #: (``sjf-runtime`` reads the true runtimes), strict and under EASY
-ORDERS = [name for name in SCORES if name != "sjf-runtime"]
+ORDERS = [name for name in SCORES if name not in CLAIRVOYANT]
 QUEUE = {name: (name, "none") for name in ORDERS} | {f"{name}+easy": (name, "easy") for name in ORDERS}
 #: teachers on the default environment's window: row name -> heuristic
 WINDOW = {"sjf (window)": "sjf", "easy-sjf (window)": "easy-sjf"}

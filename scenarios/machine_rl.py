@@ -85,13 +85,13 @@ from schedlab.model.formats.logs import BSLD_THRESHOLD, load_log, log_path
 from schedlab.model.records.job_record import JobRecord
 from schedlab.model.records.run_facts import run_facts
 from schedlab.policies.batch import make_policy
-from schedlab.policies.scoring import SCORES
+from schedlab.policies.scoring import CLAIRVOYANT, SCORES
 from schedlab.processes import Model, Source
 
 #: the heuristics, as (priority order, backfilling) of :func:`schedlab.policies.batch.make_policy`: every registered
 #: order but the clairvoyant ``sjf-runtime``, strict (its name) and with EASY backfilling (``ORDER_easy``; FCFS's is
 #: ``easy``), so that "the best heuristic" is the best of them all
-ORDERS = [name for name in SCORES if name != "sjf-runtime"]
+ORDERS = [name for name in SCORES if name not in CLAIRVOYANT]
 HEURISTICS = {name: (name, "none") for name in ORDERS} | {
     ("easy" if name == "fcfs" else f"{name}_easy"): (name, "easy") for name in ORDERS
 }

@@ -15,8 +15,10 @@ import pytest
 pytest.importorskip("torch")
 
 from schedlab.experiment.cli import main
+from schedlab.policies.scoring import CLAIRVOYANT
 from schedlab.training import TrainConfig, load_policy, train
 from schedlab.training.episodes import EnvSpec, episode_costs, run_episode
+from schedlab.training.heuristics import is_clairvoyant
 from schedlab.training.policy import action_mask
 from schedlab.training.run import best_heuristic, validation_seeds
 
@@ -91,6 +93,7 @@ def test_imitate_best_copies_the_heuristic_best_on_validation_and_names_it(tmp_p
     choice = settings["imitation_choice"]
     assert {"fcfs", "sjf", "saf", "easy-sjf", "easy-saf"} <= set(choice)
     assert not [name for name in choice if name.startswith("rollout-") or name.endswith("sjf-runtime")]
+    assert {"sjf-runtime"} == CLAIRVOYANT and is_clairvoyant("easy-sjf-runtime") and not is_clairvoyant("easy-saf")
     assert settings["imitated"] == min(choice, key=choice.__getitem__)
     assert choice["sjf"] == pytest.approx(0.0)  # the teacher scored against itself
     spec = EnvSpec("schedlab/Machine-v0", "{}", (8,))

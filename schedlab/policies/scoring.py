@@ -47,6 +47,7 @@ from schedlab.model.contracts.machine import MachineView, Order, Score, Start
 from schedlab.model.core.job import Job
 
 __all__ = [
+    "CLAIRVOYANT",
     "RLSCHEDULER_SCORES",
     "SCORES",
     "Priority",
@@ -74,13 +75,16 @@ __all__ = [
 SCORES: dict[str, Score] = {}
 #: the same names read as RLScheduler computes them (what its published heuristic columns measured)
 RLSCHEDULER_SCORES: dict[str, Score] = {}
+#: the orders that read what no real scheduler knows (the true runtimes): yardsticks, never a heuristic to beat
+CLAIRVOYANT: set[str] = set()
 
 
-def order(name: str, *, rlscheduler: Score | None = None) -> Callable[[Score], Score]:
+def order(name: str, *, rlscheduler: Score | None = None, clairvoyant: bool = False) -> Callable[[Score], Score]:
     """Register the decorated score ``(job, now) -> float`` as the order ``name`` (lowest score first).
 
     ``rlscheduler`` is the same order as RLScheduler's code computes it, where that
-    differs (:data:`RLSCHEDULER_SCORES`, read under ``--compat rlscheduler``). The first
+    differs (:data:`RLSCHEDULER_SCORES`, read under ``--compat rlscheduler``);
+    ``clairvoyant`` marks an order that reads what no scheduler knows (:data:`CLAIRVOYANT`). The first
     line of the score's docstring is what ``schedlab replay --help`` says of it. A name
     taken by another function is refused: two orders under one name would make a
     result's policy column ambiguous. A score must be defined at a module's top level
@@ -93,6 +97,8 @@ def order(name: str, *, rlscheduler: Score | None = None) -> Callable[[Score], S
             raise ValueError(f"order {name!r} is already registered, by {_qualified(held)}")
         SCORES[name] = score
         RLSCHEDULER_SCORES[name] = rlscheduler if rlscheduler is not None else score
+        if clairvoyant:
+            CLAIRVOYANT.add(name)
         return score
 
     return register
@@ -139,7 +145,7 @@ def sjf(job: Job, now: float) -> float:
     return job.requested_time
 
 
-@order("sjf-runtime")
+@order("sjf-runtime", clairvoyant=True)
 def sjf_runtime(job: Job, now: float) -> float:
     """Shortest job first, by the true runtime: an oracle, which no real scheduler has."""
     return job.runtime

@@ -40,7 +40,7 @@ from typing import Any
 from schedlab.envs.machine.obs import easy_starts
 from schedlab.envs.site.heuristics import SITE_ORDERS, site_heuristic
 from schedlab.model.contracts.machine import Score
-from schedlab.policies.scoring import SCORES
+from schedlab.policies.scoring import CLAIRVOYANT, SCORES
 from schedlab.training.rollout import Rollout
 
 __all__ = ["HEURISTICS", "heuristic", "heuristic_names", "is_clairvoyant"]
@@ -116,9 +116,10 @@ def heuristic_names(env_id: str) -> list[str]:
 
 
 def is_clairvoyant(name: str) -> bool:
-    """Whether heuristic ``name`` sees what no scheduler can: the true runtimes (``sjf-runtime``) or the future
+    """Whether heuristic ``name`` sees what no scheduler can: the true runtimes (a
+    :data:`~schedlab.policies.scoring.CLAIRVOYANT` order, alone or under EASY) or the future
     (``rollout-``). Such a one may be copied (``TrainConfig.imitate``), never chosen as the best to copy."""
-    return name.startswith("rollout-") or name.endswith("sjf-runtime")
+    return name.startswith("rollout-") or name.removeprefix("easy-") in CLAIRVOYANT
 
 
 def heuristic(env_id: str, name: str, setting: str = "teacher") -> Callable[..., int]:
