@@ -177,8 +177,9 @@ class Config:
     recipe_sigma: float = number(0.01, gt=0, high=10)
     #: the recipe: the search's step size (Adam's) on the weights
     recipe_rate: float = number(0.002, gt=0, high=10)
-    #: the recipe: the order of the observation's "EASY may start it now" bit (a registered order), or ``copied``:
-    #: the order of the heuristic behaviour cloning copies (with recipe_imitate=best, the one chosen on validation)
+    #: the recipe: the order of the observation's "EASY may start it now" bit (a registered order; strict-ORDER: that
+    #: order kept strictly), or ``copied``: the heuristic's that behaviour cloning copies (with recipe_imitate=best,
+    #: the one chosen on validation)
     recipe_backfill: str = "sjf"
 
     def __post_init__(self) -> None:
@@ -214,9 +215,10 @@ class Config:
                 "recipe_backfill=copied with recipe_candidates: each seed may copy another order and see another bit, "
                 "and the choice among seeds compares trainings of one model; set one of them"
             )
-        if self.recipe_backfill not in (*SCORES, "copied"):
+        if self.recipe_backfill != "copied" and self.recipe_backfill.removeprefix("strict-") not in SCORES:
             raise ValueError(
-                f"recipe_backfill must be copied or an order ({', '.join(SCORES)}), got {self.recipe_backfill!r}"
+                f"recipe_backfill must be copied, an order ({', '.join(SCORES)}) or strict-ORDER, "
+                f"got {self.recipe_backfill!r}"
             )
         log = load_log(str(self.path()))  # the log exists and both parts hold a window
         cut = int(len(log.jobs) * self.train_fraction)  # as LogWindows' spans cut it
@@ -373,6 +375,8 @@ def _copied_order(config) -> str:
         spec = EnvSpec(config.env, json.dumps(dict(config.env_settings), sort_keys=True), config.hidden, config.policy)
         seeds = validation_seeds(config.seed, config.validation)
         copied, _ = best_heuristic(spec, seeds, scored(spec, None, config.teacher, seeds, None), None)
+    if copied.startswith("strict-"):
+        return copied  # the bit of the order kept strictly
     order = copied.removeprefix("rollout-").removeprefix("easy-")
     return order if order in SCORES else "fcfs"  # "fcfs" itself, FCFS on the window
 

@@ -226,6 +226,41 @@ def test_backfill_adds_easys_may_start_bit_to_each_slot_and_the_default_keeps_th
     assert slots[:3, 1].tolist() == [0, 1, 1]  # fits: not the wide job
     # SJF ranks job 1 (5 s) first and it is blocked until t=10: job 3 ends by then (1 + 8), job 2 would not
     assert slots[:3, -1].tolist() == [0, 0, 1]
+    strict = MachineEnv(cpus=4, window=4, backfill="strict-sjf")  # SJF kept strictly: nothing passes job 1
+    obs, _ = strict.reset(options={"jobs": jobs})
+    obs, *_ = strict.step(0)
+    assert strict.observer.slots(obs)[:3, -1].tolist() == [0, 0, 0]
+
+
+@pytest.mark.parametrize("order", ["saf", "sjf"])
+def test_the_strict_teacher_on_a_window_holding_the_whole_queue_is_schedlabs_strict_priority_order(order):
+    from schedlab.policies import Priority
+    from schedlab.training.heuristics import heuristic
+
+    teacher = heuristic("schedlab/Machine-v0", f"strict-{order}")
+    env = MachineEnv(
+        workload=SyntheticJobs(count=24, load=1.2, cpus=8, max_width=4), window=24, backfill=f"strict-{order}"
+    )
+    waited_with_a_job_fitting = 0
+    for seed in range(3):
+        jobs = env.workload(np.random.default_rng(seed))
+        obs, _ = env.reset(options={"jobs": jobs})
+        done = False
+        while not done:
+            action = teacher(env)
+            shown = env.observer.slots(obs)[:, -1]
+            if action < env.observer.window:
+                assert shown[action] == 1  # the teacher starts the job shown as the strict order's to start
+            else:
+                assert not shown.any()
+                waited_with_a_job_fitting += bool(env.action_masks()[: env.observer.window].any())
+            obs, _, done, _, _ = env.step(action)
+        sim = simpy.Environment()
+        machine = agent_machine(sim, 8, Priority(order))
+        Source(sim, jobs, machine)
+        sim.run()
+        assert sorted(machine.records) == sorted(env.records())
+    assert waited_with_a_job_fitting > 0  # strict: a fitting job waited behind a blocked first one
 
 
 def test_the_easy_sjf_teacher_on_a_window_holding_the_whole_queue_is_schedlabs_easy_backfilling():
@@ -307,7 +342,7 @@ def test_agent_policy_takes_an_object_with_act_and_refuses_anything_else():
         (dict(window=0), "window=0 must be >= 1"),
         (dict(reward="makespan"), "reward must be one of .* got 'makespan'"),
         (dict(runtime="guess"), "runtime must be one of .* got 'guess'"),
-        (dict(backfill="shortest"), "backfill must be None or an order of .* got 'shortest'"),
+        (dict(backfill="shortest"), "backfill must be None, an order of .* or strict-ORDER, got 'shortest'"),
         (dict(slowdown_bound=0), "slowdown_bound=0 must be > 0"),
         (dict(log_span=(0.5, 0.2)), r"log_span must be \(lo, hi\) fractions .* got \(0.5, 0.2\)"),
         (dict(time_scale=-1.0), "time_scale=-1.0 must be > 0"),

@@ -143,9 +143,10 @@ def test_imitate_best_with_the_copied_bit_shows_the_order_the_recipe_copies(tiny
     copied = settings["imitated"]
     assert copied == min(settings["imitation_choice"], key=settings["imitation_choice"].__getitem__)
     order = copied.removeprefix("easy-")
-    assert settings["env_settings"]["backfill"] == (order if order in SCORES else "fcfs")
+    expected = copied if copied.startswith("strict-") else order if order in SCORES else "fcfs"
+    assert settings["env_settings"]["backfill"] == expected
     assert results.rows[0]["bounded_slowdown_mean"] >= 1
-    with pytest.raises(Exception, match="recipe_backfill must be copied or an order"):
+    with pytest.raises(Exception, match=r"recipe_backfill must be copied, an order .* or strict-ORDER"):
         run(SCENARIO, overrides={**tiny, "recipe_backfill": "sjf_easy"}, executor="serial", progress=False)
     with pytest.raises(Exception, match="recipe_backfill=copied with recipe_candidates"):
         run(SCENARIO, overrides={**tiny, "recipe_candidates": "1"}, executor="serial", progress=False)

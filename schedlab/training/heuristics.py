@@ -11,6 +11,11 @@ finds one by name or refuses in one line.
 - every other registered queue order (``sjf``, ``f1``, ``saf``, ...:
   :data:`~schedlab.policies.scoring.SCORES`): the window job that fits now and that order
   ranks first (the oldest of equal ones). A new ``@order`` is a teacher with no edit here;
+- ``strict-ORDER`` for each of those orders but FCFS (``strict-sjf``, ``strict-saf``...): the
+  order kept strictly on the window, as ``fcfs`` keeps its own: the window job that order
+  ranks first if it fits now, else wait (the observation shows it with the env setting
+  ``backfill=strict-ORDER``). Where the greedy ``ORDER`` lets small jobs pass a wide one
+  for ever, the strict order starves no job;
 - ``easy-ORDER`` for each of those orders (``easy-sjf``, ``easy-fcfs``...): EASY backfilling
   under that order, on the window: the job the order ranks first among those that
   :func:`~schedlab.envs.machine.obs.easy_starts` lets start now, else wait (the
@@ -68,15 +73,17 @@ def _machine_order(score: Score) -> Heuristic:
     return act
 
 
-def _machine_easy(name: str) -> Heuristic:
-    """EASY under the order ``name`` on the window: its first job that :func:`easy_starts` allows, else wait."""
+def _machine_ranked(name: str, backfill: bool) -> Heuristic:
+    """The order ``name`` on the window, with EASY backfilling or kept strictly: its first job that
+    :func:`easy_starts` allows, else wait."""
     score = SCORES[name]
 
     def act(env: Any) -> int:
         machine, observer = env.unwrapped.machine, env.unwrapped.observer
         mask = env.unwrapped.action_masks()
         window = machine.waiting[: observer.window]
-        allowed = [i for i, ok in enumerate(easy_starts(machine.view, window, mask[: len(window)], name)) if ok]
+        starts = easy_starts(machine.view, window, mask[: len(window)], name, backfill)
+        allowed = [i for i, ok in enumerate(starts) if ok]
         if not allowed:
             return int(observer.wait_action)
         now = float(machine.env.now)
@@ -87,9 +94,10 @@ def _machine_easy(name: str) -> Heuristic:
 
 def _machine_heuristics() -> dict[str, Heuristic]:
     orders = {name: _machine_order(score) for name, score in SCORES.items() if name != "fcfs"}
-    easy = {f"easy-{name}": _machine_easy(name) for name in SCORES}
+    strict = {f"strict-{name}": _machine_ranked(name, False) for name in SCORES if name != "fcfs"}
+    easy = {f"easy-{name}": _machine_ranked(name, True) for name in SCORES}
     rollouts = {f"rollout-{name}": Rollout(base) for name, base in easy.items()}
-    return {"fcfs": _machine_fcfs, **orders, **easy, **rollouts}
+    return {"fcfs": _machine_fcfs, **orders, **strict, **easy, **rollouts}
 
 
 def _site_heuristics() -> dict[str, Heuristic]:
@@ -117,9 +125,9 @@ def heuristic_names(env_id: str) -> list[str]:
 
 def is_clairvoyant(name: str) -> bool:
     """Whether heuristic ``name`` sees what no scheduler can: the true runtimes (a
-    :data:`~schedlab.policies.scoring.CLAIRVOYANT` order, alone or under EASY) or the future
-    (``rollout-``). Such a one may be copied (``TrainConfig.imitate``), never chosen as the best to copy."""
-    return name.startswith("rollout-") or name.removeprefix("easy-") in CLAIRVOYANT
+    :data:`~schedlab.policies.scoring.CLAIRVOYANT` order, alone, strict or under EASY) or the
+    future (``rollout-``). Such a one may be copied (``TrainConfig.imitate``), never chosen as the best to copy."""
+    return name.startswith("rollout-") or name.removeprefix("easy-").removeprefix("strict-") in CLAIRVOYANT
 
 
 def heuristic(env_id: str, name: str, setting: str = "teacher") -> Callable[..., int]:

@@ -76,7 +76,8 @@ class MachineEnvConfig:
     backfill
         An order's name (``"sjf"``...): each window slot of the observation also says
         whether EASY backfilling under that order may start its job now
-        (:class:`~schedlab.envs.machine.obs.MachineObserver`); ``None`` (the default): the
+        (:class:`~schedlab.envs.machine.obs.MachineObserver`); ``"strict-"`` and an
+        order's name: whether that order kept strictly may; ``None`` (the default): the
         observation without it, which models trained before it was added expect.
     log_window
         Jobs per episode when ``workload`` is an SWF file.

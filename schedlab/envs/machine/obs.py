@@ -31,14 +31,17 @@ running usage         ``R``       sum over running jobs of demand / capacity x `
 next completion       1           ``squash(time until the soonest running job ends)``; 0 if none runs
 ====================  ==========  ==============================================================
 
-With ``backfill`` (an order's name, e.g. ``"sjf"``; ``None``, the default, leaves the
-observation above unchanged), each slot has one more value after ``waited``:
+With ``backfill`` (an order's name, e.g. ``"sjf"``, or ``"strict-"`` and one, e.g.
+``"strict-saf"``; ``None``, the default, leaves the observation above unchanged), each
+slot has one more value after ``waited``:
 
 ====================  ==========  ==============================================================
 slot ``i`` backfills  1           1 if EASY backfilling under that order, restricted to the
                                   window, may start the job now (:func:`easy_starts`): it fits,
                                   and it ranks before the order's first blocked window job or
-                                  does not delay that job's reservation
+                                  does not delay that job's reservation. With ``strict-ORDER``,
+                                  1 if the order kept strictly may start it now: it fits and
+                                  ranks before the first window job that does not
 ====================  ==========  ==============================================================
 
 Without it a scorer sees when running jobs end only summed (running usage) and the
@@ -75,7 +78,9 @@ __all__ = ["RUNTIME_VIEWS", "MachineObserver", "easy_starts"]
 RUNTIME_VIEWS = ("estimate", "runtime")
 
 
-def easy_starts(view: MachineView, jobs: Sequence[Job], fits: Sequence[bool] | np.ndarray, order: str) -> list[bool]:
+def easy_starts(
+    view: MachineView, jobs: Sequence[Job], fits: Sequence[bool] | np.ndarray, order: str, backfill: bool = True
+) -> list[bool]:
     """Which of ``jobs`` (the window) EASY backfilling under ``order`` may start now, among only those jobs.
 
     ``fits[i]`` says whether ``jobs[i]`` fits now. Ranked by ``order`` (a name of
@@ -85,7 +90,8 @@ def easy_starts(view: MachineView, jobs: Sequence[Job], fits: Sequence[bool] | n
     requested ends), and a later job that fits may start if it ends, by its estimate, by
     the head's shadow time or needs no more than the extra CPUs then. Starting the
     order's first job marked here, again and again, is :class:`~schedlab.policies.backfilling.EASY`
-    on the window.
+    on the window. With ``backfill=False`` no job after the head may start: the order
+    kept strictly.
 
     >>> from schedlab.model.core.job import Job
     >>> class View:  # 4 CPUs, one running job holding 2 until t=10; t=0
@@ -94,12 +100,16 @@ def easy_starts(view: MachineView, jobs: Sequence[Job], fits: Sequence[bool] | n
     >>> wide, long, short = Job(0, 0, 5, 4), Job(1, 0, 20, 1), Job(2, 0, 8, 1)
     >>> easy_starts(View(), [wide, long, short], [False, True, True], "sjf")  # wide waits for t=10
     [False, False, True]
+    >>> easy_starts(View(), [wide, long, short], [False, True, True], "sjf", backfill=False)  # all wait
+    [False, False, False]
     """
     score, now = SCORES[order], view.now
     ranked = sorted(range(len(jobs)), key=lambda i: (score(jobs[i], now), i))
     starts = [False] * len(jobs)
     for n, i in enumerate(ranked):
         if not fits[i]:
+            if not backfill:
+                break
             shadow, extra = reservation(view, jobs[i])
             for k in ranked[n + 1 :]:
                 starts[k] = bool(fits[k]) and (now + jobs[k].requested_time <= shadow or jobs[k].cpus <= extra)
@@ -125,7 +135,8 @@ class MachineObserver:
         ``"runtime"`` (the true runtime).
     backfill
         An order's name (``"sjf"``...): each slot also says whether EASY backfilling
-        under that order may start its job now (:func:`easy_starts`); ``None``: not shown.
+        under that order may start its job now (:func:`easy_starts`); ``"strict-"`` and an
+        order's name: whether that order kept strictly may; ``None``: not shown.
     """
 
     resources: tuple[str, ...] = ()
@@ -140,8 +151,10 @@ class MachineObserver:
             raise ValueError(f"time_scale must be a finite number > 0, got {self.time_scale!r}")
         if self.runtime not in RUNTIME_VIEWS:
             raise ValueError(f"runtime must be one of {RUNTIME_VIEWS}, got {self.runtime!r}")
-        if self.backfill is not None and self.backfill not in SCORES:
-            raise ValueError(f"backfill must be None or an order of {', '.join(SCORES)}, got {self.backfill!r}")
+        if self.backfill is not None and self.backfill.removeprefix("strict-") not in SCORES:
+            raise ValueError(
+                f"backfill must be None, an order of {', '.join(SCORES)} or strict-ORDER, got {self.backfill!r}"
+            )
 
     # ------------------------------------------------------------------ layout
     @property
@@ -233,7 +246,8 @@ class MachineObserver:
         base = r
         if self.backfill is not None:
             window = waiting[:k]
-            for i, starts in enumerate(easy_starts(view, window, mask[: len(window)], self.backfill)):
+            order, strict = self.backfill.removeprefix("strict-"), self.backfill.startswith("strict-")
+            for i, starts in enumerate(easy_starts(view, window, mask[: len(window)], order, not strict)):
                 out[base + i * self.slot_size + 4 + r] = starts
         for i, job in enumerate(waiting[:k]):
             slot = base + i * self.slot_size
