@@ -375,10 +375,9 @@ def _copied_order(config) -> str:
         spec = EnvSpec(config.env, json.dumps(dict(config.env_settings), sort_keys=True), config.hidden, config.policy)
         seeds = validation_seeds(config.seed, config.validation)
         copied, _ = best_heuristic(spec, seeds, scored(spec, None, config.teacher, seeds, None), None)
-    if copied.startswith("strict-"):
-        return copied  # the bit of the order kept strictly
-    order = copied.removeprefix("rollout-").removeprefix("easy-")
-    return order if order in SCORES else "fcfs"  # "fcfs" itself, FCFS on the window
+    if copied == "fcfs" or copied.startswith("strict-"):
+        return "strict-" + copied.removeprefix("strict-")  # an order kept strictly ("fcfs" is FCFS's)
+    return copied.removeprefix("rollout-").removeprefix("easy-")  # EASY's bit under its order, a greedy order's too
 
 
 def _recipe_config(cfg: Config, bit: str):

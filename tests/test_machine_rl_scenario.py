@@ -142,8 +142,8 @@ def test_imitate_best_with_the_copied_bit_shows_the_order_the_recipe_copies(tiny
     settings = json.loads(settings_path.read_text())
     copied = settings["imitated"]
     assert copied == min(settings["imitation_choice"], key=settings["imitation_choice"].__getitem__)
-    order = copied.removeprefix("easy-")
-    expected = copied if copied.startswith("strict-") else order if order in SCORES else "fcfs"
+    strict = copied == "fcfs" or copied.startswith("strict-")
+    expected = "strict-" + copied.removeprefix("strict-") if strict else copied.removeprefix("easy-")
     assert settings["env_settings"]["backfill"] == expected
     assert results.rows[0]["bounded_slowdown_mean"] >= 1
     with pytest.raises(Exception, match=r"recipe_backfill must be copied, an order .* or strict-ORDER"):
