@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import logging
 import multiprocessing
 import time
@@ -61,7 +60,7 @@ from schedlab.model.core.streams import Streams
 from schedlab.training import MLPPolicy, TrainConfig
 from schedlab.training.episodes import EnvSpec, episode_costs, make_env
 from schedlab.training.imitation import imitate, teacher_decisions
-from schedlab.training.run import TRAINING_SEEDS, VALIDATION_SEEDS, _scored
+from schedlab.training.run import TRAINING_SEEDS, VALIDATION_SEEDS, env_spec, scored
 from schedlab.training.search import Adam, gather, generation_step, relative
 
 SIGMA, RATE = 0.02, 0.01  # TrainConfig's defaults, the same for every optimizer's initial step
@@ -88,7 +87,7 @@ def make_setup(seed: int, args: argparse.Namespace) -> Setup:
         validation=args.validation, seed=seed,
     )  # fmt: skip
     env = make_env(config.env, dict(config.env_settings))
-    spec = EnvSpec(config.env, json.dumps(dict(config.env_settings), sort_keys=True), tuple(config.hidden))
+    spec = env_spec(config)
     streams = Streams(config.seed)
     policy = MLPPolicy(env.observation_space.shape[0], int(env.action_space.n), config.hidden, streams["init"])
     validation = [int(s) for s in streams["validation_episodes"].integers(*VALIDATION_SEEDS, size=config.validation)]
@@ -99,11 +98,11 @@ def make_setup(seed: int, args: argparse.Namespace) -> Setup:
     train = []
     for _ in range(config.generations):
         episodes = [int(s) for s in draw.integers(*TRAINING_SEEDS, size=config.episodes)]
-        train.append((episodes, _scored(spec, None, config.teacher, episodes, None)))
+        train.append((episodes, scored(spec, None, config.teacher, episodes, None)))
     held_out = list(range(args.held_out))
     return Setup(
-        config, spec, policy.vector(), validation, _scored(spec, None, config.teacher, validation, None), train,
-        held_out, _scored(spec, None, config.teacher, held_out, None),
+        config, spec, policy.vector(), validation, scored(spec, None, config.teacher, validation, None), train,
+        held_out, scored(spec, None, config.teacher, held_out, None),
     )  # fmt: skip
 
 
@@ -273,7 +272,7 @@ def search(make: Callable[..., Step], setup: Setup, executor: Executor | None = 
 
     def validate(vector: np.ndarray) -> float:
         used[0] += len(setup.validation)
-        return float(relative(_scored(spec, vector, None, setup.validation, executor), setup.val_base))
+        return float(relative(scored(spec, vector, None, setup.validation, executor), setup.val_base))
 
     wall, cpu = time.perf_counter(), time.process_time()
     step = make(setup, executor, workers)
@@ -286,7 +285,7 @@ def search(make: Callable[..., Step], setup: Setup, executor: Executor | None = 
         if score < best_score:
             best, best_score, best_g = weights, score, g + 1
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    held = float(relative(_scored(spec, best, None, setup.held_out, executor), setup.held_base))
+    held = float(relative(scored(spec, best, None, setup.held_out, executor), setup.held_base))
     sha = hashlib.sha256(np.ascontiguousarray(best, dtype="<f8").tobytes()).hexdigest()
     problem = getattr(step, "problem", None)
     if problem is not None and workers > 1 and executor is None:
@@ -318,7 +317,7 @@ def compare(args: argparse.Namespace) -> None:
     for seed in args.seeds:
         t = time.perf_counter()
         setup = make_setup(seed, args)
-        held = float(relative(_scored(setup.spec, setup.start, None, setup.held_out, None), setup.held_base))
+        held = float(relative(scored(setup.spec, setup.start, None, setup.held_out, None), setup.held_base))
         print(f"seed {seed}: imitation of SJF and the episodes in {time.perf_counter() - t:.1f} s", flush=True)
         for n in names:
             r = search(OPTIMIZERS[n][1], setup)

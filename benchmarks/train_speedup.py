@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import hashlib
-import json
 import math
 import multiprocessing
 import os
@@ -39,13 +38,14 @@ LOGS = Path(__file__).resolve().parents[2] / "shared" / "traces"
 def machine_training(generations: int) -> tuple[Callable[[Executor], None], Callable[[Executor], str]]:
     """Warm-up and timed run of ``schedlab train Machine-v0``."""
     from schedlab.training import TrainConfig, train
-    from schedlab.training.episodes import EnvSpec, episode_costs
+    from schedlab.training.episodes import episode_costs
+    from schedlab.training.run import env_spec
 
     config = TrainConfig(
         env="Machine-v0", teacher="sjf", generations=generations, pairs=8, episodes=4, validation=8,
         imitation_episodes=4, imitation_epochs=10,
     )  # fmt: skip
-    spec = EnvSpec(config.env, json.dumps(dict(config.env_settings)), config.hidden)
+    spec = env_spec(config)
 
     def warm(pool: Executor) -> None:
         list(pool.map(episode_costs, *zip(*[(spec, None, "sjf", [0])] * 2 * os.cpu_count(), strict=True)))

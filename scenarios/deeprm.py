@@ -13,6 +13,7 @@ held-out job sequences: replication r of every cell sees the same sequence (comm
 random numbers), drawn from the run's seed, never from the training seeds.
 
     schedlab run scenarios/deeprm.py --quick
+    schedlab train scenarios/deeprm.py --out my_dqn && schedlab run scenarios/deeprm.py --set out_dir=my_dqn
     schedlab run scenarios/deeprm.py
     schedlab run scenarios/deeprm.py --set train_steps=100000 --set loads=1.3,1.9
 """
@@ -22,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -202,6 +203,21 @@ def checkpoint(cfg: Config) -> Path:
     return cached_checkpoint(
         cfg.out_dir, cfg.training_key(), lambda: _train(cfg), config=dqn_config(cfg), name="deeprm"
     )
+
+
+def train_models(cfg: Config, out: Path | None, executor: Any, resume: bool) -> list[tuple[Path, str]]:
+    """``schedlab train scenarios/deeprm.py``: the DQN's checkpoint, into ``out`` (default ``out_dir``).
+
+    The DQN learns in one process (``executor`` is not used). Evaluate it with
+    ``schedlab run scenarios/deeprm.py --set out_dir=OUT``.
+    """
+    from schedlab.learners.dqn_checkpoint import train_checkpoint
+
+    cfg = replace(cfg, out_dir=str(out)) if out is not None else cfg
+    made = train_checkpoint(
+        cfg.out_dir, cfg.training_key(), lambda: _train(cfg), config=dqn_config(cfg), name="deeprm", resume=resume
+    )
+    return [made]
 
 
 def dqn_config(cfg: Config):

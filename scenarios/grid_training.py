@@ -35,6 +35,8 @@ over the training seeds, and the paired differences learned - LLS and learned - 
 over episodes of the seeds' mean difference), and writes ``grid_training_table.csv``.
 
     schedlab run scenarios/grid_training.py --quick
+    schedlab train scenarios/grid_training.py --out my_models   # the models alone, on every core
+    schedlab run scenarios/grid_training.py --set models_dir=my_models
     schedlab run scenarios/grid_training.py                     # trains 9 models, then 20 episodes
     schedlab run scenarios/grid_training.py --set models_dir=/tmp/models --set topologies=tree
     schedlab run scenarios/grid_training.py --set scorer=kernel --set hidden=32   # the kernel scorer's 9 models
@@ -43,8 +45,7 @@ over episodes of the seeds' mean difference), and writes ``grid_training_table.c
 from __future__ import annotations
 
 import csv
-import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -65,6 +66,7 @@ from schedlab.processes import Model
 from schedlab.topologies.named import TOPOLOGIES
 from schedlab.training import TrainConfig, load_policy, train
 from schedlab.training.episodes import greedy_act, run_episode
+from schedlab.training.folders import same_training, train_each
 from schedlab.training.heuristics import heuristic_names
 
 POLICIES = ("learned", "learned_env", "lls", "osl", "mct")
@@ -166,13 +168,21 @@ def REPS(cfg: Config) -> int:
     return cfg.replications
 
 
-def _same_training(path: Path, config: TrainConfig) -> bool:
-    if not (path / "model.pt").is_file():
-        return False
-    saved = {"policy": "mlp", "imitate": "", **json.loads((path / "settings.json").read_text())["config"]}  # older
-    return {k: v for k, v in saved.items() if k != "workers"} == {
-        k: v for k, v in config.as_dict().items() if k != "workers"
-    }
+def _trainings(cfg: Config, models_dir: str) -> list[tuple[TrainConfig, Path]]:
+    """Every model's training and folder: one per topology and seed, under ``models_dir``."""
+    at = replace(cfg, models_dir=models_dir)
+    return [(cfg.train_config(t, s), at.model_dir(t, s)) for t in cfg.topologies for s in cfg.seeds]
+
+
+def train_models(cfg: Config, out: Path | None, executor: Any, resume: bool) -> list[tuple[Path, str]]:
+    """``schedlab train scenarios/grid_training.py``: every topology's and seed's model, into ``out``.
+
+    ``out`` (default ``models_dir``) gets the run's layout, ``[kernel/]<topology>/seed<k>/``;
+    each model scores its population on ``executor``, one model after another
+    (:func:`~schedlab.training.folders.train_each`). Evaluate them with
+    ``schedlab run scenarios/grid_training.py --set models_dir=OUT``.
+    """
+    return train_each(_trainings(cfg, str(out or cfg.models_dir)), executor, resume)
 
 
 def _train_missing(cfg: Config) -> None:
@@ -181,13 +191,11 @@ def _train_missing(cfg: Config) -> None:
     from concurrent.futures import ProcessPoolExecutor
 
     todo = []
-    for topology in cfg.topologies:
-        for seed in cfg.seeds:
-            path, config = cfg.model_dir(topology, seed), cfg.train_config(topology, seed)
-            if not _same_training(path, config):
-                for stale in ("checkpoint.pkl", "model.pt"):
-                    (path / stale).unlink(missing_ok=True)
-                todo.append((config, path))
+    for config, path in _trainings(cfg, cfg.models_dir):
+        if not same_training(path, config):
+            for stale in ("checkpoint.pkl", "model.pt"):
+                (path / stale).unlink(missing_ok=True)
+            todo.append((config, path))
     if not todo:
         return
     context = multiprocessing.get_context("spawn")

@@ -25,6 +25,11 @@ The first and last ``drop`` jobs are left out of the statistics. ``report`` prin
 
     schedlab run scenarios/learned_supervisor.py --quick
     schedlab run scenarios/learned_supervisor.py --workers 1
+
+``schedlab train scenarios/learned_supervisor.py --out DIR`` trains the models the run
+reads, each reward's and seed's into ``DIR/<reward>/seed<k>``, with the shipped ones'
+settings (the ``teacher`` and the search's fields below); ``--set models=DIR`` evaluates
+them. With the defaults it makes the shipped models again, to the weights' sha256.
 """
 
 from __future__ import annotations
@@ -56,6 +61,8 @@ from schedlab.papers.site_measures import site_measures
 from schedlab.policies import FCFS
 from schedlab.policies.site_supervisor import EarliestDeadlineFirst, GreedyReward, InteractiveFirst, SarsaScheduler
 from schedlab.processes import Model, Source
+from schedlab.training import TrainConfig
+from schedlab.training.folders import train_each
 
 SHIPPED = Path(__file__).resolve().parent.parent / "schedlab" / "envs" / "site" / "trained"
 BASELINES = ("FIFO", "PRIO", "EDF", "GREEDY", "SARSA+ESN")
@@ -79,6 +86,18 @@ class Config:
     episodes: int = number(20, low=1, integer=True)
     #: SARSA+ESN: elections made by EDF (pre-training) before SARSA elects
     pretrain: int = number(200, integer=True)
+    #: training (schedlab train): the heuristic imitated, and that costs are relative to
+    teacher: str = "edf"
+    #: training: evolution-strategies generations
+    generations: int = number(5, low=0, work=True)
+    #: training: antithetic pairs per generation
+    pairs: int = number(6, low=1, work=True)
+    #: training: episodes per generation
+    train_episodes: int = number(2, low=1, work=True)
+    #: training: validation episodes choosing the best weights
+    validation: int = number(8, low=1, work=True)
+    #: training: the teacher's episodes behaviour cloning learns from
+    imitation_episodes: int = number(32, low=0, work=True)
 
     def __post_init__(self) -> None:
         bad = [r for r in self.rewards if r not in REWARDS] + [b for b in self.baselines if b not in BASELINES]
@@ -90,7 +109,7 @@ class Config:
             raise ValueError(f"models must be shipped or a folder, got {self.models!r}")
 
 
-QUICK = dict(episodes=2)
+QUICK = dict(episodes=2, generations=1, pairs=2, train_episodes=1, validation=1, imitation_episodes=2)
 
 
 def REPS(cfg: Config) -> int:
@@ -107,6 +126,25 @@ def env_config(cfg: Config, reward: str = "paper") -> SiteEnvConfig:
 
 
 # ---------------------------------------------------------------------- the learned models
+def train_config(cfg: Config, reward: str, seed: int) -> TrainConfig:
+    """The training of ``reward``'s model of seed ``seed`` (the shipped models': docs/rl.md)."""
+    return TrainConfig(
+        env="schedlab/SiteSupervisor-v0", env_settings={"reward": reward, "jobs": cfg.jobs}, teacher=cfg.teacher,
+        seed=seed, generations=cfg.generations, pairs=cfg.pairs, episodes=cfg.train_episodes, validation=cfg.validation,
+        imitation_episodes=cfg.imitation_episodes,
+    )  # fmt: skip
+
+
+def train_models(cfg: Config, out: Path | None, executor: Any, resume: bool) -> list[tuple[Path, str]]:
+    """``schedlab train scenarios/learned_supervisor.py``: each reward's and seed's model into ``out/<reward>/seed<k>``.
+
+    ``out`` defaults to ``results/learned_supervisor_models`` (never the shipped folder).
+    """
+    folder = out or Path("results/learned_supervisor_models")
+    trainings = [(train_config(cfg, r, s), folder / r / f"seed{s}") for r in cfg.rewards for s in cfg.seeds]
+    return train_each(trainings, executor, resume)
+
+
 @cache
 def _model(cfg: Config, reward: str, seed: int) -> Any:
     from schedlab.training import load_policy

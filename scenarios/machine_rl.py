@@ -46,6 +46,8 @@ evaluates the one best on validation (the recipe's choice among seeds,
 (its stored values are the six policies above).
 
     schedlab run scenarios/machine_rl.py --quick --workers 1
+    schedlab train scenarios/machine_rl.py --set policies=recipe,saf,saf_easy --out my_models   # the models alone
+    schedlab run scenarios/machine_rl.py --set policies=recipe,saf,saf_easy --set out_dir=my_models
     schedlab run scenarios/machine_rl.py --workers 1
     schedlab run scenarios/machine_rl.py --workers 1 --set train_steps=800000 --set window=32
 
@@ -362,19 +364,14 @@ def recipe_config(cfg: Config):
 
 
 def _copied_order(config) -> str:
-    """The queue order of the heuristic ``config`` copies; ``imitate="best"``'s is chosen as the training chooses it.
+    """The bit's order for the heuristic ``config`` copies; ``imitate="best"``'s is chosen as the training chooses it.
 
     Heuristics read the env's state, not the observation, so the choice does not depend on
     the bit this order then sets.
     """
-    from schedlab.training.episodes import EnvSpec
-    from schedlab.training.run import best_heuristic, scored, validation_seeds
+    from schedlab.training.run import copied_heuristic
 
-    copied = config.imitate or config.teacher
-    if copied == "best":
-        spec = EnvSpec(config.env, json.dumps(dict(config.env_settings), sort_keys=True), config.hidden, config.policy)
-        seeds = validation_seeds(config.seed, config.validation)
-        copied, _ = best_heuristic(spec, seeds, scored(spec, None, config.teacher, seeds, None), None)
+    copied, _ = copied_heuristic(config)
     if copied == "fcfs" or copied.startswith("strict-"):
         return "strict-" + copied.removeprefix("strict-")  # an order kept strictly ("fcfs" is FCFS's)
     return copied.removeprefix("rollout-").removeprefix("easy-")  # EASY's bit under its order, a greedy order's too
@@ -427,22 +424,53 @@ def recipe_model(cfg: Config) -> Path:
 
 def _recipe_folder(cfg: Config) -> Path:
     """The folder of ``recipe_seed``'s model: trained now unless this configuration's already exists."""
-    from schedlab.learners.dqn_checkpoint import cache_dir
     from schedlab.training import train
 
-    config = recipe_config(cfg)
-    values = config.as_dict()
+    out = _recipe_path(cfg)
+    if not (out / "model.pt").exists():
+        result = train(recipe_config(cfg), out, resume=(out / "checkpoint.pkl").exists())
+        print(f"machine_rl: recipe model {result.model} (weights sha256 {result.sha256})", file=sys.stderr)
+    return out
+
+
+def _recipe_path(cfg: Config) -> Path:
+    """Where ``recipe_seed``'s model is: ``out_dir/recipe_<key>``, keyed by its settings and the log's bytes."""
+    from schedlab.learners.dqn_checkpoint import cache_dir
+
+    values = recipe_config(cfg).as_dict()
     values["env_settings"] = {k: v for k, v in values["env_settings"].items() if k != "workload"}
     del values["workers"]
     if not values["imitate"]:
         del values["imitate"]  # the key of a model made before imitate= existed, unchanged
     digest = hashlib.sha256(json.dumps(values, sort_keys=True).encode())
     digest.update(cfg.path().read_bytes())
-    out = Path(cfg.out_dir or cache_dir("machine_rl")) / f"recipe_{digest.hexdigest()[:12]}"
-    if not (out / "model.pt").exists():
-        result = train(config, out, resume=(out / "checkpoint.pkl").exists())
-        print(f"machine_rl: recipe model {result.model} (weights sha256 {result.sha256})", file=sys.stderr)
-    return out
+    return Path(cfg.out_dir or cache_dir("machine_rl")) / f"recipe_{digest.hexdigest()[:12]}"
+
+
+def train_models(cfg: Config, out: Path | None, executor: Any, resume: bool) -> list[tuple[Path, str]]:
+    """``schedlab train scenarios/machine_rl.py``: the run's learners, into ``out`` (default ``out_dir``).
+
+    The recipe's model of each seed (``recipe_seed`` and ``recipe_candidates``), its
+    population scored on ``executor`` (:func:`~schedlab.training.folders.train_each`),
+    then the choice among them recorded; and the DQN's checkpoint (one process). Each
+    is where the run looks for it: evaluate with ``schedlab run scenarios/machine_rl.py
+    --set out_dir=OUT``.
+    """
+    from schedlab.learners.dqn_checkpoint import train_checkpoint
+    from schedlab.training.folders import train_each
+
+    cfg = replace(cfg, out_dir=str(out)) if out is not None else cfg
+    made = []
+    if "recipe" in cfg.policies:
+        seeds = [replace(cfg, recipe_seed=s, recipe_candidates=()) for s in (cfg.recipe_seed, *cfg.recipe_candidates)]
+        made += train_each([(recipe_config(c), _recipe_path(c)) for c in seeds], executor, resume)
+        recipe_model(cfg)  # with candidates, the choice among them, recorded beside them
+    if "dqn" in cfg.policies:
+        key, config = cfg.training_key(), dqn_config(cfg)
+        made.append(
+            train_checkpoint(cfg.out_dir, key, lambda: _train(cfg), config=config, name="machine_rl", resume=resume)
+        )
+    return made
 
 
 @cache

@@ -232,57 +232,40 @@ def test_backfill_adds_easys_may_start_bit_to_each_slot_and_the_default_keeps_th
     assert strict.observer.slots(obs)[:3, -1].tolist() == [0, 0, 0]
 
 
-@pytest.mark.parametrize("order", ["saf", "sjf"])
-def test_the_strict_teacher_on_a_window_holding_the_whole_queue_is_schedlabs_strict_priority_order(order):
-    from schedlab.policies import Priority
+@pytest.mark.parametrize(
+    ("teacher", "bit", "policy"),
+    [("easy-sjf", "sjf", "EASY under SJF"), ("strict-saf", "strict-saf", "SAF"), ("strict-sjf", "strict-sjf", "SJF")],
+)
+def test_a_teacher_on_a_window_holding_the_whole_queue_is_schedlabs_policy_and_starts_what_the_bit_shows(
+    teacher, bit, policy
+):
+    """``easy-ORDER`` is schedlab's EASY backfilling, ``strict-ORDER`` its strict priority order, on the same jobs."""
+    from schedlab.policies import EASY, Priority
     from schedlab.training.heuristics import heuristic
 
-    teacher = heuristic("schedlab/Machine-v0", f"strict-{order}")
-    env = MachineEnv(
-        workload=SyntheticJobs(count=24, load=1.2, cpus=8, max_width=4), window=24, backfill=f"strict-{order}"
-    )
+    act = heuristic("schedlab/Machine-v0", teacher)
+    order = Priority(bit.removeprefix("strict-"))
+    env = MachineEnv(workload=SyntheticJobs(count=24, load=1.2, cpus=8, max_width=4), window=24, backfill=bit)
     waited_with_a_job_fitting = 0
     for seed in range(3):
         jobs = env.workload(np.random.default_rng(seed))
         obs, _ = env.reset(options={"jobs": jobs})
         done = False
         while not done:
-            action = teacher(env)
+            action = act(env)
             shown = env.observer.slots(obs)[:, -1]
             if action < env.observer.window:
-                assert shown[action] == 1  # the teacher starts the job shown as the strict order's to start
+                assert shown[action] == 1  # the teacher starts a job the bit shows as one its rule may start now
             else:
                 assert not shown.any()
                 waited_with_a_job_fitting += bool(env.action_masks()[: env.observer.window].any())
             obs, _, done, _, _ = env.step(action)
         sim = simpy.Environment()
-        machine = agent_machine(sim, 8, Priority(order))
+        machine = agent_machine(sim, 8, EASY(order) if teacher.startswith("easy-") else order)
         Source(sim, jobs, machine)
         sim.run()
-        assert sorted(machine.records) == sorted(env.records())
-    assert waited_with_a_job_fitting > 0  # strict: a fitting job waited behind a blocked first one
-
-
-def test_the_easy_sjf_teacher_on_a_window_holding_the_whole_queue_is_schedlabs_easy_backfilling():
-    from schedlab.policies import EASY, Priority
-    from schedlab.training.heuristics import heuristic
-
-    teacher = heuristic("schedlab/Machine-v0", "easy-sjf")
-    env = MachineEnv(workload=SyntheticJobs(count=24, load=1.2, cpus=8, max_width=4), window=24, backfill="sjf")
-    for seed in range(3):
-        jobs = env.workload(np.random.default_rng(seed))
-        obs, _ = env.reset(options={"jobs": jobs})
-        done = False
-        while not done:
-            action = teacher(env)
-            if action < env.observer.window:
-                assert env.observer.slots(obs)[action, -1] == 1  # the teacher picks among the jobs shown as may-start
-            obs, _, done, _, _ = env.step(action)
-        sim = simpy.Environment()
-        machine = agent_machine(sim, 8, EASY(Priority("sjf")))
-        Source(sim, jobs, machine)
-        sim.run()
-        assert sorted(machine.records) == sorted(env.records())
+        assert sorted(machine.records) == sorted(env.records()), policy
+    assert waited_with_a_job_fitting > 0  # a fitting job waited: behind a blocked first one, or its reservation
 
 
 def test_an_agent_schedules_the_same_in_the_env_and_as_a_machine_policy():

@@ -87,3 +87,18 @@ def test_the_documented_table_learned_beats_both_on_the_tree_and_ties_lls_on_the
     assert max(per_seed("tree", "lls")) < -4 and max(per_seed("tree", "osl")) < -1.5
     assert max(per_seed("small_world", "lls")) < -1.5
     assert abs(float(table["complete", "learned"]["minus_lls"])) < 0.5
+
+
+def test_the_train_command_makes_the_models_the_run_then_reads(tmp_path, capsys):
+    """``schedlab train scenarios/grid_training.py --out DIR``: each topology's and seed's model, as runs lay them."""
+    models = tmp_path / "models"
+    sets = ["--quick", "--set", "topologies=tree", "--set", "seeds=0,1"]
+    assert main(["train", str(SCENARIO), *sets, "--workers", "2", "--out", str(models)]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0::2] == [str(models / "tree" / f"seed{s}" / "model.pt") for s in (0, 1)]
+    hashes = printed[1::2]
+    assert main(["train", str(SCENARIO), *sets, "--executor", "serial", "--out", str(tmp_path / "serial")]) == 0
+    assert capsys.readouterr().out.splitlines()[1::2] == hashes  # two workers or one: the same models
+    run = ["run", str(SCENARIO), *sets, "--executor", "serial", "--set", f"models_dir={models}"]
+    assert main([*run, "--out", str(tmp_path / "run")]) == 0
+    assert "weights sha256" not in capsys.readouterr().out  # found, not trained again

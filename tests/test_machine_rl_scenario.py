@@ -197,3 +197,18 @@ def test_a_malformed_log_line_is_counted_and_said(tiny, tmp_path, capsys):
     assert "kept 199, dropped 1" in capsys.readouterr().err
     with pytest.raises(ValueError, match=r"Reading it: .*dropped 1"):
         run(SCENARIO, overrides={**settings, "length": 80}, seed=1, executor="serial", progress=False)
+
+
+def test_the_train_command_makes_the_models_the_run_then_reads(tiny, tmp_path, capsys):
+    """``schedlab train scenarios/machine_rl.py --out DIR``: the recipe's and the DQN's models, where runs find them."""
+    models = tmp_path / "models"
+    sets = [a for k, v in {**tiny, "policies": "dqn,recipe,sjf", "out_dir": ""}.items() for a in ("--set", f"{k}={v}")]
+    assert cli(["train", str(SCENARIO), "--executor", "serial", *sets, "--out", str(models)]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    recipe, dqn = printed[-4], printed[-2]
+    assert Path(recipe).parent.parent == models and Path(recipe).name == "model.pt"
+    assert Path(dqn).parent == models and Path(dqn).name.startswith("dqn_")
+    assert all(line.startswith("weights sha256 ") for line in (printed[-3], printed[-1]))
+    run = ["run", str(SCENARIO), "--executor", "serial", *sets, "--set", f"out_dir={models}"]
+    assert cli([*run, "--out", str(tmp_path / "run")]) == 0
+    assert "recipe model" not in capsys.readouterr().err  # found, not trained again

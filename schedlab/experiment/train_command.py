@@ -25,7 +25,8 @@ def add_train_parser(sub: Any, common: Any) -> None:
         help="train a scheduler in an environment (imitation, evolution strategies on whole episodes, optional PPO)",
         description="Train a policy for a Gymnasium environment (Machine-v0, ...), one policy shared by every agent "
         "of a PettingZoo Parallel one (GridParallel-v0), or a scenario's learned schedulers "
-        "(scenarios/rlscheduler.py: --set for the scenario's Config). Settings: --set FIELD=VALUE for "
+        "(scenarios/rlscheduler.py, grid_training.py, learned_supervisor.py, machine_rl.py, deeprm.py: --set for "
+        "the scenario's Config; evaluate them with schedlab run). Settings: --set FIELD=VALUE for "
         "TrainConfig's fields (generations, pairs, sigma, learning_rate, episodes, validation, teacher, seed, "
         "ppo_steps, ppo_rate...), "
         "--set env.NAME=VALUE for the environment's (env.window=4).",
@@ -34,7 +35,8 @@ def add_train_parser(sub: Any, common: Any) -> None:
         "env",
         metavar="ENV",
         help="a registered Gymnasium or Parallel id (Machine-v0 means schedlab/Machine-v0), or a scenario script "
-        "that defines train_models (scenarios/rlscheduler.py)",
+        "that defines train_models (scenarios/rlscheduler.py, grid_training.py, learned_supervisor.py, "
+        "machine_rl.py, deeprm.py)",
     )
     p.add_argument("--executor", choices=("process", "dask", "serial"), default="process", help="scores the population")
     p.add_argument("--workers", type=int, default=None, help="worker processes (default: TrainConfig.workers)")

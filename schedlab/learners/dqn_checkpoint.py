@@ -5,8 +5,10 @@ cells run, and every worker then loads the same weights. :func:`train_keeping_be
 trains with a validation callback and keeps the weights that scored best (the last
 ones are often not: a DQN's greedy policy wanders as it trains);
 :func:`cached_checkpoint` trains only when no checkpoint of the same settings exists,
-and writes the training curve beside it; :func:`scenario_dqn_config` is the learner's
-settings from the ones a scenario's config names alike.
+and writes the training curve beside it; :func:`train_checkpoint` is the same for
+``schedlab train SCENARIO``, which refuses a folder that holds the training already
+unless ``--resume``; :func:`scenario_dqn_config` is the learner's settings from the ones
+a scenario's config names alike.
 """
 
 from __future__ import annotations
@@ -33,7 +35,9 @@ __all__ = [
     "cached_checkpoint",
     "check_checkpoint",
     "scenario_dqn_config",
+    "train_checkpoint",
     "train_keeping_best",
+    "weights_sha256",
 ]
 
 
@@ -167,11 +171,8 @@ def cached_checkpoint(
     :class:`CheckpointError` saying why. The checkpoint appears whole or not at all
     (written aside, then renamed), so a worker never reads half of one.
     """
-    from schedlab import __version__
-
-    out = Path(out_dir) if str(out_dir) else cache_dir(name)
-    key = f"{key}-{__version__}"
-    path = out / f"dqn_{key}.pt"
+    path = checkpoint_path(out_dir, key, name)
+    out, key = path.parent, path.stem.removeprefix("dqn_")
     if path.exists():
         if config is not None:
             check_checkpoint(path, config)
@@ -189,3 +190,47 @@ def cached_checkpoint(
     agent.save(tmp)
     tmp.replace(path)
     return path
+
+
+def checkpoint_path(out_dir: str | Path, key: str, name: str = "") -> Path:
+    """Where :func:`cached_checkpoint` keeps ``key``'s checkpoint: ``out_dir/dqn_<key>-<version>.pt``."""
+    from schedlab import __version__
+
+    out = Path(out_dir) if str(out_dir) else cache_dir(name)
+    return out / f"dqn_{key}-{__version__}.pt"
+
+
+def train_checkpoint(
+    out_dir: str | Path,
+    key: str,
+    make: Callable[[], tuple[DQN, list[dict[str, float]]]],
+    *,
+    config: DQNConfig,
+    name: str,
+    resume: bool,
+) -> tuple[Path, str]:
+    """``schedlab train SCENARIO`` for a scenario's DQN: :func:`cached_checkpoint`'s file and its weights' sha256.
+
+    A checkpoint there already is refused unless ``resume``; then it is kept as it is
+    (checked against ``config``): a DQN is trained whole, with no state to go on from.
+    """
+    path = checkpoint_path(out_dir, key, name)
+    if path.exists() and not resume:
+        raise ValueError(f"--out: {path} holds this training already: add --resume to keep it, or choose another --out")
+    path = cached_checkpoint(out_dir, key, make, config=config, name=name)
+    return path, weights_sha256(path)
+
+
+def weights_sha256(path: str | Path) -> str:
+    """SHA-256 of a checkpoint's policy weights (float32, little-endian, ``state_dict`` order): the agent's identity.
+
+    The same whatever file holds them (the file's bytes also carry the version and counters).
+    """
+    import hashlib
+
+    import torch
+
+    digest = hashlib.sha256()
+    for tensor in torch.load(path, weights_only=True)["policy"].values():
+        digest.update(tensor.detach().cpu().numpy().astype("<f4").tobytes())
+    return digest.hexdigest()

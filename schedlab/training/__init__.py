@@ -23,6 +23,8 @@ over a flat Box observation.
 - :mod:`~schedlab.training.run`: :func:`train`, the stages top to bottom;
 - :mod:`~schedlab.training.select`: the best of several trainings (seeds) of one model,
   judged on their validation episodes only;
+- :mod:`~schedlab.training.folders`: a scenario's trainings, one folder each
+  (``schedlab train SCENARIO``);
 - :mod:`~schedlab.training.rlscheduler`: RLScheduler's own pipeline (its kernel policy,
   ES, PPO, checkpoints and the choice among seeds), which the recipe above generalises.
 

@@ -115,6 +115,27 @@ def best_heuristic(
     return min(scores, key=scores.__getitem__), scores
 
 
+def env_spec(config: TrainConfig) -> EnvSpec:
+    """The env and scorer of ``config``, as the tasks that score weights on episodes name them."""
+    settings_json = json.dumps(dict(config.env_settings), sort_keys=True)
+    return EnvSpec(config.env, settings_json, tuple(config.hidden), config.policy)
+
+
+def copied_heuristic(config: TrainConfig, executor: Executor | None = None) -> tuple[str, dict[str, float]]:
+    """The heuristic behaviour cloning copies (``imitate``, else the teacher; ``""``: none) and what chose it.
+
+    With ``imitate="best"`` (and imitation episodes to copy) it is :func:`best_heuristic`
+    on the validation episodes, and the second value is every candidate's score; otherwise
+    it is the named one, and the second value is empty.
+    """
+    copied = config.imitate or config.teacher
+    if copied != "best" or not config.imitation_episodes:
+        return copied, {}
+    spec, seeds = env_spec(config), validation_seeds(config.seed, config.validation)
+    baseline = scored(spec, None, config.teacher, seeds, executor) if config.teacher else None
+    return best_heuristic(spec, seeds, baseline, executor)
+
+
 def train(
     config: TrainConfig,
     out: str | Path,
@@ -135,8 +156,7 @@ def train(
     for setting in ("teacher", "imitate"):
         if getattr(config, setting) and (setting, getattr(config, setting)) != ("imitate", "best"):
             heuristic(config.env, getattr(config, setting), setting)  # an unknown name refused before any work
-    settings_json = json.dumps(dict(config.env_settings), sort_keys=True)
-    spec = EnvSpec(config.env, settings_json, tuple(config.hidden), config.policy)
+    spec = env_spec(config)
     streams = Streams(config.seed)
     policy = make_scorer(config.policy, env, spaces(env), config.hidden, streams["init"])
     teacher = config.teacher or None
@@ -146,9 +166,7 @@ def train(
     def validate(vector: np.ndarray) -> float:
         return float(relative(scored(spec, vector, None, validation, executor), val_base))
 
-    copied, choice = config.imitate or teacher, dict[str, float]()
-    if copied == "best" and config.imitation_episodes:  # chosen again on resuming: the same episodes, the same choice
-        copied, choice = best_heuristic(spec, validation, val_base, executor)
+    copied, choice = copied_heuristic(config, executor)  # chosen again on resuming: the same episodes and choice
 
     draw = streams["train_episodes"]
     out.mkdir(parents=True, exist_ok=True)
