@@ -122,23 +122,23 @@ class Config:
     #: consecutive jobs per window (training episode and test window alike)
     length: int = number(128, low=1, work=True)
     #: training windows come from this first fraction of the log's jobs, test windows from the rest
-    train_fraction: float = 0.75
+    train_fraction: float = number(0.75, gt=0, lt=1)
     #: waiting jobs the agent sees and may start (the oldest ones)
-    window: int = 16
+    window: int = number(16, low=1)
     #: bounded slowdown threshold, in seconds
-    threshold: float = BSLD_THRESHOLD
+    threshold: float = number(BSLD_THRESHOLD, gt=0)
     #: environment steps of DQN training
     train_steps: int = number(400_000, low=1, work=True)
     #: environment steps before the first update
-    learning_starts: int = 10_000
+    learning_starts: int = number(10_000)
     #: replay buffer size
-    buffer_size: int = 100_000
+    buffer_size: int = number(100_000, low=1)
     #: widths of the Q-network's hidden layers
     hidden: tuple[int, ...] = items((128, 64), low=1)
     #: AdamW learning rate
     learning_rate: float = number(2.5e-4, gt=0, high=1)
     #: reward multiplier for learning (a reward is minus the slowdown accrued during the step)
-    reward_scale: float = 0.001
+    reward_scale: float = number(0.001, gt=0)
     #: discount per decision
     gamma: float = number(0.99, lt=1)
     #: fraction of training over which epsilon decays
@@ -146,9 +146,9 @@ class Config:
     #: seed of the training run (episodes, exploration, weights)
     train_seed: int = number(0, high=INT_MAX)
     #: steps between greedy evaluations on the validation windows (the training curve)
-    eval_every: int = 25_000
+    eval_every: int = number(25_000, low=1)
     #: validation windows (from the training part, fixed by train_seed)
-    validation: int = 8
+    validation: int = number(8, low=1)
     #: keep the weights that did best on the validation windows, not the last ones
     keep_best: bool = True
     #: where the checkpoint and training curve go (empty: the user cache folder, $SCHEDLAB_CACHE or ~/.cache/schedlab)
@@ -188,18 +188,6 @@ class Config:
         unknown = sorted(set(self.policies) - set(POLICIES))
         if unknown or not self.policies:
             raise ValueError(f"policies: unknown {unknown or 'none given'}; choose from {', '.join(POLICIES)}")
-        for key in ("windows", "length", "window", "train_steps", "eval_every", "validation", "buffer_size"):
-            value = getattr(self, key)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{key} must be a whole number >= 1, got {value!r}")
-        if self.learning_starts < 0:
-            raise ValueError(f"learning_starts must be >= 0, got {self.learning_starts!r}")
-        if not 0 < self.train_fraction < 1:
-            raise ValueError(f"train_fraction must be in (0, 1), got {self.train_fraction!r}")
-        if not (math.isfinite(self.reward_scale) and self.reward_scale > 0):
-            raise ValueError(f"reward_scale must be a finite number > 0, got {self.reward_scale!r}")
-        if not self.threshold > 0:
-            raise ValueError(f"threshold must be > 0, got {self.threshold!r}")
         from schedlab.training.heuristics import heuristic
 
         heuristic("schedlab/Machine-v0", self.recipe_teacher, "recipe_teacher")  # unknown: refused in one line
@@ -405,21 +393,14 @@ def recipe_model(cfg: Config) -> Path:
     beside them (``recipe_choice_<key>.json``, every candidate's validation score) and
     read from there by later runs and by the workers.
     """
+    from schedlab.training.select import recorded_choice
+
     seeds = [cfg.recipe_seed, *cfg.recipe_candidates]  # each once: the Config refuses a seed named twice
     folders = [_recipe_folder(replace(cfg, recipe_seed=s, recipe_candidates=())) for s in seeds]
     if len(folders) == 1:
         return folders[0] / "model.pt"
     key = hashlib.sha256(json.dumps([f.name for f in folders]).encode()).hexdigest()[:12]
-    record = folders[0].parent / f"recipe_choice_{key}.json"
-    if not record.is_file():
-        from schedlab.training.select import pick
-
-        candidates = pick(folders)
-        best = min(candidates, key=lambda c: c.score)  # the first of equals
-        scores = [{"seed": c.seed, "folder": c.folder.name, "validation": c.score} for c in candidates]
-        record.write_text(json.dumps({"chosen": best.folder.name, "candidates": scores}, indent=2) + "\n")
-        print(f"machine_rl: recipe seeds {seeds}: kept seed {best.seed} ({best.folder}), {record}", file=sys.stderr)
-    return record.parent / json.loads(record.read_text())["chosen"] / "model.pt"  # names: the folder may move
+    return recorded_choice(folders, folders[0].parent / f"recipe_choice_{key}.json") / "model.pt"
 
 
 def _recipe_folder(cfg: Config) -> Path:

@@ -164,7 +164,9 @@ def test_evaluation_settings_do_not_change_the_training_key(tiny):
     "key, value, message",
     [
         ("policies", "sjf,lottery", r"policies: unknown \['lottery'\]"),
-        ("window", "0", "window must be a whole number >= 1, got 0"),
+        ("window", "0", "window=0 must be >= 1"),
+        ("train_fraction", "1.5", "train_fraction=1.5 must be < 1"),
+        ("reward_scale", "inf", "reward_scale=inf must be finite"),
         ("length", "0", "length=0 must be >= 1"),
         ("windows", "0", "windows=0 must be >= 1"),
         ("length", "9000", "length=9000 is more than a part of 'lublin_256' holds"),

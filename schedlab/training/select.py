@@ -42,7 +42,7 @@ from schedlab.training.episodes import EnvSpec
 from schedlab.training.run import scored, validation_seeds
 from schedlab.training.search import relative
 
-__all__ = ["Candidate", "Trained", "pick", "read_trained", "score"]
+__all__ = ["Candidate", "Trained", "pick", "read_trained", "recorded_choice", "score"]
 
 #: what candidates must share to be the same model (settings.json's keys, then its config's)
 SAME_MODEL = ("env", "env_settings", "policy", "hidden", "teacher")
@@ -146,6 +146,24 @@ def pick(folders: Sequence[Path], executor: Executor | None = None) -> list[Cand
                 raise ValueError(f"{other.folder}: trained with {name}={theirs}, {first.folder} with {name}={mine}")
     union = list(dict.fromkeys(s for t in trainings for s in validation_seeds(t.seed, t.validation)))
     return [Candidate(t.folder, t.seed, score(t, union, executor), t.sha256, len(union)) for t in trainings]
+
+
+def recorded_choice(folders: Sequence[Path], record: Path) -> Path:
+    """The folder :func:`pick` keeps among ``folders``, chosen once and read back from ``record`` ever after.
+
+    ``record`` (JSON: the folder chosen, every candidate's seed and score) sits beside the
+    folders and names them without their path, so the choice moves with them; a scenario
+    writes it before its cells run, and its workers read the same answer.
+    """
+    if not record.is_file():
+        candidates = pick(folders)
+        best = min(candidates, key=lambda c: c.score)  # min keeps the first of equals
+        scores = [{"seed": c.seed, "folder": c.folder.name, "validation": c.score} for c in candidates]
+        record.write_text(json.dumps({"chosen": best.folder.name, "candidates": scores}, indent=2) + "\n")
+        print(
+            f"{record}: of seeds {[c.seed for c in candidates]}, kept seed {best.seed} ({best.folder})", file=sys.stderr
+        )
+    return record.parent / json.loads(record.read_text())["chosen"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
