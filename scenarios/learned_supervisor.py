@@ -63,6 +63,7 @@ from schedlab.policies.site_supervisor import EarliestDeadlineFirst, GreedyRewar
 from schedlab.processes import Model, Source
 from schedlab.training import TrainConfig
 from schedlab.training.folders import train_each
+from schedlab.training.heuristics import heuristic
 
 SHIPPED = Path(__file__).resolve().parent.parent / "schedlab" / "envs" / "site" / "trained"
 BASELINES = ("FIFO", "PRIO", "EDF", "GREEDY", "SARSA+ESN")
@@ -107,6 +108,7 @@ class Config:
             raise ValueError(f"need jobs > 2 x drop, got jobs={self.jobs}, drop={self.drop}")
         if self.models != "shipped" and not Path(self.models).is_dir():
             raise ValueError(f"models must be shipped or a folder, got {self.models!r}")
+        heuristic("schedlab/SiteSupervisor-v0", self.teacher, "teacher")  # unknown: refused in one line
 
 
 QUICK = dict(episodes=2, generations=1, pairs=2, train_episodes=1, validation=1, imitation_episodes=2)

@@ -48,7 +48,11 @@ def test_a_trained_model_runs_beside_the_baselines_on_the_same_held_out_episodes
 
 @pytest.mark.parametrize(
     ("override", "message"),
-    [({"rewards": ("wait",)}, "unknown rewards or baselines"), ({"jobs": 100, "drop": 50}, "need jobs > 2 x drop")],
+    [
+        ({"rewards": ("wait",)}, "unknown rewards or baselines"),
+        ({"jobs": 100, "drop": 50}, "need jobs > 2 x drop"),
+        ({"teacher": "x"}, "teacher: 'x' is not a heuristic of schedlab/SiteSupervisor-v0"),
+    ],
 )
 def test_bad_scenario_settings_are_named(override, message):
     with pytest.raises(ValueError, match=message):
