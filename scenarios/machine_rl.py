@@ -437,10 +437,12 @@ def train_models(cfg: Config, out: Path | None, executor: Any, resume: bool) -> 
     is where the run looks for it: evaluate with ``schedlab run scenarios/machine_rl.py
     --set out_dir=OUT``.
     """
-    from schedlab.learners.dqn_checkpoint import train_checkpoint
+    from schedlab.learners.dqn_checkpoint import checkpoint_path, refuse_started, train_checkpoint
     from schedlab.training.folders import train_each
 
     cfg = replace(cfg, out_dir=str(out)) if out is not None else cfg
+    if "dqn" in cfg.policies:  # refused before the recipe's trainings, not after them
+        refuse_started(checkpoint_path(cfg.out_dir, cfg.training_key(), "machine_rl"), resume)
     made = []
     if "recipe" in cfg.policies:
         seeds = [replace(cfg, recipe_seed=s, recipe_candidates=()) for s in (cfg.recipe_seed, *cfg.recipe_candidates)]

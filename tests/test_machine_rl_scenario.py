@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -214,3 +215,9 @@ def test_the_train_command_makes_the_models_the_run_then_reads(tiny, tmp_path, c
     run = ["run", str(SCENARIO), "--executor", "serial", *sets, "--set", f"out_dir={models}"]
     assert cli([*run, "--out", str(tmp_path / "run")]) == 0
     assert "recipe model" not in capsys.readouterr().err  # found, not trained again
+    # the DQN's checkpoint is there: refused before the recipe trains again, not after
+    shutil.rmtree(Path(recipe).parent)
+    assert cli(["train", str(SCENARIO), "--executor", "serial", *sets, "--out", str(models)]) == 2
+    assert "--resume" in capsys.readouterr().err and not Path(recipe).parent.exists()
+    assert cli(["train", str(SCENARIO), "--executor", "serial", *sets, "--out", str(models), "--resume"]) == 0
+    assert capsys.readouterr().out.splitlines()[-4:] == printed[-4:]  # the same recipe again; the DQN kept

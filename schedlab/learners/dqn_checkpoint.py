@@ -34,6 +34,8 @@ __all__ = [
     "cache_dir",
     "cached_checkpoint",
     "check_checkpoint",
+    "checkpoint_path",
+    "refuse_started",
     "scenario_dqn_config",
     "train_checkpoint",
     "train_keeping_best",
@@ -214,11 +216,18 @@ def train_checkpoint(
     A checkpoint there already is refused unless ``resume``; then it is kept as it is
     (checked against ``config``): a DQN is trained whole, with no state to go on from.
     """
-    path = checkpoint_path(out_dir, key, name)
-    if path.exists() and not resume:
-        raise ValueError(f"--out: {path} holds this training already: add --resume to keep it, or choose another --out")
+    refuse_started(checkpoint_path(out_dir, key, name), resume)
     path = cached_checkpoint(out_dir, key, make, config=config, name=name)
     return path, weights_sha256(path)
+
+
+def refuse_started(path: Path, resume: bool) -> None:
+    """Refuse, in one line, a checkpoint at ``path`` unless ``resume``: a command trains what it has not yet.
+
+    A scenario training more than one model calls it for every one before the first starts.
+    """
+    if path.exists() and not resume:
+        raise ValueError(f"--out: {path} holds this training already: add --resume to keep it, or choose another --out")
 
 
 def weights_sha256(path: str | Path) -> str:
