@@ -426,12 +426,14 @@ def train_models(cfg: Config, out: Path | None, executor: Any, resume: bool) -> 
     ``schedlab run scenarios/rlscheduler.py --set model=OUT``.
     """
     folder = Path(out) if out is not None else cfg.folders.trained_dir
-    trained = []
-    for seed in cfg.seeds:
+    for seed in cfg.seeds:  # every seed checked before the first trains
         path = folder / f"seed{seed}.zip"
         started = path.is_file() or checkpoint_path(path).is_file()
         if started and not resume:
             raise ValueError(f"--out {folder} holds seed {seed}'s training already: add --resume, or choose another")
+    trained = []
+    for seed in cfg.seeds:
+        path = folder / f"seed{seed}.zip"
         if path.is_file():
             check_model(path, cfg.train_config(False))
             model = _model(str(path), cfg)
