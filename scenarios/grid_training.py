@@ -59,7 +59,7 @@ from schedlab.envs.grid.teachers import mct_policy
 from schedlab.envs.parallel_registry import make_parallel
 from schedlab.experiment import cli_main
 from schedlab.learners import OrdinalSharing
-from schedlab.model.core.fields import folder, number
+from schedlab.model.core.fields import folder, items, number
 from schedlab.model.core.streams import Streams
 from schedlab.policies import LeastLoaded
 from schedlab.processes import Model
@@ -80,7 +80,7 @@ class Config:
     #: policies compared: learned, learned_env, lls, osl, mct (the teacher, in the model)
     policies: tuple[str, ...] = POLICIES
     #: training seeds (one model each per topology)
-    seeds: tuple[int, ...] = (0, 1, 2)
+    seeds: tuple[int, ...] = items((0, 1, 2), distinct=True)
     #: N brokers
     agents: int = number(10, low=1)
     #: M resources

@@ -53,7 +53,7 @@ from schedlab.model.analysis import metrics
 from schedlab.model.analysis.estimates import OracleRuntime
 from schedlab.model.analysis.fair_share import FairShare
 from schedlab.model.contracts.site import SiteFeatures
-from schedlab.model.core.fields import number, text
+from schedlab.model.core.fields import items, number, text
 from schedlab.model.core.streams import Streams
 from schedlab.model.records.job_record import Status
 from schedlab.papers.site_learned import learned_table
@@ -74,9 +74,9 @@ class Config:
     #: the learned models: "shipped", or a folder of <reward>/seed<k>/model.pt
     models: str = text("shipped", nonempty=True)
     #: the rewards whose models are evaluated (paper, overhead)
-    rewards: tuple[str, ...] = REWARDS
+    rewards: tuple[str, ...] = items(REWARDS, distinct=True)
     #: the training seeds evaluated (one model each)
-    seeds: tuple[int, ...] = (0, 1, 2)
+    seeds: tuple[int, ...] = items((0, 1, 2), distinct=True)
     #: the other settings: FIFO, PRIO, EDF, GREEDY, SARSA+ESN
     baselines: tuple[str, ...] = BASELINES
     #: jobs per episode (the environment's default; the models were trained on it)

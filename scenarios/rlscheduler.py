@@ -122,7 +122,7 @@ class Config:
     #: what the reward measures: bsld, wait, turnaround, utilization
     score_type: str = "bsld"
     #: training seeds, one model each (empty: those of the models in the folder evaluated, else 0, 1, 2)
-    seeds: tuple[int, ...] = items((), nonempty=False)
+    seeds: tuple[int, ...] = items((), nonempty=False, distinct=True)
     #: shipped (the package's models where they exist), train, or a folder of seed<k>.zip
     model: str = "shipped"
     #: models for the EASY cells alone, e.g. trained with EASY only (both_backfills=false, train_backfill=true), as
@@ -221,11 +221,6 @@ class Config:
                 f"they need more than {2 * self.length + 1}"
             )
         self.train_settings(0)  # one-line errors, before training
-        twice = sorted({s for s in self.seeds if self.seeds.count(s) > 1})
-        if twice:
-            raise ValueError(
-                f"seeds={self.seeds} names seed {', '.join(map(str, twice))} twice: give each training seed once"
-            )
         self.check_trained()
 
     def _check_train_logs(self) -> None:

@@ -240,6 +240,9 @@ def test_every_bad_value_a_config_still_accepts_is_meant_and_says_why():
         ("responsive_grid.py", "monitoring_queue", "x", "monitoring_queue='x' must be \"auto\""),
         ("first_look.py", "log", "x", "log 'x' is neither a file nor a log in"),
         ("first_look.py", "logs_dir", "nowhere", "logs_dir='nowhere' is not a folder"),
+        ("grid_training.py", "seeds", "0,1,0", r"seeds=\(0, 1, 0\) names 0 twice: give each once"),
+        ("learned_supervisor.py", "rewards", "paper,paper", r"rewards=\('paper', 'paper'\) names 'paper' twice"),
+        ("rlscheduler.py", "seeds", "3,3", r"seeds=\(3, 3\) names 3 twice"),
     ],
 )
 def test_a_value_that_cannot_be_meant_is_refused_in_one_line(script, key, value, message):

@@ -109,7 +109,7 @@ def test_a_corrupt_settings_file_is_named_in_one_line(scenario, tmp_path):
 
 
 def test_a_seed_given_twice_is_refused(scenario):
-    with pytest.raises(ValueError, match=r"seeds=\(0, 2, 0\) names seed 0 twice: give each training seed once$"):
+    with pytest.raises(ValueError, match=r"seeds=\(0, 2, 0\) names 0 twice: give each once$"):
         scenario.config({"seeds": "0,2,0", "logs_dir": str(TRACES)})
 
 

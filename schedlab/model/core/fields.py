@@ -145,6 +145,7 @@ class Check:
     integer: bool = False  #: a whole number
     finite: bool = True  #: refuse inf and nan
     nonempty: bool = True  #: a tuple field must hold at least one item
+    distinct: bool = False  #: a tuple field must name each item once (training seeds: a repeat would count twice)
     work: bool = False  #: the field scales the work of one replication
     #: a text field: the empty string is refused (``nonempty``) and a value must match ``pattern`` (whole)
     pattern: str | None = None
@@ -234,10 +235,12 @@ def items(
     high: float | None = SANE,
     gt: float | None = None,
     lt: float | None = None,
+    distinct: bool = False,
     help: str | None = None,
 ) -> Any:
-    """A tuple field: not empty unless ``nonempty=False``; numbers in it are checked like :func:`number`'s."""
-    check = Check(low=low, high=high, gt=gt, lt=lt, nonempty=nonempty)
+    """A tuple field: not empty unless ``nonempty=False``, each item once with ``distinct``; numbers in it are
+    checked like :func:`number`'s."""
+    check = Check(low=low, high=high, gt=gt, lt=lt, nonempty=nonempty, distinct=distinct)
     return dataclasses.field(default=default, metadata=_meta(check, help))
 
 
@@ -311,6 +314,9 @@ def _check_values(checks: dict[str, Check], values: dict[str, Any], *, empty: bo
         if isinstance(value, tuple | list):
             if empty and check.nonempty and not value:
                 raise FieldValueError(f"{name} must not be empty")
+            repeated = [item for i, item in enumerate(value) if item in value[:i]]
+            if check.distinct and repeated:
+                raise FieldValueError(f"{name}={value!r} names {repeated[0]!r} twice: give each once")
             for i, item in enumerate(value):
                 why = check.problem(item)
                 if why:
