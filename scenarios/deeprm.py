@@ -213,6 +213,8 @@ def train_models(cfg: Config, out: Path | None, executor: Any, resume: bool) -> 
     """
     from schedlab.learners.dqn_checkpoint import train_checkpoint
 
+    if "dqn" not in cfg.policies:
+        return []  # the run reads no model
     cfg = replace(cfg, out_dir=str(out)) if out is not None else cfg
     made = train_checkpoint(
         cfg.out_dir, cfg.training_key(), lambda: _train(cfg), config=dqn_config(cfg), name="deeprm", resume=resume

@@ -182,6 +182,8 @@ def train_models(cfg: Config, out: Path | None, executor: Any, resume: bool) -> 
     (:func:`~schedlab.training.folders.train_each`). Evaluate them with
     ``schedlab run scenarios/grid_training.py --set models_dir=OUT``.
     """
+    if not {"learned", "learned_env"} & set(cfg.policies):
+        return []  # the run reads no model
     return train_each(_trainings(cfg, str(out or cfg.models_dir)), executor, resume)
 
 

@@ -60,3 +60,6 @@ def test_the_dqn_scenarios_train_their_checkpoint(tmp_path, capsys):
     assert Path(path).parent == tmp_path and Path(path).name.startswith("dqn_") and len(sha.split()[-1]) == 64
     assert main(args) == 2 and "--resume" in capsys.readouterr().err
     assert main([*args, "--resume"]) == 0 and capsys.readouterr().out.splitlines()[-1] == sha
+    # settings whose run reads no model: one line saying so, not a silent success
+    assert main([*args, "--set", "policies=sjf,fcfs"]) == 2
+    assert "nothing to train with these settings" in capsys.readouterr().err

@@ -87,6 +87,8 @@ def train_scenario(args: argparse.Namespace) -> int:
     kind = typing.cast(Any, args.executor)
     with open_executor(kind, args.workers, None) as executor:  # workers: None is every core
         trained = scenario.train_models(cfg, Path(args.out) if args.out else None, executor, args.resume)
+    if not trained:
+        raise ValueError(f"{args.env}: nothing to train with these settings (none of its policies is a learned one)")
     for path, sha256 in trained:
         print(path)
         print(f"weights sha256 {sha256}")
