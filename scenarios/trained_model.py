@@ -48,6 +48,8 @@ class Config:
     episodes: int = number(20, low=1, work=True)
 
     def __post_init__(self) -> None:
+        if not self.model:
+            raise ValueError("model: none given: --set model=DIR, a folder schedlab train wrote")
         for name in ("model.pt", "settings.json"):
             if not (Path(self.model) / name).is_file():
                 raise ValueError(f"model: {Path(self.model) / name} is not a file (give a folder schedlab train wrote)")

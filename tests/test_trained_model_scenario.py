@@ -42,6 +42,8 @@ def test_the_model_and_the_heuristics_play_the_same_held_out_episodes_paired(tmp
 
 
 def test_a_missing_model_or_an_unknown_heuristic_is_one_line(tmp_path, capsys):
+    assert main(["run", str(SCENARIO)]) == 2
+    assert "model: none given: --set model=DIR" in capsys.readouterr().err
     assert main(["run", str(SCENARIO), "--set", f"model={tmp_path}"]) == 2
     assert "model.pt is not a file" in capsys.readouterr().err
     train(TINY, tmp_path / "m")
