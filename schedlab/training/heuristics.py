@@ -53,11 +53,6 @@ __all__ = ["HEURISTICS", "heuristic", "heuristic_names", "is_clairvoyant"]
 Heuristic = Callable[[Any], int]
 
 
-def _machine_fcfs(env: Any) -> int:
-    mask = env.unwrapped.action_masks()
-    return 0 if mask[0] else int(env.unwrapped.observer.wait_action)
-
-
 def _machine_order(score: Score) -> Heuristic:
     """The window job that fits now and ``score`` ranks first, else wait."""
 
@@ -97,7 +92,7 @@ def _machine_heuristics() -> dict[str, Heuristic]:
     strict = {f"strict-{name}": _machine_ranked(name, False) for name in SCORES if name != "fcfs"}
     easy = {f"easy-{name}": _machine_ranked(name, True) for name in SCORES}
     rollouts = {f"rollout-{name}": Rollout(base) for name, base in easy.items()}
-    return {"fcfs": _machine_fcfs, **orders, **strict, **easy, **rollouts}
+    return {"fcfs": _machine_ranked("fcfs", False), **orders, **strict, **easy, **rollouts}  # fcfs: FCFS kept strictly
 
 
 def _site_heuristics() -> dict[str, Heuristic]:
