@@ -60,7 +60,7 @@ class Config:
 
     @property
     def env_id(self) -> str:
-        return str(json.loads((Path(self.model) / "settings.json").read_text())["env"])
+        return str(_settings(self.model)["env"])
 
     @property
     def played(self) -> tuple[str, ...]:
@@ -80,12 +80,18 @@ def cells(cfg: Config) -> list[dict]:
 
 
 @cache
+def _settings(model: str) -> dict[str, Any]:
+    """The model's ``settings.json`` (read once per process)."""
+    return dict(json.loads((Path(model) / "settings.json").read_text()))
+
+
+@cache
 def _env_and_policy(model: str) -> tuple[Any, Any]:
     """The model's environment, made with its training's settings, and the loaded model (once per process)."""
     from schedlab.training import load_policy
     from schedlab.training.episodes import make_env
 
-    settings = json.loads((Path(model) / "settings.json").read_text())
+    settings = _settings(model)
     env = make_env(settings["env"], settings["config"]["env_settings"])
     return env, load_policy(Path(model) / "model.pt", env)
 

@@ -73,7 +73,7 @@ def train_each(
             )
     out = []
     for config, folder in trainings:
-        if same_training(folder, config):
+        if (folder / "model.pt").is_file():  # made with these settings: checked above
             sha256 = json.loads((folder / "settings.json").read_text())["weights_sha256"]
         else:
             resumed = (folder / CHECKPOINT).is_file()

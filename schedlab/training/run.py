@@ -121,18 +121,22 @@ def env_spec(config: TrainConfig) -> EnvSpec:
     return EnvSpec(config.env, settings_json, tuple(config.hidden), config.policy)
 
 
-def copied_heuristic(config: TrainConfig, executor: Executor | None = None) -> tuple[str, dict[str, float]]:
+def copied_heuristic(
+    config: TrainConfig, executor: Executor | None = None, baseline: np.ndarray | None = None
+) -> tuple[str, dict[str, float]]:
     """The heuristic behaviour cloning copies (``imitate``, else the teacher; ``""``: none) and what chose it.
 
     With ``imitate="best"`` (and imitation episodes to copy) it is :func:`best_heuristic`
     on the validation episodes, and the second value is every candidate's score; otherwise
-    it is the named one, and the second value is empty.
+    it is the named one, and the second value is empty. ``baseline``: the teacher's costs on
+    those episodes, where the caller has them already (else they are scored here).
     """
     copied = config.imitate or config.teacher
     if copied != "best" or not config.imitation_episodes:
         return copied, {}
     spec, seeds = env_spec(config), validation_seeds(config.seed, config.validation)
-    baseline = scored(spec, None, config.teacher, seeds, executor) if config.teacher else None
+    if baseline is None and config.teacher:
+        baseline = scored(spec, None, config.teacher, seeds, executor)
     return best_heuristic(spec, seeds, baseline, executor)
 
 
@@ -166,7 +170,7 @@ def train(
     def validate(vector: np.ndarray) -> float:
         return float(relative(scored(spec, vector, None, validation, executor), val_base))
 
-    copied, choice = copied_heuristic(config, executor)  # chosen again on resuming: the same episodes and choice
+    copied, choice = copied_heuristic(config, executor, val_base)  # chosen again on resuming: the same choice
 
     draw = streams["train_episodes"]
     out.mkdir(parents=True, exist_ok=True)
