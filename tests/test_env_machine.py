@@ -416,6 +416,20 @@ def test_a_log_with_memory_requests_and_jobs_out_of_order_is_read_as_a_replay_re
     assert len(env.records()) == 8
 
 
+def test_a_log_too_short_after_its_dropped_lines_says_which_line_in_one_line(tmp_path):
+    log = tmp_path / "bad.swf"
+    log.write_text(
+        "; MaxProcs: 8\n1 0 -1 50 2 -1 -1 2 100 -1 1 1 1 1 1 -1 -1 -1\n2 x -1 50 2 -1 -1 2 100 -1 1 1 1 1 1 -1 -1 -1\n"
+    )
+    with pytest.raises(
+        ValueError, match=r"length=128 is more than the 1 jobs .*dropped 1; non-numeric field: 1 \(line 3\)"
+    ):
+        LogWindows(log)
+    with pytest.raises(ValueError) as info:
+        LogWindows(log)
+    assert "\n" not in str(info.value)
+
+
 @settings(max_examples=25, deadline=None)
 @given(
     st.lists(st.tuples(st.integers(0, 5), st.integers(1, 6), st.integers(1, 4)), min_size=1, max_size=12),

@@ -129,7 +129,8 @@ class LogWindows:
         if self.length > end - first:
             where = "" if self.span == (0.0, 1.0) else f" in span={self.span!r}"
             raise ValueError(
-                f"LogWindows: length={self.length} is more than the {end - first} jobs of {self.path}{where}"
+                f"LogWindows: length={self.length} is more than the {end - first} jobs of {self.path}{where}. "
+                f"Reading it: {self._loaded.report}".replace("\n  ", "; ")
             )
 
     @property
